@@ -1,0 +1,47 @@
+# The two-command entry points: `make demo` and `make test` (see README.md).
+# Both install what is missing first (scripts/deps.sh).
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
+ifdef CI
+CMAKE_FLAGS += -DNP_WERROR=ON
+endif
+# Sanitizer builds that `make test` runs after the normal one.
+SANITIZERS ?= address,undefined thread
+
+.PHONY: all deps build demo test test-sanitizers bench install clean
+
+all: build
+
+deps:
+	@sh scripts/deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@echo "== nanoprof demo: examples/demo.c, two threads, call trace + function cost =="
+	@$(BUILD)/examples/demo
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@$(MAKE) --no-print-directory test-sanitizers
+
+test-sanitizers: deps
+	@set -e; for s in $(SANITIZERS); do \
+	  d=$(BUILD)-$$(echo $$s | tr ',' '-'); \
+	  echo "== sanitizer build: $$s ($$d) =="; \
+	  cmake -S . -B $$d $(CMAKE_FLAGS) -DNP_SANITIZE=$$s -DNP_BUILD_BENCH=OFF >/dev/null; \
+	  cmake --build $$d -j $(JOBS) >/dev/null; \
+	  (cd $$d && ctest --output-on-failure -j $(JOBS) -LE nosan); \
+	done
+
+bench: build
+	@sh bench/run.sh $(BUILD)
+
+install: build
+	cmake --install $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-*

@@ -1,0 +1,71 @@
+/* calltrace.h - the function call trace: which calls are active now (stack
+ * mode) or which calls happened most recently (log mode), per thread. */
+#ifndef NANOPROF_CALLTRACE_H
+#define NANOPROF_CALLTRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef NP_API
+#define NP_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum np_calltrace_mode {
+    /* entry pushes a record, exit pops it: a dump shows the active chain */
+    NP_CALLTRACE_STACK = 1,
+    /* entry appends to a ring, exit records nothing: a dump shows the most
+     * recent calls, newest first, each with its nesting depth */
+    NP_CALLTRACE_LOG = 2
+} np_calltrace_mode;
+
+/* Bytes per record (16 on every platform). */
+#define NP_CALLTRACE_RECORD_SIZE 16
+
+/* How many records a buffer of SIZE bytes holds, and the reverse. */
+NP_API int np_calltrace_lines(size_t size);
+NP_API size_t np_calltrace_buffer_size(int lines);
+
+/* Starts recording the calling thread's calls into BUF. Only this thread
+ * records there; each thread that wants a trace calls this with its own
+ * buffer. In stack mode, call it from the outermost level you want to see. */
+NP_API int np_calltrace_init(void *buf, size_t size, np_calltrace_mode mode);
+/* Stops the calling thread's trace and forgets its buffer (so init may be
+ * called again, e.g. with another mode). */
+NP_API int np_calltrace_shutdown(void);
+
+/* Enable, disable, restore: act on the calling thread; each returns the
+ * previous state (1 enabled, 0 disabled), or a negative np_status. */
+NP_API int np_calltrace_enable(void);
+NP_API int np_calltrace_disable(void);
+NP_API int np_calltrace_restore(int previous);
+/* Empties the calling thread's buffer. */
+NP_API int np_calltrace_clear(void);
+
+/* Writes the calling thread's trace to the output sink:
+ *   calltrace: <mode> mode, thread <tid>, lr=<hex>, <n> records, <lost> lost
+ *   <indent><function>: lr=<hex call site>
+ * newest record first, indented two spaces per nesting depth. */
+NP_API int np_calltrace_dump(void);
+
+/* One record, for programs and tests that read the trace themselves. */
+typedef struct np_calltrace_entry {
+    const void *fn;     /* function address, or the NP_ENTER name */
+    const void *site;   /* call site (return address) */
+    uint32_t depth;     /* nesting depth, 0 = outermost recorded */
+    int named;          /* 1 when fn is an NP_ENTER name string */
+} np_calltrace_entry;
+
+/* Copies up to MAX records, newest first, into OUT; returns how many. */
+NP_API int np_calltrace_read(np_calltrace_entry *out, int max);
+/* Records lost: stack frames deeper than the buffer now open (stack mode),
+ * or records overwritten by the ring (log mode). */
+NP_API uint64_t np_calltrace_lost(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

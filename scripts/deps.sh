@@ -1,0 +1,23 @@
+#!/bin/sh
+# deps.sh - installs the Debian packages nanoprof needs to build, test and
+# benchmark (apt-get when root), or prints the exact apt line and fails.
+set -eu
+PKGS="cmake make gcc clang pkg-config libelf-dev libdw-dev libcmocka-dev uftrace valgrind binutils libc6-dev"
+missing=""
+for p in $PKGS; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ]; then
+    echo "nanoprof: installing:$missing" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $missing >/dev/null
+else
+    echo "nanoprof: missing packages; run:" >&2
+    echo "  sudo apt-get install -y$missing" >&2
+    exit 1
+fi

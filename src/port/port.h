@@ -1,0 +1,78 @@
+/* port.h - what the runtime asks of the platform: a clock, thread identity,
+ * switch detection, the default output and symbol names. One implementation
+ * per platform lives beside this file (posix.c, ...). The clock reads are
+ * inline here because they sit on the hook path. */
+#ifndef NP_PORT_H
+#define NP_PORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct np_thread;
+
+/* Clock sources, chosen once per process by np_port_clock_init(). */
+enum np_clock_kind {
+    NP_CLOCK_COUNTER = 0,   /* TSC / CNTVCT: raw ticks, switch-corrected */
+    NP_CLOCK_THREAD_CPU,    /* per-thread CPU time in ns: needs no correction */
+    NP_CLOCK_MONOTONIC      /* wall time in ns: no switch exclusion */
+};
+
+extern int np_clock_kind;
+/* Per-OS-thread flag word that the kernel clears when the thread is switched
+ * out (rseq_cs), or NULL where the platform has none. */
+extern __thread volatile uint64_t *np_switch_flag
+    __attribute__((tls_model("initial-exec")));
+
+uint64_t np_port_clock_slow(void);  /* the non-counter clocks, in ns */
+
+static inline __attribute__((always_inline)) uint64_t np_port_counter(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+#elif defined(__aarch64__)
+    uint64_t v;
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+#else
+    return np_port_clock_slow();
+#endif
+}
+
+/* Raw time now, before the thread's switched-out time is taken off. */
+static inline __attribute__((always_inline)) uint64_t np_port_ticks(void)
+{
+    if (__builtin_expect(np_clock_kind == NP_CLOCK_COUNTER, 1))
+        return np_port_counter();
+    return np_port_clock_slow();
+}
+
+/* True when the OS may have switched this thread out since the last
+ * np_port_resync(). */
+static inline __attribute__((always_inline)) int np_port_switched(void)
+{
+    volatile uint64_t *f = np_switch_flag;
+    return f && *f == 0;
+}
+
+/* Adds the time this OS thread spent switched out since the last resync to
+ * T's offset, re-arms the switch flag and returns the raw time now. */
+uint64_t np_port_resync(struct np_thread *t);
+/* Called once per OS thread before its first hook. */
+void np_port_thread_start(void);
+/* Chooses the clock (once per process; cheap after the first call). */
+void np_port_clock_init(void);
+/* Nanoseconds per tick of the chosen clock (1.0 for the ns clocks). */
+double np_port_ns_per_tick(void);
+const char *np_port_clock_name(void);
+
+long np_port_tid(void);
+/* Lets another thread run while waiting for a lock. */
+void np_port_relax(void);
+void np_port_write_default(const char *bytes, size_t len);
+/* Writes the name of the function containing ADDR into BUF; returns 1 when
+ * a name was found, 0 when BUF holds the address in hex. */
+int np_port_symbolize(const void *addr, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,177 @@
+/* calltrace.c - the call trace API: set-up, state and the dump. The work on
+ * each call is in calltrace_hot.h. */
+#include "calltrace_hot.h"
+#include "hooks.h"
+#include "output.h"
+
+#define REC sizeof(np_trace_record)
+_Static_assert(sizeof(np_trace_record) == NP_CALLTRACE_RECORD_SIZE, "record size");
+
+int np_calltrace_lines(size_t size)
+{
+    size_t n = size / REC;
+    return n > 0x7fffffff ? 0x7fffffff : (int)n;
+}
+
+size_t np_calltrace_buffer_size(int lines)
+{
+    return lines > 0 ? (size_t)lines * REC : 0;
+}
+
+int np_calltrace_init(void *buf, size_t size, np_calltrace_mode mode)
+{
+    struct np_thread *t = np_self();
+    if (t->flags & NP_F_CT_INIT)
+        return np_error(NP_EALREADY, "np_calltrace_init", "already initialised on this thread (np_calltrace_shutdown first)");
+    if (!buf)
+        return np_error(NP_EINVAL, "np_calltrace_init", "buffer is NULL");
+    if (mode != NP_CALLTRACE_STACK && mode != NP_CALLTRACE_LOG)
+        return np_error(NP_EINVAL, "np_calltrace_init", "mode must be NP_CALLTRACE_STACK or NP_CALLTRACE_LOG");
+    if (((uintptr_t)buf & 7) != 0)
+        return np_error(NP_EINVAL, "np_calltrace_init", "buffer must be 8-byte aligned");
+    if (size < REC || size / REC > 0xffffffffu)
+        return np_error(NP_ESMALL, "np_calltrace_init", "buffer too small: need at least 16 bytes (one record)");
+    if (!np_thread_lock(t))
+        return NP_EBUSY;
+    struct np_calltrace_state *c = &t->ct;
+    c->buf = buf;
+    c->cap = (uint32_t)(size / REC);
+    c->mode = mode;
+    c->top = c->depth = c->overflow = 0;
+    c->total = 0;
+    t->flags |= NP_F_CT_INIT | NP_F_CT_ON;
+    np_thread_unlock(t);
+    return NP_OK;
+}
+
+int np_calltrace_shutdown(void)
+{
+    struct np_thread *t = np_self();
+    if (!(t->flags & NP_F_CT_INIT))
+        return np_error(NP_ENOTINIT, "np_calltrace_shutdown", "call trace not initialised on this thread");
+    t->flags &= ~(NP_F_CT_INIT | NP_F_CT_ON);
+    t->ct.buf = 0;
+    t->ct.cap = 0;
+    return NP_OK;
+}
+
+static int set_on(const char *who, int on)
+{
+    struct np_thread *t = np_self();
+    if (!(t->flags & NP_F_CT_INIT))
+        return np_error(NP_ENOTINIT, who, "call trace not initialised on this thread");
+    int was = (t->flags & NP_F_CT_ON) != 0;
+    if (on)
+        t->flags |= NP_F_CT_ON;
+    else
+        t->flags &= ~NP_F_CT_ON;
+    return was;
+}
+
+int np_calltrace_enable(void) { return set_on("np_calltrace_enable", 1); }
+int np_calltrace_disable(void) { return set_on("np_calltrace_disable", 0); }
+int np_calltrace_restore(int previous) { return set_on("np_calltrace_restore", previous != 0); }
+
+int np_calltrace_clear(void)
+{
+    struct np_thread *t = np_self();
+    if (!(t->flags & NP_F_CT_INIT))
+        return np_error(NP_ENOTINIT, "np_calltrace_clear", "call trace not initialised on this thread");
+    if (!np_thread_lock(t))
+        return NP_EBUSY;
+    /* The exits of calls cleared now arrive with the stack empty, where an
+     * exit does nothing. */
+    t->ct.top = 0;
+    t->ct.overflow = 0;
+    t->ct.total = 0;
+    np_thread_unlock(t);
+    return NP_OK;
+}
+
+/* Record I counted from the newest (0). */
+static const np_trace_record *nth_newest(const struct np_calltrace_state *c, uint32_t i)
+{
+    if (c->mode == NP_CALLTRACE_STACK)
+        return &c->buf[c->top - 1 - i];
+    return &c->buf[(c->top + c->cap - 1 - i) % c->cap];
+}
+
+static uint32_t held(const struct np_calltrace_state *c)
+{
+    if (c->mode == NP_CALLTRACE_STACK)
+        return c->top;
+    return c->total < c->cap ? (uint32_t)c->total : c->cap;
+}
+
+static uint64_t lost_of(const struct np_calltrace_state *c)
+{
+    if (c->mode == NP_CALLTRACE_STACK)
+        return c->overflow;
+    return c->total > c->cap ? c->total - c->cap : 0;
+}
+
+static void decode(const np_trace_record *r, np_calltrace_entry *e)
+{
+    e->fn = (const void *)(uintptr_t)(r->w0 & NP_ADDR_MASK);
+    e->named = (r->w0 & NP_REC_NAMED) != 0;
+    e->site = (const void *)(uintptr_t)(r->w1 & NP_ADDR_MASK);
+    e->depth = (uint32_t)(r->w1 >> NP_ADDR_BITS);
+}
+
+int np_calltrace_read(np_calltrace_entry *out, int max)
+{
+    struct np_thread *t = np_self();
+    if (!(t->flags & NP_F_CT_INIT))
+        return np_error(NP_ENOTINIT, "np_calltrace_read", "call trace not initialised on this thread");
+    if (!out || max < 0)
+        return np_error(NP_EINVAL, "np_calltrace_read", "output array is NULL");
+    uint32_t n = held(&t->ct);
+    if ((uint32_t)max < n)
+        n = (uint32_t)max;
+    for (uint32_t i = 0; i < n; i++)
+        decode(nth_newest(&t->ct, i), &out[i]);
+    return (int)n;
+}
+
+uint64_t np_calltrace_lost(void)
+{
+    struct np_thread *t = np_self();
+    return (t->flags & NP_F_CT_INIT) ? lost_of(&t->ct) : 0;
+}
+
+__attribute__((noinline)) int np_calltrace_dump(void)
+{
+    struct np_thread *t = np_self();
+    const void *lr = __builtin_return_address(0);
+    if (!(t->flags & NP_F_CT_INIT))
+        return np_error(NP_ENOTINIT, "np_calltrace_dump", "call trace not initialised on this thread");
+    /* Busy while dumping: the sink may be instrumented code. */
+    if (!np_thread_lock(t))
+        return NP_EBUSY;
+    const struct np_calltrace_state *c = &t->ct;
+    uint32_t n = held(c);
+    struct np_line l = { 0 };
+    np_line_str(&l, "calltrace: ");
+    np_line_str(&l, c->mode == NP_CALLTRACE_STACK ? "stack" : "log");
+    np_line_str(&l, " mode, thread ");
+    np_line_u64(&l, (uint64_t)t->tid);
+    np_line_str(&l, ", lr=");
+    np_line_hex(&l, (uint64_t)(uintptr_t)lr);
+    np_line_str(&l, ", ");
+    np_line_u64(&l, n);
+    np_line_str(&l, " records, ");
+    np_line_u64(&l, lost_of(c));
+    np_line_str(&l, " lost");
+    np_line_emit(&l);
+    for (uint32_t i = 0; i < n; i++) {
+        np_calltrace_entry e;
+        decode(nth_newest(c, i), &e);
+        np_line_indent(&l, 2 * (e.depth < 64 ? e.depth : 64));
+        np_line_func(&l, e.fn, e.named);
+        np_line_str(&l, ": lr=");
+        np_line_hex(&l, (uint64_t)(uintptr_t)e.site);
+        np_line_emit(&l);
+    }
+    np_thread_unlock(t);
+    return NP_OK;
+}

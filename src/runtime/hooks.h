@@ -1,0 +1,19 @@
+/* hooks.h - runtime-internal declarations shared by the hook and API files. */
+#ifndef NP_HOOKS_H
+#define NP_HOOKS_H
+
+#include <stdint.h>
+#include "thread.h"
+
+#define NP_HOOK __attribute__((no_instrument_function, visibility("default")))
+
+/* output.c: one error line "nanoprof: <where>: <what>" on the sink */
+int np_error(int status, const char *where, const char *what);
+
+/* The default statistics table (the last one initialised), used when a
+ * measurement buffer fills up. */
+extern void *np_default_stats;
+/* stats.c: summarise T's measurement buffer into STATS (table locked). */
+int np_stats_summarise(void *stats, struct np_thread *t);
+
+#endif

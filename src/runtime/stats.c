@@ -1,0 +1,407 @@
+/* stats.c - the function cost statistics table, and the summary that turns
+ * a thread's measurement records into it.
+ *
+ * The table lives in the buffer the program gives np_stats_init: a header,
+ * an array of per-function entries in order of first appearance, and an
+ * open-addressing hash index over them (twice as many slots as entries, a
+ * power of two). One spin lock guards it, so any thread may summarise into
+ * a shared table while others record. Times are kept in clock ticks and
+ * converted to nanoseconds when read.
+ *
+ * The summary walks the records in order, keeping the calls still open as a
+ * stack compacted at the front of the same buffer (there is always room:
+ * each open call is one of the records already read). Between two records
+ * the time belongs, as self time, to the innermost open call. A call's total
+ * is added only when no other call of the same function is open below it,
+ * so recursion is not counted twice; per-call minimum and maximum include
+ * every call. Calls still open stay at the front for the next summary. */
+#include <string.h>
+#include "hooks.h"
+#include "output.h"
+#include "../port/port.h"
+
+#define STATS_MAGIC 0x4e505354u /* "NPST" */
+
+struct stats_hdr {
+    uint32_t magic;
+    uint32_t cap;        /* entries */
+    uint32_t count;
+    uint32_t hmask;      /* index slots - 1 */
+    int lock;
+    uint32_t full;       /* functions that found no room */
+    uint64_t lost;       /* records dropped for want of room */
+};
+
+struct stat_entry {
+    uint64_t fn;         /* address, NP_REC_NAMED for a name */
+    uint64_t calls, total, self, min, max;
+    uint32_t active;     /* calls open during the running summary */
+    uint32_t pad;
+};
+
+void *np_default_stats;
+
+static size_t slots_for(size_t cap)
+{
+    size_t s = 2;
+    while (s < 2 * cap)
+        s <<= 1;
+    return s;
+}
+
+static size_t bytes_for(size_t cap)
+{
+    return sizeof(struct stats_hdr) + cap * sizeof(struct stat_entry) + slots_for(cap) * sizeof(uint32_t);
+}
+
+static struct stat_entry *entries(struct stats_hdr *h)
+{
+    return (struct stat_entry *)(h + 1);
+}
+
+static uint32_t *index_of(struct stats_hdr *h)
+{
+    return (uint32_t *)(entries(h) + h->cap);
+}
+
+int np_stats_capacity(size_t size)
+{
+    size_t lo = 0, hi = size / sizeof(struct stat_entry) + 1;
+    if (size < bytes_for(1))
+        return 0;
+    while (lo + 1 < hi) { /* largest cap that fits */
+        size_t mid = (lo + hi) / 2;
+        if (bytes_for(mid) <= size)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo > 0x7fffffff ? 0x7fffffff : (int)lo;
+}
+
+size_t np_stats_buffer_size(int functions)
+{
+    return functions > 0 ? bytes_for((size_t)functions) : 0;
+}
+
+static void lock(struct stats_hdr *h)
+{
+    while (__atomic_exchange_n(&h->lock, 1, __ATOMIC_ACQUIRE))
+        np_port_relax();
+}
+
+static void unlock(struct stats_hdr *h)
+{
+    __atomic_store_n(&h->lock, 0, __ATOMIC_RELEASE);
+}
+
+static uint32_t hash(uint64_t fn)
+{
+    fn ^= fn >> 33;
+    fn *= 0xff51afd7ed558ccdull;
+    fn ^= fn >> 33;
+    return (uint32_t)fn;
+}
+
+/* The entry for FN; with ADD, makes one when there is room. */
+static struct stat_entry *find(struct stats_hdr *h, uint64_t fn, int add)
+{
+    uint32_t *idx = index_of(h);
+    for (uint32_t i = hash(fn) & h->hmask;; i = (i + 1) & h->hmask) {
+        uint32_t v = idx[i];
+        if (v == 0) {
+            if (!add)
+                return NULL;
+            if (h->count == h->cap) {
+                h->full++;
+                return NULL;
+            }
+            struct stat_entry *e = &entries(h)[h->count++];
+            memset(e, 0, sizeof *e);
+            e->fn = fn;
+            e->min = UINT64_MAX;
+            idx[i] = h->count;
+            return e;
+        }
+        if (entries(h)[v - 1].fn == fn)
+            return &entries(h)[v - 1];
+    }
+}
+
+static void rebuild_index(struct stats_hdr *h)
+{
+    uint32_t *idx = index_of(h);
+    memset(idx, 0, (h->hmask + 1) * sizeof *idx);
+    for (uint32_t k = 0; k < h->count; k++) {
+        uint32_t i = hash(entries(h)[k].fn) & h->hmask;
+        while (idx[i])
+            i = (i + 1) & h->hmask;
+        idx[i] = k + 1;
+    }
+}
+
+static struct stats_hdr *table(void *stats, const char *who)
+{
+    struct stats_hdr *h = stats;
+    if (!h || ((uintptr_t)h & 7) || h->magic != STATS_MAGIC) {
+        np_error(NP_EINVAL, who, "not a statistics table (np_stats_init first)");
+        return NULL;
+    }
+    return h;
+}
+
+int np_stats_init(void *stats, size_t size)
+{
+    if (!stats)
+        return np_error(NP_EINVAL, "np_stats_init", "buffer is NULL");
+    if ((uintptr_t)stats & 7)
+        return np_error(NP_EINVAL, "np_stats_init", "buffer must be 8-byte aligned");
+    int cap = np_stats_capacity(size);
+    if (cap < 1)
+        return np_error(NP_ESMALL, "np_stats_init", "buffer too small for even one function");
+    struct stats_hdr *h = stats;
+    memset(h, 0, sizeof *h);
+    h->cap = (uint32_t)cap;
+    h->hmask = (uint32_t)slots_for((size_t)cap) - 1;
+    memset(index_of(h), 0, (h->hmask + 1) * sizeof(uint32_t));
+    h->magic = STATS_MAGIC;
+    np_port_clock_init();
+    __atomic_store_n(&np_default_stats, stats, __ATOMIC_RELEASE);
+    return NP_OK;
+}
+
+#define FN_KEY(w0) ((w0) & (NP_ADDR_MASK | NP_COST_NAMED))
+
+static void close_call(struct stats_hdr *h, const np_cost_record *entry, uint64_t now)
+{
+    struct stat_entry *e = find(h, FN_KEY(entry->w0), 0);
+    if (!e)
+        return;
+    uint64_t d = now - entry->w1;
+    e->calls++;
+    if (e->active && --e->active == 0)
+        e->total += d;
+    if (d < e->min)
+        e->min = d;
+    if (d > e->max)
+        e->max = d;
+}
+
+int np_stats_summarise(void *stats, struct np_thread *t)
+{
+    struct stats_hdr *h = stats;
+    struct np_cost_state *c = &t->cost;
+    np_cost_record *b = c->buf;
+    uint32_t open = c->open;
+
+    lock(h);
+    uint32_t full_before = h->full;
+    for (uint32_t i = 0; i < open; i++) {
+        struct stat_entry *e = find(h, FN_KEY(b[i].w0), 1);
+        if (e)
+            e->active++;
+    }
+    for (uint32_t r = open; r < c->n; r++) {
+        np_cost_record rec = b[r];
+        uint64_t now = rec.w1;
+        if (c->have_last && open) {
+            struct stat_entry *e = find(h, FN_KEY(b[open - 1].w0), 0);
+            if (e)
+                e->self += now - c->last;
+        }
+        c->last = now;
+        c->have_last = 1;
+        switch (rec.w0 & NP_COST_KIND_MASK) {
+        case 0: {
+            struct stat_entry *e = find(h, FN_KEY(rec.w0), 1);
+            if (e)
+                e->active++;
+            b[open++] = rec;
+            break;
+        }
+        case NP_COST_EXIT:
+            if (open)
+                close_call(h, &b[--open], now);
+            break;
+        default: { /* NP_COST_UNWIND: a longjmp abandoned calls */
+            uint64_t keep = rec.w0 & NP_ADDR_MASK;
+            while (open > keep)
+                close_call(h, &b[--open], now);
+            break;
+        }
+        }
+    }
+    for (uint32_t i = 0; i < open; i++) {
+        struct stat_entry *e = find(h, FN_KEY(b[i].w0), 0);
+        if (e)
+            e->active = 0;
+    }
+    c->open = c->n = open;
+    h->lost += c->lost;
+    c->lost = 0;
+    int status = h->full != full_before ? NP_EFULL : NP_OK;
+    unlock(h);
+    return status;
+}
+
+int np_stats_calc(void *stats)
+{
+    struct stats_hdr *h = table(stats, "np_stats_calc");
+    if (!h)
+        return NP_EINVAL;
+    struct np_thread *t = np_self();
+    if (!(t->flags & NP_F_COST_INIT))
+        return np_error(NP_ENOTINIT, "np_stats_calc", "cost measurement not initialised on this thread");
+    if (!np_thread_lock(t))
+        return NP_EBUSY;
+    int status = np_stats_summarise(h, t);
+    np_thread_unlock(t);
+    if (status == NP_EFULL)
+        np_error(NP_EFULL, "np_stats_calc", "statistics table full: some functions not counted");
+    return status;
+}
+
+static void to_public(const struct stat_entry *e, double ns, np_func_stats *out)
+{
+    out->fn = (const void *)(uintptr_t)(e->fn & NP_ADDR_MASK);
+    out->named = (e->fn & NP_COST_NAMED) != 0;
+    out->calls = e->calls;
+    out->total_ns = (uint64_t)((double)e->total * ns + 0.5);
+    out->self_ns = (uint64_t)((double)e->self * ns + 0.5);
+    out->min_ns = e->calls ? (uint64_t)((double)e->min * ns + 0.5) : 0;
+    out->max_ns = (uint64_t)((double)e->max * ns + 0.5);
+}
+
+/* Orders index slots [0, n) by total, largest first (heap sort: no memory
+ * beyond the table's own index). */
+static int before(struct stats_hdr *h, uint32_t a, uint32_t b)
+{
+    const struct stat_entry *x = &entries(h)[a - 1], *y = &entries(h)[b - 1];
+    if (x->total != y->total)
+        return x->total < y->total; /* min-heap on total => descending */
+    return x->fn > y->fn;
+}
+
+static void sift(struct stats_hdr *h, uint32_t *v, uint32_t i, uint32_t n)
+{
+    for (;;) {
+        uint32_t m = i, l = 2 * i + 1, r = l + 1;
+        if (l < n && before(h, v[l], v[m]))
+            m = l;
+        if (r < n && before(h, v[r], v[m]))
+            m = r;
+        if (m == i)
+            return;
+        uint32_t tmp = v[i];
+        v[i] = v[m];
+        v[m] = tmp;
+        i = m;
+    }
+}
+
+static void sort_by_total(struct stats_hdr *h, uint32_t *v, uint32_t n)
+{
+    for (uint32_t i = n / 2; i-- > 0;)
+        sift(h, v, i, n);
+    for (uint32_t end = n; end > 1; end--) {
+        uint32_t tmp = v[0];
+        v[0] = v[end - 1];
+        v[end - 1] = tmp;
+        sift(h, v, 0, end - 1);
+    }
+}
+
+int np_stats_dump(void *stats)
+{
+    struct stats_hdr *h = table(stats, "np_stats_dump");
+    if (!h)
+        return NP_EINVAL;
+    struct np_thread *t = np_self();
+    if (!np_thread_lock(t))
+        return NP_EBUSY;
+    double ns = np_port_ns_per_tick();
+    lock(h);
+    uint32_t *v = index_of(h);
+    for (uint32_t k = 0; k < h->count; k++)
+        v[k] = k + 1;
+    sort_by_total(h, v, h->count);
+    struct np_line l = { 0 };
+    for (uint32_t k = 0; k < h->count; k++) {
+        np_func_stats s;
+        to_public(&entries(h)[v[k] - 1], ns, &s);
+        if (!s.calls)
+            continue;
+        np_line_func(&l, s.fn, s.named);
+        np_line_str(&l, ": count ");
+        np_line_u64(&l, s.calls);
+        np_line_str(&l, ", cost ");
+        np_line_u64(&l, s.total_ns);
+        np_line_str(&l, ", self ");
+        np_line_u64(&l, s.self_ns);
+        np_line_str(&l, ", min ");
+        np_line_u64(&l, s.min_ns);
+        np_line_str(&l, ", max ");
+        np_line_u64(&l, s.max_ns);
+        np_line_emit(&l);
+    }
+    if (h->lost) {
+        np_line_str(&l, "(");
+        np_line_u64(&l, h->lost);
+        np_line_str(&l, " records lost: measurement buffer full; call np_stats_calc more often or give a larger buffer)");
+        np_line_emit(&l);
+    }
+    if (h->full) {
+        np_line_str(&l, "(statistics table full: ");
+        np_line_u64(&l, h->full);
+        np_line_str(&l, " calls of functions not counted; give np_stats_init a larger buffer)");
+        np_line_emit(&l);
+    }
+    rebuild_index(h);
+    unlock(h);
+    np_thread_unlock(t);
+    return h->full ? NP_EFULL : NP_OK;
+}
+
+int np_stats_count(void *stats)
+{
+    struct stats_hdr *h = table(stats, "np_stats_count");
+    return h ? (int)__atomic_load_n(&h->count, __ATOMIC_ACQUIRE) : NP_EINVAL;
+}
+
+int np_stats_get(void *stats, int i, np_func_stats *out)
+{
+    struct stats_hdr *h = table(stats, "np_stats_get");
+    if (!h)
+        return NP_EINVAL;
+    if (!out || i < 0)
+        return np_error(NP_EINVAL, "np_stats_get", "bad index or NULL output");
+    double ns = np_port_ns_per_tick();
+    lock(h);
+    int ok = (uint32_t)i < h->count;
+    if (ok)
+        to_public(&entries(h)[i], ns, out);
+    unlock(h);
+    return ok ? NP_OK : np_error(NP_EINVAL, "np_stats_get", "index out of range");
+}
+
+int np_stats_find(void *stats, const void *fn, np_func_stats *out)
+{
+    struct stats_hdr *h = table(stats, "np_stats_find");
+    if (!h || !out)
+        return NP_EINVAL;
+    double ns = np_port_ns_per_tick();
+    lock(h);
+    struct stat_entry *e = find(h, (uint64_t)(uintptr_t)fn & NP_ADDR_MASK, 0);
+    if (!e) /* an NP_ENTER name? */
+        e = find(h, ((uint64_t)(uintptr_t)fn & NP_ADDR_MASK) | NP_COST_NAMED, 0);
+    if (e)
+        to_public(e, ns, out);
+    unlock(h);
+    return e ? NP_OK : NP_EINVAL;
+}
+
+uint64_t np_stats_lost(void *stats)
+{
+    struct stats_hdr *h = table(stats, "np_stats_lost");
+    return h ? h->lost : 0;
+}

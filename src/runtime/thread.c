@@ -1,0 +1,63 @@
+/* thread.c - per-thread state: finding it, and switching between the
+ * states of a user-level scheduler's threads. */
+#include <string.h>
+#include "hooks.h"
+#include "../port/port.h"
+
+__thread struct np_thread *np_cur __attribute__((tls_model("initial-exec")));
+static __thread struct np_thread own __attribute__((tls_model("initial-exec"), aligned(16)));
+
+struct np_thread *np_thread_attach(void)
+{
+    struct np_thread *t = &own;
+    if (!(t->flags & NP_F_ATTACHED)) {
+        t->flags |= NP_F_ATTACHED;
+        t->tid = np_port_tid();
+        np_port_thread_start();
+    }
+    np_cur = t;
+    return t;
+}
+
+size_t np_thread_size(void)
+{
+    return sizeof(struct np_thread);
+}
+
+np_thread *np_thread_init(void *mem, size_t size)
+{
+    if (!mem || ((uintptr_t)mem & 15) || size < sizeof(struct np_thread)) {
+        np_error(NP_EINVAL, "np_thread_init", "needs NP_THREAD_SIZE bytes, 16-byte aligned");
+        return NULL;
+    }
+    struct np_thread *t = mem;
+    memset(t, 0, sizeof *t);
+    t->flags = NP_F_ATTACHED;
+    t->tid = np_port_tid();
+    return t;
+}
+
+np_thread *np_thread_current(void)
+{
+    return np_self();
+}
+
+void np_thread_switch(np_thread *from, np_thread *to)
+{
+    struct np_thread *cur = np_self();
+    uint64_t now = np_port_ticks();
+    if (np_port_switched())
+        now = np_port_resync(cur);
+    if (!from)
+        from = cur;
+    if (!to)
+        to = &own;
+    if (from == to)
+        return;
+    from->out_at = now ? now : 1;
+    if (to->out_at) {
+        to->off += now - to->out_at;
+        to->out_at = 0;
+    }
+    np_cur = to;
+}
