@@ -9,12 +9,13 @@
 #include "cost_hot.h"
 #include "hooks.h"
 
-#define NP_MECH_CALLTRACE 1
-#define NP_MECH_COST 2
-#define NP_MECH_USER 4
 #ifndef NP_HOOKS_MECHANISMS
 #define NP_HOOKS_MECHANISMS (NP_MECH_CALLTRACE | NP_MECH_COST | NP_MECH_USER)
 #endif
+
+/* Lets the init functions refuse a mechanism this library's hooks do not
+ * call, instead of silently recording nothing. */
+const unsigned np_hooks_mechanisms = NP_HOOKS_MECHANISMS;
 
 #if NP_HOOKS_MECHANISMS & NP_MECH_USER
 static np_hook_fn user_enter, user_exit;

@@ -7,6 +7,12 @@
 
 #define NP_HOOK __attribute__((no_instrument_function, visibility("default")))
 
+/* Which mechanisms this library's hooks call (hooks.c). */
+#define NP_MECH_CALLTRACE 1
+#define NP_MECH_COST 2
+#define NP_MECH_USER 4
+extern const unsigned np_hooks_mechanisms;
+
 /* output.c: one error line "nanoprof: <where>: <what>" on the sink */
 int np_error(int status, const char *where, const char *what);
 

@@ -1,0 +1,73 @@
+/* support.h - helpers for the tests: capture the runtime's output sink. */
+#ifndef NP_TEST_SUPPORT_H
+#define NP_TEST_SUPPORT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include "nanoprof/nanoprof.h"
+
+struct capture {
+    char text[65536];
+    size_t len;
+};
+
+static void capture_write(void *ctx, const char *bytes, size_t len)
+{
+    struct capture *c = ctx;
+    if (c->len + len >= sizeof c->text)
+        len = sizeof c->text - 1 - c->len;
+    memcpy(c->text + c->len, bytes, len);
+    c->len += len;
+    c->text[c->len] = 0;
+}
+
+static inline void capture_start(struct capture *c)
+{
+    c->len = 0;
+    c->text[0] = 0;
+    np_output_set(capture_write, c);
+}
+
+static inline void capture_stop(void)
+{
+    np_output_set(NULL, NULL);
+}
+
+static void discard_write(void *ctx, const char *bytes, size_t len)
+{
+    (void)ctx, (void)bytes, (void)len;
+}
+
+/* Shuts both mechanisms down without the "not initialised" lines. */
+static inline void quiet_shutdown(void)
+{
+    np_output_set(discard_write, NULL);
+    np_calltrace_shutdown();
+    np_cost_shutdown();
+    np_output_set(NULL, NULL);
+}
+
+/* Line N (0-based) of TEXT copied into OUT. */
+static inline int line_of(const char *text, int n, char *out, size_t size)
+{
+    const char *p = text;
+    while (n-- > 0) {
+        p = strchr(p, '\n');
+        if (!p)
+            return 0;
+        p++;
+    }
+    const char *e = strchr(p, '\n');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (!*p || len >= size)
+        return 0;
+    memcpy(out, p, len);
+    out[len] = 0;
+    return 1;
+}
+
+#endif

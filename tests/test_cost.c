@@ -1,0 +1,238 @@
+/* test_cost.c - function cost: exact counts, inclusive and exclusive time,
+ * recursion, tail calls at -O2, function pointers, manual markers, a full
+ * measurement buffer, and the dump format. */
+#include <regex.h>
+#include <stdio.h>
+#include <time.h>
+#include "support.h"
+#include "workload.h"
+
+static uint64_t cost[2 * 65536];
+static uint64_t stats[16384];
+
+static int setup(void **state)
+{
+    (void)state;
+    assert_int_equal(np_stats_init(stats, sizeof stats), NP_OK);
+    assert_int_equal(np_cost_init(cost, sizeof cost), NP_OK);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    np_cost_shutdown();
+    return 0;
+}
+
+static np_func_stats get(const void *fn)
+{
+    np_func_stats s;
+    memset(&s, 0, sizeof s);
+    if (np_stats_find(stats, fn, &s) != NP_OK)
+        s.calls = 0;
+    return s;
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void counts_are_exact(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 3; i++)
+        test1(i);
+    assert_int_equal(apply(square, 3) + apply(twice, 4) + apply(twice, 5), 9 + 8 + 10);
+    assert_int_equal(np_stats_calc(stats), NP_OK);
+    assert_int_equal(get((void *)test1).calls, 3);
+    assert_int_equal(get((void *)test3).calls, 3);
+    assert_int_equal(get((void *)apply).calls, 3);
+    assert_int_equal(get((void *)square).calls, 1);
+    assert_int_equal(get((void *)twice).calls, 2);
+    assert_int_equal(np_stats_count(stats), 6); /* test2 too */
+}
+
+static void self_and_total_add_up(void **state)
+{
+    (void)state;
+    uint64_t t0 = mono_ns();
+    for (int i = 0; i < 20; i++) {
+        test1(i);
+        spin_a(200000); /* spin_a -> spin_thread_cpu_ns */
+    }
+    uint64_t wall = mono_ns() - t0;
+    assert_int_equal(np_stats_calc(stats), NP_OK);
+    np_func_stats a = get((void *)spin_a), inner = get((void *)spin_thread_cpu_ns);
+    assert_int_equal(a.calls, 20);
+    assert_int_equal(inner.calls, 20);
+    /* spin_a's total = its self + its callee's total (to rounding) */
+    int64_t diff = (int64_t)a.total_ns - (int64_t)(a.self_ns + inner.total_ns);
+    assert_true(diff >= -2 && diff <= 2);
+    assert_true(a.total_ns >= 20 * 200000u);
+    assert_true(a.total_ns <= wall);
+    assert_true(a.min_ns <= a.max_ns);
+    assert_true(a.min_ns >= 200000u);
+    assert_true(a.max_ns <= a.total_ns);
+    np_func_stats t1 = get((void *)test1), t3 = get((void *)test3);
+    assert_true(t1.total_ns >= t3.total_ns);
+    assert_true(t3.self_ns == t3.total_ns || t3.self_ns + 1 >= t3.total_ns);
+}
+
+static void recursion_counted_once(void **state)
+{
+    (void)state;
+    uint64_t t0 = mono_ns();
+    assert_int_equal(fib(18), 2584);
+    uint64_t wall = mono_ns() - t0;
+    assert_int_equal(np_stats_calc(stats), NP_OK);
+    np_func_stats f = get((void *)fib);
+    assert_int_equal(f.calls, fib_calls(18));
+    /* inclusive time of the outermost call only: never more than the wall
+     * time, and all of it is fib's own */
+    assert_true(f.total_ns <= wall);
+    assert_true(f.max_ns == f.total_ns);
+    int64_t diff = (int64_t)f.total_ns - (int64_t)f.self_ns;
+    assert_true(diff >= -1 && diff <= 1);
+}
+
+static void tail_calls_at_O2(void **state)
+{
+    (void)state;
+    int sum = 0;
+    for (int i = 0; i < 1000; i++)
+        sum += tc_top(i % 2 ? -i : i);
+    assert_true(sum != 0);
+    assert_int_equal(np_stats_calc(stats), NP_OK);
+    assert_int_equal(get((void *)tc_top).calls, 1500); /* 500 negative: twice */
+    assert_int_equal(get((void *)tc_mid).calls, 1000);
+    assert_int_equal(get((void *)tc_leaf).calls, 1000);
+}
+
+static void manual_markers_measure_regions(void **state)
+{
+    (void)state;
+    static const char region[] = "decode region";
+    for (int i = 0; i < 4; i++) {
+        NP_ENTER(region);
+        spin_wall_ns(100000);
+        NP_EXIT();
+    }
+    assert_int_equal(np_stats_calc(stats), NP_OK);
+    np_func_stats r = get(region);
+    assert_int_equal(r.calls, 4);
+    assert_int_equal(r.named, 1);
+    assert_true(r.total_ns >= 400000u);
+}
+
+static void full_buffer_is_summarised_automatically(void **state)
+{
+    (void)state;
+    /* 64 records: far fewer than fib(15)'s 3946, but room for its depth */
+    static uint64_t small[2 * 64];
+    np_cost_shutdown();
+    assert_int_equal(np_cost_init(small, sizeof small), NP_OK);
+    assert_int_equal(fib(15), 610);
+    assert_int_equal(np_stats_calc(stats), NP_OK);
+    assert_int_equal(get((void *)fib).calls, fib_calls(15));
+    assert_int_equal(np_stats_lost(stats), 0);
+}
+
+static void deeper_than_buffer_is_counted_lost_not_wrong(void **state)
+{
+    (void)state;
+    static uint64_t small[2 * 8];
+    np_cost_shutdown();
+    assert_int_equal(np_cost_init(small, sizeof small), NP_OK);
+    recurse(20); /* 21 nested calls; only a few fit with their exits */
+    test1(0);
+    assert_int_equal(np_stats_calc(stats), NP_OK);
+    np_func_stats r = get((void *)recurse);
+    assert_true(r.calls > 0 && r.calls < 21);
+    assert_int_equal(np_stats_lost(stats), 2 * (21 - r.calls));
+    assert_int_equal(get((void *)test1).calls, 1); /* exact again after */
+    assert_int_equal(get((void *)test3).calls, 1);
+    struct capture cap;
+    capture_start(&cap);
+    np_stats_dump(stats);
+    capture_stop();
+    assert_non_null(strstr(cap.text, "records lost"));
+}
+
+static void enable_disable_restore(void **state)
+{
+    (void)state;
+    assert_int_equal(np_cost_disable(), 1);
+    test1(0);
+    assert_int_equal(np_cost_restore(1), 0);
+    test1(0);
+    assert_int_equal(np_cost_enable(), 1);
+    assert_int_equal(np_stats_calc(stats), NP_OK);
+    assert_int_equal(get((void *)test1).calls, 1);
+    /* clear drops unsummarised records */
+    test1(0);
+    assert_int_equal(np_cost_clear(), NP_OK);
+    assert_int_equal(np_stats_calc(stats), NP_OK);
+    assert_int_equal(get((void *)test1).calls, 1);
+}
+
+static void match(const char *line, const char *pattern)
+{
+    regex_t re;
+    assert_int_equal(regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB), 0);
+    int ok = regexec(&re, line, 0, NULL, 0) == 0;
+    regfree(&re);
+    if (!ok)
+        fail_msg("line '%s' does not match '%s'", line, pattern);
+}
+
+static void dump_format_largest_total_first(void **state)
+{
+    (void)state;
+    char line[512];
+    struct capture cap;
+    spin_a(3000000);
+    test1(0);
+    test1(1);
+    assert_int_equal(np_stats_calc(stats), NP_OK);
+    capture_start(&cap);
+    assert_int_equal(np_stats_dump(stats), NP_OK);
+    capture_stop();
+    assert_true(line_of(cap.text, 0, line, sizeof line));
+    match(line, "^spin_a: count 1, cost [0-9]+, self [0-9]+, min [0-9]+, max [0-9]+$");
+    assert_true(line_of(cap.text, 1, line, sizeof line));
+    match(line, "^spin_thread_cpu_ns: count 1, cost ");
+    for (int i = 2; i < 5; i++) {
+        assert_true(line_of(cap.text, i, line, sizeof line));
+        match(line, "^test[123]: count 2, cost [0-9]+, self [0-9]+, min [0-9]+, max [0-9]+$");
+    }
+    assert_false(line_of(cap.text, 5, line, sizeof line));
+    /* and totals are in order */
+    uint64_t prev = UINT64_MAX;
+    for (int i = 0; i < 5; i++) {
+        unsigned long long c;
+        line_of(cap.text, i, line, sizeof line);
+        assert_int_equal(sscanf(strstr(line, ", cost ") + 7, "%llu", &c), 1);
+        assert_true(c <= prev);
+        prev = c;
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(counts_are_exact, setup, teardown),
+        cmocka_unit_test_setup_teardown(self_and_total_add_up, setup, teardown),
+        cmocka_unit_test_setup_teardown(recursion_counted_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(tail_calls_at_O2, setup, teardown),
+        cmocka_unit_test_setup_teardown(manual_markers_measure_regions, setup, teardown),
+        cmocka_unit_test_setup_teardown(full_buffer_is_summarised_automatically, setup, teardown),
+        cmocka_unit_test_setup_teardown(deeper_than_buffer_is_counted_lost_not_wrong, setup, teardown),
+        cmocka_unit_test_setup_teardown(enable_disable_restore, setup, teardown),
+        cmocka_unit_test_setup_teardown(dump_format_largest_total_first, setup, teardown),
+    };
+    return cmocka_run_group_tests_name("cost", tests, NULL, NULL);
+}

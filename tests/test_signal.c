@@ -1,0 +1,162 @@
+/* test_signal.c - re-entry: a signal handler that runs instrumented code in
+ * the middle of a hook, a storm of such signals, and hooks that reach
+ * instrumented code. None may recurse or corrupt the buffers. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+#include "support.h"
+#include "workload.h"
+
+static uint64_t trace[2 * 256];
+static uint64_t cost[2 * 65536];
+static uint64_t stats[8192];
+static volatile sig_atomic_t handled;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    handler_work(); /* instrumented: handler_work -> test1 -> test2 -> test3 */
+    handled++;
+}
+
+static np_func_stats get(const void *fn)
+{
+    np_func_stats s;
+    memset(&s, 0, sizeof s);
+    if (np_stats_find(stats, fn, &s) != NP_OK)
+        s.calls = 0;
+    return s;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    handled = 0;
+    signal(SIGUSR1, on_signal);
+    assert_int_equal(np_stats_init(stats, sizeof stats), NP_OK);
+    assert_int_equal(np_calltrace_init(trace, sizeof trace, NP_CALLTRACE_STACK), NP_OK);
+    assert_int_equal(np_cost_init(cost, sizeof cost), NP_OK);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    np_hooks_set(NULL, NULL, NULL);
+    signal(SIGUSR1, SIG_DFL);
+    quiet_shutdown();
+    return 0;
+}
+
+/* A user hook that raises the signal: the handler runs while the runtime's
+ * hook is in progress on this thread. */
+static int raise_in_hook;
+static unsigned long user_enters;
+
+static void raising_enter(void *ctx, const void *fn, const void *site)
+{
+    (void)ctx, (void)site;
+    if (fn == (void *)square) {
+        user_enters++;
+        if (raise_in_hook)
+            raise(SIGUSR1);
+    }
+}
+
+static void signal_inside_hook_records_nothing(void **state)
+{
+    (void)state;
+    np_hooks_set(raising_enter, NULL, NULL);
+    raise_in_hook = 1;
+    for (int i = 0; i < 50; i++)
+        assert_int_equal(square(i), i * i);
+    raise_in_hook = 0;
+    assert_int_equal(handled, 50);
+    assert_int_equal(user_enters, 50);
+    assert_int_equal(np_stats_calc(stats), NP_OK);
+    /* the handler's calls ran inside a hook: dropped whole, never half */
+    assert_int_equal(get((void *)square).calls, 50);
+    assert_int_equal(get((void *)handler_work).calls, 0);
+    assert_int_equal(get((void *)test1).calls, 0);
+    np_calltrace_entry e[8];
+    assert_int_equal(np_calltrace_read(e, 8), 0);
+    /* outside a hook the same handler is recorded in full */
+    raise(SIGUSR1);
+    assert_int_equal(np_stats_calc(stats), NP_OK);
+    assert_int_equal(get((void *)handler_work).calls, 1);
+    assert_int_equal(get((void *)test3).calls, 1);
+}
+
+static int reentered;
+
+static void instrumented_enter(void *ctx, const void *fn, const void *site)
+{
+    (void)ctx, (void)site;
+    if (fn == (void *)test1)
+        reentered += twice(1); /* instrumented code from inside a hook */
+}
+
+static void hook_reaching_instrumented_code(void **state)
+{
+    (void)state;
+    np_hooks_set(instrumented_enter, instrumented_enter, NULL);
+    for (int i = 0; i < 10; i++)
+        test1(i);
+    np_hooks_set(NULL, NULL, NULL);
+    assert_int_equal(reentered, 2 * 20); /* each enter and exit of test1 */
+    assert_int_equal(np_stats_calc(stats), NP_OK);
+    assert_int_equal(get((void *)test1).calls, 10);
+    assert_int_equal(get((void *)twice).calls, 0); /* not recorded, no recursion */
+}
+
+static pthread_t target;
+static volatile int storm_on;
+
+static void *storm(void *arg)
+{
+    (void)arg;
+    struct timespec ts = { 0, 20000 };
+    while (storm_on) {
+        pthread_kill(target, SIGUSR1);
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+static void signal_storm_during_calls(void **state)
+{
+    (void)state;
+    pthread_t th;
+    target = pthread_self();
+    storm_on = 1;
+    pthread_create(&th, NULL, storm, NULL);
+    unsigned long expect = 0;
+    for (int i = 0; i < 40; i++) {
+        assert_int_equal(fib(18), 2584);
+        expect += fib_calls(18);
+        np_stats_calc(stats);
+    }
+    storm_on = 0;
+    pthread_join(th, NULL);
+    assert_int_equal(np_stats_calc(stats), NP_OK);
+    assert_true(handled > 0);
+    assert_int_equal(get((void *)fib).calls, expect);
+    np_func_stats h = get((void *)handler_work), t3 = get((void *)test3);
+    assert_true(h.calls <= (uint64_t)handled);
+    assert_int_equal(t3.calls, h.calls); /* handlers recorded whole or not at all */
+    np_calltrace_entry e[8];
+    assert_int_equal(np_calltrace_read(e, 8), 0);
+    assert_int_equal(np_calltrace_lost(), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(signal_inside_hook_records_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(hook_reaching_instrumented_code, setup, teardown),
+        cmocka_unit_test_setup_teardown(signal_storm_during_calls, setup, teardown),
+    };
+    return cmocka_run_group_tests_name("signal", tests, NULL, NULL);
+}
