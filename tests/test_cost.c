@@ -73,7 +73,7 @@ static void self_and_total_add_up(void **state)
     int64_t diff = (int64_t)a.total_ns - (int64_t)(a.self_ns + inner.total_ns);
     assert_true(diff >= -2 && diff <= 2);
     assert_true(a.total_ns >= 20 * 200000u);
-    assert_true(a.total_ns <= wall);
+    assert_true(a.total_ns <= wall + wall / 100);
     assert_true(a.min_ns <= a.max_ns);
     assert_true(a.min_ns >= 200000u);
     assert_true(a.max_ns <= a.total_ns);
@@ -92,8 +92,8 @@ static void recursion_counted_once(void **state)
     np_func_stats f = get((void *)fib);
     assert_int_equal(f.calls, fib_calls(18));
     /* inclusive time of the outermost call only: never more than the wall
-     * time, and all of it is fib's own */
-    assert_true(f.total_ns <= wall);
+     * time (1% for the two clocks' rates), and all of it is fib's own */
+    assert_true(f.total_ns <= wall + wall / 100);
     assert_true(f.max_ns == f.total_ns);
     int64_t diff = (int64_t)f.total_ns - (int64_t)f.self_ns;
     assert_true(diff >= -1 && diff <= 1);
@@ -118,7 +118,7 @@ static void manual_markers_measure_regions(void **state)
     static const char region[] = "decode region";
     for (int i = 0; i < 4; i++) {
         NP_ENTER(region);
-        spin_wall_ns(100000);
+        spin_thread_cpu_ns(100000);
         NP_EXIT();
     }
     assert_int_equal(np_stats_calc(stats), NP_OK);

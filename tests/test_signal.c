@@ -112,13 +112,13 @@ static void hook_reaching_instrumented_code(void **state)
 }
 
 static pthread_t target;
-static volatile int storm_on;
+static int storm_on; /* atomic */
 
 static void *storm(void *arg)
 {
     (void)arg;
     struct timespec ts = { 0, 20000 };
-    while (storm_on) {
+    while (__atomic_load_n(&storm_on, __ATOMIC_RELAXED)) {
         pthread_kill(target, SIGUSR1);
         nanosleep(&ts, NULL);
     }
@@ -130,7 +130,7 @@ static void signal_storm_during_calls(void **state)
     (void)state;
     pthread_t th;
     target = pthread_self();
-    storm_on = 1;
+    __atomic_store_n(&storm_on, 1, __ATOMIC_RELAXED);
     pthread_create(&th, NULL, storm, NULL);
     unsigned long expect = 0;
     for (int i = 0; i < 40; i++) {
@@ -138,7 +138,7 @@ static void signal_storm_during_calls(void **state)
         expect += fib_calls(18);
         np_stats_calc(stats);
     }
-    storm_on = 0;
+    __atomic_store_n(&storm_on, 0, __ATOMIC_RELAXED);
     pthread_join(th, NULL);
     assert_int_equal(np_stats_calc(stats), NP_OK);
     assert_true(handled > 0);

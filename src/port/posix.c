@@ -69,6 +69,22 @@ static int rseq_usable(void)
 }
 #endif
 
+/* A (ns, ticks) pair read as close together as this thread can: the best
+ * of a few tries, so a preemption between the two reads does not skew the
+ * calibration. */
+static void clock_pair(uint64_t *ns, uint64_t *ticks)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 8; i++) {
+        uint64_t c0 = np_port_counter(), t = ns_of(CLOCK_MONOTONIC_RAW), c1 = np_port_counter();
+        if (c1 - c0 < best) {
+            best = c1 - c0;
+            *ns = t;
+            *ticks = c0 + (c1 - c0) / 2;
+        }
+    }
+}
+
 static int counter_usable(void)
 {
 #if defined(__x86_64__)
@@ -114,11 +130,11 @@ static void clock_setup(void)
 #else
         /* 5 ms against the raw monotonic clock; np_port_ns_per_tick()
          * refines this over the whole run. */
-        uint64_t t0 = ns_of(CLOCK_MONOTONIC_RAW), c0 = np_port_counter(), t1, c1;
-        do {
-            t1 = ns_of(CLOCK_MONOTONIC_RAW);
-            c1 = np_port_counter();
-        } while (t1 - t0 < 5000000u);
+        uint64_t t0, c0, t1, c1;
+        clock_pair(&t0, &c0);
+        do
+            clock_pair(&t1, &c1);
+        while (t1 - t0 < 5000000u);
         calib_ns_per_tick = (double)(t1 - t0) / (double)(c1 - c0);
         base_counter = c0;
         base_ns = t0;
@@ -137,7 +153,8 @@ double np_port_ns_per_tick(void)
     if (np_clock_kind != NP_CLOCK_COUNTER)
         return 1.0;
 #if !defined(__aarch64__)
-    uint64_t t = ns_of(CLOCK_MONOTONIC_RAW), c = np_port_counter();
+    uint64_t t, c;
+    clock_pair(&t, &c);
     if (t - base_ns > 200000000u && c > base_counter)
         return (double)(t - base_ns) / (double)(c - base_counter);
 #endif

@@ -102,6 +102,19 @@ int np_cost_make_room(struct np_thread *t, uint32_t need)
     return t->cost.n + need <= t->cost.cap;
 }
 
+uint64_t np_thread_time_resync(struct np_thread *t)
+{
+    uint64_t now = np_port_resync(t);
+    /* The CPU-time clock and the counter are read at slightly different
+     * moments, so the estimate may overshoot by a little: never let the
+     * thread's time run backwards past its last record. */
+    const struct np_cost_state *c = &t->cost;
+    uint64_t floor = c->n ? c->buf[c->n - 1].w1 : (c->have_last ? c->last : 0);
+    if ((int64_t)(now - t->off - floor) < 0)
+        t->off = now - floor;
+    return now - t->off;
+}
+
 const char *np_cost_clock_name(void)
 {
     np_port_clock_init();

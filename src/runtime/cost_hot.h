@@ -12,13 +12,15 @@
 
 /* Makes room by summarising into the default table; returns 1 on success. */
 int np_cost_make_room(struct np_thread *t, uint32_t need);
+/* After a switch: takes the switched-out time off; returns the time now. */
+uint64_t np_thread_time_resync(struct np_thread *t);
 
+/* The thread's running time: raw ticks less the time it was switched out. */
 static inline __attribute__((always_inline)) uint64_t np_thread_time(struct np_thread *t)
 {
-    uint64_t now = np_port_ticks();
     if (__builtin_expect(np_port_switched(), 0))
-        now = np_port_resync(t);
-    return now - t->off;
+        return np_thread_time_resync(t);
+    return np_port_ticks() - t->off;
 }
 
 static inline __attribute__((always_inline)) void
@@ -34,9 +36,10 @@ np_cost_enter(struct np_thread *t, uint64_t w0)
         c->lost++;
         return;
     }
+    uint64_t now = np_thread_time(t); /* before the record counts as held */
     np_cost_record *r = &c->buf[c->n++];
     r->w0 = w0;
-    r->w1 = np_thread_time(t);
+    r->w1 = now;
     c->open_pending++;
 }
 
@@ -52,9 +55,10 @@ np_cost_exit(struct np_thread *t, uint64_t fn)
     }
     if (__builtin_expect(c->open_pending == 0, 0))
         return; /* the exit of a call entered before measuring began */
+    uint64_t now = np_thread_time(t);
     np_cost_record *r = &c->buf[c->n++]; /* room was reserved at entry */
     r->w0 = fn | NP_COST_EXIT;
-    r->w1 = np_thread_time(t);
+    r->w1 = now;
     c->open_pending--;
 }
 

@@ -17,6 +17,11 @@
  * call, instead of silently recording nothing. */
 const unsigned np_hooks_mechanisms = NP_HOOKS_MECHANISMS;
 
+#if defined(NP_INTERPOSE_SETJMP)
+extern const char np_setjmp_linked;
+__attribute__((used)) static const char *const keep_setjmp = &np_setjmp_linked;
+#endif
+
 #if NP_HOOKS_MECHANISMS & NP_MECH_USER
 static np_hook_fn user_enter, user_exit;
 static void *user_ctx;

@@ -6,16 +6,60 @@
  * setjmp it notes, per thread, how deep each mechanism is; at longjmp it
  * cuts each mechanism back to that depth (and tells the cost summary, with
  * an UNWIND record, which calls ended there), then calls the real longjmp.
- * The setjmp side is a few instructions of assembly (setjmp_<arch>.S),
- * since setjmp returns twice and cannot be wrapped in C. Where no assembly
- * exists for the CPU, nothing is interposed and docs/instrumenting.md says
- * what that means. */
+ * The setjmp side is a few instructions of assembly (below), since setjmp
+ * returns twice and cannot be wrapped in C: it notes the depths, then jumps
+ * to the real setjmp with the caller's stack as it was, so the real one
+ * saves the right frame. Where no assembly exists for the CPU, nothing is
+ * interposed and docs/instrumenting.md says what that means. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include "cost_hot.h"
 #include "hooks.h"
 
 #if defined(NP_INTERPOSE_SETJMP)
+
+/* hooks.c refers to this, so linking a static library that provides the
+ * hooks always brings these definitions along, even when another library
+ * (a sanitizer runtime) named first also defines setjmp. */
+const char np_setjmp_linked = 1;
+
+/* NP_SETJMP(name, which): call np_setjmp_note(env, which), then tail-jump
+ * to the real function it returns, arguments and stack untouched. */
+#if defined(__x86_64__)
+#define NP_SETJMP(name, which)                                              \
+    ".globl " name "\n.type " name ", @function\n" name ":\n"             \
+    ".cfi_startproc\n"                                                     \
+    "pushq %rdi\n.cfi_adjust_cfa_offset 8\n"                               \
+    "pushq %rsi\n.cfi_adjust_cfa_offset 8\n"                               \
+    "subq $8, %rsp\n.cfi_adjust_cfa_offset 8\n"                            \
+    "movl $" #which ", %esi\n"                                             \
+    "call np_setjmp_note\n"                                                \
+    "addq $8, %rsp\n.cfi_adjust_cfa_offset -8\n"                           \
+    "popq %rsi\n.cfi_adjust_cfa_offset -8\n"                               \
+    "popq %rdi\n.cfi_adjust_cfa_offset -8\n"                               \
+    "jmp *%rax\n"                                                          \
+    ".cfi_endproc\n.size " name ", . - " name "\n"
+#elif defined(__aarch64__)
+#define NP_SETJMP(name, which)                                              \
+    ".globl " name "\n.type " name ", %function\n" name ":\n"             \
+    ".cfi_startproc\n"                                                     \
+    "stp x29, x30, [sp, #-32]!\n.cfi_def_cfa_offset 32\n"                  \
+    ".cfi_offset 29, -32\n.cfi_offset 30, -24\n"                           \
+    "mov x29, sp\n"                                                        \
+    "stp x0, x1, [sp, #16]\n"                                              \
+    "mov w1, #" #which "\n"                                                \
+    "bl np_setjmp_note\n"                                                  \
+    "mov x16, x0\n"                                                        \
+    "ldp x0, x1, [sp, #16]\n"                                              \
+    "ldp x29, x30, [sp], #32\n.cfi_def_cfa_offset 0\n"                     \
+    "br x16\n"                                                             \
+    ".cfi_endproc\n.size " name ", . - " name "\n"
+#endif
+
+__asm__(".text\n"
+        NP_SETJMP("setjmp", 0)
+        NP_SETJMP("_setjmp", 1)
+        NP_SETJMP("__sigsetjmp", 2));
 
 enum { J_SETJMP, J__SETJMP, J___SIGSETJMP, J_LONGJMP, J__LONGJMP, J_SIGLONGJMP, J___LONGJMP_CHK, J_COUNT };
 static const char *const jmp_names[J_COUNT] = {
@@ -82,10 +126,11 @@ static void unwind_to(struct np_thread *t, const struct np_jmp_mark *m)
         s->lost_open -= r;
         k -= r;
         if (k) { /* one record replaces the k exits reserved for it */
+            uint64_t now = np_thread_time(t);
             s->open_pending -= (uint32_t)k;
             np_cost_record *rec = &s->buf[s->n++];
             rec->w0 = NP_COST_UNWIND | s->open_pending;
-            rec->w1 = np_thread_time(t);
+            rec->w1 = now;
         }
     }
 }

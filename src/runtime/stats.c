@@ -177,7 +177,7 @@ static void close_call(struct stats_hdr *h, const np_cost_record *entry, uint64_
     struct stat_entry *e = find(h, FN_KEY(entry->w0), 0);
     if (!e)
         return;
-    uint64_t d = now - entry->w1;
+    uint64_t d = (int64_t)(now - entry->w1) > 0 ? now - entry->w1 : 0;
     e->calls++;
     if (e->active && --e->active == 0)
         e->total += d;
@@ -206,7 +206,7 @@ int np_stats_summarise(void *stats, struct np_thread *t)
         uint64_t now = rec.w1;
         if (c->have_last && open) {
             struct stat_entry *e = find(h, FN_KEY(b[open - 1].w0), 0);
-            if (e)
+            if (e && (int64_t)(now - c->last) > 0)
                 e->self += now - c->last;
         }
         c->last = now;

@@ -2,7 +2,7 @@
  * states of a user-level scheduler's threads. */
 #include <string.h>
 #include "hooks.h"
-#include "../port/port.h"
+#include "cost_hot.h"
 
 __thread struct np_thread *np_cur __attribute__((tls_model("initial-exec")));
 static __thread struct np_thread own __attribute__((tls_model("initial-exec"), aligned(16)));
@@ -45,9 +45,9 @@ np_thread *np_thread_current(void)
 void np_thread_switch(np_thread *from, np_thread *to)
 {
     struct np_thread *cur = np_self();
-    uint64_t now = np_port_ticks();
     if (np_port_switched())
-        now = np_port_resync(cur);
+        (void)np_thread_time_resync(cur);
+    uint64_t now = np_port_ticks();
     if (!from)
         from = cur;
     if (!to)
