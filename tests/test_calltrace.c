@@ -232,6 +232,9 @@ static void log_dump_format_newest_first(void **state)
     }
 }
 
+void __cyg_profile_func_enter(void *fn, void *site);
+void __cyg_profile_func_exit(void *fn, void *site);
+
 static void unknown_function_prints_address(void **state)
 {
     (void)state;

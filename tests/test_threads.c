@@ -169,6 +169,27 @@ static void concurrent_summaries_share_a_table(void **state)
     assert_int_equal(get((void *)test3).calls, 4 * 2000);
 }
 
+static void *record_and_leave(void *arg)
+{
+    static __thread uint64_t cost[2 * 256];
+    (void)arg;
+    np_cost_init(cost, sizeof cost);
+    for (int i = 0; i < 7; i++)
+        test1(i);
+    return NULL; /* no np_stats_calc: the runtime summarises at exit */
+}
+
+static void ending_thread_is_summarised(void **state)
+{
+    (void)state;
+    pthread_t th;
+    assert_int_equal(np_stats_init(stats, sizeof stats), NP_OK);
+    pthread_create(&th, NULL, record_and_leave, NULL);
+    pthread_join(th, NULL);
+    assert_int_equal(get((void *)test1).calls, 7);
+    assert_int_equal(get((void *)test3).calls, 7);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -176,6 +197,7 @@ int main(void)
         cmocka_unit_test(switched_out_time_is_excluded),
         cmocka_unit_test(sleeping_is_not_counted),
         cmocka_unit_test(concurrent_summaries_share_a_table),
+        cmocka_unit_test(ending_thread_is_summarised),
     };
     return cmocka_run_group_tests_name("threads", tests, NULL, NULL);
 }

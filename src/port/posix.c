@@ -15,7 +15,7 @@
  * its .symtab (static functions included), falling back to .dynsym. */
 #define _GNU_SOURCE
 #include "port.h"
-#include "../runtime/thread.h"
+#include "../runtime/hooks.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -175,8 +175,27 @@ const char *np_port_clock_name(void)
     }
 }
 
+/* A thread that ends without summarising still has its records counted. */
+static pthread_key_t exit_key;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+
+static void on_thread_exit(void *arg)
+{
+    struct np_thread *t = np_cur;
+    (void)arg;
+    if (t)
+        np_cost_thread_exit(t);
+}
+
+static void make_exit_key(void)
+{
+    pthread_key_create(&exit_key, on_thread_exit);
+}
+
 void np_port_thread_start(void)
 {
+    pthread_once(&exit_once, make_exit_key);
+    pthread_setspecific(exit_key, (void *)1);
     np_port_clock_init();
 #ifdef NP_HAVE_RSEQ
     if (np_clock_kind == NP_CLOCK_COUNTER) {

@@ -45,6 +45,24 @@ int np_cost_init(void *buf, size_t size)
     return NP_OK;
 }
 
+/* Summarises what T recorded into the default table, so that records are
+ * not lost when the buffer goes away. */
+static void flush(struct np_thread *t)
+{
+    void *stats = __atomic_load_n(&np_default_stats, __ATOMIC_ACQUIRE);
+    if (stats && t->cost.n > t->cost.open)
+        np_stats_summarise(stats, t);
+}
+
+void np_cost_thread_exit(struct np_thread *t)
+{
+    if ((t->flags & NP_F_COST_INIT) && np_thread_lock(t)) {
+        flush(t);
+        t->flags &= ~(NP_F_COST_INIT | NP_F_COST_ON);
+        np_thread_unlock(t);
+    }
+}
+
 int np_cost_shutdown(void)
 {
     struct np_thread *t = np_self();
@@ -52,6 +70,7 @@ int np_cost_shutdown(void)
         return np_error(NP_ENOTINIT, "np_cost_shutdown", "cost measurement not initialised on this thread");
     if (!np_thread_lock(t))
         return NP_EBUSY;
+    flush(t);
     t->flags &= ~(NP_F_COST_INIT | NP_F_COST_ON);
     t->cost = (struct np_cost_state){ 0 };
     np_thread_unlock(t);

@@ -22,4 +22,8 @@ extern void *np_default_stats;
 /* stats.c: summarise T's measurement buffer into STATS (table locked). */
 int np_stats_summarise(void *stats, struct np_thread *t);
 
+/* cost.c: a thread is ending: summarise what it recorded into the default
+ * table (called by the port). */
+void np_cost_thread_exit(struct np_thread *t);
+
 #endif
