@@ -39,5 +39,21 @@ for cc in gcc clang; do
         done
     done
 done
+# Opting out: NP_NO_PROFILE and GCC's exclude list.
+for opt in -O0 -O2; do
+    name="exclude gcc $opt"
+    if gcc $opt -finstrument-functions -finstrument-functions-exclude-function-list=skipped_by_list \
+            -I"$src/include" "$src/tests/programs/exclude.c" -o "$tmp/exclude" \
+            "$build/src/libnanoprof.a" -lelf -ldl -lpthread 2>"$tmp/err"; then
+        "$tmp/exclude" 2>&1 | mask >"$tmp/out"
+        if diff -u "$src/tests/expected/exclude.txt" "$tmp/out" >"$tmp/diff"; then
+            echo "ok   $name"; pass=$((pass + 1))
+        else
+            echo "FAIL $name"; cat "$tmp/diff"; fail=$((fail + 1))
+        fi
+    else
+        echo "FAIL $name: build"; cat "$tmp/err"; fail=$((fail + 1))
+    fi
+done
 echo "compilers: $pass passed, $fail failed"
 [ $fail -eq 0 ]
