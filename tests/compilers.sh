@@ -55,5 +55,23 @@ for opt in -O0 -O2; do
         echo "FAIL $name: build"; cat "$tmp/err"; fail=$((fail + 1))
     fi
 done
+# longjmp in a dynamic and in a fully static executable.
+for link in dynamic static; do
+    name="longjmp gcc $link"
+    flags=""
+    [ $link = static ] && flags="-static"
+    # shellcheck disable=SC2086
+    if gcc -O2 $flags -finstrument-functions -I"$src/include" "$src/tests/programs/longjmp.c" \
+            -o "$tmp/longjmp" "$build/src/libnanoprof.a" -lelf -lz -lzstd -ldl -lpthread 2>"$tmp/err"; then
+        "$tmp/longjmp" 2>&1 | mask >"$tmp/out"
+        if diff -u "$src/tests/expected/longjmp.txt" "$tmp/out" >"$tmp/diff"; then
+            echo "ok   $name"; pass=$((pass + 1))
+        else
+            echo "FAIL $name"; cat "$tmp/diff"; fail=$((fail + 1))
+        fi
+    else
+        echo "FAIL $name: build"; cat "$tmp/err"; fail=$((fail + 1))
+    fi
+done
 echo "compilers: $pass passed, $fail failed"
 [ $fail -eq 0 ]

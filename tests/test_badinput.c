@@ -121,6 +121,15 @@ static void statistics_table_checks(void **state)
     assert_int_equal(np_stats_dump(arena), NP_EFULL);
     assert_non_null(strstr(cap.text, "(statistics table full: 2 calls of functions not counted"));
     intact_after(size);
+    /* after shutdown the table is neither default nor valid: the full
+     * buffer of another thread's records is never summarised into it */
+    assert_int_equal(np_stats_shutdown(arena), NP_OK);
+    cap.len = 0;
+    expect_error(np_stats_dump(arena), NP_EINVAL, "not a statistics table");
+    memset(arena, CANARY, size);
+    for (int i = 0; i < 300; i++)
+        test1(i);
+    intact_after(0);
 }
 
 static void thread_state_checks(void **state)

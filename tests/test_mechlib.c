@@ -24,6 +24,10 @@ static void own_mechanism_works_other_refused(void **state)
     assert_int_equal(np_cost_init(buf, sizeof buf), NP_EINVAL);
     capture_stop();
     assert_non_null(strstr(cap.text, "built without function cost"));
+    capture_start(&cap);
+    assert_int_equal(np_hooks_set(NULL, NULL, NULL), NP_EINVAL);
+    capture_stop();
+    assert_non_null(strstr(cap.text, "without user hooks"));
 #else
     np_func_stats s;
     assert_int_equal(np_stats_init(stats, sizeof stats), NP_OK);

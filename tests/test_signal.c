@@ -55,9 +55,9 @@ static int teardown(void **state)
 static int raise_in_hook;
 static unsigned long user_enters;
 
-static void raising_enter(void *ctx, const void *fn, const void *site)
+static void raising_enter(void *ctx, const void *fn, const void *site, int named)
 {
-    (void)ctx, (void)site;
+    (void)ctx, (void)site, (void)named;
     if (fn == (void *)square) {
         user_enters++;
         if (raise_in_hook)
@@ -91,9 +91,9 @@ static void signal_inside_hook_records_nothing(void **state)
 
 static int reentered;
 
-static void instrumented_enter(void *ctx, const void *fn, const void *site)
+static void instrumented_enter(void *ctx, const void *fn, const void *site, int named)
 {
-    (void)ctx, (void)site;
+    (void)ctx, (void)site, (void)named;
     if (fn == (void *)test1)
         reentered += twice(1); /* instrumented code from inside a hook */
 }
@@ -109,6 +109,44 @@ static void hook_reaching_instrumented_code(void **state)
     assert_int_equal(np_stats_calc(stats), NP_OK);
     assert_int_equal(get((void *)test1).calls, 10);
     assert_int_equal(get((void *)twice).calls, 0); /* not recorded, no recursion */
+}
+
+struct seen_hook {
+    int enters, exits, named_enters, null_exits;
+};
+
+static void count_enter(void *ctx, const void *fn, const void *site, int named)
+{
+    struct seen_hook *h = ctx;
+    (void)site;
+    h->enters++;
+    if (named && strcmp(fn, "marker") == 0)
+        h->named_enters++;
+}
+
+static void count_exit(void *ctx, const void *fn, const void *site, int named)
+{
+    struct seen_hook *h = ctx;
+    (void)site, (void)named;
+    h->exits++;
+    if (!fn)
+        h->null_exits++;
+}
+
+static void user_hooks_see_calls_and_markers(void **state)
+{
+    (void)state;
+    struct seen_hook h = { 0 };
+    assert_int_equal(np_hooks_set(count_enter, count_exit, &h), NP_OK);
+    test1(0);
+    NP_ENTER("marker");
+    NP_EXIT();
+    assert_int_equal(np_hooks_set(NULL, NULL, NULL), NP_OK);
+    test1(0);
+    assert_int_equal(h.enters, 4);
+    assert_int_equal(h.exits, 4);
+    assert_int_equal(h.named_enters, 1);
+    assert_int_equal(h.null_exits, 1);
 }
 
 static pthread_t target;
@@ -157,6 +195,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(signal_inside_hook_records_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(hook_reaching_instrumented_code, setup, teardown),
         cmocka_unit_test_setup_teardown(signal_storm_during_calls, setup, teardown),
+        cmocka_unit_test_setup_teardown(user_hooks_see_calls_and_markers, setup, teardown),
     };
     return cmocka_run_group_tests_name("signal", tests, NULL, NULL);
 }

@@ -61,6 +61,9 @@ static inline __attribute__((always_inline)) int np_port_switched(void)
 uint64_t np_port_resync(struct np_thread *t);
 /* Called once per OS thread before its first hook. */
 void np_port_thread_start(void);
+/* Called by np_cost_init: chooses the clock (once per process) and sets up
+ * switch detection for the calling OS thread (once per thread). */
+void np_port_clock_thread(void);
 /* Chooses the clock (once per process; cheap after the first call). */
 void np_port_clock_init(void);
 /* Nanoseconds per tick of the chosen clock (1.0 for the ns clocks). */

@@ -175,7 +175,7 @@ const char *np_port_clock_name(void)
     }
 }
 
-/* A thread that ends without summarising still has its records counted. */
+/* A thread that ends without summarising has its records counted as lost. */
 static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
@@ -196,9 +196,13 @@ void np_port_thread_start(void)
 {
     pthread_once(&exit_once, make_exit_key);
     pthread_setspecific(exit_key, (void *)1);
+}
+
+void np_port_clock_thread(void)
+{
     np_port_clock_init();
 #ifdef NP_HAVE_RSEQ
-    if (np_clock_kind == NP_CLOCK_COUNTER) {
+    if (np_clock_kind == NP_CLOCK_COUNTER && !np_switch_flag) {
         struct rseq *rs = (struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
         np_switch_flag = (volatile uint64_t *)&rs->rseq_cs;
         *np_switch_flag = (uint64_t)(uintptr_t)&rseq_desc;

@@ -33,7 +33,7 @@ int np_calltrace_init(void *buf, size_t size, np_calltrace_mode mode)
         return np_error(NP_EINVAL, "np_calltrace_init", "buffer must be 8-byte aligned");
     if (size < REC || size / REC > 0xffffffffu)
         return np_error(NP_ESMALL, "np_calltrace_init", "buffer too small: need at least 16 bytes (one record)");
-    if (!np_thread_lock(t))
+    if (!np_api_enter(t, "np_calltrace_init"))
         return NP_EBUSY;
     struct np_calltrace_state *c = &t->ct;
     c->buf = buf;
@@ -51,9 +51,12 @@ int np_calltrace_shutdown(void)
     struct np_thread *t = np_self();
     if (!(t->flags & NP_F_CT_INIT))
         return np_error(NP_ENOTINIT, "np_calltrace_shutdown", "call trace not initialised on this thread");
+    if (!np_api_enter(t, "np_calltrace_shutdown"))
+        return NP_EBUSY;
     t->flags &= ~(NP_F_CT_INIT | NP_F_CT_ON);
     t->ct.buf = 0;
     t->ct.cap = 0;
+    np_thread_unlock(t);
     return NP_OK;
 }
 
@@ -62,11 +65,14 @@ static int set_on(const char *who, int on)
     struct np_thread *t = np_self();
     if (!(t->flags & NP_F_CT_INIT))
         return np_error(NP_ENOTINIT, who, "call trace not initialised on this thread");
+    if (!np_api_enter(t, who))
+        return NP_EBUSY;
     int was = (t->flags & NP_F_CT_ON) != 0;
     if (on)
         t->flags |= NP_F_CT_ON;
     else
         t->flags &= ~NP_F_CT_ON;
+    np_thread_unlock(t);
     return was;
 }
 
@@ -79,7 +85,7 @@ int np_calltrace_clear(void)
     struct np_thread *t = np_self();
     if (!(t->flags & NP_F_CT_INIT))
         return np_error(NP_ENOTINIT, "np_calltrace_clear", "call trace not initialised on this thread");
-    if (!np_thread_lock(t))
+    if (!np_api_enter(t, "np_calltrace_clear"))
         return NP_EBUSY;
     /* The exits of calls cleared now arrive with the stack empty, where an
      * exit does nothing. */
@@ -126,7 +132,7 @@ int np_calltrace_read(np_calltrace_entry *out, int max)
     if (!(t->flags & NP_F_CT_INIT))
         return np_error(NP_ENOTINIT, "np_calltrace_read", "call trace not initialised on this thread");
     if (!out || max < 0)
-        return np_error(NP_EINVAL, "np_calltrace_read", "output array is NULL");
+        return np_error(NP_EINVAL, "np_calltrace_read", "output array is NULL or max is negative");
     uint32_t n = held(&t->ct);
     if ((uint32_t)max < n)
         n = (uint32_t)max;
@@ -148,7 +154,7 @@ __attribute__((noinline)) int np_calltrace_dump(void)
     if (!(t->flags & NP_F_CT_INIT))
         return np_error(NP_ENOTINIT, "np_calltrace_dump", "call trace not initialised on this thread");
     /* Busy while dumping: the sink may be instrumented code. */
-    if (!np_thread_lock(t))
+    if (!np_api_enter(t, "np_calltrace_dump"))
         return NP_EBUSY;
     const struct np_calltrace_state *c = &t->ct;
     uint32_t n = held(c);

@@ -33,9 +33,9 @@ int np_cost_init(void *buf, size_t size)
         return np_error(NP_EINVAL, "np_cost_init", "buffer must be 8-byte aligned");
     if (size < MIN_LINES * REC || size / REC > 0xffffffffu)
         return np_error(NP_ESMALL, "np_cost_init", "buffer too small: need at least 32 bytes (two records)");
-    if (!np_thread_lock(t))
+    if (!np_api_enter(t, "np_cost_init"))
         return NP_EBUSY;
-    np_port_clock_init();
+    np_port_clock_thread();
     struct np_cost_state *c = &t->cost;
     *c = (struct np_cost_state){ 0 };
     c->buf = buf;
@@ -57,7 +57,13 @@ static void flush(struct np_thread *t)
 void np_cost_thread_exit(struct np_thread *t)
 {
     if ((t->flags & NP_F_COST_INIT) && np_thread_lock(t)) {
-        flush(t);
+        /* The buffer may have been on the thread's stack, gone by now, so
+         * it is not read: what it held is counted as lost, and the dump
+         * says so. A thread keeps its records by calling np_stats_calc. */
+        void *stats = __atomic_load_n(&np_default_stats, __ATOMIC_ACQUIRE);
+        struct np_cost_state *c = &t->cost;
+        if (stats)
+            np_stats_add_lost(stats, (uint64_t)c->n + c->lost);
         t->flags &= ~(NP_F_COST_INIT | NP_F_COST_ON);
         np_thread_unlock(t);
     }
@@ -68,7 +74,7 @@ int np_cost_shutdown(void)
     struct np_thread *t = np_self();
     if (!(t->flags & NP_F_COST_INIT))
         return np_error(NP_ENOTINIT, "np_cost_shutdown", "cost measurement not initialised on this thread");
-    if (!np_thread_lock(t))
+    if (!np_api_enter(t, "np_cost_shutdown"))
         return NP_EBUSY;
     flush(t);
     t->flags &= ~(NP_F_COST_INIT | NP_F_COST_ON);
@@ -82,11 +88,14 @@ static int set_on(const char *who, int on)
     struct np_thread *t = np_self();
     if (!(t->flags & NP_F_COST_INIT))
         return np_error(NP_ENOTINIT, who, "cost measurement not initialised on this thread");
+    if (!np_api_enter(t, who))
+        return NP_EBUSY;
     int was = (t->flags & NP_F_COST_ON) != 0;
     if (on)
         t->flags |= NP_F_COST_ON;
     else
         t->flags &= ~NP_F_COST_ON;
+    np_thread_unlock(t);
     return was;
 }
 
@@ -99,7 +108,7 @@ int np_cost_clear(void)
     struct np_thread *t = np_self();
     if (!(t->flags & NP_F_COST_INIT))
         return np_error(NP_ENOTINIT, "np_cost_clear", "cost measurement not initialised on this thread");
-    if (!np_thread_lock(t))
+    if (!np_api_enter(t, "np_cost_clear"))
         return NP_EBUSY;
     struct np_cost_state *c = &t->cost;
     /* Calls open now will exit with nothing pending: those exits are

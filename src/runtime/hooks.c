@@ -8,6 +8,7 @@
 #include "calltrace_hot.h"
 #include "cost_hot.h"
 #include "hooks.h"
+#include "output.h"
 
 #ifndef NP_HOOKS_MECHANISMS
 #define NP_HOOKS_MECHANISMS (NP_MECH_CALLTRACE | NP_MECH_COST | NP_MECH_USER)
@@ -23,25 +24,36 @@ __attribute__((used)) static const char *const keep_setjmp = &np_setjmp_linked;
 #endif
 
 #if NP_HOOKS_MECHANISMS & NP_MECH_USER
-static np_hook_fn user_enter, user_exit;
-static void *user_ctx;
-/* Read on every hook; written rarely (np_hooks_set). Relaxed atomics keep
- * the read a plain load. */
-static int user_on;
+/* One immutable set of user hooks, swapped in whole (np_hooks_set is
+ * rare; the hooks read one pointer). A replaced set is never freed: there
+ * are two slots, alternated, so a hook still running on another thread
+ * reads a consistent set. */
+struct user_hooks {
+    np_hook_fn enter, exit;
+    void *ctx;
+};
+static struct user_hooks user_slots[2];
+static struct user_hooks *user_hooks;
+static unsigned user_next;
 
-void np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
+int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
 {
-    __atomic_store_n(&user_on, 0, __ATOMIC_SEQ_CST);
-    user_enter = enter;
-    user_exit = exit;
-    user_ctx = ctx;
-    __atomic_store_n(&user_on, enter || exit, __ATOMIC_SEQ_CST);
+    struct user_hooks *h = NULL;
+    if (enter || exit) {
+        h = &user_slots[user_next++ & 1];
+        h->enter = enter;
+        h->exit = exit;
+        h->ctx = ctx;
+    }
+    __atomic_store_n(&user_hooks, h, __ATOMIC_RELEASE);
+    return NP_OK;
 }
-#define NP_USER_ON() __atomic_load_n(&user_on, __ATOMIC_RELAXED)
+#define NP_USER_ON() (__atomic_load_n(&user_hooks, __ATOMIC_RELAXED) != NULL)
 #else
-void np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
+int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
 {
     (void)enter, (void)exit, (void)ctx;
+    return np_error(NP_EINVAL, "np_hooks_set", "this library was built without user hooks (link libnanoprof)");
 }
 #define NP_USER_ON() 0
 #endif
@@ -69,8 +81,9 @@ np_on_enter(uint64_t fn, const void *site)
         np_cost_enter(t, fn);
 #endif
 #if NP_HOOKS_MECHANISMS & NP_MECH_USER
-    if (NP_USER_ON() && user_enter)
-        user_enter(user_ctx, (const void *)(uintptr_t)(fn & NP_ADDR_MASK), site);
+    struct user_hooks *u = __atomic_load_n(&user_hooks, __ATOMIC_ACQUIRE);
+    if (u && u->enter)
+        u->enter(u->ctx, (const void *)(uintptr_t)(fn & NP_ADDR_MASK), site, (fn & NP_REC_NAMED) != 0);
 #endif
     (void)fn, (void)site;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -100,8 +113,9 @@ np_on_exit(uint64_t fn, const void *site)
         np_cost_exit(t, fn & NP_ADDR_MASK);
 #endif
 #if NP_HOOKS_MECHANISMS & NP_MECH_USER
-    if (NP_USER_ON() && user_exit)
-        user_exit(user_ctx, (const void *)(uintptr_t)(fn & NP_ADDR_MASK), site);
+    struct user_hooks *u = __atomic_load_n(&user_hooks, __ATOMIC_ACQUIRE);
+    if (u && u->exit)
+        u->exit(u->ctx, (const void *)(uintptr_t)(fn & NP_ADDR_MASK), site, 0);
 #endif
     (void)fn, (void)site;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);

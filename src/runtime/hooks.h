@@ -15,6 +15,9 @@ extern const unsigned np_hooks_mechanisms;
 
 /* output.c: one error line "nanoprof: <where>: <what>" on the sink */
 int np_error(int status, const char *where, const char *what);
+/* Marks T busy for an API call; on failure (called from inside a hook, e.g.
+ * a signal handler) writes the error line and returns 0. */
+int np_api_enter(struct np_thread *t, const char *where);
 
 /* The default statistics table (the last one initialised), used when a
  * measurement buffer fills up. */
@@ -25,5 +28,7 @@ int np_stats_summarise(void *stats, struct np_thread *t);
 /* cost.c: a thread is ending: summarise what it recorded into the default
  * table (called by the port). */
 void np_cost_thread_exit(struct np_thread *t);
+/* stats.c: counts records lost outside a summary. */
+void np_stats_add_lost(void *stats, uint64_t n);
 
 #endif

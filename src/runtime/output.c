@@ -1,6 +1,7 @@
 /* output.c - the output sink, line building and error reporting. */
 #include "output.h"
 #include "hooks.h"
+#include "thread.h"
 #include "../port/port.h"
 #include "nanoprof/nanoprof.h"
 
@@ -95,6 +96,14 @@ int np_error(int status, const char *where, const char *what)
     np_line_str(&l, what);
     np_line_emit(&l);
     return status;
+}
+
+int np_api_enter(struct np_thread *t, const char *where)
+{
+    if (np_thread_lock(t))
+        return 1;
+    np_error(NP_EBUSY, where, "called from inside a hook (a signal handler?): not done");
+    return 0;
 }
 
 const char *np_version(void)

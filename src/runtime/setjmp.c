@@ -9,8 +9,14 @@
  * The setjmp side is a few instructions of assembly (below), since setjmp
  * returns twice and cannot be wrapped in C: it notes the depths, then jumps
  * to the real setjmp with the caller's stack as it was, so the real one
- * saves the right frame. Where no assembly exists for the CPU, nothing is
- * interposed and docs/instrumenting.md says what that means. */
+ * saves the right frame.
+ *
+ * Covered: setjmp and _setjmp, returned to by longjmp, _longjmp or
+ * siglongjmp. Not covered: sigsetjmp (the C library's __sigsetjmp is the
+ * implementation the others jump to, and the only one a static executable
+ * has) and _FORTIFY_SOURCE's __longjmp_chk: a jump to or through those cuts
+ * nothing. Where no assembly exists for the CPU, nothing is interposed.
+ * docs/instrumenting.md says what that means. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include "cost_hot.h"
@@ -23,55 +29,59 @@
  * (a sanitizer runtime) named first also defines setjmp. */
 const char np_setjmp_linked = 1;
 
-/* NP_SETJMP(name, which): call np_setjmp_note(env, which), then tail-jump
- * to the real function it returns, arguments and stack untouched. */
+/* NP_SETJMP(name, savemask): np_setjmp_note(env), then a tail jump to the
+ * C library's __sigsetjmp(env, savemask), which is what setjmp and _setjmp
+ * are, with the caller's stack untouched. __sigsetjmp itself (sigsetjmp)
+ * is left alone: it is the one real implementation every build can reach,
+ * static executables included. */
 #if defined(__x86_64__)
-#define NP_SETJMP(name, which)                                              \
+#define NP_SETJMP(name, savemask)                                           \
     ".globl " name "\n.type " name ", @function\n" name ":\n"             \
     ".cfi_startproc\n"                                                     \
     "pushq %rdi\n.cfi_adjust_cfa_offset 8\n"                               \
-    "pushq %rsi\n.cfi_adjust_cfa_offset 8\n"                               \
-    "subq $8, %rsp\n.cfi_adjust_cfa_offset 8\n"                            \
-    "movl $" #which ", %esi\n"                                             \
     "call np_setjmp_note\n"                                                \
-    "addq $8, %rsp\n.cfi_adjust_cfa_offset -8\n"                           \
-    "popq %rsi\n.cfi_adjust_cfa_offset -8\n"                               \
     "popq %rdi\n.cfi_adjust_cfa_offset -8\n"                               \
-    "jmp *%rax\n"                                                          \
+    "movl $" #savemask ", %esi\n"                                          \
+    "jmp __sigsetjmp@PLT\n"                                                \
     ".cfi_endproc\n.size " name ", . - " name "\n"
 #elif defined(__aarch64__)
-#define NP_SETJMP(name, which)                                              \
+#define NP_SETJMP(name, savemask)                                           \
     ".globl " name "\n.type " name ", %function\n" name ":\n"             \
     ".cfi_startproc\n"                                                     \
     "stp x29, x30, [sp, #-32]!\n.cfi_def_cfa_offset 32\n"                  \
     ".cfi_offset 29, -32\n.cfi_offset 30, -24\n"                           \
     "mov x29, sp\n"                                                        \
-    "stp x0, x1, [sp, #16]\n"                                              \
-    "mov w1, #" #which "\n"                                                \
+    "str x0, [sp, #16]\n"                                                  \
     "bl np_setjmp_note\n"                                                  \
-    "mov x16, x0\n"                                                        \
-    "ldp x0, x1, [sp, #16]\n"                                              \
+    "ldr x0, [sp, #16]\n"                                                  \
     "ldp x29, x30, [sp], #32\n.cfi_def_cfa_offset 0\n"                     \
-    "br x16\n"                                                             \
+    "mov w1, #" #savemask "\n"                                             \
+    "b __sigsetjmp\n"                                                      \
     ".cfi_endproc\n.size " name ", . - " name "\n"
 #endif
 
 __asm__(".text\n"
-        NP_SETJMP("setjmp", 0)
-        NP_SETJMP("_setjmp", 1)
-        NP_SETJMP("__sigsetjmp", 2));
+        NP_SETJMP("setjmp", 1)
+        NP_SETJMP("_setjmp", 0));
 
-enum { J_SETJMP, J__SETJMP, J___SIGSETJMP, J_LONGJMP, J__LONGJMP, J_SIGLONGJMP, J___LONGJMP_CHK, J_COUNT };
-static const char *const jmp_names[J_COUNT] = {
-    "setjmp", "_setjmp", "__sigsetjmp", "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk"
-};
-static void *real[J_COUNT];
+/* The C library's longjmp: found at the first longjmp (dlsym in a dynamic
+ * executable, which also finds a sanitizer's interceptor); a fully static
+ * executable has no dynamic symbols, and there __longjmp_chk, the one other
+ * public longjmp, does the jump. */
+typedef void (*jmp_fn)(void *, int) __attribute__((noreturn));
+extern void __longjmp_chk(void *env, int val) __attribute__((noreturn));
+static jmp_fn real_longjmp;
 
-__attribute__((constructor)) static void resolve_real(void)
+static jmp_fn find_longjmp(void)
 {
-    for (int i = 0; i < J_COUNT; i++)
-        if (!real[i])
-            real[i] = dlsym(RTLD_NEXT, jmp_names[i]);
+    jmp_fn f = __atomic_load_n(&real_longjmp, __ATOMIC_ACQUIRE);
+    if (!f) {
+        f = (jmp_fn)dlsym(RTLD_NEXT, "siglongjmp");
+        if (!f)
+            f = __longjmp_chk;
+        __atomic_store_n(&real_longjmp, f, __ATOMIC_RELEASE);
+    }
+    return f;
 }
 
 static struct np_jmp_mark *mark_for(struct np_thread *t, const void *env, int make)
@@ -87,12 +97,10 @@ static struct np_jmp_mark *mark_for(struct np_thread *t, const void *env, int ma
     return m;
 }
 
-/* Called by the assembly in front of each setjmp; returns the real one. */
-__attribute__((visibility("hidden"))) void *np_setjmp_note(const void *env, int which)
+/* Called by the assembly in front of setjmp and _setjmp. */
+__attribute__((visibility("hidden"))) void np_setjmp_note(const void *env)
 {
     struct np_thread *t = np_cur;
-    if (!real[which])
-        resolve_real();
     if (t && (t->flags & (NP_F_CT_INIT | NP_F_COST_INIT)) && !(t->flags & NP_F_BUSY)) {
         struct np_jmp_mark *m = mark_for(t, env, 1);
         m->ct_top = t->ct.top;
@@ -101,7 +109,6 @@ __attribute__((visibility("hidden"))) void *np_setjmp_note(const void *env, int 
         m->cost_pending = t->cost.open_pending;
         m->cost_lost_open = t->cost.lost_open;
     }
-    return real[which];
 }
 
 static void unwind_to(struct np_thread *t, const struct np_jmp_mark *m)
@@ -146,19 +153,14 @@ static void note_longjmp(const void *env)
     np_thread_unlock(t);
 }
 
-typedef void (*jmp_fn)(void *, int) __attribute__((noreturn));
-
-static __attribute__((noreturn)) void jump(int which, void *env, int val)
+static __attribute__((noreturn)) void jump(void *env, int val)
 {
     note_longjmp(env);
-    if (!real[which])
-        resolve_real();
-    ((jmp_fn)real[which])(env, val);
+    find_longjmp()(env, val);
 }
 
-NP_HOOK __attribute__((noreturn)) void longjmp(void *env, int val) { jump(J_LONGJMP, env, val); }
-NP_HOOK __attribute__((noreturn)) void _longjmp(void *env, int val) { jump(J__LONGJMP, env, val); }
-NP_HOOK __attribute__((noreturn)) void siglongjmp(void *env, int val) { jump(J_SIGLONGJMP, env, val); }
-NP_HOOK __attribute__((noreturn)) void __longjmp_chk(void *env, int val) { jump(J___LONGJMP_CHK, env, val); }
+NP_HOOK __attribute__((noreturn)) void longjmp(void *env, int val) { jump(env, val); }
+NP_HOOK __attribute__((noreturn)) void _longjmp(void *env, int val) { jump(env, val); }
+NP_HOOK __attribute__((noreturn)) void siglongjmp(void *env, int val) { jump(env, val); }
 
 #endif

@@ -252,7 +252,7 @@ int np_stats_calc(void *stats)
     struct np_thread *t = np_self();
     if (!(t->flags & NP_F_COST_INIT))
         return np_error(NP_ENOTINIT, "np_stats_calc", "cost measurement not initialised on this thread");
-    if (!np_thread_lock(t))
+    if (!np_api_enter(t, "np_stats_calc"))
         return NP_EBUSY;
     int status = np_stats_summarise(h, t);
     np_thread_unlock(t);
@@ -317,7 +317,7 @@ int np_stats_dump(void *stats)
     if (!h)
         return NP_EINVAL;
     struct np_thread *t = np_self();
-    if (!np_thread_lock(t))
+    if (!np_api_enter(t, "np_stats_dump"))
         return NP_EBUSY;
     double ns = np_port_ns_per_tick();
     lock(h);
@@ -347,7 +347,7 @@ int np_stats_dump(void *stats)
     if (h->lost) {
         np_line_str(&l, "(");
         np_line_u64(&l, h->lost);
-        np_line_str(&l, " records lost: measurement buffer full; call np_stats_calc more often or give a larger buffer)");
+        np_line_str(&l, " records lost: a measurement buffer was full, or a thread ended without np_stats_calc)");
         np_line_emit(&l);
     }
     if (h->full) {
@@ -357,9 +357,31 @@ int np_stats_dump(void *stats)
         np_line_emit(&l);
     }
     rebuild_index(h);
+    int status = h->full ? NP_EFULL : NP_OK;
     unlock(h);
     np_thread_unlock(t);
-    return h->full ? NP_EFULL : NP_OK;
+    return status;
+}
+
+void np_stats_add_lost(void *stats, uint64_t n)
+{
+    struct stats_hdr *h = stats;
+    lock(h);
+    h->lost += n;
+    unlock(h);
+}
+
+int np_stats_shutdown(void *stats)
+{
+    struct stats_hdr *h = table(stats, "np_stats_shutdown");
+    if (!h)
+        return NP_EINVAL;
+    lock(h);
+    void *expected = stats;
+    __atomic_compare_exchange_n(&np_default_stats, &expected, NULL, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    h->magic = 0;
+    unlock(h);
+    return NP_OK;
 }
 
 int np_stats_count(void *stats)
@@ -375,20 +397,29 @@ int np_stats_get(void *stats, int i, np_func_stats *out)
         return NP_EINVAL;
     if (!out || i < 0)
         return np_error(NP_EINVAL, "np_stats_get", "bad index or NULL output");
+    struct np_thread *t = np_self();
+    if (!np_api_enter(t, "np_stats_get"))
+        return NP_EBUSY;
     double ns = np_port_ns_per_tick();
     lock(h);
     int ok = (uint32_t)i < h->count;
     if (ok)
         to_public(&entries(h)[i], ns, out);
     unlock(h);
+    np_thread_unlock(t);
     return ok ? NP_OK : np_error(NP_EINVAL, "np_stats_get", "index out of range");
 }
 
 int np_stats_find(void *stats, const void *fn, np_func_stats *out)
 {
     struct stats_hdr *h = table(stats, "np_stats_find");
-    if (!h || !out)
+    if (!h)
         return NP_EINVAL;
+    if (!out)
+        return np_error(NP_EINVAL, "np_stats_find", "output is NULL");
+    struct np_thread *t = np_self();
+    if (!np_api_enter(t, "np_stats_find"))
+        return NP_EBUSY;
     double ns = np_port_ns_per_tick();
     lock(h);
     struct stat_entry *e = find(h, (uint64_t)(uintptr_t)fn & NP_ADDR_MASK, 0);
@@ -397,7 +428,8 @@ int np_stats_find(void *stats, const void *fn, np_func_stats *out)
     if (e)
         to_public(e, ns, out);
     unlock(h);
-    return e ? NP_OK : NP_EINVAL;
+    np_thread_unlock(t);
+    return e ? NP_OK : NP_EINVAL; /* not an error: FN was never called */
 }
 
 uint64_t np_stats_lost(void *stats)
