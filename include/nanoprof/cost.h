@@ -39,6 +39,9 @@ NP_API int np_cost_clear(void);
 NP_API int np_stats_capacity(size_t size);           /* functions SIZE bytes hold */
 NP_API size_t np_stats_buffer_size(int functions);
 NP_API int np_stats_init(void *stats, size_t size);
+/* Stops using STATS: it is no longer the default table, and the runtime
+ * never touches it again. Call it before the table's memory goes away. */
+NP_API int np_stats_shutdown(void *stats);
 /* Summarises the calling thread's measurement buffer into STATS and empties
  * it (calls still open stay pending). Thread-safe. Returns NP_EFULL when the
  * table had no room for some function (the dump says so). */

@@ -61,11 +61,13 @@ NP_API void np_exit(void);
 
 /* ---- User hooks (the SDK's "other profilers") ----------------------------
  * Receive every entry and exit the runtime sees, on every thread, alongside
- * the built-in mechanisms. FN is the function address (or, for NP_ENTER, the
- * name string); SITE is the call site. The runtime guards against
- * re-entry, so a handler may itself be instrumented. NULL removes them. */
-typedef void (*np_hook_fn)(void *ctx, const void *fn, const void *site);
-NP_API void np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx);
+ * the built-in mechanisms. FN is the function address; for NP_ENTER it is
+ * the name string and NAMED is 1; for NP_EXIT it is NULL. SITE is the call
+ * site. The runtime guards against re-entry, so a handler may itself be
+ * instrumented. NULL, NULL removes them. Returns NP_EINVAL in the
+ * single-mechanism libraries, which do not call user hooks. */
+typedef void (*np_hook_fn)(void *ctx, const void *fn, const void *site, int named);
+NP_API int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx);
 
 /* ---- Threads ------------------------------------------------------------
  * Each OS thread has its own state. A user-level scheduler (coroutines, an
