@@ -149,6 +149,48 @@ static void user_hooks_see_calls_and_markers(void **state)
     assert_int_equal(h.null_exits, 1);
 }
 
+static jmp_buf escape_env;
+
+static void escape_handler(int sig)
+{
+    (void)sig;
+    longjmp(escape_env, 1);
+}
+
+static void raise_escape(void *ctx, const void *fn, const void *site, int named)
+{
+    (void)ctx, (void)site, (void)named;
+    if (fn == (void *)square)
+        raise(SIGUSR2);
+}
+
+/* A signal handler that longjmps out of an interrupted hook: the hook is
+ * abandoned, and the thread must not stay busy for good. */
+static void longjmp_out_of_a_hook(void **state)
+{
+    (void)state;
+    sigset_t set;
+    signal(SIGUSR2, escape_handler);
+    np_hooks_set(raise_escape, NULL, NULL);
+    if (setjmp(escape_env) == 0) {
+        square(3);
+        fail_msg("the handler did not jump");
+    }
+    np_hooks_set(NULL, NULL, NULL);
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR2);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    signal(SIGUSR2, SIG_DFL);
+    struct capture cap;
+    capture_start(&cap);
+    assert_int_equal(np_calltrace_dump(), NP_OK);
+    capture_stop();
+    assert_non_null(strstr(cap.text, "calltrace: stack mode"));
+    test1(0);
+    assert_int_equal(np_stats_calc(stats), NP_OK);
+    assert_int_equal(get((void *)test1).calls, 1);
+}
+
 static pthread_t target;
 static int storm_on; /* atomic */
 
@@ -196,6 +238,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(hook_reaching_instrumented_code, setup, teardown),
         cmocka_unit_test_setup_teardown(signal_storm_during_calls, setup, teardown),
         cmocka_unit_test_setup_teardown(user_hooks_see_calls_and_markers, setup, teardown),
+        cmocka_unit_test_setup_teardown(longjmp_out_of_a_hook, setup, teardown),
     };
     return cmocka_run_group_tests_name("signal", tests, NULL, NULL);
 }

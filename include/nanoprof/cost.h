@@ -33,9 +33,9 @@ NP_API int np_cost_clear(void);
 
 /* ---- Statistics table -------------------------------------------------
  * One table may be shared by every thread. The most recently initialised
- * table also receives a thread's records automatically when its measurement
- * buffer fills up; with no table, records that do not fit are counted as
- * lost and the dump says so. */
+ * table (until np_stats_shutdown) also receives a thread's records
+ * automatically when its measurement buffer fills up; with no table,
+ * records that do not fit are counted as lost and the dump says so. */
 NP_API int np_stats_capacity(size_t size);           /* functions SIZE bytes hold */
 NP_API size_t np_stats_buffer_size(int functions);
 NP_API int np_stats_init(void *stats, size_t size);
@@ -63,7 +63,7 @@ typedef struct np_func_stats {
 } np_func_stats;
 
 NP_API int np_stats_count(void *stats);
-/* Entry I (0 <= I < count) in no particular order. */
+/* Entry I (0 <= I < count), in order of first appearance. */
 NP_API int np_stats_get(void *stats, int i, np_func_stats *out);
 /* The entry for FN; NP_EINVAL when FN has none. */
 NP_API int np_stats_find(void *stats, const void *fn, np_func_stats *out);

@@ -181,7 +181,7 @@ static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
 static void on_thread_exit(void *arg)
 {
-    struct np_thread *t = np_cur;
+    struct np_thread *t = np_thread_os();
     (void)arg;
     if (t)
         np_cost_thread_exit(t);

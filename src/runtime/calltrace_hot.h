@@ -20,9 +20,10 @@ np_ct_enter(struct np_thread *t, uint64_t fn, const void *site)
         c->top = (i + 1 == c->cap) ? 0 : i + 1;
         c->total++;
     } else if (__builtin_expect(c->top < c->cap, 1)) {
-        uint32_t i = c->top++;
+        uint32_t i = c->top;
         c->buf[i].w0 = fn;
         c->buf[i].w1 = s | (uint64_t)(i < NP_DEPTH_MAX ? i : NP_DEPTH_MAX) << NP_ADDR_BITS;
+        c->top = i + 1;
     } else {
         c->overflow++;
     }

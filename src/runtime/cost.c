@@ -50,7 +50,7 @@ int np_cost_init(void *buf, size_t size)
 static void flush(struct np_thread *t)
 {
     void *stats = __atomic_load_n(&np_default_stats, __ATOMIC_ACQUIRE);
-    if (stats && t->cost.n > t->cost.open)
+    if (stats)
         np_stats_summarise(stats, t);
 }
 
@@ -137,8 +137,10 @@ uint64_t np_thread_time_resync(struct np_thread *t)
      * moments, so the estimate may overshoot by a little: never let the
      * thread's time run backwards past its last record. */
     const struct np_cost_state *c = &t->cost;
-    uint64_t floor = c->n ? c->buf[c->n - 1].w1 : (c->have_last ? c->last : 0);
-    if ((int64_t)(now - t->off - floor) < 0)
+    uint64_t floor = c->have_last ? c->last : 0;
+    if (c->n > c->open && (int64_t)(c->buf[c->n - 1].w1 - floor) > 0)
+        floor = c->buf[c->n - 1].w1;
+    if (c->n && (int64_t)(now - t->off - floor) < 0)
         t->off = now - floor;
     return now - t->off;
 }

@@ -37,9 +37,10 @@ np_cost_enter(struct np_thread *t, uint64_t w0)
         return;
     }
     uint64_t now = np_thread_time(t); /* before the record counts as held */
-    np_cost_record *r = &c->buf[c->n++];
+    np_cost_record *r = &c->buf[c->n];
     r->w0 = w0;
     r->w1 = now;
+    c->n++; /* written, then counted: a jump out of the hook leaves no half record */
     c->open_pending++;
 }
 
@@ -56,9 +57,10 @@ np_cost_exit(struct np_thread *t, uint64_t fn)
     if (__builtin_expect(c->open_pending == 0, 0))
         return; /* the exit of a call entered before measuring began */
     uint64_t now = np_thread_time(t);
-    np_cost_record *r = &c->buf[c->n++]; /* room was reserved at entry */
+    np_cost_record *r = &c->buf[c->n]; /* room was reserved at entry */
     r->w0 = fn | NP_COST_EXIT;
     r->w1 = now;
+    c->n++;
     c->open_pending--;
 }
 

@@ -25,14 +25,16 @@ __attribute__((used)) static const char *const keep_setjmp = &np_setjmp_linked;
 
 #if NP_HOOKS_MECHANISMS & NP_MECH_USER
 /* One immutable set of user hooks, swapped in whole (np_hooks_set is
- * rare; the hooks read one pointer). A replaced set is never freed: there
- * are two slots, alternated, so a hook still running on another thread
- * reads a consistent set. */
+ * rare; the hooks read one pointer). A replaced set is never freed: the
+ * slots are reused round-robin, so a hook still running on another thread
+ * reads a consistent set unless np_hooks_set is called USER_SLOTS more
+ * times meanwhile. */
+#define USER_SLOTS 16
 struct user_hooks {
     np_hook_fn enter, exit;
     void *ctx;
 };
-static struct user_hooks user_slots[2];
+static struct user_hooks user_slots[USER_SLOTS];
 static struct user_hooks *user_hooks;
 static unsigned user_next;
 
@@ -40,7 +42,7 @@ int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
 {
     struct user_hooks *h = NULL;
     if (enter || exit) {
-        h = &user_slots[user_next++ & 1];
+        h = &user_slots[__atomic_fetch_add(&user_next, 1, __ATOMIC_RELAXED) % USER_SLOTS];
         h->enter = enter;
         h->exit = exit;
         h->ctx = ctx;

@@ -25,8 +25,8 @@ extern void *np_default_stats;
 /* stats.c: summarise T's measurement buffer into STATS (table locked). */
 int np_stats_summarise(void *stats, struct np_thread *t);
 
-/* cost.c: a thread is ending: summarise what it recorded into the default
- * table (called by the port). */
+/* cost.c: a thread is ending: count what it recorded and never summarised
+ * as lost in the default table (called by the port). */
 void np_cost_thread_exit(struct np_thread *t);
 /* stats.c: counts records lost outside a summary. */
 void np_stats_add_lost(void *stats, uint64_t n);

@@ -64,7 +64,7 @@ __asm__(".text\n"
         NP_SETJMP("setjmp", 1)
         NP_SETJMP("_setjmp", 0));
 
-/* The C library's longjmp: found at the first longjmp (dlsym in a dynamic
+/* The C library's longjmp: found at the first setjmp (dlsym in a dynamic
  * executable, which also finds a sanitizer's interceptor); a fully static
  * executable has no dynamic symbols, and there __longjmp_chk, the one other
  * public longjmp, does the jump. */
@@ -101,6 +101,9 @@ static struct np_jmp_mark *mark_for(struct np_thread *t, const void *env, int ma
 __attribute__((visibility("hidden"))) void np_setjmp_note(const void *env)
 {
     struct np_thread *t = np_cur;
+    /* Find the real longjmp now, not at the first longjmp, which may run in
+     * a signal handler where dlsym is not safe. */
+    (void)find_longjmp();
     if (t && (t->flags & (NP_F_CT_INIT | NP_F_COST_INIT)) && !(t->flags & NP_F_BUSY)) {
         struct np_jmp_mark *m = mark_for(t, env, 1);
         m->ct_top = t->ct.top;
@@ -145,11 +148,17 @@ static void unwind_to(struct np_thread *t, const struct np_jmp_mark *m)
 static void note_longjmp(const void *env)
 {
     struct np_thread *t = np_cur;
-    if (!t || !np_thread_lock(t))
+    if (!t)
         return;
     struct np_jmp_mark *m = mark_for(t, env, 0);
-    if (m)
-        unwind_to(t, m);
+    if (!m)
+        return;
+    /* Marks are only made outside hooks, so a thread that is busy now is
+     * jumping out of a hook (from a user hook, or a signal handler that
+     * interrupted one): that hook is abandoned, and so is its busy flag. */
+    t->flags |= NP_F_BUSY;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    unwind_to(t, m);
     np_thread_unlock(t);
 }
 

@@ -195,6 +195,10 @@ int np_stats_summarise(void *stats, struct np_thread *t)
     uint32_t open = c->open;
 
     lock(h);
+    if (h->magic != STATS_MAGIC) { /* shut down meanwhile */
+        unlock(h);
+        return NP_EINVAL;
+    }
     uint32_t full_before = h->full;
     for (uint32_t i = 0; i < open; i++) {
         struct stat_entry *e = find(h, FN_KEY(b[i].w0), 1);
@@ -367,7 +371,8 @@ void np_stats_add_lost(void *stats, uint64_t n)
 {
     struct stats_hdr *h = stats;
     lock(h);
-    h->lost += n;
+    if (h->magic == STATS_MAGIC)
+        h->lost += n;
     unlock(h);
 }
 
@@ -376,11 +381,15 @@ int np_stats_shutdown(void *stats)
     struct stats_hdr *h = table(stats, "np_stats_shutdown");
     if (!h)
         return NP_EINVAL;
+    struct np_thread *t = np_self();
+    if (!np_api_enter(t, "np_stats_shutdown"))
+        return NP_EBUSY;
     lock(h);
     void *expected = stats;
     __atomic_compare_exchange_n(&np_default_stats, &expected, NULL, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     h->magic = 0;
     unlock(h);
+    np_thread_unlock(t);
     return NP_OK;
 }
 

@@ -19,6 +19,11 @@ struct np_thread *np_thread_attach(void)
     return t;
 }
 
+struct np_thread *np_thread_os(void)
+{
+    return (own.flags & NP_F_ATTACHED) ? &own : NULL;
+}
+
 size_t np_thread_size(void)
 {
     return sizeof(struct np_thread);

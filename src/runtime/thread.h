@@ -97,6 +97,8 @@ _Static_assert(sizeof(struct np_thread) <= NP_THREAD_SIZE, "NP_THREAD_SIZE too s
 
 extern __thread struct np_thread *np_cur __attribute__((tls_model("initial-exec")));
 struct np_thread *np_thread_attach(void);
+/* The OS thread's own state (not a user-level thread's), or NULL. */
+struct np_thread *np_thread_os(void);
 
 static inline __attribute__((always_inline)) struct np_thread *np_self(void)
 {
