@@ -231,6 +231,38 @@ static void signal_storm_during_calls(void **state)
     assert_int_equal(np_calltrace_lost(), 0);
 }
 
+/* The call trace runs without the busy flag: handlers that interrupt it
+ * must leave every record whole and the depth right. */
+static void signal_storm_log_mode(void **state)
+{
+    (void)state;
+    pthread_t th;
+    static np_calltrace_entry e[256];
+    quiet_shutdown();
+    assert_int_equal(np_calltrace_init(trace, sizeof trace, NP_CALLTRACE_LOG), NP_OK);
+    target = pthread_self();
+    __atomic_store_n(&storm_on, 1, __ATOMIC_RELAXED);
+    pthread_create(&th, NULL, storm, NULL);
+    for (int i = 0; i < 200 || handled < 50; i++)
+        assert_int_equal(fib(14), 377);
+    __atomic_store_n(&storm_on, 0, __ATOMIC_RELAXED);
+    pthread_join(th, NULL);
+    assert_true(handled > 0);
+    int n = np_calltrace_read(e, 256);
+    assert_int_equal(n, 256);
+    for (int i = 0; i < n; i++) {
+        const void *fn = e[i].fn;
+        assert_true(fn == (void *)fib || fn == (void *)handler_work || fn == (void *)test1 ||
+                    fn == (void *)test3 || e[i].depth > 0);
+        assert_true(e[i].depth <= 14 + 4);
+    }
+    /* back at the top: the next call is at depth 0 */
+    test1(0);
+    assert_int_equal(np_calltrace_read(e, 3), 3);
+    assert_int_equal(e[2].depth, 0);
+    assert_ptr_equal(e[2].fn, (void *)test1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -239,6 +271,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(signal_storm_during_calls, setup, teardown),
         cmocka_unit_test_setup_teardown(user_hooks_see_calls_and_markers, setup, teardown),
         cmocka_unit_test_setup_teardown(longjmp_out_of_a_hook, setup, teardown),
+        cmocka_unit_test_setup_teardown(signal_storm_log_mode, setup, teardown),
     };
     return cmocka_run_group_tests_name("signal", tests, NULL, NULL);
 }

@@ -40,8 +40,9 @@ int np_calltrace_init(void *buf, size_t size, np_calltrace_mode mode)
     c->cap = (uint32_t)(size / REC);
     c->mode = mode;
     c->top = c->depth = c->overflow = 0;
-    c->total = 0;
-    t->flags |= NP_F_CT_INIT | NP_F_CT_ON;
+    c->wraps = 0;
+    t->flags &= ~NP_F_CT_LOG;
+    t->flags |= NP_F_CT_INIT | NP_F_CT_ON | (mode == NP_CALLTRACE_LOG ? NP_F_CT_LOG : 0);
     np_thread_unlock(t);
     return NP_OK;
 }
@@ -91,7 +92,7 @@ int np_calltrace_clear(void)
      * exit does nothing. */
     t->ct.top = 0;
     t->ct.overflow = 0;
-    t->ct.total = 0;
+    t->ct.wraps = 0;
     np_thread_unlock(t);
     return NP_OK;
 }
@@ -108,14 +109,14 @@ static uint32_t held(const struct np_calltrace_state *c)
 {
     if (c->mode == NP_CALLTRACE_STACK)
         return c->top;
-    return c->total < c->cap ? (uint32_t)c->total : c->cap;
+    return c->wraps ? c->cap : c->top;
 }
 
 static uint64_t lost_of(const struct np_calltrace_state *c)
 {
     if (c->mode == NP_CALLTRACE_STACK)
         return c->overflow;
-    return c->total > c->cap ? c->total - c->cap : 0;
+    return c->wraps ? (c->wraps - 1) * c->cap + c->top : 0;
 }
 
 static void decode(const np_trace_record *r, np_calltrace_entry *e)

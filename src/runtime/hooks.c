@@ -60,6 +60,8 @@ int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
 #define NP_USER_ON() 0
 #endif
 
+/* The call trace runs without the busy flag (calltrace_hot.h says why);
+ * cost measurement and user hooks run under it. */
 static inline __attribute__((always_inline)) void
 np_on_enter(uint64_t fn, const void *site)
 {
@@ -70,14 +72,19 @@ np_on_enter(uint64_t fn, const void *site)
         t->dropped++;
         return;
     }
-    if (!(f & NP_F_RECORDING) && !NP_USER_ON())
-        return;
-    t->flags = f | NP_F_BUSY;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
 #if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
-    if (f & NP_F_CT_ON)
-        np_ct_enter(t, fn, site);
+    if (f & NP_F_CT_ON) {
+        if (f & NP_F_CT_LOG)
+            np_ct_log_enter(t, fn, site);
+        else
+            np_ct_stack_enter(t, fn, site);
+    }
 #endif
+#if NP_HOOKS_MECHANISMS & (NP_MECH_COST | NP_MECH_USER)
+    if (!(f & NP_F_COST_ON) && !NP_USER_ON())
+        return;
+    t->flags |= NP_F_BUSY;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
 #if NP_HOOKS_MECHANISMS & NP_MECH_COST
     if (f & NP_F_COST_ON)
         np_cost_enter(t, fn);
@@ -87,9 +94,10 @@ np_on_enter(uint64_t fn, const void *site)
     if (u && u->enter)
         u->enter(u->ctx, (const void *)(uintptr_t)(fn & NP_ADDR_MASK), site, (fn & NP_REC_NAMED) != 0);
 #endif
-    (void)fn, (void)site;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     t->flags &= ~NP_F_BUSY;
+#endif
+    (void)fn, (void)site;
 }
 
 static inline __attribute__((always_inline)) void
@@ -102,14 +110,19 @@ np_on_exit(uint64_t fn, const void *site)
         t->dropped++;
         return;
     }
-    if (!(f & NP_F_RECORDING) && !NP_USER_ON())
-        return;
-    t->flags = f | NP_F_BUSY;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
 #if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
-    if (f & NP_F_CT_ON)
-        np_ct_exit(t);
+    if (f & NP_F_CT_ON) {
+        if (f & NP_F_CT_LOG)
+            np_ct_log_exit(t);
+        else
+            np_ct_stack_exit(t);
+    }
 #endif
+#if NP_HOOKS_MECHANISMS & (NP_MECH_COST | NP_MECH_USER)
+    if (!(f & NP_F_COST_ON) && !NP_USER_ON())
+        return;
+    t->flags |= NP_F_BUSY;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
 #if NP_HOOKS_MECHANISMS & NP_MECH_COST
     if (f & NP_F_COST_ON)
         np_cost_exit(t, fn & NP_ADDR_MASK);
@@ -119,19 +132,67 @@ np_on_exit(uint64_t fn, const void *site)
     if (u && u->exit)
         u->exit(u->ctx, (const void *)(uintptr_t)(fn & NP_ADDR_MASK), site, 0);
 #endif
-    (void)fn, (void)site;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     t->flags &= ~NP_F_BUSY;
+#endif
+    (void)fn, (void)site;
 }
 
-NP_HOOK void __cyg_profile_func_enter(void *fn, void *site)
+/* The compiler's hooks. The common case, the call trace alone on an
+ * attached thread, is handled here with no call at all, so these stay leaf
+ * functions that save no registers; everything else goes to the full path
+ * by a tail call. */
+static __attribute__((noinline)) void enter_full(void *fn, void *site)
 {
     np_on_enter((uint64_t)(uintptr_t)fn & NP_ADDR_MASK, site);
 }
 
-NP_HOOK void __cyg_profile_func_exit(void *fn, void *site)
+static __attribute__((noinline)) void exit_full(void *fn, void *site)
 {
     np_on_exit((uint64_t)(uintptr_t)fn & NP_ADDR_MASK, site);
+}
+
+#define NP_FAST_MASK (NP_F_BUSY | NP_F_COST_ON)
+
+NP_HOOK void __cyg_profile_func_enter(void *fn, void *site)
+{
+#if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
+    struct np_thread *t = np_cur;
+    if (__builtin_expect(t != NULL, 1)) {
+        uint32_t f = t->flags;
+        if (!(f & NP_FAST_MASK) && !NP_USER_ON()) {
+            if (f & NP_F_CT_ON) {
+                uint64_t a = (uint64_t)(uintptr_t)fn & NP_ADDR_MASK;
+                if (f & NP_F_CT_LOG)
+                    np_ct_log_enter(t, a, site);
+                else
+                    np_ct_stack_enter(t, a, site);
+            }
+            return;
+        }
+    }
+#endif
+    enter_full(fn, site);
+}
+
+NP_HOOK void __cyg_profile_func_exit(void *fn, void *site)
+{
+#if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
+    struct np_thread *t = np_cur;
+    if (__builtin_expect(t != NULL, 1)) {
+        uint32_t f = t->flags;
+        if (!(f & NP_FAST_MASK) && !NP_USER_ON()) {
+            if (f & NP_F_CT_ON) {
+                if (f & NP_F_CT_LOG)
+                    np_ct_log_exit(t);
+                else
+                    np_ct_stack_exit(t);
+            }
+            return;
+        }
+    }
+#endif
+    exit_full(fn, site);
 }
 
 /* Manual markers: the name string stands for the function. noinline so

@@ -21,7 +21,8 @@ enum {
     NP_F_COST_INIT = 1u << 2,
     NP_F_COST_ON = 1u << 3,
     NP_F_BUSY = 1u << 4,      /* a hook or dump is running on this thread */
-    NP_F_ATTACHED = 1u << 5
+    NP_F_ATTACHED = 1u << 5,
+    NP_F_CT_LOG = 1u << 6     /* call trace in log mode (else stack) */
 };
 #define NP_F_RECORDING (NP_F_CT_ON | NP_F_COST_ON)
 
@@ -44,7 +45,7 @@ struct np_calltrace_state {
     uint32_t top;       /* stack: records held; log: next slot */
     uint32_t depth;     /* log: nesting depth now */
     uint32_t overflow;  /* stack: open frames that did not fit */
-    uint64_t total;     /* log: records ever written (lost = total - cap) */
+    uint64_t wraps;     /* log: times the ring went round */
 };
 
 /* A measurement record: w0 is the function address with the record kind in
