@@ -73,8 +73,8 @@ static void *worker(void *arg)
     np_cost_init(cost, sizeof cost);
     (void)test1(0x100);
     (void)test1(0x200);
+    np_calltrace_dump(); /* log mode: the most recent calls, newest first */
     unsigned f = fib(15);
-    np_calltrace_dump();
     np_stats_calc(stats);
     return (void *)(uintptr_t)f;
 }
