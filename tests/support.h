@@ -2,10 +2,12 @@
 #ifndef NP_TEST_SUPPORT_H
 #define NP_TEST_SUPPORT_H
 
+#include <regex.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <setjmp.h>
 #include <cmocka.h>
 #include "nanoprof/nanoprof.h"
@@ -68,6 +70,34 @@ static inline int line_of(const char *text, int n, char *out, size_t size)
     memcpy(out, p, len);
     out[len] = 0;
     return 1;
+}
+
+static inline uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The statistics of FN in STATS, calls 0 when it has none. */
+static inline np_func_stats stats_of(void *stats, const void *fn)
+{
+    np_func_stats s;
+    memset(&s, 0, sizeof s);
+    if (np_stats_find(stats, fn, &s) != NP_OK)
+        s.calls = 0;
+    return s;
+}
+
+/* Fails unless LINE matches the extended regular expression PATTERN. */
+static inline void match_line(const char *line, const char *pattern)
+{
+    regex_t re;
+    assert_int_equal(regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB), 0);
+    int ok = regexec(&re, line, 0, NULL, 0) == 0;
+    regfree(&re);
+    if (!ok)
+        fail_msg("line '%s' does not match '%s'", line, pattern);
 }
 
 #endif

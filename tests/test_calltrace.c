@@ -1,6 +1,5 @@
 /* test_calltrace.c - the call trace: stack and log modes, exact records and
  * nesting, ring wrap, stack overflow, enable/disable, the dump format. */
-#include <regex.h>
 #include <stdio.h>
 #include "support.h"
 #include "workload.h"
@@ -177,15 +176,7 @@ static void dump_now(void)
     np_calltrace_dump();
 }
 
-static void match(const char *line, const char *pattern)
-{
-    regex_t re;
-    assert_int_equal(regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB), 0);
-    int ok = regexec(&re, line, 0, NULL, 0) == 0;
-    regfree(&re);
-    if (!ok)
-        fail_msg("line '%s' does not match '%s'", line, pattern);
-}
+#define match match_line
 
 static void stack_dump_format(void **state)
 {

@@ -1,7 +1,6 @@
 /* test_cost.c - function cost: exact counts, inclusive and exclusive time,
  * recursion, tail calls at -O2, function pointers, manual markers, a full
  * measurement buffer, and the dump format. */
-#include <regex.h>
 #include <stdio.h>
 #include <time.h>
 #include "support.h"
@@ -27,18 +26,7 @@ static int teardown(void **state)
 
 static np_func_stats get(const void *fn)
 {
-    np_func_stats s;
-    memset(&s, 0, sizeof s);
-    if (np_stats_find(stats, fn, &s) != NP_OK)
-        s.calls = 0;
-    return s;
-}
-
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return stats_of(stats, fn);
 }
 
 static void counts_are_exact(void **state)
@@ -179,15 +167,7 @@ static void enable_disable_restore(void **state)
     assert_int_equal(get((void *)test1).calls, 1);
 }
 
-static void match(const char *line, const char *pattern)
-{
-    regex_t re;
-    assert_int_equal(regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB), 0);
-    int ok = regexec(&re, line, 0, NULL, 0) == 0;
-    regfree(&re);
-    if (!ok)
-        fail_msg("line '%s' does not match '%s'", line, pattern);
-}
+#define match match_line
 
 static void dump_format_largest_total_first(void **state)
 {

@@ -80,11 +80,7 @@ static void log_mode_depth_after_longjmp(void **state)
 
 static np_func_stats get(const void *fn)
 {
-    np_func_stats s;
-    memset(&s, 0, sizeof s);
-    if (np_stats_find(stats, fn, &s) != NP_OK)
-        s.calls = 0;
-    return s;
+    return stats_of(stats, fn);
 }
 
 static void cost_after_longjmp(void **state)

@@ -24,11 +24,7 @@ static void on_signal(int sig)
 
 static np_func_stats get(const void *fn)
 {
-    np_func_stats s;
-    memset(&s, 0, sizeof s);
-    if (np_stats_find(stats, fn, &s) != NP_OK)
-        s.calls = 0;
-    return s;
+    return stats_of(stats, fn);
 }
 
 static int setup(void **state)

@@ -13,18 +13,7 @@ static uint64_t stats[8192];
 
 static np_func_stats get(const void *fn)
 {
-    np_func_stats s;
-    memset(&s, 0, sizeof s);
-    if (np_stats_find(stats, fn, &s) != NP_OK)
-        s.calls = 0;
-    return s;
-}
-
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return stats_of(stats, fn);
 }
 
 struct job {

@@ -63,18 +63,7 @@ int np_calltrace_shutdown(void)
 
 static int set_on(const char *who, int on)
 {
-    struct np_thread *t = np_self();
-    if (!(t->flags & NP_F_CT_INIT))
-        return np_error(NP_ENOTINIT, who, "call trace not initialised on this thread");
-    if (!np_api_enter(t, who))
-        return NP_EBUSY;
-    int was = (t->flags & NP_F_CT_ON) != 0;
-    if (on)
-        t->flags |= NP_F_CT_ON;
-    else
-        t->flags &= ~NP_F_CT_ON;
-    np_thread_unlock(t);
-    return was;
+    return np_switch_mechanism(who, NP_F_CT_INIT, NP_F_CT_ON, on, "call trace not initialised on this thread");
 }
 
 int np_calltrace_enable(void) { return set_on("np_calltrace_enable", 1); }

@@ -60,10 +60,11 @@ int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
 #define NP_USER_ON() 0
 #endif
 
-/* The call trace runs without the busy flag (calltrace_hot.h says why);
+/* The full path of both hooks (EXIT is a constant where it is inlined).
+ * The call trace runs without the busy flag (calltrace_hot.h says why);
  * cost measurement and user hooks run under it. */
 static inline __attribute__((always_inline)) void
-np_on_enter(uint64_t fn, const void *site)
+np_on_event(int exit, uint64_t fn, const void *site)
 {
     struct np_thread *t = np_self();
     uint32_t f = t->flags;
@@ -74,7 +75,9 @@ np_on_enter(uint64_t fn, const void *site)
     }
 #if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
     if (f & NP_F_CT_ON) {
-        if (f & NP_F_CT_LOG)
+        if (exit)
+            (f & NP_F_CT_LOG) ? np_ct_log_exit(t) : np_ct_stack_exit(t);
+        else if (f & NP_F_CT_LOG)
             np_ct_log_enter(t, fn, site);
         else
             np_ct_stack_enter(t, fn, site);
@@ -86,57 +89,27 @@ np_on_enter(uint64_t fn, const void *site)
     t->flags |= NP_F_BUSY;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
 #if NP_HOOKS_MECHANISMS & NP_MECH_COST
-    if (f & NP_F_COST_ON)
-        np_cost_enter(t, fn);
-#endif
-#if NP_HOOKS_MECHANISMS & NP_MECH_USER
-    struct user_hooks *u = __atomic_load_n(&user_hooks, __ATOMIC_ACQUIRE);
-    if (u && u->enter)
-        u->enter(u->ctx, (const void *)(uintptr_t)(fn & NP_ADDR_MASK), site, (fn & NP_REC_NAMED) != 0);
-#endif
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    t->flags &= ~NP_F_BUSY;
-#endif
-    (void)fn, (void)site;
-}
-
-static inline __attribute__((always_inline)) void
-np_on_exit(uint64_t fn, const void *site)
-{
-    struct np_thread *t = np_self();
-    uint32_t f = t->flags;
-
-    if (__builtin_expect(f & NP_F_BUSY, 0)) {
-        t->dropped++;
-        return;
-    }
-#if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
-    if (f & NP_F_CT_ON) {
-        if (f & NP_F_CT_LOG)
-            np_ct_log_exit(t);
+    if (f & NP_F_COST_ON) {
+        if (exit)
+            np_cost_exit(t, fn & NP_ADDR_MASK);
         else
-            np_ct_stack_exit(t);
+            np_cost_enter(t, fn);
     }
-#endif
-#if NP_HOOKS_MECHANISMS & (NP_MECH_COST | NP_MECH_USER)
-    if (!(f & NP_F_COST_ON) && !NP_USER_ON())
-        return;
-    t->flags |= NP_F_BUSY;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-#if NP_HOOKS_MECHANISMS & NP_MECH_COST
-    if (f & NP_F_COST_ON)
-        np_cost_exit(t, fn & NP_ADDR_MASK);
 #endif
 #if NP_HOOKS_MECHANISMS & NP_MECH_USER
     struct user_hooks *u = __atomic_load_n(&user_hooks, __ATOMIC_ACQUIRE);
-    if (u && u->exit)
-        u->exit(u->ctx, (const void *)(uintptr_t)(fn & NP_ADDR_MASK), site, 0);
+    np_hook_fn h = u ? (exit ? u->exit : u->enter) : NULL;
+    if (h)
+        h(u->ctx, (const void *)(uintptr_t)(fn & NP_ADDR_MASK), site, !exit && (fn & NP_REC_NAMED) != 0);
 #endif
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     t->flags &= ~NP_F_BUSY;
 #endif
     (void)fn, (void)site;
 }
+
+#define np_on_enter(fn, site) np_on_event(0, fn, site)
+#define np_on_exit(fn, site) np_on_event(1, fn, site)
 
 /* The compiler's hooks. The common case, the call trace alone on an
  * attached thread, is handled here with no call at all, so these stay leaf

@@ -18,6 +18,9 @@ int np_error(int status, const char *where, const char *what);
 /* Marks T busy for an API call; on failure (called from inside a hook, e.g.
  * a signal handler) writes the error line and returns 0. */
 int np_api_enter(struct np_thread *t, const char *where);
+/* Enable/disable/restore of one mechanism on the calling thread: returns
+ * the previous state (1 on, 0 off) or a negative np_status. */
+int np_switch_mechanism(const char *who, uint32_t init_flag, uint32_t on_flag, int on, const char *not_init);
 
 /* The default statistics table (the last one initialised), used when a
  * measurement buffer fills up. */

@@ -24,6 +24,22 @@ struct np_thread *np_thread_os(void)
     return (own.flags & NP_F_ATTACHED) ? &own : NULL;
 }
 
+int np_switch_mechanism(const char *who, uint32_t init_flag, uint32_t on_flag, int on, const char *not_init)
+{
+    struct np_thread *t = np_self();
+    if (!(t->flags & init_flag))
+        return np_error(NP_ENOTINIT, who, not_init);
+    if (!np_api_enter(t, who))
+        return NP_EBUSY;
+    int was = (t->flags & on_flag) != 0;
+    if (on)
+        t->flags |= on_flag;
+    else
+        t->flags &= ~on_flag;
+    np_thread_unlock(t);
+    return was;
+}
+
 size_t np_thread_size(void)
 {
     return sizeof(struct np_thread);
