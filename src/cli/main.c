@@ -1,19 +1,30 @@
 /* main.c - the nanoprof command: dispatches to one file per subcommand. */
 #include <stdio.h>
 #include <string.h>
+#include "cli.h"
 #include "nanoprof/nanoprof.h"
+
+/* Subcommands, one line each (their files declare the function). */
+static const struct np_command commands[] = {
+    { NULL, NULL, NULL }
+};
 
 static void usage(FILE *out)
 {
     fputs("usage: nanoprof [--version] [--help] <command> [<args>]\n"
           "\n"
-          "nanoprof profiles C programs. This release provides the runtime\n"
-          "library (link with `pkg-config --cflags --libs nanoprof`); the\n"
-          "recording and analysis commands come next.\n"
+          "nanoprof profiles C programs built with -finstrument-functions.\n"
           "\n"
+          "commands:\n",
+          out);
+    for (const struct np_command *c = commands; c->name; c++)
+        fprintf(out, "  %-10s %s\n", c->name, c->summary);
+    fputs("\n"
           "options:\n"
           "  --version   print the version and exit\n"
-          "  --help      print this help and exit\n",
+          "  --help      print this help and exit\n"
+          "\n"
+          "`nanoprof <command> --help` describes each command.\n",
           out);
 }
 
@@ -31,6 +42,9 @@ int main(int argc, char **argv)
         printf("nanoprof %s\n", NP_VERSION_STRING);
         return 0;
     }
+    for (const struct np_command *c = commands; c->name; c++)
+        if (strcmp(argv[1], c->name) == 0)
+            return c->run(argc - 1, argv + 1);
     fprintf(stderr, "nanoprof: unknown command or option '%s' (see nanoprof --help)\n", argv[1]);
     return 2;
 }

@@ -1,0 +1,102 @@
+/* trace_format.h - constants and codecs of the trace format
+ * (docs/trace-format.md), shared by the runtime's writer and the host's
+ * reader so that both speak exactly the same bytes. Header-only: the
+ * runtime includes it without linking host code. */
+#ifndef NP_TRACE_FORMAT_H
+#define NP_TRACE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define NP_TRACE_MAGIC "NPTRACE\0"
+#define NP_TRACE_MAGIC_LEN 8
+#define NP_TRACE_VERSION 1
+#define NP_TRACE_HEADER_SIZE 16
+#define NP_TRACE_CHUNK_HEADER 8
+#define NP_TRACE_CHUNK_MAX (64u << 20)
+#define NP_TRACE_DEFAULT_PATH "nanoprof.data"
+#define NP_TRACE_FILE_SUFFIX ".npt"
+
+enum np_chunk_type {
+    NP_CHUNK_INFO = 1,
+    NP_CHUNK_MODULE = 2,
+    NP_CHUNK_THREAD = 3,
+    NP_CHUNK_EVENTS = 4,
+    NP_CHUNK_END = 5
+};
+
+enum np_event_kind {
+    NP_EV_ENTRY = 0,
+    NP_EV_EXIT = 1,
+    NP_EV_LOST = 2,
+    NP_EV_SWITCH = 3,
+    NP_EV_KIND_BITS = 3
+};
+
+enum np_compression {
+    NP_COMPRESS_NONE = 0,
+    NP_COMPRESS_ZSTD = 1
+};
+
+/* ---- little-endian integers -------------------------------------------- */
+
+static inline void np_put_u16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline void np_put_u32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void np_put_u64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline uint16_t np_get_u16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline uint32_t np_get_u32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint64_t np_get_u64(const uint8_t *p)
+{
+    return (uint64_t)np_get_u32(p) | (uint64_t)np_get_u32(p + 4) << 32;
+}
+
+/* ---- varints ------------------------------------------------------------ */
+
+#define NP_VARINT_MAX 10
+
+/* Writes V as unsigned LEB128 at P; returns the bytes written. */
+static inline size_t np_put_varint(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+/* Reads an unsigned LEB128 from [*P, END); returns 0 when it is cut short
+ * or longer than 10 bytes (corrupt), 1 otherwise. */
+static inline int np_get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    uint64_t r = 0;
+    for (unsigned shift = 0; shift < 70 && *p < end; shift += 7) {
+        uint8_t b = *(*p)++;
+        if (shift == 63 && b > 1)
+            return 0;
+        r |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *v = r;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static inline uint64_t np_zigzag(int64_t x) { return ((uint64_t)x << 1) ^ (uint64_t)(x >> 63); }
+static inline int64_t np_unzigzag(uint64_t u) { return (int64_t)(u >> 1) ^ -(int64_t)(u & 1); }
+
+#endif
