@@ -220,3 +220,6 @@ target "function cost / two clock reads (libnanoprof.a)" cost clock2 1.15
 target "function cost / two clock reads (-cost.a)" c_cost clock2 1.15
 target "function cost / uftrace        (libnanoprof.a)" cost uftrace 0.4
 target "function cost / uftrace        (-cost.a)" c_cost uftrace 0.4
+
+# The recording figures (nanoprof record / report against uftrace).
+sh "$(dirname "$0")/record.sh" "$BUILD"

@@ -1,0 +1,81 @@
+#!/bin/sh
+# record.sh BUILD_DIR - the recording figures (run by run.sh after the hook
+# figures): for each workload, in one run, the slowdown of `nanoprof record`
+# and of `uftrace record` over the uninstrumented program, the bytes each
+# trace takes per call, and the wall time of `nanoprof report` against
+# `uftrace report` on those traces. docs/performance.md explains the table.
+#
+# The workloads time themselves (their own printed minimum over
+# --offsets x --reps runs), so start-up and the final flush are left out of
+# the slowdown; they are in the bytes and in the report times.
+set -eu
+BUILD=${1:-build}
+B=$BUILD/bench
+NP=$BUILD/src/nanoprof
+OFFSETS=${NP_REC_OFFSETS:-4}
+REPS=${NP_REC_REPS:-1}
+WORKLOADS=${NP_BENCH_WORKLOADS:-"fib wordfreq"}
+UFTRACE=${UFTRACE:-uftrace}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/nprec.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT INT TERM
+
+field() { # field NAME LINE
+    echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+secs() { # secs COMMAND...: wall seconds of the command, output discarded
+    s=$(date +%s.%N)
+    "$@" >/dev/null 2>&1 || { echo "record.sh: failed: $*" >&2; exit 1; }
+    e=$(date +%s.%N)
+    echo "$s $e" | awk '{ printf "%.3f", $2 - $1 }'
+}
+ratio() { echo "$1 $2" | awk '{ printf "%.2f", ($2 > 0 ? $1 / $2 : 0) }'; }
+
+if [ ! -x "$NP" ] || ! "$NP" --help | grep -q "^  record"; then
+    echo "record.sh: $NP has no record command yet" >&2
+    exit 0
+fi
+have_uftrace=1
+command -v "$UFTRACE" >/dev/null 2>&1 || have_uftrace=0
+
+echo
+echo "== recording: nanoprof record against uftrace record, same instrumented binary"
+printf '%-10s %12s %12s %12s %9s %9s %10s %10s %10s %10s %8s\n' \
+    workload "base ms" "np rec ms" "uf rec ms" "np x" "uf x" "np B/call" "uf B/call" "np rep s" "uf rep s" "rep x"
+for w in $WORKLOADS; do
+    args="--mode=none --offsets=$OFFSETS --reps=$REPS"
+    calls=$(field calls "$("$B/bench_${w}_count" $args)")
+    runs=$((OFFSETS * REPS))
+    base=$(field ns_min "$("$B/bench_${w}_base" $args)")
+    npline=$("$NP" record -o "$TMP/np.data" -- "$B/bench_${w}_hookless" $args 2>/dev/null | grep '^bench=')
+    np=$(field ns_min "$npline")
+    npbytes=$(du -sb "$TMP/np.data" | cut -f1)
+    nprep=$(secs "$NP" report "$TMP/np.data")
+    uf=0 ufbytes=0 ufrep=0
+    if [ $have_uftrace = 1 ]; then
+        ufline=$("$UFTRACE" record -d "$TMP/uf.data" --no-libcall --no-sched "$B/bench_${w}_hookless" $args 2>/dev/null | grep '^bench=')
+        uf=$(field ns_min "$ufline")
+        ufbytes=$(du -sb "$TMP/uf.data" | cut -f1)
+        ufrep=$(secs "$UFTRACE" report -d "$TMP/uf.data")
+    fi
+    percall() { echo "$1 $calls $runs" | awk '{ printf "%.2f", $1 / ($2 * $3) }'; }
+    printf '%-10s %12.3f %12.3f %12.3f %9s %9s %10s %10s %10s %10s %8s\n' "$w" \
+        "$(echo "$base" | awk '{print $1/1e6}')" "$(echo "$np" | awk '{print $1/1e6}')" \
+        "$(echo "$uf" | awk '{print $1/1e6}')" "$(ratio "$np" "$base")" "$(ratio "$uf" "$base")" \
+        "$(percall "$npbytes")" "$(percall "$ufbytes")" "$nprep" "$ufrep" "$(ratio "$ufrep" "$nprep")"
+    over_np=$(echo "$np $base $calls" | awk '{ printf "%.2f", ($1 - $2) / $3 }')
+    over_uf=$(echo "$uf $base $calls" | awk '{ printf "%.2f", ($1 - $2) / $3 }')
+    echo "$w" "$over_np" "$over_uf" "$(percall "$npbytes")" "$(ratio "$ufrep" "$nprep")" >>"$TMP/targets"
+    rm -rf "$TMP/np.data" "$TMP/uf.data"
+done
+echo
+echo "== recording targets"
+printf '%-10s %-44s %10s %10s %6s\n' workload ratio value target ""
+while read -r w onp ouf bpc rx; do
+    r=$(ratio "$onp" "$ouf")
+    printf '%-10s %-44s %10s %10s %6s\n' "$w" "record overhead/call vs uftrace ($onp/$ouf ns)" "$r" "<= 0.4" \
+        "$(echo "$r" | awk '{ print ($1 <= 0.4 ? "PASS" : "MISS") }')"
+    printf '%-10s %-44s %10s %10s %6s\n' "$w" "bytes per call" "$bpc" "<= 4" \
+        "$(echo "$bpc" | awk '{ print ($1 <= 4 ? "PASS" : "MISS") }')"
+    printf '%-10s %-44s %10s %10s %6s\n' "$w" "uftrace report time / nanoprof report" "$rx" ">= 10" \
+        "$(echo "$rx" | awk '{ print ($1 >= 10 ? "PASS" : "MISS") }')"
+done <"$TMP/targets"
