@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include "port.h"
 #include "../runtime/hooks.h"
+#include "../runtime/record.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,6 +49,11 @@ static uint64_t ns_of(clockid_t id)
     struct timespec ts;
     clock_gettime(id, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t np_port_wall_ns(void)
+{
+    return ns_of(CLOCK_MONOTONIC);
 }
 
 uint64_t np_port_clock_slow(void)
@@ -175,7 +181,8 @@ const char *np_port_clock_name(void)
     }
 }
 
-/* A thread that ends without summarising has its records counted as lost. */
+/* A thread that ends without summarising has its records counted as lost;
+ * the recorder hands its last buffer to the writer. */
 static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
@@ -183,8 +190,12 @@ static void on_thread_exit(void *arg)
 {
     struct np_thread *t = np_thread_os();
     (void)arg;
-    if (t)
+    if (t) {
+        void (*rec)(struct np_thread *) = __atomic_load_n(&np_rec_exit_hook, __ATOMIC_ACQUIRE);
+        if (rec)
+            rec(t);
         np_cost_thread_exit(t);
+    }
 }
 
 static void make_exit_key(void)
@@ -377,10 +388,18 @@ static const char *lookup(struct np_module *m, uint64_t addr)
     return s->name;
 }
 
+/* The recorder's writer thread symbolizes while the program may fork: a
+ * child must not inherit the lock held by a thread it does not have. */
+static pthread_once_t sym_once = PTHREAD_ONCE_INIT;
+static void sym_prepare(void) { pthread_mutex_lock(&sym_lock); }
+static void sym_release(void) { pthread_mutex_unlock(&sym_lock); }
+static void sym_setup(void) { pthread_atfork(sym_prepare, sym_release, sym_release); }
+
 int np_port_symbolize(const void *addr, char *buf, size_t len)
 {
     struct find_ctx f = { (uintptr_t)addr, NULL, 0, 0 };
     const char *name = NULL;
+    pthread_once(&sym_once, sym_setup);
     dl_iterate_phdr(find_module, &f);
     if (f.found) {
         pthread_mutex_lock(&sym_lock);

@@ -11,7 +11,10 @@
 #include "output.h"
 
 #ifndef NP_HOOKS_MECHANISMS
-#define NP_HOOKS_MECHANISMS (NP_MECH_CALLTRACE | NP_MECH_COST | NP_MECH_USER)
+#define NP_HOOKS_MECHANISMS (NP_MECH_CALLTRACE | NP_MECH_COST | NP_MECH_USER | NP_MECH_RECORD)
+#endif
+#if NP_HOOKS_MECHANISMS & NP_MECH_RECORD
+#include "record_hot.h"
 #endif
 
 /* Lets the init functions refuse a mechanism this library's hooks do not
@@ -62,7 +65,9 @@ int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
 
 /* The full path of both hooks (EXIT is a constant where it is inlined).
  * The call trace runs without the busy flag (calltrace_hot.h says why);
- * cost measurement and user hooks run under it. */
+ * the recorder, cost measurement and user hooks run under it. The
+ * recorder goes first: it notes a switch before cost takes it into
+ * account (record.c). */
 static inline __attribute__((always_inline)) void
 np_on_event(int exit, uint64_t fn, const void *site)
 {
@@ -83,11 +88,15 @@ np_on_event(int exit, uint64_t fn, const void *site)
             np_ct_stack_enter(t, fn, site);
     }
 #endif
-#if NP_HOOKS_MECHANISMS & (NP_MECH_COST | NP_MECH_USER)
-    if (!(f & NP_F_COST_ON) && !NP_USER_ON())
+#if NP_HOOKS_MECHANISMS & (NP_MECH_COST | NP_MECH_USER | NP_MECH_RECORD)
+    if (!(f & (NP_F_COST_ON | NP_F_REC_ON)) && !NP_USER_ON())
         return;
     t->flags |= NP_F_BUSY;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
+#if NP_HOOKS_MECHANISMS & NP_MECH_RECORD
+    if (f & NP_F_REC_ON)
+        np_rec_event(t, (fn & NP_ADDR_MASK) | (exit ? NP_RAW_EXIT_BIT : 0));
+#endif
 #if NP_HOOKS_MECHANISMS & NP_MECH_COST
     if (f & NP_F_COST_ON) {
         if (exit)
@@ -111,21 +120,75 @@ np_on_event(int exit, uint64_t fn, const void *site)
 #define np_on_enter(fn, site) np_on_event(0, fn, site)
 #define np_on_exit(fn, site) np_on_event(1, fn, site)
 
+static __attribute__((noinline)) void enter_slow(uint64_t fn, void *site)
+{
+    np_on_enter(fn, site);
+}
+
+static __attribute__((noinline)) void exit_slow(uint64_t fn, void *site)
+{
+    np_on_exit(fn, site);
+}
+
+#if NP_HOOKS_MECHANISMS & NP_MECH_RECORD
+/* The recorder alone on the thread: the append, under the busy flag,
+ * without the register saves of the full path, which it falls back on
+ * (by a tail call) when there is a switch to note or the buffer is full. */
+#define NP_REC_ONLY_MASK (NP_F_BUSY | NP_F_CT_ON | NP_F_COST_ON | NP_F_REC_ON)
+#define NP_REC_ONLY(t) ((t) && ((t)->flags & NP_REC_ONLY_MASK) == NP_F_REC_ON && !NP_USER_ON())
+
+static __attribute__((noinline)) void rec_only(struct np_thread *t, uint64_t w0, void *site)
+{
+    t->flags |= NP_F_BUSY;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    struct np_rec_stream *s = t->rec;
+    np_raw *p = s->pos;
+    int ok = p < s->end && !np_port_switched();
+    if (ok) {
+        p->w0 = w0;
+        p->w1 = np_rec_ticks();
+        __atomic_store_n(&s->pos, p + 1, __ATOMIC_RELEASE);
+    }
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->flags &= ~NP_F_BUSY;
+    if (!ok) {
+        uint64_t fn = w0 & NP_ADDR_MASK;
+        if (w0 & NP_RAW_EXIT_BIT)
+            exit_slow(fn, site);
+        else
+            enter_slow(fn, site);
+    }
+}
+#else
+#define NP_REC_ONLY(t) ((void)(t), 0)
+#define rec_only(t, w0, site) ((void)0)
+#endif
+
 /* The compiler's hooks. The common case, the call trace alone on an
  * attached thread, is handled here with no call at all, so these stay leaf
  * functions that save no registers; everything else goes to the full path
- * by a tail call. */
+ * by a tail call (the recorder alone to its own, first). */
 static __attribute__((noinline)) void enter_full(void *fn, void *site)
 {
-    np_on_enter((uint64_t)(uintptr_t)fn & NP_ADDR_MASK, site);
+    uint64_t a = (uint64_t)(uintptr_t)fn & NP_ADDR_MASK;
+    struct np_thread *t = np_cur;
+    if (NP_REC_ONLY(t))
+        rec_only(t, a, site);
+    else
+        enter_slow(a, site);
 }
 
 static __attribute__((noinline)) void exit_full(void *fn, void *site)
 {
-    np_on_exit((uint64_t)(uintptr_t)fn & NP_ADDR_MASK, site);
+    uint64_t a = (uint64_t)(uintptr_t)fn & NP_ADDR_MASK;
+    struct np_thread *t = np_cur;
+    if (NP_REC_ONLY(t))
+        rec_only(t, a | NP_RAW_EXIT_BIT, site);
+    else
+        exit_slow(a, site);
 }
 
-#define NP_FAST_MASK (NP_F_BUSY | NP_F_COST_ON)
+#define NP_FAST_MASK (NP_F_BUSY | NP_F_COST_ON | NP_F_REC_ON)
 
 NP_HOOK void __cyg_profile_func_enter(void *fn, void *site)
 {

@@ -11,6 +11,7 @@
 #define NP_MECH_CALLTRACE 1
 #define NP_MECH_COST 2
 #define NP_MECH_USER 4
+#define NP_MECH_RECORD 8 /* record.c: NANOPROF_RECORD, `nanoprof record` */
 extern const unsigned np_hooks_mechanisms;
 
 /* output.c: one error line "nanoprof: <where>: <what>" on the sink */

@@ -21,6 +21,7 @@
 #include <dlfcn.h>
 #include "cost_hot.h"
 #include "hooks.h"
+#include "record.h"
 
 #if defined(NP_INTERPOSE_SETJMP)
 
@@ -104,6 +105,13 @@ __attribute__((visibility("hidden"))) void np_setjmp_note(const void *env)
     /* Find the real longjmp now, not at the first longjmp, which may run in
      * a signal handler where dlsym is not safe. */
     (void)find_longjmp();
+    if (t && (t->flags & NP_F_REC_ON) && !(t->flags & NP_F_BUSY)) {
+        /* the recorder notes it in the thread's stream (record.c) */
+        t->flags |= NP_F_BUSY;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        np_rec_jump_hook(t, NP_RAW_SETJMP, env);
+        np_thread_unlock(t);
+    }
     if (t && (t->flags & (NP_F_CT_INIT | NP_F_COST_INIT)) && !(t->flags & NP_F_BUSY)) {
         struct np_jmp_mark *m = mark_for(t, env, 1);
         m->ct_top = t->ct.top;
@@ -150,6 +158,16 @@ static void note_longjmp(const void *env)
     struct np_thread *t = np_cur;
     if (!t)
         return;
+    if (t->flags & NP_F_REC_ON) {
+        /* also from inside a hook: the recorder's append is complete or
+         * not begun, since the busy flag keeps signal handlers out of it */
+        uint32_t busy = t->flags & NP_F_BUSY;
+        t->flags |= NP_F_BUSY;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        np_rec_jump_hook(t, NP_RAW_LONGJMP, env);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        t->flags = (t->flags & ~NP_F_BUSY) | busy;
+    }
     struct np_jmp_mark *m = mark_for(t, env, 0);
     if (!m)
         return;

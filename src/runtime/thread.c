@@ -3,9 +3,15 @@
 #include <string.h>
 #include "hooks.h"
 #include "cost_hot.h"
+#include "record.h"
 
 __thread struct np_thread *np_cur __attribute__((tls_model("initial-exec")));
 static __thread struct np_thread own __attribute__((tls_model("initial-exec"), aligned(16)));
+
+/* Set by the recorder (record.c) when it starts; NULL otherwise. */
+void (*np_rec_attach_hook)(struct np_thread *t);
+void (*np_rec_exit_hook)(struct np_thread *t);
+void (*np_rec_jump_hook)(struct np_thread *t, unsigned kind, const void *env);
 
 struct np_thread *np_thread_attach(void)
 {
@@ -14,6 +20,9 @@ struct np_thread *np_thread_attach(void)
         t->flags |= NP_F_ATTACHED;
         t->tid = np_port_tid();
         np_port_thread_start();
+        void (*rec)(struct np_thread *) = __atomic_load_n(&np_rec_attach_hook, __ATOMIC_ACQUIRE);
+        if (rec)
+            rec(t);
     }
     np_cur = t;
     return t;

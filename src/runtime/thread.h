@@ -22,7 +22,8 @@ enum {
     NP_F_COST_ON = 1u << 3,
     NP_F_BUSY = 1u << 4,      /* a hook or dump is running on this thread */
     NP_F_ATTACHED = 1u << 5,
-    NP_F_CT_LOG = 1u << 6     /* call trace in log mode (else stack) */
+    NP_F_CT_LOG = 1u << 6,    /* call trace in log mode (else stack) */
+    NP_F_REC_ON = 1u << 7     /* the recorder has this thread (record.h) */
 };
 #define NP_F_RECORDING (NP_F_CT_ON | NP_F_COST_ON)
 
@@ -92,6 +93,7 @@ struct np_thread {
     struct np_cost_state cost;
     struct np_jmp_mark marks[NP_JMP_MARKS];
     uint32_t next_mark;
+    struct np_rec_stream *rec; /* the recorder's stream, with NP_F_REC_ON */
 };
 
 _Static_assert(sizeof(struct np_thread) <= NP_THREAD_SIZE, "NP_THREAD_SIZE too small");

@@ -1,0 +1,183 @@
+/* model.h - the one model of a profile that every view and exporter reads.
+ *
+ * Built from events (struct np_event_sink, from any source), it holds:
+ *   - processes and threads (np_process, np_thread);
+ *   - the flat profile, one np_function per function: calls, total
+ *     (inclusive, each recursion counted once: only the outermost open
+ *     activation adds), self (exclusive), min, max and sum of the time of
+ *     one call (average = sum / calls, so min <= average <= max);
+ *   - the call graph, one np_arc per caller -> callee pair;
+ *   - the call tree of each thread, one np_node per path of functions from
+ *     the thread's root (a synthetic node, function NP_NONE);
+ *   - optionally the timeline, one np_call per call (replay, exporters).
+ *
+ * Rules. Per thread an open-call stack follows ENTRY and EXIT; an EXIT
+ * with nothing open is ignored; LOST closes every open call at its time
+ * (what follows it is unknown); calls still open when a process's events
+ * end close at the thread's last event. Times are wall time; the time a
+ * thread was switched out during a call is kept beside it (switched_ns),
+ * and options.exclude_switched takes it out of every duration instead.
+ * Times of one thread never run backwards: an earlier time counts as the
+ * previous one.
+ *
+ * Filters are applied while building. A call is kept when its thread is
+ * selected (tids), it runs inside a call of an included function (include
+ * globs; the function itself counts), not inside an excluded one (exclude
+ * globs: the function and everything it calls are dropped), at a nesting
+ * level below max_depth counted over kept calls, and lasts at least
+ * min_duration_ns. A dropped call's time stays in its nearest kept
+ * caller's self time, so in every case the self times of all functions
+ * add up exactly to the threads' totals (the time of their outermost kept
+ * calls).
+ *
+ * Functions are identified by (module, symbol address): one np_function
+ * per function across every process of the trace. Arrays are read-only;
+ * indices (uint32_t) link them. Functions and nodes whose calls are all
+ * dropped stay in the arrays with calls == 0 (nodes unlinked from the
+ * tree): views skip them. */
+#ifndef NP_ANALYZE_MODEL_H
+#define NP_ANALYZE_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "symbols.h"
+#include "trace_read.h"
+
+#define NP_NONE UINT32_MAX
+/* Open calls kept per thread; deeper calls are counted in np_thread.dropped. */
+#define NP_MODEL_MAX_STACK (1u << 20)
+
+struct np_model_options {
+    uint32_t *tids;          /* only these threads; none: all */
+    size_t ntids;
+    char **include;          /* -F: only calls inside matching functions */
+    size_t ninclude;
+    char **exclude;          /* -N: not matching functions nor their callees */
+    size_t nexclude;
+    unsigned max_depth;      /* keep nesting levels 0 .. max_depth-1; 0: all */
+    uint64_t min_duration_ns;
+    bool exclude_switched;   /* durations without the switched-out time */
+    bool timeline;           /* keep every call in np_model_calls() */
+};
+
+enum np_model_opt {
+    NP_MODEL_OPT_TID,          /* "12,345": adds threads */
+    NP_MODEL_OPT_INCLUDE,      /* a glob (fnmatch) */
+    NP_MODEL_OPT_EXCLUDE,      /* a glob */
+    NP_MODEL_OPT_DEPTH,        /* a positive integer */
+    NP_MODEL_OPT_MIN_DURATION  /* "250", "1.5us", "2ms", "1s" */
+};
+
+/* Sets one option from command-line text, for every command alike.
+ * Returns 0, or -1 with a one-line reason in ERR. */
+int np_model_option(struct np_model_options *o, enum np_model_opt opt, const char *value, char *err,
+                    size_t errsize);
+/* Frees what np_model_option allocated. */
+void np_model_options_free(struct np_model_options *o);
+
+struct np_process {
+    char *file;              /* the trace file it came from */
+    uint32_t pid, ppid;
+    char *clock;
+    unsigned argc;
+    char **argv;
+    double ns_per_tick;
+    uint64_t start_ns;       /* Unix ns */
+    uint64_t end_ns;         /* END's time, or the last event's without END */
+    bool complete;           /* the file has END: the program exited normally */
+    uint64_t events_lost;    /* as END says */
+};
+
+struct np_thread {
+    uint32_t process;        /* index into np_model_processes() */
+    uint32_t pid, tid;
+    char *name;              /* from a THREAD chunk, or NULL */
+    uint64_t first_ns, last_ns; /* its first and last event */
+    uint64_t calls;          /* calls kept */
+    uint64_t total_ns;       /* time of its outermost kept calls */
+    uint64_t switched_ns;    /* time switched out */
+    uint64_t lost;           /* events lost (LOST records) */
+    uint64_t dropped;        /* calls deeper than NP_MODEL_MAX_STACK */
+    uint32_t root;           /* its call tree's root node */
+};
+
+struct np_function {
+    char *name;              /* the symbol, or the address in hex */
+    char *module;            /* the ELF file, or NULL */
+    char *file;              /* source file (DWARF), or NULL */
+    unsigned line;
+    uint64_t address;        /* ELF address of the symbol (or of the address) */
+    uint64_t calls;
+    uint64_t total_ns;       /* inclusive; recursive activations counted once */
+    uint64_t self_ns;        /* exclusive */
+    uint64_t sum_ns;         /* inclusive time summed over every call */
+    uint64_t min_ns, max_ns; /* inclusive time of one call */
+    uint64_t switched_ns;    /* switched-out time within total_ns */
+    uint64_t self_switched_ns; /* switched-out time within self_ns */
+};
+
+struct np_arc {
+    uint32_t caller;         /* NP_NONE: called from a thread's root */
+    uint32_t callee;
+    uint64_t calls;
+    uint64_t total_ns;       /* inclusive time of these calls */
+    uint64_t switched_ns;
+};
+
+struct np_node {
+    uint32_t parent;         /* NP_NONE for a thread's root */
+    uint32_t function;       /* NP_NONE for a thread's root */
+    uint32_t thread;
+    uint32_t depth;          /* 0: the root; 1: outermost calls */
+    uint32_t first_child, next_sibling, last_child; /* NP_NONE-terminated, in order of first call */
+    uint64_t calls;          /* root: its outermost calls */
+    uint64_t total_ns;       /* inclusive */
+    uint64_t self_ns;        /* exclusive (0 for a root) */
+    uint64_t switched_ns;
+};
+
+struct np_call {
+    uint32_t thread;
+    uint32_t function;
+    uint32_t node;
+    uint32_t depth;          /* 0: outermost */
+    uint64_t start_ns;
+    uint64_t duration_ns;
+    uint64_t switched_ns;
+};
+
+struct np_model;
+
+/* A model to build with OPT (copied; the strings and arrays it points to
+ * must live until np_model_finish) resolving addresses with SYMS (NULL:
+ * every function in hex). NULL when out of memory. */
+struct np_model *np_model_new(const struct np_model_options *opt, struct np_symbols *syms);
+/* The sink that feeds it. */
+struct np_event_sink np_model_sink(struct np_model *m);
+/* After the last event: closes open calls, links the tree, sorts the
+ * timeline (by thread, start, depth). 0, or NP_TRACE_ENOMEM. */
+int np_model_finish(struct np_model *m);
+void np_model_free(struct np_model *m);
+
+/* Reads PATH (np_trace_read) into a finished model, names resolved from
+ * the ELF files the trace names. Returns the read's status; *OUT is the
+ * model (even when the trace was damaged: what was read), NULL only when
+ * out of memory. SUMMARY and HOOKS may be NULL; symbol warnings go to
+ * HOOKS->diag. */
+int np_model_load(const char *path, const struct np_model_options *opt, const struct np_trace_hooks *hooks,
+                  struct np_model **out, struct np_trace_summary *summary);
+
+const struct np_process *np_model_processes(const struct np_model *m, size_t *n);
+const struct np_thread *np_model_threads(const struct np_model *m, size_t *n);
+const struct np_function *np_model_functions(const struct np_model *m, size_t *n);
+const struct np_arc *np_model_arcs(const struct np_model *m, size_t *n);
+const struct np_node *np_model_nodes(const struct np_model *m, size_t *n);
+const struct np_call *np_model_calls(const struct np_model *m, size_t *n);
+
+static inline uint64_t np_function_avg_ns(const struct np_function *f)
+{
+    return f->calls ? f->sum_ns / f->calls : 0;
+}
+
+#endif

@@ -1,0 +1,443 @@
+/* symbols.c - ELF symbol tables and DWARF lines (design in symbols.h).
+ *
+ * Names point into libelf's string tables (elf_strptr checks that each is
+ * terminated inside its section), so each cached file keeps its Elf handle
+ * and descriptor open until np_symbols_free. Files are opened with
+ * O_NONBLOCK and must be regular: a trace naming a FIFO or a device cannot
+ * make the analysis block. */
+#define _GNU_SOURCE
+#include "symbols.h"
+#include "containers.h"
+#include "textfmt.h"
+#include <elf.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef NT_GNU_BUILD_ID
+#define NT_GNU_BUILD_ID 3
+#endif
+#define THUMB_BIT 1u
+
+/* Symbols at one address: the first of .symtab's wins, a global one over
+ * a weak or local one. */
+struct sym {
+    uint64_t addr, size;
+    const char *name;
+    unsigned rank; /* lower wins among aliases */
+};
+
+/* The address range of a compile unit: .debug_aranges is optional (Clang
+ * leaves it out), so the units' own ranges are collected once per file. */
+struct cu_range {
+    uint64_t start, end;
+    Dwarf_Die cu;
+};
+
+struct elf_file {
+    char *path;
+    bool usable;       /* opened and parsed */
+    bool warned;       /* a build-id mismatch was reported */
+    int fd;
+    Elf *elf;
+    Dwarf *dwarf;
+    bool dwarf_tried;
+    struct cu_range *cus; /* sorted by start */
+    size_t ncus;
+    uint8_t *build_id;
+    size_t build_id_len;
+    struct sym *syms;
+    size_t nsyms;
+};
+
+struct np_symbols {
+    np_symbols_warn_fn warn;
+    void *ctx;
+    struct elf_file **files;
+    size_t nfiles, cap;
+    struct np_hmap by_path; /* hash of path -> index in files */
+};
+
+struct mapping {
+    uint64_t start, end, bias;
+    struct elf_file *file; /* NULL when unusable (the address is still in a module) */
+    const char *path;      /* the file's cached path */
+};
+
+struct np_addrspace {
+    struct np_symbols *s;
+    struct mapping *maps;
+    size_t n, cap;
+    bool sorted;
+};
+
+static void warn(struct np_symbols *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(struct np_symbols *s, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    if (!s->warn)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    s->warn(s->ctx, np_scrub_line(line)); /* paths come from the trace */
+}
+
+/* The index of the last of N sorted elements of STRIDE bytes at BASE whose
+ * u64 at offset OFF is <= KEY, or -1. */
+static ptrdiff_t last_at_most(const void *base, size_t n, size_t stride, size_t off, uint64_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint64_t v;
+        memcpy(&v, (const char *)base + mid * stride + off, sizeof v);
+        if (v <= key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (ptrdiff_t)lo - 1;
+}
+
+/* ---- reading one ELF file ---------------------------------------------- */
+
+static int sym_cmp(const void *a, const void *b)
+{
+    const struct sym *x = a, *y = b;
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static unsigned bind_rank(unsigned bind)
+{
+    return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+}
+
+/* Appends the functions of one symbol table section. */
+static int read_symtab(struct elf_file *f, Elf_Scn *scn, const GElf_Shdr *sh, unsigned table_rank, bool thumb,
+                       size_t *cap)
+{
+    Elf_Data *data = elf_getdata(scn, NULL);
+    size_t entsize = gelf_fsize(f->elf, ELF_T_SYM, 1, EV_CURRENT);
+    if (!data || !entsize)
+        return 0;
+    size_t count = data->d_size / entsize;
+    for (size_t i = 0; i < count; i++) {
+        GElf_Sym sym;
+        if (!gelf_getsym(data, (int)i, &sym))
+            break;
+        unsigned type = GELF_ST_TYPE(sym.st_info);
+        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
+            continue;
+        const char *name = elf_strptr(f->elf, sh->sh_link, sym.st_name);
+        if (!name || !*name)
+            continue;
+        if (NP_GROW(f->syms, *cap, f->nsyms + 1) < 0)
+            return -1;
+        f->syms[f->nsyms++] = (struct sym){
+            .addr = thumb ? sym.st_value & ~(uint64_t)THUMB_BIT : sym.st_value,
+            .size = sym.st_size,
+            .name = name,
+            .rank = table_rank * 4 + bind_rank(GELF_ST_BIND(sym.st_info)),
+        };
+    }
+    return 0;
+}
+
+static void read_build_id(struct elf_file *f, Elf_Scn *scn)
+{
+    Elf_Data *data = elf_getdata(scn, NULL);
+    size_t off = 0, next, name_off, desc_off;
+    GElf_Nhdr nh;
+    while (data && (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp((char *)data->d_buf + name_off, "GNU", 4)) {
+            free(f->build_id);
+            f->build_id = malloc(nh.n_descsz ? nh.n_descsz : 1);
+            if (f->build_id) {
+                memcpy(f->build_id, (char *)data->d_buf + desc_off, nh.n_descsz);
+                f->build_id_len = nh.n_descsz;
+            }
+            return;
+        }
+        off = next;
+    }
+}
+
+/* Opens and parses F->path; returns NULL or why it cannot be used. */
+static const char *load_file(struct elf_file *f)
+{
+    struct stat st;
+    f->fd = open(f->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (f->fd < 0)
+        return strerror(errno);
+    if (fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return "not a regular file";
+    f->elf = elf_begin(f->fd, ELF_C_READ, NULL);
+    if (!f->elf || elf_kind(f->elf) != ELF_K_ELF)
+        return "not an ELF file";
+    GElf_Ehdr eh;
+    if (!gelf_getehdr(f->elf, &eh))
+        return elf_errmsg(-1);
+    bool thumb = eh.e_machine == EM_ARM;
+    size_t cap = 0;
+    for (unsigned rank = 0; rank < 2; rank++) { /* .symtab, then .dynsym */
+        Elf_Scn *scn = NULL;
+        while ((scn = elf_nextscn(f->elf, scn))) {
+            GElf_Shdr sh;
+            if (!gelf_getshdr(scn, &sh))
+                continue;
+            if (rank == 0 && sh.sh_type == SHT_NOTE)
+                read_build_id(f, scn);
+            if (sh.sh_type == (rank ? SHT_DYNSYM : SHT_SYMTAB) && read_symtab(f, scn, &sh, rank, thumb, &cap) < 0)
+                return "out of memory";
+        }
+    }
+    if (f->nsyms > 1)
+        qsort(f->syms, f->nsyms, sizeof *f->syms, sym_cmp);
+    size_t n = 0; /* one symbol per address: the best ranked */
+    for (size_t i = 0; i < f->nsyms; i++)
+        if (!n || f->syms[n - 1].addr != f->syms[i].addr)
+            f->syms[n++] = f->syms[i];
+    f->nsyms = n;
+    f->usable = true;
+    return NULL;
+}
+
+static void free_file(struct elf_file *f)
+{
+    if (f->dwarf)
+        dwarf_end(f->dwarf);
+    if (f->elf)
+        elf_end(f->elf);
+    if (f->fd >= 0)
+        close(f->fd);
+    free(f->syms);
+    free(f->cus);
+    free(f->build_id);
+    free(f->path);
+    free(f);
+}
+
+struct path_probe {
+    struct np_symbols *s;
+    const char *path;
+};
+
+static int same_path(void *ctx, uint64_t index)
+{
+    struct path_probe *p = ctx;
+    return strcmp(p->s->files[index]->path, p->path) == 0;
+}
+
+/* The cache entry for PATH, loaded on first use; NULL when out of memory. */
+static struct elf_file *file_for(struct np_symbols *s, const char *path)
+{
+    struct path_probe probe = { s, path };
+    uint64_t key;
+    int64_t i = np_hmap_find_by(&s->by_path, np_hash_bytes(path, strlen(path), 0), same_path, &probe, &key);
+    if (i >= 0)
+        return s->files[i];
+    struct elf_file *f = calloc(1, sizeof *f);
+    if (!f || !(f->path = strdup(path)) || NP_GROW(s->files, s->cap, s->nfiles + 1) < 0 ||
+        np_hmap_put(&s->by_path, key, s->nfiles) < 0) {
+        if (f)
+            free(f->path);
+        free(f);
+        return NULL;
+    }
+    f->fd = -1;
+    s->files[s->nfiles++] = f;
+    /* pseudo-files ([vdso]) and anonymous mappings have no file to read */
+    const char *why = path[0] && path[0] != '[' ? load_file(f) : NULL;
+    if (why)
+        warn(s, "%s: cannot read symbols (%s): its functions are shown as addresses", path, why);
+    return f;
+}
+
+/* ---- source lines -------------------------------------------------------- */
+
+static int cu_cmp(const void *a, const void *b)
+{
+    const struct cu_range *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Opens F's DWARF and collects its compile units' ranges. */
+static void open_dwarf(struct elf_file *f)
+{
+    f->dwarf_tried = true;
+    f->dwarf = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
+    Dwarf_CU *unit = NULL;
+    Dwarf_Die cu, sub;
+    Dwarf_Half version;
+    uint8_t type;
+    size_t cap = 0;
+    while (f->dwarf && dwarf_get_units(f->dwarf, unit, &unit, &version, &type, &cu, &sub) == 0) {
+        if (type != DW_UT_compile && type != DW_UT_partial && type != DW_UT_skeleton)
+            continue;
+        Dwarf_Addr base, start, end;
+        ptrdiff_t off = 0;
+        while ((off = dwarf_ranges(&cu, off, &base, &start, &end)) > 0) {
+            if (start >= end || NP_GROW(f->cus, cap, f->ncus + 1) < 0)
+                continue;
+            f->cus[f->ncus++] = (struct cu_range){ start, end, cu };
+        }
+    }
+    if (f->ncus > 1)
+        qsort(f->cus, f->ncus, sizeof *f->cus, cu_cmp);
+}
+
+static void source_line(struct elf_file *f, uint64_t vaddr, struct np_symbol *out)
+{
+    if (!f->dwarf_tried)
+        open_dwarf(f);
+    ptrdiff_t c = last_at_most(f->cus, f->ncus, sizeof *f->cus, offsetof(struct cu_range, start), vaddr);
+    if (c < 0 || vaddr >= f->cus[c].end)
+        return;
+    Dwarf_Die cu = f->cus[c].cu;
+    Dwarf_Die *scopes = NULL;
+    int n = dwarf_getscopes(&cu, vaddr, &scopes);
+    for (int i = 0; i < n; i++) {
+        int line = 0;
+        if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+            continue;
+        const char *file = dwarf_decl_file(&scopes[i]);
+        if (file && dwarf_decl_line(&scopes[i], &line) == 0 && line > 0) {
+            out->file = file;
+            out->line = (unsigned)line;
+        }
+        break;
+    }
+    free(scopes);
+    if (out->file)
+        return;
+    Dwarf_Line *l = dwarf_getsrc_die(&cu, vaddr);
+    int line = 0;
+    if (l && dwarf_lineno(l, &line) == 0 && line > 0 && (out->file = dwarf_linesrc(l, NULL, NULL)))
+        out->line = (unsigned)line;
+}
+
+/* ---- the cache and address spaces ----------------------------------------- */
+
+struct np_symbols *np_symbols_new(np_symbols_warn_fn warn_fn, void *ctx)
+{
+    struct np_symbols *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    elf_version(EV_CURRENT);
+    s->warn = warn_fn;
+    s->ctx = ctx;
+    np_hmap_init(&s->by_path);
+    return s;
+}
+
+void np_symbols_free(struct np_symbols *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->nfiles; i++)
+        free_file(s->files[i]);
+    free(s->files);
+    np_hmap_free(&s->by_path);
+    free(s);
+}
+
+struct np_addrspace *np_addrspace_new(struct np_symbols *s)
+{
+    struct np_addrspace *a = calloc(1, sizeof *a);
+    if (a)
+        a->s = s;
+    return a;
+}
+
+void np_addrspace_free(struct np_addrspace *a)
+{
+    if (!a)
+        return;
+    free(a->maps);
+    free(a);
+}
+
+static bool same_build_id(const struct elf_file *f, const struct np_trace_module *m)
+{
+    return f->build_id_len == m->build_id_len && !memcmp(f->build_id, m->build_id, m->build_id_len);
+}
+
+int np_addrspace_map(struct np_addrspace *a, const struct np_trace_module *m)
+{
+    struct elf_file *f = file_for(a->s, m->path);
+    if (!f || NP_GROW(a->maps, a->cap, a->n + 1) < 0)
+        return -1;
+    bool usable = f->usable;
+    if (usable && m->build_id_len && !same_build_id(f, m)) {
+        usable = false;
+        if (!f->warned)
+            warn(a->s, "%s: build-id differs from the recorded one (rebuilt since?): its functions are shown "
+                 "as addresses", f->path);
+        f->warned = true;
+    }
+    a->maps[a->n++] = (struct mapping){ m->start, m->end, m->bias, usable ? f : NULL, f->path };
+    a->sorted = false;
+    return 0;
+}
+
+static int map_cmp(const void *x, const void *y)
+{
+    const struct mapping *a = x, *b = y;
+    return (a->start > b->start) - (a->start < b->start);
+}
+
+static ptrdiff_t find_map(const struct np_addrspace *a, uint64_t addr)
+{
+    ptrdiff_t i = last_at_most(a->maps, a->n, sizeof *a->maps, offsetof(struct mapping, start), addr);
+    return i >= 0 && addr < a->maps[i].end ? i : -1;
+}
+
+static ptrdiff_t find_sym(const struct elf_file *f, uint64_t vaddr)
+{
+    ptrdiff_t i = last_at_most(f->syms, f->nsyms, sizeof *f->syms, offsetof(struct sym, addr), vaddr);
+    if (i < 0)
+        return -1;
+    const struct sym *s = &f->syms[i];
+    return vaddr == s->addr || vaddr - s->addr < s->size ? i : -1;
+}
+
+void np_addrspace_lookup(struct np_addrspace *a, uint64_t addr, struct np_symbol *out)
+{
+    memset(out, 0, sizeof *out);
+    out->elf_addr = addr;
+    if (!a->sorted) {
+        if (a->n > 1)
+            qsort(a->maps, a->n, sizeof *a->maps, map_cmp);
+        a->sorted = true;
+    }
+    ptrdiff_t m = find_map(a, addr);
+    if (m < 0)
+        return;
+    const struct mapping *map = &a->maps[m];
+    uint64_t vaddr = addr - map->bias;
+    out->module = map->path;
+    out->elf_addr = vaddr;
+    if (!map->file)
+        return;
+    ptrdiff_t i = find_sym(map->file, vaddr);
+    if (i < 0)
+        return;
+    out->name = map->file->syms[i].name;
+    out->elf_addr = map->file->syms[i].addr;
+    source_line(map->file, out->elf_addr, out);
+}

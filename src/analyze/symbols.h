@@ -1,0 +1,46 @@
+/* symbols.h - run-time addresses to function names and source lines.
+ *
+ * Two objects. np_symbols is a cache of ELF files, one entry per path,
+ * loaded on first use and kept for the whole analysis: the functions of
+ * .symtab (static ones included) merged with .dynsym's, as one array
+ * sorted by address, searched by bisection; the file's build-id; and its
+ * DWARF, opened lazily when a line is first asked for (libdw). An
+ * np_addrspace is one process's view: the MODULE chunks it saw, each a
+ * run-time range mapped to a cache entry with a load bias. Forked and
+ * exec'd processes get their own address space over the shared cache.
+ *
+ * When a file cannot be read, or its build-id is not the one recorded
+ * (rebuilt since), the warn callback hears it once per file and the
+ * addresses in it stay unnamed (the model shows them in hex). */
+#ifndef NP_ANALYZE_SYMBOLS_H
+#define NP_ANALYZE_SYMBOLS_H
+
+#include <stdint.h>
+#include "trace_read.h"
+
+struct np_symbols;
+struct np_addrspace;
+
+/* What an address resolves to. Strings live as long as the np_symbols. */
+struct np_symbol {
+    const char *name;   /* the function, or NULL when unknown */
+    const char *module; /* the mapped file's path, or NULL outside every module */
+    const char *file;   /* source file from DWARF, or NULL */
+    unsigned line;      /* its line (the function's declaration), 0 if unknown */
+    uint64_t elf_addr;  /* the function's ELF address; without a name, the address's */
+};
+
+typedef void (*np_symbols_warn_fn)(void *ctx, const char *line);
+
+/* NULL when out of memory. WARN may be NULL. */
+struct np_symbols *np_symbols_new(np_symbols_warn_fn warn, void *ctx);
+void np_symbols_free(struct np_symbols *s);
+
+struct np_addrspace *np_addrspace_new(struct np_symbols *s);
+void np_addrspace_free(struct np_addrspace *a);
+/* Adds a MODULE chunk's mapping; 0, or -1 when out of memory. */
+int np_addrspace_map(struct np_addrspace *a, const struct np_trace_module *m);
+/* Resolves ADDR (always fills OUT). */
+void np_addrspace_lookup(struct np_addrspace *a, uint64_t addr, struct np_symbol *out);
+
+#endif

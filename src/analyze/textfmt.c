@@ -1,0 +1,163 @@
+/* textfmt.c - durations, CSV, JSON and the progress bar (see textfmt.h). */
+#include "textfmt.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PROGRESS_WIDTH 40
+
+static const struct unit {
+    const char *name;
+    double ns;
+} units[] = { { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 }, { "ns", 1 } };
+
+char *np_format_duration(char *buf, size_t size, uint64_t ns)
+{
+    if (ns < 1000) {
+        snprintf(buf, size, "%u ns", (unsigned)ns);
+        return buf;
+    }
+    const struct unit *u = &units[0];
+    while (u->ns > 1 && (double)ns < u->ns)
+        u++;
+    if (u > units && (double)ns / u->ns >= 999.9995) /* would print as 1000.000 */
+        u--;
+    snprintf(buf, size, "%.3f %s", (double)ns / u->ns, u->name);
+    return buf;
+}
+
+int np_parse_duration(const char *text, uint64_t *ns)
+{
+    char *end;
+    if (!text || !*text || *text == '-' || *text == '+')
+        return -1;
+    double v = strtod(text, &end);
+    if (end == text || !isfinite(v) || v < 0)
+        return -1;
+    double scale = 1;
+    if (*end) {
+        const struct unit *u = units;
+        while (u < units + sizeof units / sizeof *units && strcmp(end, u->name) != 0)
+            u++;
+        if (u == units + sizeof units / sizeof *units)
+            return -1;
+        scale = u->ns;
+    }
+    v = v * scale + 0.5;
+    if (v >= 0x1p64)
+        return -1;
+    *ns = (uint64_t)v;
+    return 0;
+}
+
+char *np_scrub_line(char *s)
+{
+    for (unsigned char *p = (unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return s;
+}
+
+void np_text_field(FILE *out, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        putc(*p < 0x20 || *p == 0x7f ? '?' : *p, out);
+}
+
+void np_csv_field(FILE *out, const char *s)
+{
+    if (!s)
+        return;
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    putc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            putc('"', out);
+        putc(*s, out);
+    }
+    putc('"', out);
+}
+
+/* The length of the valid UTF-8 sequence at S, or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    size_t n;
+    unsigned min;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2, min = 0x80;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3, min = 0x800;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4, min = 0x10000;
+    else
+        return 0;
+    unsigned cp = c & (0x3f >> (n - 1));
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+void np_json_string(FILE *out, const char *str)
+{
+    if (!str) {
+        fputs("null", out);
+        return;
+    }
+    const unsigned char *s = (const unsigned char *)str;
+    putc('"', out);
+    while (*s) {
+        size_t n = utf8_len(s);
+        if (*s == '"' || *s == '\\')
+            fprintf(out, "\\%c", *s);
+        else if (*s < 0x20)
+            fprintf(out, "\\u%04x", *s);
+        else if (n)
+            fwrite(s, 1, n, out);
+        else
+            fputs("\\ufffd", out);
+        s += n ? n : 1;
+    }
+    putc('"', out);
+}
+
+void np_progress_init(struct np_progress *p, FILE *out, uint64_t total, uint64_t min_bytes)
+{
+    p->out = out;
+    p->enabled = total >= min_bytes && isatty(fileno(out));
+    p->shown = -1;
+}
+
+void np_progress_update(struct np_progress *p, uint64_t done, uint64_t total)
+{
+    if (!p->enabled || !total)
+        return;
+    int pct = done >= total ? 100 : (int)(done * 100.0 / (double)total);
+    if (pct == p->shown)
+        return;
+    p->shown = pct;
+    int fill = pct * PROGRESS_WIDTH / 100;
+    fputs("\rreading [", p->out);
+    for (int i = 0; i < PROGRESS_WIDTH; i++)
+        putc(i < fill ? '#' : ' ', p->out);
+    fprintf(p->out, "] %3d%%", pct);
+    fflush(p->out);
+}
+
+void np_progress_done(struct np_progress *p)
+{
+    if (p->enabled && p->shown >= 0)
+        fprintf(p->out, "\r%*s\r", PROGRESS_WIDTH + 16, "");
+    p->shown = -1;
+}

@@ -1,0 +1,47 @@
+/* textfmt.h - text in and out for every view: durations as people read
+ * them, CSV fields (RFC 4180) and JSON strings, and the progress bar.
+ *
+ * One place for these so that report, graph, tree and the exporters print
+ * the same "1.234 ms", quote the same way, and emit valid UTF-8 JSON even
+ * from hostile names (invalid bytes become U+FFFD). */
+#ifndef NP_ANALYZE_TEXTFMT_H
+#define NP_ANALYZE_TEXTFMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define NP_DURATION_MAX 24 /* bytes np_format_duration may write, NUL included */
+
+/* NS as "123 ns", "12.345 us", "1.234 ms", "1.234 s" into BUF; returns BUF. */
+char *np_format_duration(char *buf, size_t size, uint64_t ns);
+/* "250", "250ns", "1.5us", "2ms", "1s" -> ns; 0 or -1 when malformed. */
+int np_parse_duration(const char *text, uint64_t *ns);
+
+/* Replaces control characters in S with '?', so that text from a trace
+ * (paths, names) cannot break a message or a row into several lines;
+ * returns S. */
+char *np_scrub_line(char *s);
+/* S on one line: control characters printed as '?'. */
+void np_text_field(FILE *out, const char *s);
+
+/* S as one CSV field: quoted (quotes doubled) when it holds a comma, a
+ * quote, CR or LF. NULL prints nothing. */
+void np_csv_field(FILE *out, const char *s);
+/* S as a JSON string, quotes included; NULL prints null. */
+void np_json_string(FILE *out, const char *s);
+
+/* A progress bar on a terminal: drawn when enabled, redrawn only when the
+ * percentage changes, erased by np_progress_done. */
+struct np_progress {
+    FILE *out;
+    bool enabled;
+    int shown; /* percentage drawn, -1 none */
+};
+/* Enables it when OUT is a terminal and TOTAL reaches MIN_BYTES. */
+void np_progress_init(struct np_progress *p, FILE *out, uint64_t total, uint64_t min_bytes);
+void np_progress_update(struct np_progress *p, uint64_t done, uint64_t total);
+void np_progress_done(struct np_progress *p);
+
+#endif

@@ -1,0 +1,918 @@
+/* record.c - the recorder (docs/recording.md): set-up from the
+ * environment, per-thread buffers, the writer thread, thread end, exit,
+ * fatal signals, fork and exec.
+ *
+ * Buffers. Each recorded thread appends raw records to its live buffer (an
+ * mmap of its own). A full buffer is queued for the writer thread under a
+ * mutex, and the thread takes a free one: that happens once per buffer
+ * (65,536 records by default), never per event. When NANOPROF_QUEUE
+ * buffers wait already (the writer is behind), the thread records nothing
+ * and counts what it drops: a LOST record when it has a buffer again.
+ *
+ * Buffer states (atomic, so that a fatal signal handler can read them
+ * without the lock): FREE, LIVE (a thread appends to it), QUEUED, BUSY (the
+ * writer encodes it). A buffer's `done` counts the records a final flush
+ * has already written while it was live (exec that fails goes on).
+ *
+ * The end. A normal end (exit, return from main, exec) stops the writer
+ * between two buffers, writes everything queued and every thread's live
+ * records (compressed) and an END chunk. A fatal signal does the same with
+ * write() only: it stops the writer (waiting up to 300 ms for the buffer in
+ * hand), encodes uncompressed, then restores the default action and raises
+ * the signal again. Other threads go on running meanwhile; what they record
+ * after that is not written. */
+#define _GNU_SOURCE
+#include "record_hot.h"
+#include "cost_hot.h"
+#include "hooks.h"
+#include "../common/trace_format.h"
+#include "../port/port.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+struct np_rec_config np_rec_cfg;
+
+#define MAX_BUFS 4096
+#define MAX_STREAMS 4096
+#define BUF_HEADER 64
+_Static_assert(sizeof(struct np_rec_buf) <= BUF_HEADER, "buffer header");
+
+enum { W_IDLE = 0, W_BUSY, W_STOPPED };
+
+static struct {
+    int active;               /* recording this process */
+    int stopping;             /* atomic: the trace is being ended */
+    int finishing;            /* atomic: 0, 1 a final flush runs, 2 done */
+    long finisher;            /* its thread */
+    int fd, pid;
+    char dir[PATH_MAX];
+    int argc;
+    char **argv;
+    double ns_per_tick;
+    size_t nrec;              /* records per buffer */
+    unsigned max_queued;
+    pthread_mutex_t lock;
+    pthread_cond_t wake, idle;
+    struct np_rec_buf *qhead, *qtail, *free;
+    unsigned nqueued;         /* atomic */
+    unsigned nbufs;           /* atomic */
+    struct np_rec_buf *bufs[MAX_BUFS];
+    struct np_rec_stream *streams;
+    unsigned nstreams;        /* atomic: slots ever used */
+    int writer_started;       /* 1 running, -1 could not start */
+    int wstate;               /* atomic: W_* */
+    uint64_t lost_ended;      /* events lost by threads that ended */
+} R = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
+        .wake = PTHREAD_COND_INITIALIZER, .idle = PTHREAD_COND_INITIALIZER };
+
+#define LOAD(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
+#define STORE(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
+
+static void say(const char *what, const char *detail)
+{
+    char line[600];
+    int n = snprintf(line, sizeof line, "nanoprof: recording: %s%s%s\n", what, detail ? ": " : "",
+                     detail ? detail : "");
+    if (n > 0)
+        np_port_write_default(line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+/* ---- configuration ------------------------------------------------------ */
+
+/* "123", "64k", "1M", "1G" (powers of 1024); 0 when malformed. */
+static uint64_t parse_size(const char *s)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *s == '-')
+        return 0;
+    unsigned shift = 0;
+    if (*end == 'k' || *end == 'K')
+        shift = 10, end++;
+    else if (*end == 'm' || *end == 'M')
+        shift = 20, end++;
+    else if (*end == 'g' || *end == 'G')
+        shift = 30, end++;
+    if (*end || v > (~0ull >> shift))
+        return 0;
+    return (uint64_t)v << shift;
+}
+
+/* "1500", "1500ns", "20us", "3ms", "1s": nanoseconds; -1 when malformed. */
+static int64_t parse_ns(const char *s)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *s == '-')
+        return -1;
+    uint64_t mul = 1;
+    if (strcmp(end, "us") == 0)
+        mul = 1000;
+    else if (strcmp(end, "ms") == 0)
+        mul = 1000000;
+    else if (strcmp(end, "s") == 0)
+        mul = 1000000000;
+    else if (*end && strcmp(end, "ns") != 0)
+        return -1;
+    if (v > (uint64_t)INT64_MAX / mul)
+        return -1;
+    return (int64_t)(v * mul);
+}
+
+static int parse_list(const char *s, char **out, unsigned *n)
+{
+    *n = 0;
+    if (!s)
+        return 1;
+    char *copy = strdup(s);
+    if (!copy)
+        return 0;
+    for (char *save = NULL, *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+        if (!*p)
+            continue;
+        if (*n == 64)
+            return 0;
+        out[(*n)++] = p; /* the copy is kept for the whole run */
+    }
+    if (!*n)
+        free(copy);
+    return 1;
+}
+
+static int configure(void)
+{
+    struct np_rec_config *c = &np_rec_cfg;
+    const char *v;
+    c->buf_bytes = 1u << 20;
+    if ((v = getenv("NANOPROF_BUFFER")) && *v) {
+        uint64_t b = parse_size(v);
+        if (b < 4096 || b > (1ull << 30)) {
+            say("NANOPROF_BUFFER: not a size from 4k to 1G", v);
+            return 0;
+        }
+        c->buf_bytes = (size_t)b;
+    }
+    if ((v = getenv("NANOPROF_DEPTH")) && *v) {
+        char *end;
+        long d = strtol(v, &end, 10);
+        if (*end || d < 1 || d > 65535) {
+            say("NANOPROF_DEPTH: not a depth from 1 to 65535", v);
+            return 0;
+        }
+        c->depth = (unsigned)d;
+    }
+    if ((v = getenv("NANOPROF_MIN_NS")) && *v) {
+        int64_t ns = parse_ns(v);
+        if (ns < 0) {
+            say("NANOPROF_MIN_NS: not a duration (ns, or with us, ms, s)", v);
+            return 0;
+        }
+        c->min_ns = (uint64_t)ns;
+    }
+    R.max_queued = 64;
+    if ((v = getenv("NANOPROF_QUEUE")) && *v) {
+        char *end;
+        long q = strtol(v, &end, 10);
+        if (*end || q < 1 || q > MAX_BUFS / 2) {
+            say("NANOPROF_QUEUE: not a number of buffers from 1 to 2048", v);
+            return 0;
+        }
+        R.max_queued = (unsigned)q;
+    }
+    if (!parse_list(getenv("NANOPROF_FILTER"), c->filter, &c->nfilter) ||
+        !parse_list(getenv("NANOPROF_NOTRACE"), c->notrace, &c->nnotrace)) {
+        say("NANOPROF_FILTER/NANOPROF_NOTRACE: at most 64 patterns", NULL);
+        return 0;
+    }
+    R.nrec = c->buf_bytes / sizeof(np_raw);
+    return 1;
+}
+
+/* mkdir -p */
+static int make_dir(const char *dir)
+{
+    char p[PATH_MAX];
+    size_t n = strlen(dir);
+    if (n == 0 || n >= sizeof p)
+        return -1;
+    memcpy(p, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (p[i] == '/' || p[i] == 0) {
+            char c = p[i];
+            p[i] = 0;
+            if (mkdir(p, 0755) < 0 && errno != EEXIST)
+                return -1;
+            p[i] = c;
+        }
+    }
+    return 0;
+}
+
+/* ---- buffers ------------------------------------------------------------ */
+
+static struct np_rec_buf *new_buf_locked(void)
+{
+    struct np_rec_buf *b = R.free;
+    if (b) {
+        R.free = b->next;
+    } else {
+        unsigned n = R.nbufs;
+        if (n >= MAX_BUFS)
+            return NULL;
+        void *m = mmap(NULL, BUF_HEADER + R.nrec * sizeof(np_raw), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return NULL;
+        b = m;
+        b->cap = (uint32_t)R.nrec;
+        b->recs = (np_raw *)((char *)m + BUF_HEADER);
+        R.bufs[n] = b;
+        STORE(&R.nbufs, n + 1);
+    }
+    b->next = NULL;
+    b->count = b->done = 0;
+    b->last = 0;
+    return b;
+}
+
+static void free_buf_locked(struct np_rec_buf *b)
+{
+    STORE(&b->state, NP_BUF_FREE);
+    b->owner = NULL;
+    b->next = R.free;
+    R.free = b;
+}
+
+static void queue_locked(struct np_rec_buf *b, uint64_t count, int last)
+{
+    if (count <= b->done && !last) {
+        free_buf_locked(b);
+        return;
+    }
+    b->count = count;
+    b->last = (uint32_t)last;
+    b->next = NULL;
+    STORE(&b->state, NP_BUF_QUEUED);
+    if (R.qtail)
+        R.qtail->next = b;
+    else
+        R.qhead = b;
+    R.qtail = b;
+    __atomic_add_fetch(&R.nqueued, 1, __ATOMIC_RELEASE);
+    pthread_cond_signal(&R.wake);
+}
+
+/* Writes what B holds and, when it is its thread's last, ends the stream. */
+static void process(struct np_rec_buf *b, int mode)
+{
+    struct np_rec_stream *s = b->owner;
+    if (b->count > b->done)
+        np_rec_write_events(R.fd, s, b->recs + b->done, (size_t)(b->count - b->done), mode);
+    b->done = b->count;
+    if (b->last) {
+        np_rec_write_stream_end(R.fd, s, mode);
+        R.lost_ended += s->w.lost;
+        np_rec_wstate_reset(&s->w);
+    }
+}
+
+/* After process(): the buffer goes back, and the slot of an ended thread
+ * with it. */
+static void retire_locked(struct np_rec_buf *b)
+{
+    struct np_rec_stream *s = b->owner;
+    if (b->last && s)
+        s->used = 0;
+    free_buf_locked(b);
+}
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&R.lock);
+    for (;;) {
+        int idle = W_IDLE;
+        if (!R.qhead || !__atomic_compare_exchange_n(&R.wstate, &idle, W_BUSY, 0, __ATOMIC_ACQ_REL,
+                                                     __ATOMIC_ACQUIRE)) {
+            pthread_cond_wait(&R.wake, &R.lock);
+            continue;
+        }
+        struct np_rec_buf *b = R.qhead;
+        R.qhead = b->next;
+        if (!R.qhead)
+            R.qtail = NULL;
+        STORE(&b->state, NP_BUF_BUSY);
+        pthread_mutex_unlock(&R.lock);
+        process(b, NP_REC_NORMAL);
+        pthread_mutex_lock(&R.lock);
+        __atomic_sub_fetch(&R.nqueued, 1, __ATOMIC_RELEASE);
+        retire_locked(b);
+        int busy = W_BUSY;
+        __atomic_compare_exchange_n(&R.wstate, &busy, W_IDLE, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+        pthread_cond_broadcast(&R.idle);
+    }
+    return NULL;
+}
+
+/* The writer runs with every signal blocked: signals sent to the process
+ * go to the program's threads. */
+static void start_writer_locked(void)
+{
+    sigset_t all, old;
+    pthread_t th;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int r = pthread_create(&th, NULL, writer_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (r == 0) {
+        pthread_detach(th);
+        R.writer_started = 1;
+    } else {
+        R.writer_started = -1;
+    }
+}
+
+/* No writer thread (it could not start): the caller writes the queue. */
+static void drain_locked(void)
+{
+    while (R.qhead) {
+        struct np_rec_buf *b = R.qhead;
+        R.qhead = b->next;
+        if (!R.qhead)
+            R.qtail = NULL;
+        process(b, NP_REC_NORMAL);
+        __atomic_sub_fetch(&R.nqueued, 1, __ATOMIC_RELEASE);
+        retire_locked(b);
+    }
+}
+
+/* Queues S's live buffer and gives it a fresh one; returns its first slot,
+ * or NULL (recording stopped, or the writer is behind). */
+static np_raw *refill(struct np_rec_stream *s)
+{
+    pthread_mutex_lock(&R.lock);
+    struct np_rec_buf *old = s->buf;
+    if (old) {
+        STORE(&s->buf, (struct np_rec_buf *)NULL);
+        queue_locked(old, (uint64_t)(s->pos - old->recs), 0);
+    }
+    STORE(&s->pos, (np_raw *)NULL);
+    s->end = NULL;
+    struct np_rec_buf *b = NULL;
+    if (!LOAD(&R.stopping) && !s->ended && LOAD(&R.nqueued) < R.max_queued)
+        b = new_buf_locked();
+    if (b) {
+        b->owner = s;
+        b->seq = s->seq++;
+        STORE(&b->state, NP_BUF_LIVE);
+        STORE(&s->pos, b->recs);
+        s->end = b->recs + b->cap - NP_REC_RESERVE;
+        STORE(&s->buf, b);
+    }
+    if (R.qhead && !R.writer_started)
+        start_writer_locked();
+    if (R.writer_started < 0)
+        drain_locked();
+    pthread_mutex_unlock(&R.lock);
+    return b ? b->recs : NULL;
+}
+
+/* ---- the hooks' slow path ------------------------------------------------ */
+
+/* The LOST pair at P for N dropped events that left the nesting D deep,
+ * having gone down to MIN (relative to where they began). */
+static np_raw *lost_pair(np_raw *p, uint64_t n, int64_t d, int64_t min, uint64_t now)
+{
+    uint64_t closed = (uint64_t)-min, opened = (uint64_t)(d - min);
+    p[0].w0 = (uint64_t)NP_RAW_LOST << NP_RAW_SHIFT | (n & NP_RAW_VALUE);
+    p[0].w1 = now;
+    p[1].w0 = (uint64_t)NP_RAW_LOST_NEST << NP_RAW_SHIFT | (closed & NP_RAW_NEST_MASK) |
+              (opened & NP_RAW_NEST_MASK) << NP_RAW_NEST_BITS;
+    p[1].w1 = now;
+    return p + 2;
+}
+
+static np_raw *put_lost(struct np_rec_stream *s, np_raw *p, uint64_t now)
+{
+    p = lost_pair(p, s->lost_n, s->lost_d, s->lost_min, now);
+    __atomic_store_n(&s->lost_n, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->lost_d, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->lost_min, 0, __ATOMIC_RELAXED);
+    return p;
+}
+
+static void count_lost(struct np_rec_stream *s, uint64_t w0)
+{
+    int64_t d = s->lost_d + ((w0 >> NP_RAW_SHIFT) == NP_RAW_EXIT ? -1 : 1);
+    __atomic_store_n(&s->lost_n, s->lost_n + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->lost_d, d, __ATOMIC_RELAXED);
+    if (d < s->lost_min)
+        __atomic_store_n(&s->lost_min, d, __ATOMIC_RELAXED);
+}
+
+void np_rec_slow(struct np_thread *t, uint64_t w0)
+{
+    struct np_rec_stream *s = t->rec;
+    uint64_t now, sw = 0;
+    if (np_port_switched()) {
+        uint64_t off0 = t->off;
+        /* cost keeps its own clock from running backwards */
+        if (t->flags & NP_F_COST_INIT)
+            now = np_thread_time_resync(t) + t->off;
+        else
+            now = np_port_resync(t);
+        if ((int64_t)(t->off - off0) > 0)
+            sw = t->off - off0;
+    } else {
+        now = np_rec_ticks();
+    }
+    if (LOAD(&R.stopping))
+        return; /* the trace has ended */
+    int lost = s->lost_n != 0;
+    size_t need = 1 + (sw != 0) + 2 * (size_t)lost;
+    struct np_rec_buf *b = s->buf;
+    np_raw *p = s->pos;
+    /* two slots stay free for the thread's end (rec_thread_exit) */
+    if (!b || (size_t)(b->recs + b->cap - 2 - p) < need) {
+        if (!b && LOAD(&R.nqueued) >= R.max_queued)
+            p = NULL; /* still behind: do not take the lock for nothing */
+        else
+            p = refill(s);
+        if (!p) {
+            count_lost(s, w0);
+            return;
+        }
+    }
+    if (lost)
+        p = put_lost(s, p, now);
+    if (sw) {
+        p->w0 = (uint64_t)NP_RAW_SWITCH << NP_RAW_SHIFT | (sw & NP_RAW_VALUE);
+        p->w1 = now;
+        p++;
+    }
+    p->w0 = w0;
+    p->w1 = now;
+    STORE(&s->pos, p + 1);
+}
+
+/* ---- threads ------------------------------------------------------------ */
+
+static void install_signals(void);
+
+/* The trace file, opened when the first thread reaches the runtime: a
+ * process that never runs instrumented code (a shell, make, under
+ * `nanoprof record`) leaves no file, and does not calibrate the clock. */
+static int open_locked(void)
+{
+    if (R.fd >= 0)
+        return 1;
+    if (make_dir(R.dir) < 0) {
+        say("cannot create the trace directory", R.dir);
+        return 0;
+    }
+    R.ns_per_tick = np_port_ns_per_tick();
+    if (np_rec_cfg.min_ns) {
+        double t = (double)np_rec_cfg.min_ns / R.ns_per_tick;
+        np_rec_cfg.min_ticks = (uint64_t)t;
+        if ((double)np_rec_cfg.min_ticks < t)
+            np_rec_cfg.min_ticks++;
+        if (!np_rec_cfg.min_ticks)
+            np_rec_cfg.min_ticks = 1;
+    }
+    R.fd = np_rec_file_open(R.dir, R.argc, R.argv, np_rec_ticks(), R.ns_per_tick);
+    if (R.fd < 0) {
+        say("cannot create a trace file in", R.dir);
+        return 0;
+    }
+    install_signals();
+    return 1;
+}
+
+static void rec_attach(struct np_thread *t)
+{
+    if (!R.active || LOAD(&R.stopping) || (t->flags & NP_F_REC_ON))
+        return;
+    np_port_clock_thread(); /* the clock, and switch detection on this thread */
+    pthread_mutex_lock(&R.lock);
+    if (!open_locked()) {
+        R.active = 0;
+        pthread_mutex_unlock(&R.lock);
+        return;
+    }
+    struct np_rec_stream *s = NULL;
+    unsigned n = R.nstreams;
+    for (unsigned i = 0; i < n && !s; i++)
+        if (!R.streams[i].used)
+            s = &R.streams[i];
+    if (!s && n < MAX_STREAMS) {
+        s = &R.streams[n];
+        STORE(&R.nstreams, n + 1);
+    }
+    if (s) {
+        s->used = 1;
+        s->ended = 0;
+        s->seq = 0;
+        s->lost_n = 0;
+        s->lost_d = s->lost_min = 0;
+        STORE(&s->buf, (struct np_rec_buf *)NULL);
+        STORE(&s->pos, (np_raw *)NULL);
+        s->end = NULL;
+        s->tid = np_port_tid();
+        memset(s->name, 0, sizeof s->name);
+        prctl(PR_GET_NAME, s->name);
+        np_rec_wstate_reset(&s->w);
+    }
+    pthread_mutex_unlock(&R.lock);
+    if (s) {
+        t->rec = s;
+        t->flags |= NP_F_REC_ON;
+    }
+}
+
+/* The thread ends (its thread-specific data destructors run): its last
+ * buffer goes to the writer, which then ends its stream. */
+static void rec_thread_exit(struct np_thread *t)
+{
+    if (!(t->flags & NP_F_REC_ON) || !np_thread_lock(t))
+        return;
+    struct np_rec_stream *s = t->rec;
+    t->flags &= ~NP_F_REC_ON;
+    pthread_mutex_lock(&R.lock);
+    prctl(PR_GET_NAME, s->name);
+    s->ended = 1;
+    if (!LOAD(&R.stopping)) {
+        struct np_rec_buf *b = s->buf;
+        np_raw *p = s->pos;
+        if (!b && (b = new_buf_locked())) {
+            b->owner = s;
+            b->seq = s->seq++;
+            p = b->recs;
+        }
+        if (b) {
+            if (s->lost_n) /* room was kept for these */
+                p = put_lost(s, p, np_rec_ticks());
+            STORE(&s->buf, (struct np_rec_buf *)NULL);
+            queue_locked(b, (uint64_t)(p - b->recs), 1);
+            if (!R.writer_started)
+                start_writer_locked();
+            if (R.writer_started < 0)
+                drain_locked();
+        }
+    }
+    STORE(&s->pos, (np_raw *)NULL);
+    s->end = NULL;
+    pthread_mutex_unlock(&R.lock);
+    t->rec = NULL;
+    np_thread_unlock(t);
+}
+
+/* setjmp.c, with the thread busy: a setjmp or longjmp goes into the stream
+ * (record_write.c closes the calls a longjmp leaves). */
+static void rec_jump(struct np_thread *t, unsigned kind, const void *env)
+{
+    np_rec_event(t, (uint64_t)kind << NP_RAW_SHIFT | ((uint64_t)(uintptr_t)env & NP_ADDR_MASK));
+}
+
+/* ---- the end ------------------------------------------------------------- */
+
+static void nap_ms(long ms)
+{
+    struct timespec ts = { 0, ms * 1000000L };
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+/* Stops the writer between two buffers. Normal mode waits (lock held);
+ * fatal mode polls for up to 300 ms, then goes on without it. */
+static void stop_writer(int mode)
+{
+    if (mode == NP_REC_NORMAL) {
+        while (LOAD(&R.wstate) == W_BUSY)
+            pthread_cond_wait(&R.idle, &R.lock);
+        STORE(&R.wstate, W_STOPPED);
+        return;
+    }
+    for (int i = 0; i < 300; i++) {
+        int idle = W_IDLE;
+        if (__atomic_compare_exchange_n(&R.wstate, &idle, W_STOPPED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ||
+            idle == W_STOPPED)
+            return;
+        nap_ms(1);
+    }
+    STORE(&R.wstate, W_STOPPED);
+}
+
+static struct np_rec_buf *todo[MAX_BUFS];
+static uint64_t todo_count[MAX_BUFS];
+
+static int todo_before(unsigned a, unsigned b)
+{
+    const struct np_rec_buf *x = todo[a], *y = todo[b];
+    if (x->owner != y->owner)
+        return x->owner < y->owner;
+    return x->seq < y->seq;
+}
+
+/* Every record not yet written, in each thread's order, then END. */
+static void final_flush(int mode)
+{
+    unsigned n = 0, nb = LOAD(&R.nbufs);
+    for (unsigned i = 0; i < nb; i++) {
+        struct np_rec_buf *b = R.bufs[i];
+        uint32_t st = LOAD(&b->state);
+        uint64_t count = 0;
+        if (st == NP_BUF_QUEUED) {
+            count = b->count;
+        } else if (st == NP_BUF_LIVE && b->owner) {
+            struct np_rec_stream *s = b->owner;
+            np_raw *p = LOAD(&s->pos);
+            if (LOAD(&s->buf) == b && p >= b->recs && p <= b->recs + b->cap)
+                count = (uint64_t)(p - b->recs);
+            else
+                count = b->done;
+        } else {
+            continue;
+        }
+        if (count < b->done)
+            count = b->done;
+        todo[n] = b;
+        todo_count[n] = count;
+        n++;
+    }
+    /* insertion sort: by thread, then buffer order */
+    for (unsigned i = 1; i < n; i++) {
+        for (unsigned j = i; j > 0 && todo_before(j, j - 1); j--) {
+            struct np_rec_buf *tb = todo[j];
+            uint64_t tc = todo_count[j];
+            todo[j] = todo[j - 1];
+            todo_count[j] = todo_count[j - 1];
+            todo[j - 1] = tb;
+            todo_count[j - 1] = tc;
+        }
+    }
+    for (unsigned i = 0; i < n; i++) {
+        struct np_rec_buf *b = todo[i];
+        int queued = LOAD(&b->state) == NP_BUF_QUEUED;
+        b->count = todo_count[i];
+        process(b, mode);
+        if (mode == NP_REC_NORMAL && queued) {
+            __atomic_sub_fetch(&R.nqueued, 1, __ATOMIC_RELEASE);
+            retire_locked(b);
+        }
+    }
+    if (mode == NP_REC_NORMAL)
+        R.qhead = R.qtail = NULL;
+
+    uint64_t lost = R.lost_ended, now = np_rec_ticks();
+    unsigned ns = LOAD(&R.nstreams);
+    for (unsigned i = 0; i < ns; i++) {
+        struct np_rec_stream *s = &R.streams[i];
+        if (!s->used)
+            continue;
+        /* events a thread dropped since its last buffer: a LOST record */
+        uint64_t n = __atomic_load_n(&s->lost_n, __ATOMIC_RELAXED);
+        if (n) {
+            np_raw x[2];
+            lost_pair(x, n, __atomic_load_n(&s->lost_d, __ATOMIC_RELAXED),
+                      __atomic_load_n(&s->lost_min, __ATOMIC_RELAXED), now);
+            np_rec_write_events(R.fd, s, x, 2, mode);
+        }
+        np_rec_write_stream_end(R.fd, s, mode);
+        lost += s->w.lost;
+    }
+    np_rec_write_end(R.fd, now, lost, np_port_ns_per_tick());
+}
+
+/* The end of the trace: exit, exec, or a fatal signal. */
+static void finish(int mode)
+{
+    if (!R.active || R.fd < 0 || R.pid != (int)getpid())
+        return; /* nothing recorded, or not ours: a vfork child before its exec */
+    int zero = 0;
+    if (!__atomic_compare_exchange_n(&R.finishing, &zero, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        /* another thread ends the trace: a fatal signal waits for it */
+        if (mode == NP_REC_FATAL && R.finisher != np_port_tid())
+            for (int i = 0; i < 1000 && LOAD(&R.finishing) == 1; i++)
+                nap_ms(1);
+        return;
+    }
+    R.finisher = np_port_tid();
+    STORE(&R.stopping, 1);
+    if (mode == NP_REC_NORMAL)
+        pthread_mutex_lock(&R.lock);
+    stop_writer(mode);
+    final_flush(mode);
+    if (mode == NP_REC_NORMAL) {
+        unsigned ns = LOAD(&R.nstreams);
+        for (unsigned i = 0; i < ns; i++)
+            np_rec_wstate_reset(&R.streams[i].w);
+        pthread_mutex_unlock(&R.lock);
+    }
+    STORE(&R.finishing, 2);
+}
+
+__attribute__((destructor)) static void rec_fini(void)
+{
+    finish(NP_REC_NORMAL);
+}
+
+/* ---- fatal signals ------------------------------------------------------- */
+
+static const int fatal_sigs[] = { SIGINT, SIGTERM, SIGSEGV, SIGABRT, SIGBUS, SIGFPE };
+#define NFATAL (sizeof fatal_sigs / sizeof fatal_sigs[0])
+
+static void on_fatal(int sig, siginfo_t *info, void *uc)
+{
+    int saved = errno;
+    (void)info, (void)uc;
+    finish(NP_REC_FATAL);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    /* pending until this handler returns (the signal is blocked in it);
+     * a fault instead happens again on return, with the default action */
+    raise(sig);
+    errno = saved;
+}
+
+/* Only where the program left the default action: a signal it ignores or
+ * handles (inherited, or set by a constructor before ours) stays so. A
+ * handler the program installs later replaces ours. */
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fatal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    for (unsigned i = 0; i < NFATAL; i++)
+        sigaddset(&sa.sa_mask, fatal_sigs[i]);
+    for (unsigned i = 0; i < NFATAL; i++) {
+        struct sigaction old;
+        if (sigaction(fatal_sigs[i], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+            old.sa_handler == SIG_DFL)
+            sigaction(fatal_sigs[i], &sa, NULL);
+    }
+}
+
+/* ---- fork and exec -------------------------------------------------------- */
+
+static void fork_prepare(void)
+{
+    if (R.active)
+        pthread_mutex_lock(&R.lock);
+}
+
+static void fork_parent(void)
+{
+    if (R.active)
+        pthread_mutex_unlock(&R.lock);
+}
+
+/* The child: a new file, <pid>.npt with ppid set, and only the forking
+ * thread, which goes on with its open calls (their exits, which the new
+ * file never saw begin, are dropped). What the parent had not written is
+ * the parent's to write. */
+static void fork_child(void)
+{
+    if (!R.active)
+        return;
+    pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+    R.lock = m;
+    R.wake = c;
+    R.idle = c;
+    if (LOAD(&R.stopping)) {
+        R.active = 0;
+        return;
+    }
+    struct np_thread *t = np_thread_os();
+    struct np_rec_stream *own = t && (t->flags & NP_F_REC_ON) ? t->rec : NULL;
+    unsigned ns = LOAD(&R.nstreams);
+    for (unsigned i = 0; i < ns; i++) {
+        struct np_rec_stream *s = &R.streams[i];
+        np_rec_wstate_reset(&s->w);
+        if (s != own)
+            s->used = 0;
+    }
+    R.free = NULL;
+    unsigned nb = LOAD(&R.nbufs);
+    for (unsigned i = 0; i < nb; i++) {
+        struct np_rec_buf *b = R.bufs[i];
+        if (own && b == own->buf)
+            b->done = 0;
+        else
+            free_buf_locked(b);
+    }
+    if (own) {
+        if (own->buf)
+            STORE(&own->pos, own->buf->recs);
+        own->tid = np_port_tid();
+        own->lost_n = 0;
+        own->lost_d = own->lost_min = 0;
+    }
+    R.qhead = R.qtail = NULL;
+    R.nqueued = 0;
+    R.writer_started = 0;
+    R.wstate = W_IDLE;
+    R.finishing = 0;
+    R.lost_ended = 0;
+    R.pid = (int)getpid();
+    if (R.fd < 0)
+        return; /* the parent had not begun: the child begins when it does */
+    close(R.fd);
+    R.fd = np_rec_file_open(R.dir, R.argc, R.argv, np_rec_ticks(), R.ns_per_tick);
+    if (R.fd < 0) {
+        say("cannot create the child's trace file in", R.dir);
+        STORE(&R.stopping, 1);
+        R.active = 0;
+    }
+}
+
+void np_rec_before_exec(void)
+{
+    finish(NP_REC_NORMAL);
+}
+
+/* The exec failed: the program goes on, into a new file. */
+void np_rec_exec_failed(void)
+{
+    if (!R.active || R.pid != (int)getpid() || LOAD(&R.finishing) != 2)
+        return;
+    pthread_mutex_lock(&R.lock);
+    close(R.fd);
+    R.fd = np_rec_file_open(R.dir, R.argc, R.argv, np_rec_ticks(), R.ns_per_tick);
+    if (R.fd >= 0) {
+        R.lost_ended = 0;
+        STORE(&R.wstate, W_IDLE);
+        STORE(&R.finishing, 0);
+        STORE(&R.stopping, 0);
+    }
+    pthread_mutex_unlock(&R.lock);
+}
+
+/* ---- start ----------------------------------------------------------------- */
+
+static int cmdline(char ***argv)
+{
+    /* when the C library does not pass them to constructors */
+    static char buf[8192];
+    static char *args[256];
+    FILE *f = fopen("/proc/self/cmdline", "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    int argc = 0;
+    for (size_t i = 0; i < n && argc < 256; i += strlen(buf + i) + 1)
+        args[argc++] = buf + i;
+    *argv = args;
+    return argc;
+}
+
+__attribute__((constructor)) static void rec_init(int argc, char **argv, char **envp)
+{
+    (void)envp;
+    const char *dir = getenv("NANOPROF_RECORD");
+    if (!dir || !*dir || R.active)
+        return;
+    if (!configure())
+        return;
+    if (strlen(dir) >= sizeof R.dir) {
+        say("trace directory name too long", dir);
+        return;
+    }
+    strcpy(R.dir, dir);
+    R.streams = calloc(MAX_STREAMS, sizeof *R.streams);
+    if (!R.streams)
+        return;
+    if (argc <= 0 || !argv)
+        argc = cmdline(&argv);
+    R.argc = argc;
+    R.argv = argv;
+    R.pid = (int)getpid();
+    R.active = 1; /* the file opens at the first thread (open_locked) */
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    __atomic_store_n(&np_rec_exit_hook, rec_thread_exit, __ATOMIC_RELEASE);
+    __atomic_store_n(&np_rec_jump_hook, rec_jump, __ATOMIC_RELEASE);
+    __atomic_store_n(&np_rec_attach_hook, rec_attach, __ATOMIC_RELEASE);
+    struct np_thread *t = np_thread_os();
+    if (t)
+        rec_attach(t); /* attached before recording began */
+}

@@ -1,0 +1,165 @@
+/* record.h - the recorder behind `nanoprof record` (docs/recording.md):
+ * with NANOPROF_RECORD=<dir> in the environment, every entry and exit of
+ * every OS thread goes into a per-thread buffer of raw 16-byte records; full
+ * buffers go to a writer thread, which encodes them per
+ * docs/trace-format.md, compresses them and appends them to <dir>/<pid>.npt.
+ *
+ * record.c: set-up from the environment, buffers, the writer thread, thread
+ * start and end, exit, fatal signals, fork and exec.
+ * record_write.c: the file (chunks), filters and the event encoder.
+ * record_hot.h: what the hooks do on each event. */
+#ifndef NP_RECORD_H
+#define NP_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "thread.h"
+
+/* A raw record as the hooks write it: w0 = kind << 56 | value (the
+ * function address for ENTRY and EXIT, ticks for SWITCH, a count for the
+ * LOST kinds); w1 = the raw tick (np_port_ticks) of the event. */
+typedef struct np_raw {
+    uint64_t w0, w1;
+} np_raw;
+
+#define NP_RAW_SHIFT 56
+#define NP_RAW_VALUE ((1ull << NP_RAW_SHIFT) - 1)
+enum np_raw_kind {
+    NP_RAW_ENTRY = 0,
+    NP_RAW_EXIT = 1,
+    NP_RAW_SWITCH = 2,   /* value: ticks switched out, ending at w1 */
+    NP_RAW_LOST = 3,      /* value: events dropped (no buffer); LOST_NEST follows */
+    NP_RAW_LOST_NEST = 4, /* value: calls open before that the dropped
+                             events closed | calls they left open << 28 */
+    NP_RAW_SETJMP = 5,   /* value: the jmp_buf's address (setjmp.c) */
+    NP_RAW_LONGJMP = 6   /* value: the jmp_buf longjmp returns to */
+};
+#define NP_RAW_EXIT_BIT ((uint64_t)NP_RAW_EXIT << NP_RAW_SHIFT)
+#define NP_RAW_NEST_BITS 28
+#define NP_RAW_NEST_MASK ((1ull << NP_RAW_NEST_BITS) - 1)
+
+/* The fast path stops this many records short of a buffer's end, so that
+ * the slow path always has room for LOST, SWITCH and the event itself. */
+#define NP_REC_RESERVE 4
+
+enum np_buf_state { NP_BUF_FREE = 0, NP_BUF_LIVE, NP_BUF_QUEUED, NP_BUF_BUSY };
+
+struct np_rec_stream;
+
+/* The header at the start of each buffer (one mmap each). */
+struct np_rec_buf {
+    uint32_t state;              /* np_buf_state; atomic */
+    uint32_t seq;                /* order in the owner's stream */
+    struct np_rec_stream *owner;
+    uint64_t count;              /* records held, set when queued */
+    uint64_t done;               /* records already written by a final flush */
+    struct np_rec_buf *next;     /* queue or free list (under the lock) */
+    uint32_t last;               /* the owner thread ended with this buffer */
+    uint32_t cap;                /* records it holds */
+    np_raw *recs;
+};
+
+/* The writer's state for one thread's stream: the open calls as the
+ * filters saw them, and the calls the time filter holds back. */
+struct np_rec_pend {
+    uint64_t value;   /* ENTRY: address; SWITCH: ticks */
+    uint64_t tick;
+    uint32_t kind;    /* NP_EV_ENTRY or NP_EV_SWITCH */
+};
+
+struct np_rec_wstate {
+    uint8_t *stack;          /* per open call: NP_WS_* bits */
+    size_t depth, cap;
+    size_t f_in, n_in, kept; /* open calls matching -F, matching -N, kept */
+    size_t overflow;         /* open calls past a stack that could not grow */
+    size_t unknown;          /* plain mode: open calls whose entries were lost */
+    struct np_rec_pend *pend;
+    size_t phead, plen, pcap;
+    size_t *pidx;            /* indices in pend of the held entries */
+    size_t npidx, pidxcap;
+    uint64_t lost;           /* events lost, for END */
+    struct {
+        uint64_t env;
+        size_t depth;
+    } jmp[8];                /* setjmp seen: the open calls then */
+    unsigned jnext;
+    int thread_sent;
+    char sent_name[16];
+};
+#define NP_WS_KEPT 1
+#define NP_WS_F 2
+#define NP_WS_N 4
+
+/* One recorded OS thread. */
+struct np_rec_stream {
+    /* written by the owner thread (the hooks) */
+    np_raw *pos;                 /* next slot (release store: others read it) */
+    np_raw *end;                 /* the fast path's limit */
+    struct np_rec_buf *buf;      /* live buffer, or NULL (atomic) */
+    /* events dropped since the last LOST records (atomic): how many, the
+     * nesting they leave (entries - exits) and its lowest point */
+    uint64_t lost_n;
+    int64_t lost_d, lost_min;
+    uint32_t seq;
+    uint32_t used;               /* slot taken (under the lock) */
+    uint32_t ended;              /* the thread ended: no more buffers */
+    long tid;
+    char name[16];
+    /* written by the writer (or a final flush, the writer stopped) */
+    struct np_rec_wstate w;
+};
+
+/* Configuration, from the environment (record.c). */
+struct np_rec_config {
+    size_t buf_bytes;          /* NANOPROF_BUFFER */
+    unsigned depth;            /* NANOPROF_DEPTH, 0 = no limit */
+    uint64_t min_ns;           /* NANOPROF_MIN_NS */
+    uint64_t min_ticks;        /* min_ns in ticks, rounded up */
+    char *filter[64], *notrace[64];
+    unsigned nfilter, nnotrace;
+};
+
+extern struct np_rec_config np_rec_cfg;
+
+/* posix.c: CLOCK_MONOTONIC in ns (the recording clock without a counter). */
+uint64_t np_port_wall_ns(void);
+
+/* record_hot.h's slow path: switch, full buffer, lost events. */
+void np_rec_slow(struct np_thread *t, uint64_t w0);
+
+/* record_write.c */
+enum np_rec_mode { NP_REC_NORMAL = 0, NP_REC_FATAL = 1 };
+/* Opens <dir>/<pid>[.<n>].npt (never an existing file), writes the header,
+ * INFO and MODULE chunks; returns the fd or -1. */
+int np_rec_file_open(const char *dir, int argc, char **argv, uint64_t start_tick, double ns_per_tick);
+/* Encodes N raw records of S (filters, time filter) into EVENTS chunks on FD. */
+void np_rec_write_events(int fd, struct np_rec_stream *s, const np_raw *r, size_t n, int mode);
+/* The stream ends (thread exit or end of the trace): releases what the
+ * time filter holds, and a THREAD chunk if the name changed. */
+void np_rec_write_stream_end(int fd, struct np_rec_stream *s, int mode);
+void np_rec_write_end(int fd, uint64_t end_tick, uint64_t lost, double ns_per_tick);
+/* Forgets the writer state of S (a new file begins); frees nothing. */
+void np_rec_wstate_reset(struct np_rec_wstate *w);
+/* Frees what the writer state holds (normal exit). */
+void np_rec_wstate_free(struct np_rec_wstate *w);
+/* Frees the compression context (normal exit). */
+void np_rec_write_shutdown(void);
+/* After fork: the child's file must list every module again. */
+void np_rec_modules_forget(void);
+/* write() of the whole range, retrying on EINTR and short writes. */
+int np_rec_write_all(int fd, const void *p, size_t n);
+
+/* record_exec.c calls these around an exec. */
+void np_rec_before_exec(void);
+void np_rec_exec_failed(void);
+
+/* thread.c and posix.c call these through pointers that record.c sets when
+ * recording starts, so that the single-mechanism libraries need nothing
+ * of the recorder. */
+extern void (*np_rec_attach_hook)(struct np_thread *t);
+extern void (*np_rec_exit_hook)(struct np_thread *t);
+/* setjmp.c: a setjmp or longjmp (KIND) on ENV, on a recorded thread that
+ * is marked busy. */
+extern void (*np_rec_jump_hook)(struct np_thread *t, unsigned kind, const void *env);
+
+#endif

@@ -1,0 +1,864 @@
+/* record_write.c - the recorder's side of docs/trace-format.md: the file
+ * and its chunks, the function filters, the time filter and the event
+ * encoder. Runs on the writer thread, or on the thread that makes the final
+ * flush once the writer has stopped; NP_REC_FATAL is the signal handler's
+ * mode: write() only, no allocation, no compression, no symbol look-up, no
+ * loader lock.
+ *
+ * Events go through three stages, per thread:
+ *   1. filters (-F, -N, -D): each call's decision is kept on a stack, so
+ *      that its exit follows its entry exactly;
+ *   2. the time filter (--time-filter): an entry is held back until the
+ *      call is known to last at least min_ticks (a later record of the
+ *      thread is that far from it) or it returns (then it is dropped with
+ *      everything inside it, its switched-out time folded into one SWITCH);
+ *   3. the encoder: varints into a chunk, which is compressed (zstd) and
+ *      written with one write() when it is full or the buffer ends. */
+#define _GNU_SOURCE
+#include "record.h"
+#include "../common/trace_format.h"
+#include "../port/port.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+
+/* The static library does not oblige its users to link libzstd: without
+ * it, chunks are written uncompressed. */
+#ifdef NP_ZSTD_WEAK
+#pragma weak ZSTD_createCCtx
+#pragma weak ZSTD_freeCCtx
+#pragma weak ZSTD_compressCCtx
+#pragma weak ZSTD_isError
+#define ZSTD_PRESENT() (ZSTD_compressCCtx != NULL)
+#else
+#define ZSTD_PRESENT() 1
+#endif
+
+#define ZSTD_LEVEL 1
+
+int np_rec_write_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* ---- chunks ------------------------------------------------------------- */
+
+struct cbuf {
+    uint8_t *p;
+    size_t n;
+};
+
+static void put_u16(struct cbuf *b, uint16_t v) { np_put_u16(b->p + b->n, v); b->n += 2; }
+static void put_u32(struct cbuf *b, uint32_t v) { np_put_u32(b->p + b->n, v); b->n += 4; }
+static void put_u64(struct cbuf *b, uint64_t v) { np_put_u64(b->p + b->n, v); b->n += 8; }
+static void put_bytes(struct cbuf *b, const void *s, size_t len)
+{
+    if (len > 0xffff)
+        len = 0xffff;
+    put_u16(b, (uint16_t)len);
+    memcpy(b->p + b->n, s, len);
+    b->n += len;
+}
+static void put_str(struct cbuf *b, const char *s) { put_bytes(b, s, s ? strlen(s) : 0); }
+
+static size_t str_room(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    return 2 + (n > 0xffff ? 0xffff : n);
+}
+
+/* Starts a chunk of TYPE in B (its 8-byte header filled in by chunk_end). */
+static void chunk_begin(struct cbuf *b) { b->n = NP_TRACE_CHUNK_HEADER; }
+
+static int chunk_end(int fd, struct cbuf *b, uint32_t type)
+{
+    np_put_u32(b->p, type);
+    np_put_u32(b->p + 4, (uint32_t)(b->n - NP_TRACE_CHUNK_HEADER));
+    return np_rec_write_all(fd, b->p, b->n);
+}
+
+static uint64_t double_bits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+/* ---- modules ------------------------------------------------------------ */
+
+#define MAX_MODULES 1024
+static struct {
+    uint64_t bias, start;
+} seen[MAX_MODULES];
+static unsigned nseen;
+static unsigned long long last_adds = ~0ull;
+
+void np_rec_modules_forget(void)
+{
+    nseen = 0;
+    last_adds = ~0ull;
+}
+
+struct mod_ctx {
+    int fd;
+    int first;
+};
+
+/* The GNU build-id in a PT_NOTE segment, read from memory. */
+static const uint8_t *build_id(const uint8_t *p, const uint8_t *e, size_t align, size_t *len)
+{
+    while (p + 12 <= e) {
+        uint32_t namesz, descsz, type;
+        memcpy(&namesz, p, 4);
+        memcpy(&descsz, p + 4, 4);
+        memcpy(&type, p + 8, 4);
+        const uint8_t *name = p + 12;
+        const uint8_t *desc = name + ((namesz + align - 1) & ~(align - 1));
+        const uint8_t *next = desc + ((descsz + align - 1) & ~(align - 1));
+        if (next > e || next <= p)
+            break;
+        if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(name, "GNU", 4) == 0) {
+            *len = descsz;
+            return desc;
+        }
+        p = next;
+    }
+    return NULL;
+}
+
+static int module_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+    struct mod_ctx *m = data;
+    if (m->first) {
+        m->first = 0;
+        if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+            if (info->dlpi_adds == last_adds)
+                return 1; /* nothing loaded since the last look */
+            last_adds = info->dlpi_adds;
+        }
+    }
+    const char *name = info->dlpi_name;
+    if (name && name[0] && name[0] != '/')
+        return 0; /* the vDSO: no file to read */
+    uint64_t lo = UINT64_MAX, hi = 0;
+    const uint8_t *bid = NULL;
+    size_t bidlen = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            if (ph->p_vaddr < lo)
+                lo = ph->p_vaddr;
+            if (ph->p_vaddr + ph->p_memsz > hi)
+                hi = ph->p_vaddr + ph->p_memsz;
+        } else if (ph->p_type == PT_NOTE && !bid) {
+            const uint8_t *p = (const uint8_t *)(uintptr_t)(info->dlpi_addr + ph->p_vaddr);
+            bid = build_id(p, p + ph->p_memsz, ph->p_align >= 8 ? 8 : 4, &bidlen);
+        }
+    }
+    if (hi <= lo)
+        return 0;
+    uint64_t bias = info->dlpi_addr, start = bias + lo, end = bias + hi;
+    for (unsigned i = 0; i < nseen; i++)
+        if (seen[i].bias == bias && seen[i].start == start)
+            return 0;
+    if (nseen < MAX_MODULES) {
+        seen[nseen].bias = bias;
+        seen[nseen].start = start;
+        nseen++;
+    }
+    char exe[PATH_MAX];
+    if (!name || !name[0]) {
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[n > 0 ? n : 0] = 0;
+        name = exe;
+    }
+    uint8_t tmp[NP_TRACE_CHUNK_HEADER + 24 + 2 + 256 + 2 + PATH_MAX];
+    struct cbuf b = { tmp, 0 };
+    chunk_begin(&b);
+    put_u64(&b, bias);
+    put_u64(&b, start);
+    put_u64(&b, end);
+    put_bytes(&b, bid, bid && bidlen <= 256 ? bidlen : 0);
+    put_bytes(&b, name, strnlen(name, PATH_MAX));
+    chunk_end(m->fd, &b, NP_CHUNK_MODULE);
+    return 0;
+}
+
+/* Writes a MODULE chunk for each module not yet listed in this file. */
+static void modules_update(int fd)
+{
+    struct mod_ctx m = { fd, 1 };
+    dl_iterate_phdr(module_cb, &m);
+}
+
+/* ---- the file ----------------------------------------------------------- */
+
+int np_rec_file_open(const char *dir, int argc, char **argv, uint64_t start_tick, double ns_per_tick)
+{
+    char path[PATH_MAX];
+    int pid = (int)getpid(), fd = -1;
+    for (int n = 0; n < 100000 && fd < 0; n++) {
+        if (n == 0)
+            snprintf(path, sizeof path, "%s/%d%s", dir, pid, NP_TRACE_FILE_SUFFIX);
+        else
+            snprintf(path, sizeof path, "%s/%d.%d%s", dir, pid, n, NP_TRACE_FILE_SUFFIX);
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST)
+            return -1;
+    }
+    if (fd < 0)
+        return -1;
+
+    uint8_t hdr[NP_TRACE_HEADER_SIZE] = { 0 };
+    memcpy(hdr, NP_TRACE_MAGIC, NP_TRACE_MAGIC_LEN);
+    np_put_u16(hdr + 8, NP_TRACE_VERSION);
+    np_put_u16(hdr + 10, NP_TRACE_HEADER_SIZE);
+    np_put_u32(hdr + 12, 0);
+
+    if (argc < 0 || !argv)
+        argc = 0;
+    if (argc > 0xffff)
+        argc = 0xffff;
+    /* the recording clock (record_hot.h): the counter, or monotonic */
+    const char *clock = np_clock_kind == NP_CLOCK_COUNTER ? np_port_clock_name() : "monotonic";
+    size_t room = NP_TRACE_CHUNK_HEADER + 4 + 4 + 8 + 8 + 8 + str_room(clock) + 2;
+    for (int i = 0; i < argc; i++)
+        room += str_room(argv[i]);
+    struct cbuf b = { malloc(room), 0 };
+    if (!b.p || np_rec_write_all(fd, hdr, sizeof hdr) < 0) {
+        free(b.p);
+        close(fd);
+        return -1;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    chunk_begin(&b);
+    put_u32(&b, (uint32_t)pid);
+    put_u32(&b, (uint32_t)getppid());
+    put_u64(&b, double_bits(ns_per_tick));
+    put_u64(&b, start_tick);
+    put_u64(&b, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+    put_str(&b, clock);
+    put_u16(&b, (uint16_t)argc);
+    for (int i = 0; i < argc; i++)
+        put_str(&b, argv[i]);
+    int r = chunk_end(fd, &b, NP_CHUNK_INFO);
+    free(b.p);
+    if (r < 0) {
+        close(fd);
+        return -1;
+    }
+    np_rec_modules_forget();
+    modules_update(fd);
+    return fd;
+}
+
+void np_rec_write_end(int fd, uint64_t end_tick, uint64_t lost, double ns_per_tick)
+{
+    uint8_t tmp[NP_TRACE_CHUNK_HEADER + 24];
+    struct cbuf b = { tmp, 0 };
+    chunk_begin(&b);
+    put_u64(&b, end_tick);
+    put_u64(&b, lost);
+    put_u64(&b, double_bits(ns_per_tick));
+    chunk_end(fd, &b, NP_CHUNK_END);
+}
+
+static void write_thread(int fd, struct np_rec_stream *s)
+{
+    uint8_t tmp[NP_TRACE_CHUNK_HEADER + 4 + 2 + 16];
+    struct cbuf b = { tmp, 0 };
+    chunk_begin(&b);
+    put_u32(&b, (uint32_t)s->tid);
+    put_bytes(&b, s->name, strnlen(s->name, sizeof s->name));
+    chunk_end(fd, &b, NP_CHUNK_THREAD);
+    memcpy(s->w.sent_name, s->name, sizeof s->name);
+    s->w.thread_sent = 1;
+}
+
+/* ---- function filters --------------------------------------------------- */
+
+/* Which patterns a function's name matches: looked up once per address
+ * (the writer's symbolizer), then cached. */
+#define MATCH_F 1u
+#define MATCH_N 2u
+#define CACHE_BITS 13
+#define CACHE_SIZE (1u << CACHE_BITS)
+static struct {
+    uint64_t addr;
+    uint32_t bits;
+} cache[CACHE_SIZE];
+static unsigned ncached;
+
+static int any_match(char *const *pat, unsigned n, const char *name)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (fnmatch(pat[i], name, 0) == 0)
+            return 1;
+    return 0;
+}
+
+static unsigned match_bits(uint64_t addr, int mode)
+{
+    unsigned i = (unsigned)((addr * 0x9e3779b97f4a7c15ull) >> (64 - CACHE_BITS));
+    while (cache[i].addr) {
+        if (cache[i].addr == addr)
+            return cache[i].bits;
+        i = (i + 1) & (CACHE_SIZE - 1);
+    }
+    if (mode == NP_REC_FATAL)
+        return 0; /* no look-up in a signal handler */
+    char name[512];
+    if (!np_port_symbolize((const void *)(uintptr_t)addr, name, sizeof name))
+        snprintf(name, sizeof name, "0x%llx", (unsigned long long)addr);
+    unsigned bits = (any_match(np_rec_cfg.filter, np_rec_cfg.nfilter, name) ? MATCH_F : 0) |
+                    (any_match(np_rec_cfg.notrace, np_rec_cfg.nnotrace, name) ? MATCH_N : 0);
+    if (ncached >= CACHE_SIZE / 4 * 3) {
+        memset(cache, 0, sizeof cache);
+        ncached = 0;
+        i = (unsigned)((addr * 0x9e3779b97f4a7c15ull) >> (64 - CACHE_BITS));
+    }
+    cache[i].bits = bits;
+    cache[i].addr = addr;
+    ncached++;
+    return bits;
+}
+
+/* ---- the encoder -------------------------------------------------------- */
+
+/* EVENTS: chunk header, then u32 tid, u64 base, u32 count, u8 compression,
+ * u32 decoded length; the encoded stream follows. */
+#define EV_FIXED 21
+#define PREFIX (NP_TRACE_CHUNK_HEADER + EV_FIXED)
+#define MAX_RECORD 24 /* one record: two varints */
+#define ENC_MAIN (1u << 20)
+#define ENC_FATAL (64u << 10)
+
+struct enc {
+    uint8_t *buf;  /* PREFIX bytes of room, then the stream */
+    size_t limit;  /* a chunk ends once it holds this much */
+    size_t len;
+    uint32_t count;
+    uint64_t base, prev, prev_addr;
+    long tid;
+    int fd, mode;
+};
+
+static uint8_t enc_main_buf[PREFIX + ENC_MAIN + MAX_RECORD];
+static uint8_t enc_fatal_buf[PREFIX + ENC_FATAL + MAX_RECORD];
+static uint8_t *zbuf;
+static size_t zcap;
+static ZSTD_CCtx *cctx;
+static struct enc enc_main = { enc_main_buf, ENC_MAIN, 0, 0, 0, 0, 0, 0, -1, 0 };
+static struct enc enc_fatal = { enc_fatal_buf, ENC_FATAL, 0, 0, 0, 0, 0, 0, -1, 1 };
+
+static void fill_prefix(uint8_t *p, const struct enc *e, size_t payload, int compression)
+{
+    np_put_u32(p, NP_CHUNK_EVENTS);
+    np_put_u32(p + 4, (uint32_t)(EV_FIXED + payload));
+    np_put_u32(p + 8, (uint32_t)e->tid);
+    np_put_u64(p + 12, e->base);
+    np_put_u32(p + 20, e->count);
+    p[24] = (uint8_t)compression;
+    np_put_u32(p + 25, (uint32_t)e->len);
+}
+
+static void enc_flush(struct enc *e)
+{
+    if (!e->count)
+        return;
+    int done = 0;
+    if (e->mode == NP_REC_NORMAL) {
+        modules_update(e->fd); /* before the events that may refer to them */
+        if (ZSTD_PRESENT()) {
+            if (!cctx)
+                cctx = ZSTD_createCCtx();
+            if (!zbuf) {
+                zcap = ZSTD_COMPRESSBOUND(ENC_MAIN + MAX_RECORD);
+                zbuf = malloc(PREFIX + zcap);
+            }
+            if (cctx && zbuf) {
+                size_t z = ZSTD_compressCCtx(cctx, zbuf + PREFIX, zcap, e->buf + PREFIX, e->len, ZSTD_LEVEL);
+                if (!ZSTD_isError(z) && z < e->len) {
+                    fill_prefix(zbuf, e, z, NP_COMPRESS_ZSTD);
+                    np_rec_write_all(e->fd, zbuf, PREFIX + z);
+                    done = 1;
+                }
+            }
+        }
+    }
+    if (!done) {
+        fill_prefix(e->buf, e, e->len, NP_COMPRESS_NONE);
+        np_rec_write_all(e->fd, e->buf, PREFIX + e->len);
+    }
+    e->len = 0;
+    e->count = 0;
+}
+
+static void enc_put(struct enc *e, unsigned kind, uint64_t value, uint64_t tick)
+{
+    if (!e->count) {
+        e->base = e->prev = tick;
+        e->prev_addr = 0;
+    }
+    if ((int64_t)(tick - e->prev) < 0)
+        tick = e->prev; /* never backwards */
+    uint64_t dt = tick - e->prev;
+    if (dt >> 60)
+        dt = (1ull << 60) - 1;
+    e->prev = tick;
+    uint8_t *o = e->buf + PREFIX + e->len;
+    size_t n = np_put_varint(o, dt << NP_EV_KIND_BITS | kind);
+    if (kind == NP_EV_ENTRY) {
+        n += np_put_varint(o + n, np_zigzag((int64_t)(value - e->prev_addr)));
+        e->prev_addr = value;
+    } else if (kind == NP_EV_LOST || kind == NP_EV_SWITCH) {
+        n += np_put_varint(o + n, value);
+    }
+    e->len += n;
+    e->count++;
+    if (e->len >= e->limit)
+        enc_flush(e);
+}
+
+/* ---- the time filter ---------------------------------------------------- */
+
+static int grow(void **p, size_t *cap, size_t need, size_t size, int mode)
+{
+    if (need <= *cap)
+        return 1;
+    if (mode == NP_REC_FATAL)
+        return 0;
+    size_t n = *cap ? *cap * 2 : 64;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * size);
+    if (!q)
+        return 0;
+    *p = q;
+    *cap = n;
+    return 1;
+}
+
+static void held_reset(struct np_rec_wstate *w)
+{
+    w->phead = w->plen = 0;
+    w->npidx = 0;
+}
+
+/* Emits the held records [phead, upto). */
+static void held_emit(struct np_rec_wstate *w, struct enc *e, size_t upto)
+{
+    for (size_t i = w->phead; i < upto; i++)
+        enc_put(e, w->pend[i].kind, w->pend[i].value, w->pend[i].tick);
+    w->phead = upto;
+}
+
+static void held_release_all(struct np_rec_wstate *w, struct enc *e)
+{
+    held_emit(w, e, w->plen);
+    held_reset(w);
+}
+
+/* Entries held for at least min_ticks by TICK are calls long enough: out. */
+static void tf_advance(struct np_rec_wstate *w, struct enc *e, uint64_t tick)
+{
+    size_t k = 0;
+    while (k < w->npidx && tick - w->pend[w->pidx[k]].tick >= np_rec_cfg.min_ticks)
+        k++;
+    if (!k)
+        return;
+    held_emit(w, e, k < w->npidx ? w->pidx[k] : w->plen);
+    memmove(w->pidx, w->pidx + k, (w->npidx - k) * sizeof *w->pidx);
+    w->npidx -= k;
+    if (!w->npidx)
+        held_reset(w);
+}
+
+static int held_push(struct np_rec_wstate *w, unsigned kind, uint64_t value, uint64_t tick, int mode)
+{
+    if (!grow((void **)&w->pend, &w->pcap, w->plen + 1, sizeof *w->pend, mode))
+        return 0;
+    w->pend[w->plen].kind = kind;
+    w->pend[w->plen].value = value;
+    w->pend[w->plen].tick = tick;
+    w->plen++;
+    return 1;
+}
+
+static void out_entry(struct np_rec_wstate *w, struct enc *e, uint64_t addr, uint64_t tick)
+{
+    if (!np_rec_cfg.min_ticks) {
+        enc_put(e, NP_EV_ENTRY, addr, tick);
+        return;
+    }
+    tf_advance(w, e, tick);
+    if (!grow((void **)&w->pidx, &w->pidxcap, w->npidx + 1, sizeof *w->pidx, e->mode) ||
+        !held_push(w, NP_EV_ENTRY, addr, tick, e->mode)) {
+        held_release_all(w, e); /* no room to hold it: keep it */
+        enc_put(e, NP_EV_ENTRY, addr, tick);
+        return;
+    }
+    w->pidx[w->npidx++] = w->plen - 1;
+}
+
+static void out_exit(struct np_rec_wstate *w, struct enc *e, uint64_t tick)
+{
+    if (np_rec_cfg.min_ticks) {
+        tf_advance(w, e, tick);
+        if (w->npidx) { /* the innermost call is held: it was too short */
+            size_t i = w->pidx[--w->npidx];
+            uint64_t sw = 0;
+            for (size_t k = i + 1; k < w->plen; k++)
+                if (w->pend[k].kind == NP_EV_SWITCH)
+                    sw += w->pend[k].value;
+            w->plen = i;
+            if (!w->npidx)
+                held_reset(w);
+            if (sw) {
+                if (!w->npidx || !held_push(w, NP_EV_SWITCH, sw, tick, e->mode)) {
+                    held_release_all(w, e);
+                    enc_put(e, NP_EV_SWITCH, sw, tick);
+                }
+            }
+            return;
+        }
+    }
+    enc_put(e, NP_EV_EXIT, 0, tick);
+}
+
+static void out_switch(struct np_rec_wstate *w, struct enc *e, uint64_t ticks, uint64_t tick)
+{
+    if (np_rec_cfg.min_ticks) {
+        tf_advance(w, e, tick);
+        if (w->npidx) {
+            if (held_push(w, NP_EV_SWITCH, ticks, tick, e->mode))
+                return;
+            held_release_all(w, e);
+        }
+    }
+    enc_put(e, NP_EV_SWITCH, ticks, tick);
+}
+
+/* ---- filters ------------------------------------------------------------ */
+
+static void do_entry(struct np_rec_wstate *w, struct enc *e, uint64_t addr, uint64_t tick)
+{
+    const struct np_rec_config *c = &np_rec_cfg;
+    unsigned m = (c->nfilter || c->nnotrace) ? match_bits(addr, e->mode) : 0;
+    int keep = (!c->nfilter || w->f_in || (m & MATCH_F)) && !w->n_in && !(m & MATCH_N) &&
+               (!c->depth || w->kept < c->depth);
+    if (!grow((void **)&w->stack, &w->cap, w->depth + 1, 1, e->mode)) {
+        w->overflow++; /* cannot follow it: kept, as is its exit */
+        out_entry(w, e, addr, tick);
+        return;
+    }
+    w->stack[w->depth++] = (uint8_t)((keep ? NP_WS_KEPT : 0) | (m & MATCH_F ? NP_WS_F : 0) |
+                                     (m & MATCH_N ? NP_WS_N : 0));
+    w->f_in += (m & MATCH_F) != 0;
+    w->n_in += (m & MATCH_N) != 0;
+    if (keep) {
+        w->kept++;
+        out_entry(w, e, addr, tick);
+    }
+}
+
+/* Forgets the innermost open call; returns whether it was kept. */
+static int pop_call(struct np_rec_wstate *w)
+{
+    uint8_t b = w->stack[--w->depth];
+    w->f_in -= (b & NP_WS_F) != 0;
+    w->n_in -= (b & NP_WS_N) != 0;
+    w->kept -= (b & NP_WS_KEPT) != 0;
+    return b & NP_WS_KEPT;
+}
+
+static void do_exit(struct np_rec_wstate *w, struct enc *e, uint64_t tick)
+{
+    if (w->overflow) {
+        w->overflow--;
+        out_exit(w, e, tick);
+        return;
+    }
+    if (!w->depth)
+        return; /* a call that began before recording did */
+    if (pop_call(w))
+        out_exit(w, e, tick);
+}
+
+/* N events were dropped (no buffer): one LOST record. Of the calls open
+ * before, the dropped events closed CLOSED, innermost first: each gets an
+ * EXIT at the LOST record's time, so the trace nests as the program did.
+ * They left OPENED calls open whose entries were lost: their exits are
+ * dropped. */
+static void do_lost(struct np_rec_wstate *w, struct enc *e, uint64_t n, uint64_t closed, uint64_t opened,
+                    uint64_t tick)
+{
+    held_release_all(w, e);
+    enc_put(e, NP_EV_LOST, n, tick);
+    w->lost += n;
+    for (; closed && (w->depth || w->overflow); closed--) {
+        if (w->overflow) {
+            w->overflow--;
+            out_exit(w, e, tick);
+        } else if (pop_call(w)) {
+            out_exit(w, e, tick);
+        }
+    }
+    for (; opened; opened--)
+        if (grow((void **)&w->stack, &w->cap, w->depth + 1, 1, e->mode))
+            w->stack[w->depth++] = 0;
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+static struct enc *enc_for(int fd, struct np_rec_stream *s, int mode)
+{
+    struct enc *e = mode == NP_REC_FATAL ? &enc_fatal : &enc_main;
+    e->fd = fd;
+    e->tid = s->tid;
+    e->len = 0;
+    e->count = 0;
+    return e;
+}
+
+/* setjmp and longjmp (setjmp.c): a setjmp notes how many calls are open;
+ * a longjmp to it closes the calls opened since, which it left without
+ * their exits, with EXIT records at the time of the longjmp. */
+static void jmp_mark(struct np_rec_wstate *w, uint64_t env, size_t depth)
+{
+    unsigned n = sizeof w->jmp / sizeof w->jmp[0], i;
+    for (i = 0; i < n && w->jmp[i].env != env; i++)
+        ;
+    if (i == n) {
+        i = w->jnext;
+        w->jnext = (w->jnext + 1) % n;
+        w->jmp[i].env = env;
+    }
+    w->jmp[i].depth = depth;
+}
+
+/* The open calls to close for a longjmp to ENV (0 when unknown). */
+static size_t jmp_unwind(const struct np_rec_wstate *w, uint64_t env, size_t depth)
+{
+    for (unsigned i = 0; i < sizeof w->jmp / sizeof w->jmp[0]; i++)
+        if (w->jmp[i].env == env && env)
+            return depth > w->jmp[i].depth ? depth - w->jmp[i].depth : 0;
+    return 0;
+}
+
+struct plain {
+    uint8_t *base;
+    size_t len;
+    uint32_t count;
+    uint64_t prev, prev_addr;
+};
+
+static inline __attribute__((always_inline)) void plain_put(struct plain *p, struct enc *e, unsigned ev,
+                                                            uint64_t v, uint64_t tick)
+{
+    if (!p->count) {
+        e->base = p->prev = tick;
+        p->prev_addr = 0;
+    }
+    if ((int64_t)(tick - p->prev) < 0)
+        tick = p->prev;
+    uint64_t dt = tick - p->prev;
+    if (dt >> 60)
+        dt = (1ull << 60) - 1;
+    p->prev = tick;
+    p->len += np_put_varint(p->base + p->len, dt << NP_EV_KIND_BITS | ev);
+    if (ev == NP_EV_ENTRY) {
+        p->len += np_put_varint(p->base + p->len, np_zigzag((int64_t)(v - p->prev_addr)));
+        p->prev_addr = v;
+    } else if (ev != NP_EV_EXIT) {
+        p->len += np_put_varint(p->base + p->len, v);
+    }
+    p->count++;
+    if (p->len >= e->limit) {
+        e->len = p->len;
+        e->count = p->count;
+        e->prev = p->prev;
+        enc_flush(e);
+        p->len = 0;
+        p->count = 0;
+    }
+}
+
+/* No filter of any kind (the usual case): the writer only encodes, and
+ * follows the nesting with a counter, to drop the exits of calls that began
+ * before recording did. The encoder's state stays in registers. */
+static void encode_plain(struct np_rec_wstate *w, struct enc *e, const np_raw *r, size_t n)
+{
+    struct plain p = { e->buf + PREFIX, e->len, e->count, e->prev, e->prev_addr };
+    size_t depth = w->depth, unknown = w->unknown;
+    uint64_t lost_n = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t w0 = r[i].w0, tick = r[i].w1, v = w0 & NP_RAW_VALUE;
+        switch (w0 >> NP_RAW_SHIFT) {
+        case NP_RAW_ENTRY:
+            depth++;
+            plain_put(&p, e, NP_EV_ENTRY, v, tick);
+            break;
+        case NP_RAW_EXIT:
+            if (unknown) { /* its entry was lost */
+                unknown--;
+            } else if (depth) { /* else a call that began before recording did */
+                depth--;
+                plain_put(&p, e, NP_EV_EXIT, 0, tick);
+            }
+            break;
+        case NP_RAW_SWITCH:
+            plain_put(&p, e, NP_EV_SWITCH, v, tick);
+            break;
+        case NP_RAW_LOST:
+            lost_n = v;
+            break;
+        case NP_RAW_LOST_NEST: { /* as do_lost */
+            uint64_t closed = v & NP_RAW_NEST_MASK, opened = v >> NP_RAW_NEST_BITS;
+            w->lost += lost_n;
+            plain_put(&p, e, NP_EV_LOST, lost_n, tick);
+            lost_n = 0;
+            for (; closed && unknown; closed--)
+                unknown--;
+            for (; closed && depth; closed--, depth--)
+                plain_put(&p, e, NP_EV_EXIT, 0, tick);
+            unknown += opened;
+            break;
+        }
+        case NP_RAW_SETJMP:
+            jmp_mark(w, v, depth + unknown);
+            break;
+        case NP_RAW_LONGJMP:
+            for (size_t k = jmp_unwind(w, v, depth + unknown); k; k--) {
+                if (unknown) {
+                    unknown--;
+                } else {
+                    depth--;
+                    plain_put(&p, e, NP_EV_EXIT, 0, tick);
+                }
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    e->len = p.len;
+    e->count = p.count;
+    e->prev = p.prev;
+    e->prev_addr = p.prev_addr;
+    w->depth = depth;
+    w->unknown = unknown;
+}
+
+void np_rec_write_events(int fd, struct np_rec_stream *s, const np_raw *r, size_t n, int mode)
+{
+    struct np_rec_wstate *w = &s->w;
+    struct enc *e = enc_for(fd, s, mode);
+    if (!w->thread_sent)
+        write_thread(fd, s);
+    const struct np_rec_config *c = &np_rec_cfg;
+    if (!c->nfilter && !c->nnotrace && !c->depth && !c->min_ticks) {
+        encode_plain(w, e, r, n);
+        enc_flush(e);
+        return;
+    }
+    uint64_t lost_n = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = r[i].w0 & NP_RAW_VALUE, tick = r[i].w1;
+        switch (r[i].w0 >> NP_RAW_SHIFT) {
+        case NP_RAW_ENTRY:
+            do_entry(w, e, v, tick);
+            break;
+        case NP_RAW_EXIT:
+            do_exit(w, e, tick);
+            break;
+        case NP_RAW_SWITCH:
+            out_switch(w, e, v, tick);
+            break;
+        case NP_RAW_LOST:
+            lost_n = v;
+            break;
+        case NP_RAW_LOST_NEST:
+            do_lost(w, e, lost_n, v & NP_RAW_NEST_MASK, v >> NP_RAW_NEST_BITS, tick);
+            lost_n = 0;
+            break;
+        case NP_RAW_SETJMP:
+            jmp_mark(w, v, w->depth + w->overflow);
+            break;
+        case NP_RAW_LONGJMP:
+            for (size_t k = jmp_unwind(w, v, w->depth + w->overflow); k; k--)
+                do_exit(w, e, tick);
+            break;
+        default:
+            break;
+        }
+    }
+    enc_flush(e);
+}
+
+void np_rec_write_stream_end(int fd, struct np_rec_stream *s, int mode)
+{
+    struct np_rec_wstate *w = &s->w;
+    struct enc *e = enc_for(fd, s, mode);
+    if (w->plen > w->phead) {
+        if (!w->thread_sent)
+            write_thread(fd, s);
+        held_release_all(w, e); /* calls open at the end: kept */
+        enc_flush(e);
+    }
+    if (w->thread_sent && strncmp(w->sent_name, s->name, sizeof s->name) != 0)
+        write_thread(fd, s);
+}
+
+void np_rec_wstate_reset(struct np_rec_wstate *w)
+{
+    w->depth = w->f_in = w->n_in = w->kept = w->overflow = w->unknown = 0;
+    held_reset(w);
+    w->lost = 0;
+    memset(w->jmp, 0, sizeof w->jmp);
+    w->jnext = 0;
+    w->thread_sent = 0;
+    memset(w->sent_name, 0, sizeof w->sent_name);
+}
+
+void np_rec_wstate_free(struct np_rec_wstate *w)
+{
+    free(w->stack);
+    free(w->pend);
+    free(w->pidx);
+    w->stack = NULL;
+    w->pend = NULL;
+    w->pidx = NULL;
+    w->cap = w->pcap = w->pidxcap = 0;
+    np_rec_wstate_reset(w);
+}
+
+void np_rec_write_shutdown(void)
+{
+    if (cctx && ZSTD_PRESENT())
+        ZSTD_freeCCtx(cctx);
+    cctx = NULL;
+    free(zbuf);
+    zbuf = NULL;
+}

@@ -1,0 +1,272 @@
+/* rec_prog.c - what the recorder's tests record (tests/test_record*.c):
+ * one instrumented program, one mode per run, with known call counts. It
+ * prints the run-time address of each function it calls as
+ *     addr <tag> <name> <hex>
+ * so that the tests compare the trace's ENTRY addresses with them. Built
+ * twice: linked with libnanoprof (records with NANOPROF_RECORD set), and
+ * with no runtime at all (recorded through `nanoprof record`).
+ *
+ *   threads          two threads: 1000 and 3000 calls of step (each calls
+ *                    leaf); main_work calls leaf 10 times; returns from main
+ *   exit             deep(10) calls exit(3) at the bottom
+ *   signal SIG       work(500), then deep(5) dies at the bottom: SIG is
+ *                    term, int, segv, abort or kill (kill: after 300 ms)
+ *   fork             f1 x3; fork: the child f2 x5 then exit(0); the parent
+ *                    waits, f3 x7
+ *   exec             f1 x2, then exec of itself in mode execd: f4 x4
+ *   execfail         f1 x2, an exec that fails, f3 x3
+ *   tree             top: a x3 (each: leaf x2), b x2 (each: leaf x1)
+ *   slow             slowf x2 (20 ms each), fastf x100
+ *   fib N            fib(N)
+ *   longjmp          guard: setjmp, then jumper(5) nests 5 deep and longjmps
+ *                    back; then f3 x2
+ *   dlopen LIB       f1 x1, then dlopen LIB and call its plugin_work x3
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__clang__)
+#define KEEP __attribute__((noinline))
+#else
+#define KEEP __attribute__((noinline, noipa))
+#endif
+#define NOPROF __attribute__((no_instrument_function))
+
+static int sink;
+#define TOUCH() __atomic_add_fetch(&sink, 1, __ATOMIC_RELAXED) /* threads too */
+static int *volatile nowhere; /* NULL */
+static const char *tag = "main";
+
+NOPROF static void show(const char *name, void (*fn)(void))
+{
+    printf("addr %s %s %p\n", tag, name, (void *)fn);
+}
+#define SHOW(f) show(#f, (void (*)(void))(f))
+
+KEEP void leaf(void) { TOUCH(); }
+KEEP void step(void) { leaf(); }
+KEEP void f1(void) { TOUCH(); }
+KEEP void f2(void) { TOUCH(); }
+KEEP void f3(void) { TOUCH(); }
+KEEP void f4(void) { TOUCH(); }
+KEEP void a(void) { leaf(); leaf(); }
+KEEP void b(void) { leaf(); }
+KEEP void top(void)
+{
+    for (int i = 0; i < 3; i++)
+        a();
+    for (int i = 0; i < 2; i++)
+        b();
+}
+
+KEEP void *worker(void *arg)
+{
+    long n = (long)arg;
+    for (long i = 0; i < n; i++)
+        step();
+    return NULL;
+}
+
+KEEP void main_work(void)
+{
+    for (int i = 0; i < 10; i++)
+        leaf();
+}
+
+static const char *how;
+
+/* UBSan would stop the program at the null store: the fault is the test */
+KEEP __attribute__((no_sanitize("undefined"))) void die(void)
+{
+    if (strcmp(how, "term") == 0)
+        raise(SIGTERM);
+    else if (strcmp(how, "int") == 0)
+        raise(SIGINT);
+    else if (strcmp(how, "abort") == 0)
+        abort();
+    else if (strcmp(how, "kill") == 0) {
+        struct timespec ts = { 0, 300000000 };
+        nanosleep(&ts, NULL); /* the writer has written what was queued */
+        raise(SIGKILL);
+    } else if (strcmp(how, "exit") == 0)
+        exit(3);
+    else
+        *nowhere = 1; /* SIGSEGV */
+}
+
+KEEP void deep(int n)
+{
+    if (n == 1)
+        die();
+    else
+        deep(n - 1);
+    TOUCH();
+}
+
+KEEP void work(int n)
+{
+    for (int i = 0; i < n; i++)
+        leaf();
+}
+
+KEEP void slowf(void)
+{
+    struct timespec ts = { 0, 20000000 };
+    nanosleep(&ts, NULL);
+}
+
+KEEP void fastf(void) { TOUCH(); }
+
+KEEP unsigned fib(unsigned n)
+{
+    if (n < 2)
+        return n;
+    unsigned r = fib(n - 1);
+    r += fib(n - 2);
+    __asm__ __volatile__("" : "+r"(r));
+    return r;
+}
+
+static jmp_buf jump_env;
+
+static volatile int armed = 1;
+
+KEEP void jumper(int n)
+{
+    if (n <= 1) {
+        if (armed)
+            longjmp(jump_env, 1);
+    } else {
+        jumper(n - 1);
+    }
+    TOUCH();
+}
+
+KEEP int guard(void)
+{
+    if (setjmp(jump_env) == 0) {
+        jumper(5);
+        return 0;
+    }
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "threads";
+    if (strcmp(mode, "execd") == 0)
+        tag = "execd";
+    SHOW(main);
+    if (strcmp(mode, "threads") == 0) {
+        SHOW(worker), SHOW(step), SHOW(leaf), SHOW(main_work);
+        fflush(stdout);
+        pthread_t t1, t2;
+        pthread_create(&t1, NULL, worker, (void *)1000L);
+        pthread_create(&t2, NULL, worker, (void *)3000L);
+        main_work();
+        pthread_join(t1, NULL);
+        pthread_join(t2, NULL);
+        return 0;
+    }
+    if (strcmp(mode, "exit") == 0 || strcmp(mode, "signal") == 0) {
+        how = strcmp(mode, "exit") == 0 ? "exit" : argc > 2 ? argv[2] : "segv";
+        SHOW(deep), SHOW(die), SHOW(work), SHOW(leaf);
+        fflush(stdout);
+        if (strcmp(mode, "signal") == 0)
+            work(strcmp(how, "kill") == 0 ? 5000 : 500);
+        deep(10);
+        return 0;
+    }
+    if (strcmp(mode, "fork") == 0) {
+        SHOW(f1), SHOW(f2), SHOW(f3);
+        fflush(stdout);
+        for (int i = 0; i < 3; i++)
+            f1();
+        pid_t pid = fork();
+        if (pid == 0) {
+            for (int i = 0; i < 5; i++)
+                f2();
+            exit(0);
+        }
+        int st;
+        waitpid(pid, &st, 0);
+        for (int i = 0; i < 7; i++)
+            f3();
+        printf("child %d status %d\n", (int)pid, st);
+        return 0;
+    }
+    if (strcmp(mode, "exec") == 0) {
+        SHOW(f1);
+        fflush(stdout);
+        for (int i = 0; i < 2; i++)
+            f1();
+        execl("/proc/self/exe", argv[0], "execd", (char *)NULL);
+        return 1;
+    }
+    if (strcmp(mode, "execd") == 0) {
+        SHOW(f4);
+        for (int i = 0; i < 4; i++)
+            f4();
+        return 0;
+    }
+    if (strcmp(mode, "execfail") == 0) {
+        SHOW(f1), SHOW(f3);
+        fflush(stdout);
+        for (int i = 0; i < 2; i++)
+            f1();
+        char *args[] = { "nothing", NULL };
+        execv("/nonexistent/nothing", args);
+        for (int i = 0; i < 3; i++)
+            f3();
+        return 0;
+    }
+    if (strcmp(mode, "tree") == 0) {
+        SHOW(top), SHOW(a), SHOW(b), SHOW(leaf);
+        top();
+        return 0;
+    }
+    if (strcmp(mode, "slow") == 0) {
+        SHOW(slowf), SHOW(fastf);
+        for (int i = 0; i < 2; i++)
+            slowf();
+        for (int i = 0; i < 100; i++)
+            fastf();
+        return 0;
+    }
+    if (strcmp(mode, "fib") == 0) {
+        SHOW(fib);
+        unsigned n = argc > 2 ? (unsigned)atoi(argv[2]) : 25;
+        printf("fib %u = %u\n", n, fib(n));
+        return 0;
+    }
+    if (strcmp(mode, "longjmp") == 0) {
+        SHOW(guard), SHOW(jumper), SHOW(f3);
+        int r = guard();
+        for (int i = 0; i < 2; i++)
+            f3();
+        return r == 1 ? 0 : 1;
+    }
+    if (strcmp(mode, "dlopen") == 0 && argc > 2) {
+        SHOW(f1);
+        f1();
+        void *h = dlopen(argv[2], RTLD_NOW);
+        void (*fn)(void) = h ? (void (*)(void))dlsym(h, "plugin_work") : NULL;
+        if (!fn)
+            return 1;
+        show("plugin_work", fn);
+        for (int i = 0; i < 3; i++)
+            fn();
+        return 0;
+    }
+    fprintf(stderr, "rec_prog: unknown mode %s\n", mode);
+    return 2;
+}

@@ -1,0 +1,852 @@
+/* test_analyze.c - the trace reader, symbols and the model, with exact
+ * numbers: traces written by trace_builder against this executable's own
+ * functions (tb_sample_trace), read back through np_model_load. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "analyze/model.h"
+#include "common/trace_format.h"
+#include "trace_builder.h"
+
+static char dir[256];        /* a fresh directory per test */
+static char diags[8192];     /* diagnostic lines of the last load */
+static int ndiags;
+static struct tb_sample fns;
+
+static void on_diag(void *ctx, enum np_diag_level level, const char *line)
+{
+    (void)ctx;
+    size_t n = strlen(diags);
+    snprintf(diags + n, sizeof diags - n, "%s%s\n", level == NP_DIAG_WARNING ? "W " : "E ", line);
+    ndiags++;
+}
+
+static const struct np_trace_hooks hooks = { NULL, on_diag, NULL };
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "%s/np_analyze_XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    assert_non_null(mkdtemp(dir));
+    tb_sample_functions(&fns);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[512];
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.') {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+    return 0;
+}
+
+static const char *file_in_dir(const char *name)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return path;
+}
+
+static struct np_model *load(const char *path, const struct np_model_options *opt, struct np_trace_summary *sum)
+{
+    struct np_model *m;
+    diags[0] = 0;
+    ndiags = 0;
+    np_model_load(path, opt, &hooks, &m, sum);
+    assert_non_null(m);
+    return m;
+}
+
+static const struct np_function *fn(const struct np_model *m, const char *name)
+{
+    size_t n;
+    const struct np_function *f = np_model_functions(m, &n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(f[i].name, name) == 0)
+            return &f[i];
+    return NULL;
+}
+
+static uint32_t fn_index(const struct np_model *m, const char *name)
+{
+    size_t n;
+    const struct np_function *f = np_model_functions(m, &n);
+    const struct np_function *x = fn(m, name);
+    assert_non_null(x);
+    return (uint32_t)(x - f);
+}
+
+/* calls, total, self of NAME; -1 for "not in the profile" */
+static void expect_fn(const struct np_model *m, const char *name, long calls, uint64_t total, uint64_t self)
+{
+    const struct np_function *f = fn(m, name);
+    if (calls < 0) {
+        if (f && f->calls)
+            fail_msg("%s should not be in the profile (%lu calls)", name, (unsigned long)f->calls);
+        return;
+    }
+    if (!f)
+        fail_msg("no function %s", name);
+    if (f->calls != (uint64_t)calls || f->total_ns != total || f->self_ns != self)
+        fail_msg("%s: calls %lu total %lu self %lu, want %ld %lu %lu", name, (unsigned long)f->calls,
+                 (unsigned long)f->total_ns, (unsigned long)f->self_ns, calls, (unsigned long)total,
+                 (unsigned long)self);
+}
+
+/* The invariant: self times add up to the threads' totals, and both to
+ * the tree roots'. Returns the sum. */
+static uint64_t check_self_sum(const struct np_model *m)
+{
+    size_t nf, nt, nn;
+    const struct np_function *f = np_model_functions(m, &nf);
+    const struct np_thread *t = np_model_threads(m, &nt);
+    const struct np_node *node = np_model_nodes(m, &nn);
+    uint64_t self = 0, total = 0, roots = 0, node_self = 0;
+    for (size_t i = 0; i < nf; i++)
+        self += f[i].self_ns;
+    for (size_t i = 0; i < nt; i++) {
+        total += t[i].total_ns;
+        roots += node[t[i].root].total_ns;
+    }
+    for (size_t i = 0; i < nn; i++)
+        node_self += node[i].self_ns;
+    assert_int_equal(self, total);
+    assert_int_equal(roots, total);
+    assert_int_equal(node_self, total);
+    return total;
+}
+
+static void write_sample(const char *name, bool with_end)
+{
+    struct tb b;
+    tb_init(&b);
+    tb_sample_trace(&b, &fns, with_end);
+    assert_int_equal(tb_write(&b, file_in_dir(name)), 0);
+    tb_free(&b);
+}
+
+/* ---- the sample trace, exact ------------------------------------------------ */
+
+static void sample_profile(void **state)
+{
+    (void)state;
+    write_sample("4242.npt", true);
+    struct np_trace_summary sum;
+    struct np_model *m = load(dir, NULL, &sum);
+    assert_int_equal(sum.status, NP_TRACE_OK);
+    assert_int_equal(ndiags, 0);
+    assert_int_equal(sum.files, 1);
+    assert_int_equal(sum.files_read, 1);
+    assert_int_equal(sum.files_unfinished, 0);
+    expect_fn(m, "sample_main", 1, 100, 50);
+    expect_fn(m, "sample_helper", 1, 50, 20); /* static: from .symtab */
+    expect_fn(m, "sample_leaf", 1, 30, 30);
+    expect_fn(m, "sample_fib", 4, 100, 100); /* recursion counted once */
+    expect_fn(m, "sample_square", 2, 50, 40);
+    expect_fn(m, "0x10", 1, 10, 10);         /* outside every module */
+    expect_fn(m, "sample_twice", 1, 40, 30); /* open at the end */
+    const struct np_function *fib = fn(m, "sample_fib"), *sq = fn(m, "sample_square");
+    assert_int_equal(fib->min_ns, 5);
+    assert_int_equal(fib->max_ns, 100);
+    assert_int_equal(fib->sum_ns, 145);
+    assert_int_equal(np_function_avg_ns(fib), 36);
+    assert_int_equal(sq->min_ns, 10);
+    assert_int_equal(sq->max_ns, 40);
+    assert_int_equal(sq->switched_ns, 5);
+    assert_int_equal(sq->self_switched_ns, 5);
+    assert_int_equal(check_self_sum(m), 280);
+
+    size_t n;
+    const struct np_thread *t = np_model_threads(m, &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(t[0].tid, 100);
+    assert_string_equal(t[0].name, "main");
+    assert_int_equal(t[0].total_ns, 200);
+    assert_int_equal(t[0].calls, 7);
+    assert_int_equal(t[0].first_ns, 1000000000ull); /* tick 1000 = start */
+    assert_int_equal(t[0].last_ns, 1000000300ull);  /* END's 1 ns per tick, not INFO's 2 */
+    assert_int_equal(t[1].tid, 101);
+    assert_string_equal(t[1].name, "worker");
+    assert_int_equal(t[1].total_ns, 80);
+    assert_int_equal(t[1].switched_ns, 5);
+
+    const struct np_process *p = np_model_processes(m, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(p->pid, 4242);
+    assert_true(p->complete);
+    assert_int_equal(p->events_lost, 7);
+    assert_int_equal(p->end_ns, 1000002000ull);
+    assert_int_equal(p->argc, 3);
+    assert_string_equal(p->argv[2], "a,b \"c\"");
+    assert_string_equal(p->clock, "monotonic");
+    np_model_free(m);
+}
+
+static void sample_symbols(void **state)
+{
+    (void)state;
+    write_sample("4242.npt", true);
+    struct np_model *m = load(dir, NULL, &(struct np_trace_summary){ 0 });
+    const struct np_function *h = fn(m, "sample_helper");
+    struct tb_self self;
+    tb_self(&self);
+    assert_non_null(h);
+    assert_string_equal(h->module, self.path);
+    assert_int_equal(h->address, fns.helper - self.bias);
+    assert_null(fn(m, "0x10")->module);
+    /* this file is built with -g: the declaration's line from DWARF */
+    assert_non_null(h->file);
+    assert_non_null(strstr(h->file, "trace_builder.c"));
+    assert_int_equal(h->line, fns.helper_line);
+    np_model_free(m);
+}
+
+static const struct np_arc *arc(const struct np_model *m, uint32_t caller, uint32_t callee)
+{
+    size_t n;
+    const struct np_arc *a = np_model_arcs(m, &n);
+    for (size_t i = 0; i < n; i++)
+        if (a[i].caller == caller && a[i].callee == callee)
+            return &a[i];
+    fail_msg("no arc %u -> %u", caller, callee);
+    return NULL;
+}
+
+static void sample_graph_and_tree(void **state)
+{
+    (void)state;
+    write_sample("4242.npt", true);
+    struct np_model_options opt = { .timeline = true };
+    struct np_model *m = load(dir, &opt, &(struct np_trace_summary){ 0 });
+    uint32_t main_ = fn_index(m, "sample_main"), helper = fn_index(m, "sample_helper"),
+             fib = fn_index(m, "sample_fib"), twice = fn_index(m, "sample_twice"),
+             square = fn_index(m, "sample_square");
+    assert_int_equal(arc(m, NP_NONE, main_)->calls, 1);
+    assert_int_equal(arc(m, main_, helper)->total_ns, 50);
+    assert_int_equal(arc(m, fib, fib)->calls, 3);
+    assert_int_equal(arc(m, fib, fib)->total_ns, 45);
+    assert_int_equal(arc(m, NP_NONE, fib)->calls, 1);
+    assert_int_equal(arc(m, twice, square)->total_ns, 10);
+    assert_int_equal(arc(m, NP_NONE, square)->switched_ns, 5);
+
+    /* tree of thread 100: root -> main -> helper -> leaf; root -> fib -> fib (2) -> fib */
+    size_t n;
+    const struct np_node *nodes = np_model_nodes(m, &n);
+    const struct np_thread *t = np_model_threads(m, &n);
+    const struct np_node *root = &nodes[t[0].root];
+    assert_int_equal(root->function, NP_NONE);
+    assert_int_equal(root->total_ns, 200);
+    assert_int_equal(root->calls, 2);
+    const struct np_node *a = &nodes[root->first_child], *b = &nodes[a->next_sibling];
+    assert_int_equal(a->function, main_);
+    assert_int_equal(a->self_ns, 50);
+    assert_int_equal(nodes[a->first_child].function, helper);
+    assert_int_equal(nodes[nodes[a->first_child].first_child].depth, 3);
+    assert_int_equal(b->function, fib);
+    assert_int_equal(b->next_sibling, NP_NONE);
+    const struct np_node *b2 = &nodes[b->first_child];
+    assert_int_equal(b2->calls, 2);
+    assert_int_equal(b2->total_ns, 35);
+    assert_int_equal(b2->self_ns, 25);
+    assert_int_equal(nodes[b2->first_child].calls, 1);
+    assert_int_equal(nodes[b2->first_child].first_child, NP_NONE);
+
+    /* timeline: 11 calls, by thread then start */
+    const struct np_call *c = np_model_calls(m, &n);
+    assert_int_equal(n, 11);
+    assert_int_equal(c[0].function, main_);
+    assert_int_equal(c[0].start_ns, 1000000000ull);
+    assert_int_equal(c[0].duration_ns, 100);
+    assert_int_equal(c[2].depth, 2);
+    assert_int_equal(c[7].thread, 1);
+    for (size_t i = 1; i < n; i++)
+        assert_true(c[i - 1].thread < c[i].thread ||
+                    (c[i - 1].thread == c[i].thread && c[i - 1].start_ns <= c[i].start_ns));
+    np_model_free(m);
+}
+
+/* No END: a warning, INFO's 2 ns per tick, calls closed at the last event. */
+static void sample_without_end(void **state)
+{
+    (void)state;
+    write_sample("4242.npt", false);
+    struct np_trace_summary sum;
+    struct np_model *m = load(dir, NULL, &sum);
+    assert_int_equal(sum.status, NP_TRACE_OK);
+    assert_int_equal(sum.files_unfinished, 1);
+    assert_int_equal(ndiags, 1);
+    assert_non_null(strstr(diags, "W "));
+    assert_non_null(strstr(diags, "no END chunk"));
+    expect_fn(m, "sample_main", 1, 200, 100);
+    expect_fn(m, "sample_twice", 1, 80, 60);
+    size_t n;
+    assert_false(np_model_processes(m, &n)->complete);
+    assert_int_equal(np_model_processes(m, &n)->end_ns, 1000000000ull + 2 * 1100);
+    check_self_sum(m);
+    np_model_free(m);
+}
+
+/* ---- options ------------------------------------------------------------------- */
+
+static struct np_model *load_with(const char *opt1, enum np_model_opt k1, const char *opt2, enum np_model_opt k2,
+                                  struct np_model_options *o)
+{
+    char err[128];
+    memset(o, 0, sizeof *o);
+    if (opt1)
+        assert_int_equal(np_model_option(o, k1, opt1, err, sizeof err), 0);
+    if (opt2)
+        assert_int_equal(np_model_option(o, k2, opt2, err, sizeof err), 0);
+    write_sample("4242.npt", true);
+    return load(dir, o, &(struct np_trace_summary){ 0 });
+}
+
+static void filter_exclude(void **state)
+{
+    (void)state;
+    struct np_model_options o;
+    struct np_model *m = load_with("*helper", NP_MODEL_OPT_EXCLUDE, "0x*", NP_MODEL_OPT_EXCLUDE, &o);
+    expect_fn(m, "sample_main", 1, 100, 100); /* helper's time stays in main */
+    expect_fn(m, "sample_helper", -1, 0, 0);
+    expect_fn(m, "sample_leaf", -1, 0, 0);    /* called from helper: dropped too */
+    expect_fn(m, "sample_square", 2, 50, 50);
+    expect_fn(m, "0x10", -1, 0, 0);
+    expect_fn(m, "sample_fib", 4, 100, 100);
+    assert_int_equal(check_self_sum(m), 280);
+    np_model_free(m);
+    np_model_options_free(&o);
+}
+
+static void filter_include(void **state)
+{
+    (void)state;
+    struct np_model_options o;
+    struct np_model *m = load_with("sample_helper", NP_MODEL_OPT_INCLUDE, "sample_tw?ce", NP_MODEL_OPT_INCLUDE, &o);
+    expect_fn(m, "sample_main", -1, 0, 0);
+    expect_fn(m, "sample_helper", 1, 50, 20);
+    expect_fn(m, "sample_leaf", 1, 30, 30);
+    expect_fn(m, "sample_twice", 1, 40, 30);
+    expect_fn(m, "sample_square", 1, 10, 10); /* the call inside twice only */
+    expect_fn(m, "sample_fib", -1, 0, 0);
+    assert_int_equal(check_self_sum(m), 90);
+    size_t n;
+    const struct np_node *nodes = np_model_nodes(m, &n);
+    const struct np_thread *t = np_model_threads(m, &n);
+    assert_int_equal(nodes[nodes[t[0].root].first_child].function, fn_index(m, "sample_helper"));
+    np_model_free(m);
+    np_model_options_free(&o);
+}
+
+static void filter_depth_and_tid(void **state)
+{
+    (void)state;
+    struct np_model_options o;
+    struct np_model *m = load_with("1", NP_MODEL_OPT_DEPTH, "100", NP_MODEL_OPT_TID, &o);
+    expect_fn(m, "sample_main", 1, 100, 100);
+    expect_fn(m, "sample_helper", -1, 0, 0);
+    expect_fn(m, "sample_fib", 1, 100, 100);
+    expect_fn(m, "sample_square", -1, 0, 0); /* thread 101 */
+    size_t n;
+    np_model_threads(m, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(check_self_sum(m), 200);
+    np_model_free(m);
+    np_model_options_free(&o);
+}
+
+static void filter_min_duration(void **state)
+{
+    (void)state;
+    struct np_model_options o;
+    struct np_model *m = load_with("30ns", NP_MODEL_OPT_MIN_DURATION, NULL, 0, &o);
+    expect_fn(m, "sample_leaf", 1, 30, 30);
+    expect_fn(m, "sample_fib", 2, 100, 100); /* the 10 and 5 ns calls are dropped */
+    expect_fn(m, "sample_square", 1, 40, 40);
+    expect_fn(m, "0x10", -1, 0, 0);
+    assert_int_equal(check_self_sum(m), 280);
+    /* the nodes of dropped calls are unlinked */
+    size_t n;
+    const struct np_node *nodes = np_model_nodes(m, &n);
+    const struct np_thread *t = np_model_threads(m, &n);
+    const struct np_node *fib1 = &nodes[nodes[nodes[t[0].root].first_child].next_sibling];
+    assert_int_equal(nodes[fib1->first_child].calls, 1);
+    assert_int_equal(nodes[fib1->first_child].first_child, NP_NONE);
+    np_model_free(m);
+    np_model_options_free(&o);
+}
+
+static void exclude_switched_time(void **state)
+{
+    (void)state;
+    write_sample("4242.npt", true);
+    struct np_model_options o = { .exclude_switched = true };
+    struct np_model *m = load(dir, &o, &(struct np_trace_summary){ 0 });
+    expect_fn(m, "sample_square", 2, 45, 35);
+    assert_int_equal(check_self_sum(m), 275);
+    np_model_free(m);
+}
+
+static void option_errors(void **state)
+{
+    (void)state;
+    struct np_model_options o = { 0 };
+    char err[128];
+    assert_int_equal(np_model_option(&o, NP_MODEL_OPT_TID, "1,2,3", err, sizeof err), 0);
+    assert_int_equal(o.ntids, 3);
+    assert_int_equal(np_model_option(&o, NP_MODEL_OPT_TID, "1,,2", err, sizeof err), -1);
+    assert_non_null(strstr(err, "thread list"));
+    assert_int_equal(np_model_option(&o, NP_MODEL_OPT_TID, "x", err, sizeof err), -1);
+    assert_int_equal(np_model_option(&o, NP_MODEL_OPT_DEPTH, "0", err, sizeof err), -1);
+    assert_int_equal(np_model_option(&o, NP_MODEL_OPT_DEPTH, "3x", err, sizeof err), -1);
+    assert_int_equal(np_model_option(&o, NP_MODEL_OPT_MIN_DURATION, "1.5us", err, sizeof err), 0);
+    assert_int_equal(o.min_duration_ns, 1500);
+    assert_int_equal(np_model_option(&o, NP_MODEL_OPT_MIN_DURATION, "2 ms", err, sizeof err), -1);
+    assert_int_equal(np_model_option(&o, NP_MODEL_OPT_MIN_DURATION, "-1", err, sizeof err), -1);
+    np_model_options_free(&o);
+}
+
+/* ---- event rules --------------------------------------------------------------- */
+
+static void lost_closes_open_calls(void **state)
+{
+    (void)state;
+    struct tb b;
+    tb_init(&b);
+    tb_header(&b);
+    tb_info(&b, 1, 0, 1.0, 0, 0, "c", 0, NULL);
+    tb_module_self(&b);
+    tb_events_begin(&b, 7, 0);
+    tb_enter(&b, 0, fns.main);
+    tb_enter(&b, 10, fns.leaf);
+    tb_lost(&b, 25, 3);    /* main and leaf end here */
+    tb_exit(&b, 30);       /* nothing open: ignored */
+    tb_enter(&b, 40, fns.leaf);
+    tb_exit(&b, 45);
+    tb_events_end(&b, NP_COMPRESS_NONE);
+    tb_end(&b, 50, 3, 1.0);
+    tb_write(&b, file_in_dir("1.npt"));
+    tb_free(&b);
+    struct np_model *m = load(dir, NULL, &(struct np_trace_summary){ 0 });
+    expect_fn(m, "sample_main", 1, 25, 10);
+    expect_fn(m, "sample_leaf", 2, 20, 20);
+    size_t n;
+    assert_int_equal(np_model_threads(m, &n)->lost, 3);
+    check_self_sum(m);
+    np_model_free(m);
+}
+
+/* Times that run backwards count as the previous time: no negative
+ * durations, the invariant holds. */
+static void time_never_runs_backwards(void **state)
+{
+    (void)state;
+    struct tb b;
+    tb_init(&b);
+    tb_header(&b);
+    tb_info(&b, 1, 0, 1.0, 0, 0, "c", 0, NULL);
+    tb_events_begin(&b, 7, 100);
+    tb_enter(&b, 100, 0x1000);
+    tb_enter(&b, 120, 0x2000);
+    tb_events_end(&b, NP_COMPRESS_NONE);
+    tb_events_begin(&b, 7, 50); /* a chunk from an earlier base */
+    tb_exit(&b, 60);
+    tb_switch(&b, 70, 1000);    /* longer than the time since the last event */
+    tb_exit(&b, 200);
+    tb_events_end(&b, NP_COMPRESS_NONE);
+    tb_write(&b, file_in_dir("1.npt"));
+    tb_free(&b);
+    struct np_model *m = load(dir, NULL, &(struct np_trace_summary){ 0 });
+    expect_fn(m, "0x2000", 1, 0, 0);
+    expect_fn(m, "0x1000", 1, 100, 100);
+    assert_int_equal(fn(m, "0x1000")->switched_ns, 0);
+    check_self_sum(m);
+    np_model_free(m);
+}
+
+/* Processes by pid then exec number; the same function in two processes
+ * is one row. */
+static void directory_order(void **state)
+{
+    (void)state;
+    static const uint32_t pids[] = { 100, 20, 100 };
+    static const char *const names[] = { "100.npt", "20.npt", "100.1.npt" };
+    for (int i = 0; i < 3; i++) {
+        struct tb b;
+        tb_init(&b);
+        tb_header(&b);
+        tb_info(&b, pids[i], 1, 1.0, 0, (uint64_t)i, "c", 0, NULL);
+        tb_module_self(&b);
+        tb_events_begin(&b, pids[i], 0);
+        tb_enter(&b, 0, fns.leaf);
+        tb_exit(&b, 10);
+        tb_events_end(&b, NP_COMPRESS_ZSTD);
+        tb_end(&b, 10, 0, 1.0);
+        tb_write(&b, file_in_dir(names[i]));
+        tb_free(&b);
+    }
+    tb_write_prefix(&(struct tb){ 0 }, file_in_dir("notes.txt"), 0); /* ignored: not .npt */
+    struct np_trace_summary sum;
+    struct np_model *m = load(dir, NULL, &sum);
+    assert_int_equal(sum.status, NP_TRACE_OK);
+    assert_int_equal(sum.files, 3);
+    size_t n;
+    const struct np_process *p = np_model_processes(m, &n);
+    assert_int_equal(n, 3);
+    assert_int_equal(p[0].pid, 20);
+    assert_non_null(strstr(p[1].file, "/100.npt"));
+    assert_non_null(strstr(p[2].file, "/100.1.npt"));
+    expect_fn(m, "sample_leaf", 3, 30, 30);
+    size_t nt;
+    np_model_threads(m, &nt);
+    assert_int_equal(nt, 3); /* tid 100 before and after exec: two threads */
+    np_model_free(m);
+}
+
+/* ---- symbols ------------------------------------------------------------------- */
+
+static void build_id_mismatch(void **state)
+{
+    (void)state;
+    struct tb_self self;
+    tb_self(&self);
+    struct tb b;
+    tb_init(&b);
+    tb_header(&b);
+    tb_info(&b, 1, 0, 1.0, 0, 0, "c", 0, NULL);
+    tb_module(&b, self.bias, self.start, self.end, "\x01\x02\x03", 3, self.path);
+    tb_module(&b, self.bias, self.start, self.end, "\x01\x02\x03", 3, self.path); /* said once */
+    tb_module(&b, 0, 0x100000, 0x200000, "", 0, "/nonexistent/libgone.so");
+    tb_module(&b, 0, 0x300000, 0x300100, "", 0, "[vdso]"); /* quietly nameless */
+    tb_module(&b, 0, 0x400000, 0x400100, "", 0, "/nonexistent/\nnewline.so");
+    tb_events_begin(&b, 1, 0);
+    tb_enter(&b, 0, fns.leaf);
+    tb_enter(&b, 1, 0x100040);
+    tb_exit(&b, 2);
+    tb_enter(&b, 3, 0x300010);
+    tb_exit(&b, 4);
+    tb_exit(&b, 5);
+    tb_events_end(&b, NP_COMPRESS_NONE);
+    tb_end(&b, 5, 0, 1.0);
+    tb_write(&b, file_in_dir("1.npt"));
+    tb_free(&b);
+    struct np_model *m = load(dir, NULL, &(struct np_trace_summary){ 0 });
+    char hex[32];
+    snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)fns.leaf);
+    expect_fn(m, hex, 1, 5, 3);
+    expect_fn(m, "0x100040", 1, 1, 1);
+    assert_string_equal(fn(m, "0x100040")->module, "/nonexistent/libgone.so");
+    assert_int_equal(fn(m, "0x100040")->address, 0x100040);
+    assert_int_equal(ndiags, 3);
+    assert_non_null(strstr(diags, "build-id differs"));
+    assert_non_null(strstr(diags, "libgone.so: cannot read symbols"));
+    assert_non_null(strstr(diags, "W /nonexistent/?newline.so: cannot read symbols")); /* one line */
+    np_model_free(m);
+}
+
+/* ---- bad input ------------------------------------------------------------------ */
+
+static void expect_error(int status, const char *path, const char *needle)
+{
+    struct np_trace_summary sum;
+    struct np_model *m = load(path, NULL, &sum);
+    assert_int_equal(sum.status, status);
+    if (!strstr(sum.message, needle) || !strstr(diags, needle))
+        fail_msg("no '%s' in '%s' / '%s'", needle, sum.message, diags);
+    assert_non_null(strstr(sum.message, path));
+    assert_null(strchr(sum.message, '\n'));
+    np_model_free(m);
+}
+
+static void missing_path_and_empty_dir(void **state)
+{
+    (void)state;
+    expect_error(NP_TRACE_ENOENT, file_in_dir("nope"), "No such file");
+    expect_error(NP_TRACE_EEMPTY, dir, "no .npt trace files");
+}
+
+static void unknown_version(void **state)
+{
+    (void)state;
+    struct tb b;
+    tb_init(&b);
+    tb_header_version(&b, 2);
+    tb_info(&b, 1, 0, 1.0, 0, 0, "c", 0, NULL);
+    tb_write(&b, file_in_dir("1.npt"));
+    tb_free(&b);
+    expect_error(NP_TRACE_EVERSION, file_in_dir("1.npt"), "offset 8: trace format version 2");
+}
+
+static void not_a_trace(void **state)
+{
+    (void)state;
+    FILE *f = fopen(file_in_dir("1.npt"), "w");
+    fputs("hello, I am a text file\n", f);
+    fclose(f);
+    expect_error(NP_TRACE_ENOTTRACE, file_in_dir("1.npt"), "not a nanoprof trace");
+    expect_error(NP_TRACE_ENOTTRACE, "/dev/null", "not a regular file");
+}
+
+/* FIFOs, as a trace file or as a module, cannot make the reader block. */
+static void fifos_do_not_block(void **state)
+{
+    (void)state;
+    assert_int_equal(mkfifo(file_in_dir("5.npt"), 0600), 0);
+    assert_int_equal(mkfifo(file_in_dir("fifo.so"), 0600), 0);
+    struct tb b;
+    tb_init(&b);
+    tb_header(&b);
+    tb_info(&b, 6, 0, 1.0, 0, 0, "c", 0, NULL);
+    tb_module(&b, 0, 0x1000, 0x2000, "", 0, file_in_dir("fifo.so"));
+    tb_events_begin(&b, 6, 0);
+    tb_enter(&b, 0, 0x1100);
+    tb_exit(&b, 10);
+    tb_events_end(&b, NP_COMPRESS_NONE);
+    tb_end(&b, 10, 0, 1.0);
+    tb_write(&b, file_in_dir("6.npt"));
+    tb_free(&b);
+    struct np_trace_summary sum;
+    struct np_model *m = load(dir, NULL, &sum);
+    assert_int_equal(sum.status, NP_TRACE_ENOTTRACE);
+    assert_non_null(strstr(diags, "5.npt: not a regular file"));
+    assert_non_null(strstr(diags, "fifo.so: cannot read symbols (not a regular file)"));
+    expect_fn(m, "0x1100", 1, 10, 10);
+    np_model_free(m);
+}
+
+/* A well-formed start, then one bad chunk: its error, and the events
+ * before it delivered. */
+static void bad_chunk(const char *needle, void (*damage)(struct tb *b))
+{
+    struct tb b;
+    tb_init(&b);
+    tb_header(&b);
+    tb_info(&b, 1, 0, 1.0, 0, 0, "c", 0, NULL);
+    tb_events_begin(&b, 7, 0);
+    tb_enter(&b, 0, 0x1000);
+    tb_exit(&b, 10);
+    tb_events_end(&b, NP_COMPRESS_NONE);
+    damage(&b);
+    tb_end(&b, 10, 0, 1.0);
+    tb_write(&b, file_in_dir("1.npt"));
+    tb_free(&b);
+    struct np_trace_summary sum;
+    struct np_model *m = load(file_in_dir("1.npt"), NULL, &sum);
+    assert_int_equal(sum.status, NP_TRACE_ECORRUPT);
+    if (!strstr(sum.message, needle))
+        fail_msg("no '%s' in '%s'", needle, sum.message);
+    assert_non_null(strstr(sum.message, "offset "));
+    expect_fn(m, "0x1000", 1, 10, 10);
+    np_model_free(m);
+}
+
+static void bad_varint(struct tb *b)
+{
+    static const uint8_t eleven[11] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
+    tb_events_begin(b, 7, 20);
+    tb_exit(b, 20); /* nothing open: ignored */
+    tb_event_bytes(b, eleven, sizeof eleven, 1);
+    tb_events_end(b, NP_COMPRESS_NONE);
+}
+
+static void reserved_kind(struct tb *b)
+{
+    tb_events_begin(b, 7, 20);
+    tb_event_kind(b, 20, 5);
+    tb_events_end(b, NP_COMPRESS_NONE);
+}
+
+static void bad_zstd(struct tb *b)
+{
+    static const uint8_t junk[] = { 0x28, 0xb5, 0x2f, 0xfd, 0x20, 0x04, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+    tb_events_chunk(b, 7, 20, 2, NP_COMPRESS_ZSTD, 4, junk, sizeof junk);
+}
+
+static void count_lies(struct tb *b)
+{
+    static const uint8_t one_exit[] = { NP_EV_EXIT };
+    tb_events_chunk(b, 7, 20, 2, NP_COMPRESS_NONE, 1, one_exit, 1);
+}
+
+static void short_module(struct tb *b)
+{
+    tb_chunk(b, NP_CHUNK_MODULE, "12345678", 8);
+}
+
+static void huge_chunk(struct tb *b)
+{
+    uint8_t h[NP_TRACE_CHUNK_HEADER];
+    np_put_u32(h, NP_CHUNK_THREAD);
+    np_put_u32(h + 4, NP_TRACE_CHUNK_MAX + 1);
+    tb_raw(b, h, sizeof h);
+}
+
+static void module_backwards(struct tb *b)
+{
+    tb_module(b, 0, 0x2000, 0x1000, "", 0, "/lib/two\nlines.so");
+}
+
+static void bad_chunks(void **state)
+{
+    (void)state;
+    bad_chunk("corrupt varint in event 1 of 2", bad_varint);
+    bad_chunk("unknown event kind 5", reserved_kind);
+    bad_chunk("zstd", bad_zstd);
+    bad_chunk("claims 2 events in 1 bytes", count_lies);
+    bad_chunk("MODULE chunk of 8 bytes is too short", short_module);
+    bad_chunk("claims 67108865 bytes, over the 67108864-byte limit", huge_chunk);
+    /* a path from the file cannot make the message two lines */
+    bad_chunk("MODULE /lib/two?lines.so: start 0x2000 after end 0x1000", module_backwards);
+}
+
+/* ---- every cut, random damage ------------------------------------------------------ */
+
+/* A sink that records events, to compare a damaged read with the whole. */
+struct ev {
+    int kind;
+    uint32_t tid;
+    uint64_t t, x;
+};
+struct recorder {
+    struct ev *ev;
+    size_t n, cap;
+};
+
+static int rec(struct recorder *r, int kind, uint32_t tid, uint64_t t, uint64_t x)
+{
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 64;
+        r->ev = realloc(r->ev, r->cap * sizeof *r->ev);
+        assert_non_null(r->ev);
+    }
+    r->ev[r->n++] = (struct ev){ kind, tid, t, x };
+    return 0;
+}
+static int rec_enter(void *c, uint32_t tid, uint64_t t, uint64_t a) { return rec(c, 0, tid, t, a); }
+static int rec_exit(void *c, uint32_t tid, uint64_t t) { return rec(c, 1, tid, t, 0); }
+static int rec_lost(void *c, uint32_t tid, uint64_t t, uint64_t n) { return rec(c, 2, tid, t, n); }
+static int rec_switch(void *c, uint32_t tid, uint64_t t, uint64_t d) { return rec(c, 3, tid, t, d); }
+
+static int read_events(const char *path, struct recorder *r, struct np_trace_summary *sum)
+{
+    struct np_event_sink sink = { .ctx = r, .enter = rec_enter, .exit = rec_exit, .lost = rec_lost,
+                                  .switch_out = rec_switch };
+    r->n = 0;
+    return np_trace_read(path, &sink, NULL, sum);
+}
+
+static void every_cut(void **state)
+{
+    (void)state;
+    struct tb b;
+    tb_init(&b);
+    tb_sample_trace(&b, &fns, true);
+    const char *path = file_in_dir("cut.npt");
+    struct recorder whole = { 0 }, part = { 0 };
+    struct np_trace_summary sum;
+    tb_write(&b, path);
+    assert_int_equal(read_events(path, &whole, &sum), NP_TRACE_OK);
+    assert_int_equal(whole.n, 23);
+    for (size_t len = 0; len < b.len; len++) {
+        tb_write_prefix(&b, path, len);
+        int st = read_events(path, &part, &sum);
+        /* a cut is a warning (truncated), or an END-less file */
+        if (st != NP_TRACE_ETRUNC && !(st == NP_TRACE_OK && sum.files_unfinished == 1))
+            fail_msg("cut at %zu: status %d (%s)", len, st, sum.message);
+        /* INFO alone says ns_per_tick 2: compare the events' order and
+         * addresses, which do not depend on it */
+        assert_true(part.n <= whole.n);
+        for (size_t i = 0; i < part.n; i++)
+            if (part.ev[i].kind != whole.ev[i].kind || part.ev[i].tid != whole.ev[i].tid ||
+                (part.ev[i].kind == 0 && part.ev[i].x != whole.ev[i].x))
+                fail_msg("cut at %zu: event %zu differs", len, i);
+        /* and the model copes with every prefix */
+        struct np_model *m = load(path, NULL, &sum);
+        check_self_sum(m);
+        np_model_free(m);
+    }
+    free(whole.ev);
+    free(part.ev);
+    tb_free(&b);
+}
+
+static void random_damage(void **state)
+{
+    (void)state;
+    struct tb b;
+    tb_init(&b);
+    tb_sample_trace(&b, &fns, true);
+    const char *path = file_in_dir("bad.npt");
+    uint8_t *copy = malloc(b.len);
+    uint32_t seed = 12345;
+    int errors = 0;
+    for (int round = 0; round < 3000; round++) {
+        memcpy(copy, b.data, b.len);
+        int flips = 1 + round % 3;
+        for (int i = 0; i < flips; i++) {
+            seed = seed * 1103515245u + 12345u;
+            size_t at = (seed >> 8) % b.len;
+            copy[at] ^= (uint8_t)(1u + (seed >> 20) % 255u);
+        }
+        struct tb damaged = { .data = copy, .len = b.len };
+        tb_write(&damaged, path);
+        struct np_trace_summary sum;
+        struct np_model *m = load(path, NULL, &sum);
+        if (sum.status) {
+            errors++;
+            assert_non_null(strstr(sum.message, path));
+            assert_null(strchr(sum.message, '\n'));
+            if (sum.status != NP_TRACE_ENOMEM && !strstr(sum.message, ": offset "))
+                fail_msg("round %d: no offset in '%s'", round, sum.message);
+        }
+        check_self_sum(m);
+        np_model_free(m);
+    }
+    assert_true(errors > 1000); /* most damage is seen */
+    free(copy);
+    tb_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(sample_profile, setup, teardown),
+        cmocka_unit_test_setup_teardown(sample_symbols, setup, teardown),
+        cmocka_unit_test_setup_teardown(sample_graph_and_tree, setup, teardown),
+        cmocka_unit_test_setup_teardown(sample_without_end, setup, teardown),
+        cmocka_unit_test_setup_teardown(filter_exclude, setup, teardown),
+        cmocka_unit_test_setup_teardown(filter_include, setup, teardown),
+        cmocka_unit_test_setup_teardown(filter_depth_and_tid, setup, teardown),
+        cmocka_unit_test_setup_teardown(filter_min_duration, setup, teardown),
+        cmocka_unit_test_setup_teardown(exclude_switched_time, setup, teardown),
+        cmocka_unit_test_setup_teardown(option_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(lost_closes_open_calls, setup, teardown),
+        cmocka_unit_test_setup_teardown(time_never_runs_backwards, setup, teardown),
+        cmocka_unit_test_setup_teardown(directory_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(build_id_mismatch, setup, teardown),
+        cmocka_unit_test_setup_teardown(missing_path_and_empty_dir, setup, teardown),
+        cmocka_unit_test_setup_teardown(unknown_version, setup, teardown),
+        cmocka_unit_test_setup_teardown(not_a_trace, setup, teardown),
+        cmocka_unit_test_setup_teardown(fifos_do_not_block, setup, teardown),
+        cmocka_unit_test_setup_teardown(bad_chunks, setup, teardown),
+        cmocka_unit_test_setup_teardown(every_cut, setup, teardown),
+        cmocka_unit_test_setup_teardown(random_damage, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,186 @@
+#!/bin/sh
+# test_analyze_cli.sh NANOPROF GEN - `nanoprof report` end to end on the
+# traces test_analyze_gen writes (tb_sample_trace; numbers explained in
+# tests/trace_builder.h): exact CSV rows, JSON that jq parses and that
+# agrees with the CSV, the text layout, filters, exit codes and one-line
+# errors and warnings, every cut of a trace, the progress bar on a tty.
+set -u
+command -v jq >/dev/null 2>&1 || { echo "jq is not installed: skipped"; exit 77; }
+np=$1
+gen=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+# same NAME FILE EXPECTED-TEXT: the file holds exactly that text
+same() {
+    printf '%s\n' "$3" >"$tmp/want"
+    if diff -u "$tmp/want" "$2" >"$tmp/diff"; then ok "$1"; else bad "$1"; cat "$tmp/diff"; fi
+}
+# run ARGS...: nanoprof report ARGS, stdout in $tmp/out, stderr in $tmp/err, status in $rc
+run() {
+    "$np" report "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+}
+# status NAME WANT [NEEDLE]: $rc is WANT; stderr is exactly one line, holding NEEDLE
+status() {
+    lines=$(wc -l <"$tmp/err")
+    if [ "$rc" != "$2" ]; then
+        bad "$1: exit $rc, want $2"; cat "$tmp/err"
+    elif [ -n "${3:-}" ] && { [ "$lines" != 1 ] || ! grep -q -- "$3" "$tmp/err"; }; then
+        bad "$1: want one line with '$3' on stderr, got:"; cat "$tmp/err"
+    elif [ -z "${3:-}" ] && [ -s "$tmp/err" ]; then
+        bad "$1: unexpected stderr:"; cat "$tmp/err"
+    else
+        ok "$1"
+    fi
+}
+
+mkdir -p "$tmp/home"
+for kind in sample noend truncated version corrupt; do
+    "$gen" "$kind" "$tmp/$kind" || { echo "FAIL generating $kind"; exit 1; }
+done
+
+# ---- the sample trace: CSV exactly ----
+run "$tmp/sample" --format=csv
+status "csv: exit 0, quiet" 0
+cut -d, -f1-7 "$tmp/out" >"$tmp/csv7"
+same "csv: header and rows" "$tmp/csv7" "function,calls,total_ns,self_ns,min_ns,max_ns,avg_ns
+sample_fib,4,100,100,5,100,36
+sample_main,1,100,50,100,100,100
+sample_helper,1,50,20,50,50,50
+sample_square,2,50,40,10,40,25
+sample_twice,1,40,30,40,40,40
+sample_leaf,1,30,30,30,30,30
+0x10,1,10,10,10,10,10"
+head -n 1 "$tmp/out" | grep -q '^function,calls,total_ns,self_ns,min_ns,max_ns,' && ok "csv: header prefix" ||
+    bad "csv: header prefix"
+genpath=$(readlink -f "$gen")
+grep "^sample_helper," "$tmp/out" | cut -d, -f8- >"$tmp/src"
+if grep -q "^$genpath,.*trace_builder\.c,[0-9][0-9]*\$" "$tmp/src"; then ok "csv: module, file, line"; else
+    bad "csv: module, file, line"; cat "$tmp/src"; fi
+cp "$tmp/out" "$tmp/csv"
+
+# ---- JSON: parses, and agrees with the CSV ----
+run "$tmp/sample" --format=json
+status "json: exit 0" 0
+if jq -e '(.functions | length) == 7 and (.threads | length) == 2 and .processes[0].pid == 4242
+          and .processes[0].complete and .processes[0].events_lost == 7 and .status == "ok"
+          and .processes[0].command[2] == "a,b \"c\""' "$tmp/out" >/dev/null; then
+    ok "json: parses, metadata"
+else
+    bad "json: parses, metadata"; cat "$tmp/out"
+fi
+jq -r '.functions[] | [.name, .calls, .total_ns, .self_ns, .min_ns, .max_ns, .avg_ns] | map(tostring) | join(",")' \
+    "$tmp/out" >"$tmp/json7"
+tail -n +2 "$tmp/csv7" | diff - "$tmp/json7" >/dev/null && ok "json: agrees with csv" || bad "json: agrees with csv"
+
+# ---- text ----
+run "$tmp/sample"
+status "text: exit 0" 0
+if sed -n 2p "$tmp/out" | grep -q 'Total.*Self.*Calls.*Average.*Min.*Max.*Function' &&
+    grep -Eq '^ +100 ns +100 ns +4 +36 ns +5 ns +100 ns +sample_fib$' "$tmp/out" &&
+    [ "$(grep -c ' ns ' "$tmp/out")" = 7 ]; then
+    ok "text: header and rows"
+else
+    bad "text: header and rows"; cat "$tmp/out"
+fi
+
+# ---- sorting and filters ----
+names() { "$np" report "$@" --format=csv | tail -n +2 | cut -d, -f1 | tr '\n' ' '; }
+[ "$(names "$tmp/sample" --sort=name)" = "0x10 sample_fib sample_helper sample_leaf sample_main sample_square sample_twice " ] &&
+    ok "sort=name" || bad "sort=name: $(names "$tmp/sample" --sort=name)"
+[ "$(names "$tmp/sample" --sort=calls)" = "sample_fib sample_square 0x10 sample_helper sample_leaf sample_main sample_twice " ] &&
+    ok "sort=calls" || bad "sort=calls: $(names "$tmp/sample" --sort=calls)"
+[ "$(names "$tmp/sample" --sort=self | cut -d' ' -f1-2)" = "sample_fib sample_main" ] && ok "sort=self" || bad "sort=self"
+[ "$(names "$tmp/sample" --sort max | cut -d' ' -f1)" = "sample_fib" ] && ok "sort max (separate value)" ||
+    bad "sort max"
+[ "$(names "$tmp/sample" --tid=101)" = "sample_square sample_twice 0x10 " ] && ok "--tid" ||
+    bad "--tid: $(names "$tmp/sample" --tid=101)"
+[ "$(names "$tmp/sample" -N '*helper')" = "sample_fib sample_main sample_square sample_twice 0x10 " ] &&
+    ok "-N" || bad "-N: $(names "$tmp/sample" -N '*helper')"
+[ "$(names "$tmp/sample" -F sample_helper -F 'sample_tw*')" = "sample_helper sample_twice sample_leaf sample_square " ] &&
+    ok "-F" || bad "-F: $(names "$tmp/sample" -F sample_helper -F 'sample_tw*')"
+[ "$(names "$tmp/sample" --depth=1)" = "sample_fib sample_main sample_square sample_twice " ] && ok "--depth" ||
+    bad "--depth: $(names "$tmp/sample" --depth=1)"
+
+# ---- the default path ----
+cp -r "$tmp/sample" "$tmp/home/nanoprof.data"
+(cd "$tmp/home" && "$np" report --format=csv >"$tmp/out" 2>"$tmp/err")
+rc=$?
+status "default path nanoprof.data" 0
+cmp -s "$tmp/out" "$tmp/csv" && ok "default path: same report" || bad "default path: same report"
+
+# ---- damaged and missing traces ----
+run "$tmp/noend" --format=csv
+status "no END: a warning" 0 "warning: .*no END chunk"
+[ "$(wc -l <"$tmp/out")" = 8 ] && ok "no END: reported" || bad "no END: reported"
+run "$tmp/truncated" --format=csv
+status "truncated: a warning" 0 "warning: .*offset [0-9]*: file cut short"
+[ "$(wc -l <"$tmp/out")" -gt 1 ] && ok "truncated: prefix reported" || bad "truncated: prefix reported"
+run "$tmp/version"
+status "unknown version: error" 1 "1.npt: offset 8: trace format version 2"
+[ -s "$tmp/out" ] && bad "unknown version: no report" || ok "unknown version: no report"
+run "$tmp/corrupt" --format=csv
+status "corrupt: error" 1 "1.npt: offset [0-9]*: unknown event kind 7"
+grep -q '^0x1234,1,10,' "$tmp/out" && ok "corrupt: what came before is reported" || bad "corrupt: prefix"
+run "$tmp/missing"
+status "missing path" 1 "missing: cannot open: No such file or directory"
+mkdir -p "$tmp/empty"
+run "$tmp/empty"
+status "empty directory" 1 "no .npt trace files"
+
+# ---- usage ----
+run "$tmp/sample" --sort=bogus
+status "bad sort key" 2 "unknown sort key 'bogus'"
+run "$tmp/sample" --format=xml
+status "bad format" 2 "unknown format 'xml'"
+run "$tmp/sample" --bogus
+status "unknown option" 2 "unknown option '--bogus'"
+run "$tmp/sample" --depth=0
+status "bad depth" 2 "bad depth '0'"
+run "$tmp/sample" --tid=1,x
+status "bad tid list" 2 "bad thread list"
+run "$tmp/sample" -F
+status "missing value" 2 "needs a value"
+run "$tmp/sample" "$tmp/sample"
+status "two paths" 2 "one trace at a time"
+run --help
+status "--help" 0
+head -n 1 "$tmp/out" | grep -q '^usage: nanoprof report' && ok "--help: usage" || bad "--help: usage"
+"$np" --help | grep -q '^  report ' && ok "nanoprof --help lists report" || bad "nanoprof --help lists report"
+
+# ---- every cut of the sample: a warning or an error, never a crash ----
+size=$(wc -c <"$tmp/sample/4242.npt")
+mkdir -p "$tmp/cut"
+n=0
+cutfail=0
+while [ "$n" -lt "$size" ]; do
+    head -c "$n" "$tmp/sample/4242.npt" >"$tmp/cut/4242.npt"
+    run "$tmp/cut" --format=csv
+    if [ "$rc" = 0 ]; then
+        grep -q 'warning: ' "$tmp/err" || { cutfail=1; echo "cut at $n: exit 0 without a warning"; }
+    elif [ "$rc" != 1 ]; then
+        cutfail=1; echo "cut at $n: exit $rc"; cat "$tmp/err"
+    fi
+    n=$((n + 1))
+done
+[ "$cutfail" = 0 ] && ok "every cut ($size offsets)" || bad "every cut"
+
+# ---- progress bar: on a terminal for 8 MiB and more, never otherwise ----
+"$gen" big "$tmp/big" || exit 1
+run "$tmp/big"
+if [ "$rc" = 0 ] && ! grep -q 'reading \[' "$tmp/err"; then ok "no progress bar off a terminal"; else
+    bad "progress off a terminal"; fi
+if command -v script >/dev/null 2>&1; then
+    script -qec "'$np' report '$tmp/big' >/dev/null" /dev/null >"$tmp/tty" 2>&1
+    grep -q 'reading \[#*' "$tmp/tty" && ok "progress bar on a terminal" || { bad "progress bar on a terminal"; cat "$tmp/tty"; }
+    script -qec "'$np' report '$tmp/sample' >/dev/null" /dev/null >"$tmp/tty" 2>&1
+    grep -q 'reading' "$tmp/tty" && bad "no progress bar for a small trace" || ok "no progress bar for a small trace"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,371 @@
+/* test_record.c - the recorder through NANOPROF_RECORD, as a program linked
+ * with libnanoprof uses it: tests/programs/rec_prog.c is run in each mode
+ * and its trace files are decoded and checked exactly (record_decode.h):
+ * well-formed chunks, END present or absent, ENTRY and EXIT counts per
+ * function address and thread. Runs in the sanitizer builds too. */
+#include "record_run.h"
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+static char prog[] = REC_PROG;
+
+#define ARGS(...) ((char *const[]){ prog, __VA_ARGS__, NULL })
+
+/* Every file decodes without error. */
+static void check_files(const struct run *r, int nfiles)
+{
+    for (int i = 0; i < r->nfiles; i++) {
+        if (r->dec[i].err[0])
+            fail_msg("%s: %s", r->files[i], r->dec[i].err);
+        for (int k = 0; k < r->dec[i].nthreads; k++)
+            assert_int_equal(r->dec[i].threads[k].orphan_exits, 0);
+    }
+    assert_int_equal(r->nfiles, nfiles);
+}
+
+#define CALLS(f, tid, name, in, out)                                                  \
+    do {                                                                              \
+        uint64_t a_ = addr_of(&r, "main", name);                                       \
+        assert_true(a_ != 0);                                                         \
+        assert_int_equal(dec_count(f, tid, a_, 0), in);                               \
+        assert_int_equal(dec_count(f, tid, a_, 1), out);                              \
+    } while (0)
+
+static void test_threads(void **state)
+{
+    (void)state;
+    struct run r;
+    run_init(&r, "threads");
+    run_prog(&r, ARGS("threads"), NULL, 1);
+    assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+    check_files(&r, 1);
+    const struct dec_file *f = &r.dec[0];
+    assert_true(f->has_end);
+    assert_int_equal(f->end_lost, 0);
+    assert_int_equal(f->pid, f->pid); /* INFO read */
+    assert_true(f->modules >= 2);     /* the program and libnanoprof at least */
+    assert_int_equal(f->nthreads, 3);
+    uint64_t step = addr_of(&r, "main", "step");
+    uint32_t t1 = tid_with(f, step, 1000), t2 = tid_with(f, step, 3000), t0 = tid_with(f, step, 0);
+    assert_true(t1 && t2 && t0 && t1 != t2);
+    assert_int_equal(t0, f->pid); /* the main thread */
+    CALLS(f, t1, "step", 1000, 1000);
+    CALLS(f, t1, "leaf", 1000, 1000);
+    CALLS(f, t1, "worker", 1, 1);
+    CALLS(f, t2, "step", 3000, 3000);
+    CALLS(f, t2, "leaf", 3000, 3000);
+    CALLS(f, t2, "worker", 1, 1);
+    CALLS(f, t0, "main", 1, 1);
+    CALLS(f, t0, "main_work", 1, 1);
+    CALLS(f, t0, "leaf", 10, 10);
+    CALLS(f, t0, "worker", 0, 0);
+    for (int i = 0; i < f->nthreads; i++) {
+        assert_int_equal(f->threads[i].depth, 0);
+        assert_int_equal(f->threads[i].lost, 0);
+        assert_true(f->threads[i].named);
+    }
+    run_cleanup(&r);
+}
+
+static void test_exit_deep(void **state)
+{
+    (void)state;
+    struct run r;
+    run_init(&r, "exit");
+    run_prog(&r, ARGS("exit"), NULL, 1);
+    assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3);
+    check_files(&r, 1);
+    const struct dec_file *f = &r.dec[0];
+    assert_true(f->has_end);
+    CALLS(f, 0, "deep", 10, 0);
+    CALLS(f, 0, "die", 1, 0);
+    CALLS(f, 0, "main", 1, 0);
+    run_cleanup(&r);
+}
+
+static void signal_case(const char *how, int sig, int end)
+{
+    struct run r;
+    run_init(&r, how);
+    /* a sanitizer's own SIGSEGV handler would come before the recorder's */
+    run_prog(&r, ARGS("signal", (char *)how),
+             (const char *const[]){ "NANOPROF_BUFFER=4k", "ASAN_OPTIONS=handle_segv=0",
+                                       "TSAN_OPTIONS=handle_segv=0:atexit_sleep_ms=0", NULL }, 1);
+    assert_true(WIFSIGNALED(r.status));
+    assert_int_equal(WTERMSIG(r.status), sig);
+    check_files(&r, 1);
+    const struct dec_file *f = &r.dec[0];
+    assert_int_equal(f->has_end, end);
+    assert_true(f->events_chunks >= 1);
+    if (end) { /* everything up to the signal */
+        CALLS(f, 0, "work", 1, 1);
+        CALLS(f, 0, "leaf", 500, 500);
+        CALLS(f, 0, "deep", 10, 0);
+        CALLS(f, 0, "die", 1, 0);
+        CALLS(f, 0, "main", 1, 0);
+    } else { /* SIGKILL: what the writer had written, buffers of 256 records
+              * (all of them but the last, unless the machine is very busy) */
+        uint64_t leaf = addr_of(&r, "main", "leaf");
+        uint64_t in = dec_count(f, 0, leaf, 0), out = dec_count(f, 0, leaf, 1);
+        assert_true(in >= 100 && in <= 5000);
+        assert_true(out == in || out + 1 == in);
+    }
+    run_cleanup(&r);
+}
+
+static void test_sigterm(void **state) { (void)state; signal_case("term", SIGTERM, 1); }
+static void test_sigint(void **state) { (void)state; signal_case("int", SIGINT, 1); }
+static void test_sigsegv(void **state) { (void)state; signal_case("segv", SIGSEGV, 1); }
+static void test_sigabrt(void **state) { (void)state; signal_case("abort", SIGABRT, 1); }
+static void test_sigkill(void **state) { (void)state; signal_case("kill", SIGKILL, 0); }
+
+static void test_fork(void **state)
+{
+    (void)state;
+    struct run r;
+    run_init(&r, "fork");
+    run_prog(&r, ARGS("fork"), NULL, 1);
+    assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+    check_files(&r, 2);
+    const struct dec_file *p = &r.dec[0], *c = &r.dec[1];
+    if (c->ppid != p->pid) {
+        const struct dec_file *t = p;
+        p = c;
+        c = t;
+    }
+    assert_int_equal(c->ppid, p->pid);
+    assert_true(p->has_end && c->has_end);
+    CALLS(p, 0, "f1", 3, 3);
+    CALLS(p, 0, "f2", 0, 0);
+    CALLS(p, 0, "f3", 7, 7);
+    CALLS(p, 0, "main", 1, 1);
+    CALLS(c, 0, "f1", 0, 0);
+    CALLS(c, 0, "f2", 5, 5);
+    CALLS(c, 0, "f3", 0, 0);
+    CALLS(c, 0, "main", 0, 0); /* entered before the fork */
+    assert_true(c->modules >= 2);
+    run_cleanup(&r);
+}
+
+static void test_exec(void **state)
+{
+    (void)state;
+    struct run r;
+    run_init(&r, "exec");
+    run_prog(&r, ARGS("exec"), NULL, 1);
+    assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+    check_files(&r, 2);
+    /* <pid>.1.npt sorts before <pid>.npt */
+    const struct dec_file *first = &r.dec[1], *second = &r.dec[0];
+    assert_true(strstr(r.files[0], ".1.npt") != NULL);
+    assert_int_equal(first->pid, second->pid);
+    assert_true(first->has_end && second->has_end);
+    CALLS(first, 0, "f1", 2, 2);
+    CALLS(first, 0, "main", 1, 0);
+    uint64_t f4 = addr_of(&r, "execd", "f4"), m2 = addr_of(&r, "execd", "main");
+    assert_true(f4 && m2);
+    assert_int_equal(dec_count(second, 0, f4, 0), 4);
+    assert_int_equal(dec_count(second, 0, f4, 1), 4);
+    assert_int_equal(dec_count(second, 0, m2, 0), 1);
+    assert_int_equal(dec_count(second, 0, m2, 1), 1);
+    run_cleanup(&r);
+}
+
+static void test_exec_fails(void **state)
+{
+    (void)state;
+    struct run r;
+    run_init(&r, "execfail");
+    run_prog(&r, ARGS("execfail"), NULL, 1);
+    assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+    check_files(&r, 2);
+    const struct dec_file *first = &r.dec[1], *second = &r.dec[0];
+    assert_true(first->has_end && second->has_end);
+    CALLS(first, 0, "f1", 2, 2);
+    CALLS(first, 0, "f3", 0, 0);
+    CALLS(second, 0, "f1", 0, 0);
+    CALLS(second, 0, "f3", 3, 3);
+    run_cleanup(&r);
+}
+
+static void tree(const char *const env[], const uint64_t expect[5][2])
+{
+    static const char *const names[5] = { "main", "top", "a", "b", "leaf" };
+    struct run r;
+    run_init(&r, "tree");
+    run_prog(&r, ARGS("tree"), env, 1);
+    assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+    check_files(&r, 1);
+    for (int i = 0; i < 5; i++) {
+        uint64_t a = addr_of(&r, "main", names[i]);
+        if (dec_count(&r.dec[0], 0, a, 0) != expect[i][0] || dec_count(&r.dec[0], 0, a, 1) != expect[i][1])
+            fail_msg("%s: %s: %llu entries, %llu exits; expected %llu, %llu", env[0], names[i],
+                     (unsigned long long)dec_count(&r.dec[0], 0, a, 0),
+                     (unsigned long long)dec_count(&r.dec[0], 0, a, 1), (unsigned long long)expect[i][0],
+                     (unsigned long long)expect[i][1]);
+    }
+    run_cleanup(&r);
+}
+
+static void test_filters(void **state)
+{
+    (void)state;
+    /* main, top, a, b, leaf */
+    tree((const char *const[]){ "NANOPROF_FILTER=a", NULL },
+         (const uint64_t[5][2]){ { 0, 0 }, { 0, 0 }, { 3, 3 }, { 0, 0 }, { 6, 6 } });
+    tree((const char *const[]){ "NANOPROF_FILTER=b,nothing", NULL },
+         (const uint64_t[5][2]){ { 0, 0 }, { 0, 0 }, { 0, 0 }, { 2, 2 }, { 2, 2 } });
+    tree((const char *const[]){ "NANOPROF_NOTRACE=a", NULL },
+         (const uint64_t[5][2]){ { 1, 1 }, { 1, 1 }, { 0, 0 }, { 2, 2 }, { 2, 2 } });
+    tree((const char *const[]){ "NANOPROF_NOTRACE=t?p", NULL },
+         (const uint64_t[5][2]){ { 1, 1 }, { 0, 0 }, { 0, 0 }, { 0, 0 }, { 0, 0 } });
+    tree((const char *const[]){ "NANOPROF_DEPTH=2", NULL },
+         (const uint64_t[5][2]){ { 1, 1 }, { 1, 1 }, { 0, 0 }, { 0, 0 }, { 0, 0 } });
+    tree((const char *const[]){ "NANOPROF_FILTER=top", "NANOPROF_DEPTH=2", NULL },
+         (const uint64_t[5][2]){ { 0, 0 }, { 1, 1 }, { 3, 3 }, { 2, 2 }, { 0, 0 } });
+    tree((const char *const[]){ "NANOPROF_FILTER=top", "NANOPROF_NOTRACE=b", NULL },
+         (const uint64_t[5][2]){ { 0, 0 }, { 1, 1 }, { 3, 3 }, { 0, 0 }, { 6, 6 } });
+}
+
+static void test_time_filter(void **state)
+{
+    (void)state;
+    struct run r;
+    run_init(&r, "slow");
+    run_prog(&r, ARGS("slow"), (const char *const[]){ "NANOPROF_MIN_NS=5ms", NULL }, 1);
+    assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+    check_files(&r, 1);
+    const struct dec_file *f = &r.dec[0];
+    CALLS(f, 0, "slowf", 2, 2);
+    CALLS(f, 0, "fastf", 0, 0);
+    CALLS(f, 0, "main", 1, 1);
+    if (strcmp(f->clock, "monotonic") != 0) /* the counter: sleeps show */
+        assert_true(f->threads[0].switches >= 2);
+    run_cleanup(&r);
+}
+
+/* The issue's target: at most 4 bytes per call (entry and exit) on the
+ * call-heavy workload, the whole trace directory counted. */
+static void test_bytes_per_call(void **state)
+{
+    (void)state;
+    struct run r;
+    run_init(&r, "fib");
+    run_prog(&r, ARGS("fib", "25"), NULL, 1);
+    assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+    check_files(&r, 1);
+    const struct dec_file *f = &r.dec[0];
+    const uint64_t calls = 242785; /* 2 * F(26) - 1 */
+    CALLS(f, 0, "fib", calls, calls);
+    double per = (double)dir_bytes(&r) / (double)calls;
+    printf("fib(25): %llu calls, %lld bytes of trace, %.2f bytes per call\n", (unsigned long long)calls,
+           dir_bytes(&r), per);
+    assert_true(per <= 4.0);
+    run_cleanup(&r);
+}
+
+/* A longjmp out of 5 nested calls: their exits, which never ran, are
+ * recorded at the longjmp, and the calls after it nest right. */
+static void test_longjmp(void **state)
+{
+    (void)state;
+    struct run r;
+    run_init(&r, "longjmp");
+    run_prog(&r, ARGS("longjmp"), NULL, 1);
+    assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+    check_files(&r, 1);
+    const struct dec_file *f = &r.dec[0];
+    CALLS(f, 0, "jumper", 5, 5);
+    CALLS(f, 0, "guard", 1, 1);
+    CALLS(f, 0, "f3", 2, 2);
+    CALLS(f, 0, "main", 1, 1);
+    assert_int_equal(f->threads[0].depth, 0);
+    run_cleanup(&r);
+}
+
+/* A library loaded after the start: its MODULE chunk comes before the
+ * events that call into it (record_decode.h checks every ENTRY). */
+static void test_dlopen(void **state)
+{
+    (void)state;
+    struct run r;
+    run_init(&r, "dlopen");
+    run_prog(&r, ARGS("dlopen", REC_PLUGIN), NULL, 1);
+    assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+    check_files(&r, 1);
+    const struct dec_file *f = &r.dec[0];
+    CALLS(f, 0, "plugin_work", 3, 3);
+    CALLS(f, 0, "f1", 1, 1);
+    int found = 0;
+    for (int i = 0; i < f->modules && i < DEC_MAX_MODULES; i++)
+        found |= strstr(f->mod_path[i], "rec_plugin") != NULL;
+    assert_true(found);
+    run_cleanup(&r);
+}
+
+/* Buffers of 256 records and one allowed in the queue: the thread outruns
+ * the writer and drops events. Whatever was dropped is counted, in LOST
+ * records and in END; the calls whose exits were dropped are closed at the
+ * LOST record, so the trace still nests: every recorded call returns. Both
+ * writer paths: no filter, and a filter (a depth limit that keeps all). */
+static void test_lost(void **state)
+{
+    (void)state;
+    for (int filtered = 0; filtered < 2; filtered++) {
+        struct run r;
+        run_init(&r, "lost");
+        run_prog(&r, ARGS("fib", "22"),
+                 (const char *const[]){ "NANOPROF_BUFFER=4k", "NANOPROF_QUEUE=1",
+                                        filtered ? "NANOPROF_DEPTH=1000" : "NANOPROF_DEPTH=", NULL },
+                 1);
+        assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+        check_files(&r, 1);
+        const struct dec_file *f = &r.dec[0];
+        uint64_t fib = addr_of(&r, "main", "fib"), calls = 57313; /* 2 * F(23) - 1 */
+        uint64_t in = dec_count(f, 0, fib, 0), out = dec_count(f, 0, fib, 1), lost = 0;
+        for (int i = 0; i < f->nthreads; i++) {
+            lost += f->threads[i].lost;
+            assert_int_equal(f->threads[i].depth, 0);
+        }
+        printf("fib(22), one queued 4k buffer%s: %llu of %llu calls recorded, %llu events lost\n",
+               filtered ? ", filtered" : "", (unsigned long long)in, (unsigned long long)calls,
+               (unsigned long long)lost);
+        assert_int_equal(f->end_lost, lost);
+        assert_true(in <= calls && out == in && in + lost >= calls);
+        if (!lost)
+            assert_true(in == calls);
+        run_cleanup(&r);
+    }
+}
+
+static void test_bad_env(void **state)
+{
+    (void)state;
+    struct run r;
+    run_init(&r, "badenv");
+    run_prog(&r, ARGS("tree"), (const char *const[]){ "NANOPROF_BUFFER=12q", NULL }, 1);
+    assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0); /* runs, not recorded */
+    assert_int_equal(r.nfiles, 0);
+    char first[512];
+    assert_int_equal(count_lines(r.err, first, sizeof first), 1);
+    assert_true(strstr(first, "NANOPROF_BUFFER") != NULL);
+    run_cleanup(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_threads),     cmocka_unit_test(test_exit_deep),
+        cmocka_unit_test(test_sigterm),     cmocka_unit_test(test_sigint),
+        cmocka_unit_test(test_sigsegv),     cmocka_unit_test(test_sigabrt),
+        cmocka_unit_test(test_sigkill),     cmocka_unit_test(test_fork),
+        cmocka_unit_test(test_exec),        cmocka_unit_test(test_exec_fails),
+        cmocka_unit_test(test_filters),     cmocka_unit_test(test_time_filter),
+        cmocka_unit_test(test_bytes_per_call), cmocka_unit_test(test_longjmp),
+        cmocka_unit_test(test_dlopen),      cmocka_unit_test(test_lost),
+        cmocka_unit_test(test_bad_env),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,105 @@
+/* trace_builder.h - writes nanoprof traces for the tests, byte for byte as
+ * docs/trace-format.md says: valid ones, and, with the raw calls, every
+ * kind of damaged one (a cut, a bad varint, a reserved event kind, a
+ * corrupt zstd frame, a version from the future).
+ *
+ * A struct tb holds one file image in memory; chunks are appended in the
+ * order called. Events go into an open EVENTS chunk with absolute ticks;
+ * the builder computes the deltas, the zigzag address deltas and the
+ * count, and compresses with zstd when asked. It also knows the running
+ * executable (tb_self): its real load bias, text range, build-id and path,
+ * so a MODULE chunk can point at an ELF file the analysis will open, and
+ * the sample functions below resolve to their names. Allocation failures
+ * abort: this is test code. */
+#ifndef NP_TRACE_BUILDER_H
+#define NP_TRACE_BUILDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tb {
+    uint8_t *data;          /* the file image */
+    size_t len, cap;
+    uint8_t *ev;            /* the open EVENTS chunk's stream */
+    size_t evlen, evcap;
+    uint32_t ev_tid, ev_count;
+    uint64_t ev_base, ev_tick, ev_addr;
+    bool ev_open;
+};
+
+void tb_init(struct tb *b);
+void tb_free(struct tb *b);
+
+/* The 16-byte header, version 1 (or VERSION). */
+void tb_header(struct tb *b);
+void tb_header_version(struct tb *b, uint16_t version);
+/* Bytes as given (a chunk header that lies, garbage). */
+void tb_raw(struct tb *b, const void *bytes, size_t len);
+/* Any chunk, as given. */
+void tb_chunk(struct tb *b, uint32_t type, const void *payload, size_t len);
+void tb_info(struct tb *b, uint32_t pid, uint32_t ppid, double ns_per_tick, uint64_t start_tick,
+             uint64_t start_ns, const char *clock, int argc, const char *const *argv);
+void tb_module(struct tb *b, uint64_t bias, uint64_t start, uint64_t end, const void *build_id,
+               size_t build_id_len, const char *path);
+void tb_thread(struct tb *b, uint32_t tid, const char *name);
+void tb_end(struct tb *b, uint64_t end_tick, uint64_t lost, double ns_per_tick);
+
+/* Events: begin a chunk, add records at absolute ticks, end it. */
+void tb_events_begin(struct tb *b, uint32_t tid, uint64_t base_tick);
+void tb_enter(struct tb *b, uint64_t tick, uint64_t address);
+void tb_exit(struct tb *b, uint64_t tick);
+void tb_lost(struct tb *b, uint64_t tick, uint64_t n);
+void tb_switch(struct tb *b, uint64_t tick, uint64_t ticks);
+/* A record of any KIND (reserved ones too) with nothing after it. */
+void tb_event_kind(struct tb *b, uint64_t tick, unsigned kind);
+/* Raw bytes into the stream, counted as COUNT more events. */
+void tb_event_bytes(struct tb *b, const void *bytes, size_t len, uint32_t count);
+/* COMPRESSION: NP_COMPRESS_NONE or NP_COMPRESS_ZSTD. */
+void tb_events_end(struct tb *b, unsigned compression);
+/* An EVENTS chunk with every field given (for lies about count/length). */
+void tb_events_chunk(struct tb *b, uint32_t tid, uint64_t base_tick, uint32_t count, uint8_t compression,
+                     uint32_t decoded_len, const void *stream, size_t stream_len);
+
+/* The running executable as mapped now. */
+struct tb_self {
+    uint64_t bias, start, end;
+    uint8_t build_id[64];
+    size_t build_id_len;
+    char path[4096];
+};
+void tb_self(struct tb_self *s);
+/* A MODULE chunk for the running executable. */
+void tb_module_self(struct tb *b);
+
+/* Writes the image (or its first LEN bytes) to PATH; 0 or -1. */
+int tb_write(const struct tb *b, const char *path);
+int tb_write_prefix(const struct tb *b, const char *path, size_t len);
+
+/* ---- the sample trace --------------------------------------------------- */
+
+/* Run-time addresses of the sample functions (defined in trace_builder.c;
+ * sample_helper is static, so only .symtab names it). */
+struct tb_sample {
+    uint64_t main, helper, leaf, fib, square, twice;
+    unsigned helper_line; /* the line sample_helper is declared on */
+};
+void tb_sample_functions(struct tb_sample *s);
+
+/* The sample trace: pid 4242, INFO ns_per_tick 2 (END refines it to 1),
+ * start tick 1000 = Unix ns 1e9, the running executable as module, and:
+ *   thread 100 "main", two uncompressed chunks (calls stay open across):
+ *     1000 main { 1010 helper { 1020 leaf } 1050 } 1060 } 1100
+ *     1200 fib { 1210 fib { 1220 fib } 1230 } 1240 1250 fib } 1255 } 1300
+ *   thread 101 "worker", one zstd chunk:
+ *     2000 square { 2010 [0x10] } 2020; switched out 5 ticks at 2030; } 2040
+ *     exit 2050 with nothing open (ignored); 2060 twice { 2090 square } 2100
+ *     (twice still open: it ends at 2100)
+ *   END at tick 3000, 7 events lost.
+ * Expected, in ns: main 1 call total 100 self 50; helper 1/50/20; leaf
+ * 1/30/30; fib 4 calls total 100 self 100 min 5 max 100 sum 145; square 2
+ * calls total 50 self 40 min 10 max 40 switched 5; 0x10 1/10/10; twice
+ * 1/40/30. Thread totals 200 and 80. WITH_END false leaves END out. */
+void tb_sample_trace(struct tb *b, const struct tb_sample *s, bool with_end);
+
+#endif
