@@ -59,7 +59,8 @@ struct tstate {
     uint32_t exclude_open; /* open frames of excluded functions */
     uint64_t switched;     /* running sum of switched-out time */
     bool seen;             /* an event came: first_ns is set */
-    struct np_hmap active; /* function -> kept activations open */
+    uint32_t *active;      /* function -> kept activations open */
+    size_t active_cap;
 };
 
 struct np_model {
@@ -69,6 +70,9 @@ struct np_model {
     uint32_t process;           /* being read, NP_NONE between processes */
     uint32_t first_thread;      /* the first thread of that process */
     struct np_hmap addr_fn;     /* address -> function, for that process */
+    uint64_t last_addr;         /* one-entry cache in front of addr_fn */
+    uint32_t last_fn;
+    bool last_addr_valid;
     struct np_hmap threads_by;  /* process << 32 | tid -> thread (NP_NONE: not selected) */
     struct np_hmap fn_by;       /* key hash -> function */
     struct np_hmap node_by;     /* parent << 32 | function -> node */
@@ -233,7 +237,6 @@ static int thread_of(struct np_model *m, uint32_t tid, uint32_t *out)
         if (t < 0 || NP_GROW(m->ts, m->ts_cap, m->n_threads) < 0)
             return ENOMEM_RC;
         memset(&m->ts[t], 0, sizeof m->ts[t]);
-        np_hmap_init(&m->ts[t].active);
         struct np_thread *th = &m->threads[t];
         th->process = m->process;
         th->pid = m->processes[m->process].pid;
@@ -272,9 +275,15 @@ static bool matches(char *const *globs, size_t n, const char *name)
 /* The function at run-time address ADDR in *OUT. */
 static int function_of(struct np_model *m, uint64_t addr, uint32_t *out)
 {
+    /* recursion and loops call the same function again and again */
+    if (m->last_addr_valid && m->last_addr == addr) {
+        *out = m->last_fn;
+        return 0;
+    }
     uint64_t *v = np_hmap_find(&m->addr_fn, addr);
     if (v) {
         *out = (uint32_t)*v;
+        m->last_addr = addr, m->last_fn = *out, m->last_addr_valid = true;
         return 0;
     }
     struct np_symbol sym = { .elf_addr = addr };
@@ -365,19 +374,25 @@ static uint64_t advance(struct np_model *m, uint32_t ti, uint64_t t)
     return t;
 }
 
+/* A plain array indexed by function: every call looks it up. */
 static void add_active(struct tstate *ts, uint32_t fn, int delta, bool *was_open, int *rc)
 {
-    uint64_t *v = np_hmap_find(&ts->active, fn);
-    uint64_t n = v ? *v : 0;
+    if (fn >= ts->active_cap) {
+        size_t old = ts->active_cap, cap = old ? old : 64;
+        while (cap <= fn)
+            cap *= 2;
+        uint32_t *a = realloc(ts->active, cap * sizeof *a);
+        if (!a) {
+            *rc = ENOMEM_RC;
+            return;
+        }
+        memset(a + old, 0, (cap - old) * sizeof *a);
+        ts->active = a;
+        ts->active_cap = cap;
+    }
     if (was_open)
-        *was_open = n > 0;
-    n += (uint64_t)(int64_t)delta;
-    if (!n)
-        np_hmap_del(&ts->active, fn);
-    else if (v)
-        *v = n;
-    else if (np_hmap_put(&ts->active, fn, n))
-        *rc = ENOMEM_RC;
+        *was_open = ts->active[fn] > 0;
+    ts->active[fn] += (uint32_t)delta;
 }
 
 /* Records a kept call that lasted DUR (SW of it switched out). */
@@ -581,6 +596,7 @@ static int on_begin(void *ctx, const struct np_trace_process *p)
     m->process = (uint32_t)i;
     m->first_thread = (uint32_t)m->n_threads;
     np_hmap_clear(&m->addr_fn);
+    m->last_addr_valid = false;
     np_addrspace_free(m->space);
     m->space = m->syms ? np_addrspace_new(m->syms) : NULL;
     return m->syms && !m->space ? ENOMEM_RC : 0;
@@ -618,12 +634,13 @@ static int on_end(void *ctx)
         if (!p->complete && m->threads[i].last_ns > p->end_ns)
             p->end_ns = m->threads[i].last_ns;
         free(ts->stack);
-        np_hmap_free(&ts->active);
+        free(ts->active);
         memset(ts, 0, sizeof *ts);
     }
     np_addrspace_free(m->space);
     m->space = NULL;
     np_hmap_clear(&m->addr_fn);
+    m->last_addr_valid = false;
     m->process = NP_NONE;
     return rc;
 }
