@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "cli.h"
+#include "common/parse_size.h"
 #include "common/trace_format.h"
 
 #ifndef NP_LIBDIR_REL
@@ -67,21 +68,7 @@ static int usage_error(const char *fmt, const char *a, const char *b)
  * refused here, before the program runs. */
 static int valid_size(const char *s)
 {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *s == '-')
-        return 0;
-    unsigned shift = 0;
-    if (*end && strchr("kK", *end))
-        shift = 10, end++;
-    else if (*end && strchr("mM", *end))
-        shift = 20, end++;
-    else if (*end && strchr("gG", *end))
-        shift = 30, end++;
-    if (*end || v > (~0ull >> shift))
-        return 0;
-    v <<= shift;
+    uint64_t v = np_parse_size(s);
     return v >= 4096 && v <= (1ull << 30);
 }
 

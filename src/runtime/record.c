@@ -25,6 +25,7 @@
 #include "record_hot.h"
 #include "cost_hot.h"
 #include "hooks.h"
+#include "../common/parse_size.h"
 #include "../common/trace_format.h"
 #include "../port/port.h"
 
@@ -90,25 +91,6 @@ static void say(const char *what, const char *detail)
 
 /* ---- configuration ------------------------------------------------------ */
 
-/* "123", "64k", "1M", "1G" (powers of 1024); 0 when malformed. */
-static uint64_t parse_size(const char *s)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *s == '-')
-        return 0;
-    unsigned shift = 0;
-    if (*end == 'k' || *end == 'K')
-        shift = 10, end++;
-    else if (*end == 'm' || *end == 'M')
-        shift = 20, end++;
-    else if (*end == 'g' || *end == 'G')
-        shift = 30, end++;
-    if (*end || v > (~0ull >> shift))
-        return 0;
-    return (uint64_t)v << shift;
-}
 
 /* "1500", "1500ns", "20us", "3ms", "1s": nanoseconds; -1 when malformed. */
 static int64_t parse_ns(const char *s)
@@ -158,7 +140,7 @@ static int configure(void)
     const char *v;
     c->buf_bytes = 1u << 20;
     if ((v = getenv("NANOPROF_BUFFER")) && *v) {
-        uint64_t b = parse_size(v);
+        uint64_t b = np_parse_size(v);
         if (b < 4096 || b > (1ull << 30)) {
             say("NANOPROF_BUFFER: not a size from 4k to 1G", v);
             return 0;
