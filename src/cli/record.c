@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "cli.h"
-#include "common/parse_size.h"
+#include "common/parse_units.h"
 #include "common/trace_format.h"
 
 #ifndef NP_LIBDIR_REL
@@ -74,21 +74,7 @@ static int valid_size(const char *s)
 
 static int valid_time(const char *s)
 {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *s == '-')
-        return 0;
-    unsigned long long mul = 1;
-    if (strcmp(end, "us") == 0)
-        mul = 1000;
-    else if (strcmp(end, "ms") == 0)
-        mul = 1000000;
-    else if (strcmp(end, "s") == 0)
-        mul = 1000000000;
-    else if (*end && strcmp(end, "ns") != 0)
-        return 0;
-    return v <= (unsigned long long)INT64_MAX / mul;
+    return np_parse_ns(s) >= 0;
 }
 
 static int valid_depth(const char *s)

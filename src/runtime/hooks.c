@@ -74,10 +74,8 @@ np_on_event(int exit, uint64_t fn, const void *site)
     struct np_thread *t = np_self();
     uint32_t f = t->flags;
 
-    if (__builtin_expect(f & NP_F_BUSY, 0)) {
-        t->dropped++;
-        return;
-    }
+    if (__builtin_expect(f & NP_F_BUSY, 0))
+        return; /* inside another hook or a dump: record nothing */
 #if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
     if (f & NP_F_CT_ON) {
         if (exit)

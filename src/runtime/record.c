@@ -25,7 +25,7 @@
 #include "record_hot.h"
 #include "cost_hot.h"
 #include "hooks.h"
-#include "../common/parse_size.h"
+#include "../common/parse_units.h"
 #include "../common/trace_format.h"
 #include "../port/port.h"
 
@@ -91,29 +91,6 @@ static void say(const char *what, const char *detail)
 
 /* ---- configuration ------------------------------------------------------ */
 
-
-/* "1500", "1500ns", "20us", "3ms", "1s": nanoseconds; -1 when malformed. */
-static int64_t parse_ns(const char *s)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *s == '-')
-        return -1;
-    uint64_t mul = 1;
-    if (strcmp(end, "us") == 0)
-        mul = 1000;
-    else if (strcmp(end, "ms") == 0)
-        mul = 1000000;
-    else if (strcmp(end, "s") == 0)
-        mul = 1000000000;
-    else if (*end && strcmp(end, "ns") != 0)
-        return -1;
-    if (v > (uint64_t)INT64_MAX / mul)
-        return -1;
-    return (int64_t)(v * mul);
-}
-
 static int parse_list(const char *s, char **out, unsigned *n)
 {
     *n = 0;
@@ -157,7 +134,7 @@ static int configure(void)
         c->depth = (unsigned)d;
     }
     if ((v = getenv("NANOPROF_MIN_NS")) && *v) {
-        int64_t ns = parse_ns(v);
+        int64_t ns = np_parse_ns(v);
         if (ns < 0) {
             say("NANOPROF_MIN_NS: not a duration (ns, or with us, ms, s)", v);
             return 0;

@@ -85,7 +85,6 @@ struct np_jmp_mark {
 
 struct np_thread {
     uint32_t flags;
-    uint32_t dropped;      /* hook calls skipped because BUSY */
     uint64_t off;          /* ticks this thread was switched out */
     uint64_t out_at;       /* raw time of np_thread_switch away, or 0 */
     long tid;
