@@ -147,7 +147,7 @@ status "bad tid list" 2 "bad thread list"
 run "$tmp/sample" -F
 status "missing value" 2 "needs a value"
 run "$tmp/sample" "$tmp/sample"
-status "two paths" 2 "one trace at a time"
+status "two paths" 2 "unexpected argument"
 run --help
 status "--help" 0
 head -n 1 "$tmp/out" | grep -q '^usage: nanoprof report' && ok "--help: usage" || bad "--help: usage"

@@ -9,17 +9,13 @@
  * (a warning says so); 1 when the trace is unreadable or damaged; 2 for
  * bad usage. */
 #define _GNU_SOURCE
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze/model.h"
-#include "analyze/textfmt.h"
 #include "cli.h"
+#include "view.h"
 #include "common/trace_format.h"
-
-#define PROGRESS_MIN_BYTES (8u << 20)
 
 enum sort_key { SORT_TOTAL, SORT_SELF, SORT_CALLS, SORT_AVG, SORT_MIN, SORT_MAX, SORT_NAME };
 enum format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
@@ -28,12 +24,9 @@ static const char *const sort_names[] = { "total", "self", "calls", "avg", "min"
 static const char *const format_names[] = { "text", "csv", "json", NULL };
 
 struct report {
-    const char *path;
+    struct np_view view;
     enum sort_key sort;
     enum format format;
-    struct np_model_options opt;
-    struct np_progress progress;
-    bool progress_ready;
 };
 
 static void usage(FILE *out)
@@ -47,109 +40,28 @@ static void usage(FILE *out)
           "\n"
           "options:\n"
           "  --sort=KEY     total (default), self, calls, avg, min, max or name\n"
-          "  --format=FMT   text (default), csv or json\n"
-          "  --tid=LIST     only these threads (ids separated by commas)\n"
-          "  -F GLOB        only calls made inside functions matching GLOB\n"
-          "  -N GLOB        leave out functions matching GLOB and what they call\n"
-          "  --depth=N      only calls less than N levels deep\n"
-          "  --help         print this help and exit\n"
+          "  --format=FMT   text (default), csv or json\n" NP_VIEW_OPTIONS_HELP
           "\n"
           "Times are wall time. Recursive calls add to a function's total once.\n",
           out);
 }
 
-static int usage_error(const char *fmt, const char *what)
-{
-    fputs("nanoprof report: ", stderr);
-    fprintf(stderr, fmt, what);
-    fputs(" (see nanoprof report --help)\n", stderr);
-    return 2;
-}
+enum { OPT_SORT = NP_VIEW_OPT_OWN, OPT_FORMAT };
 
-static int pick(const char *const *names, const char *value, const char *what, int *out)
+static int option(void *ctx, int c, const char *arg)
 {
-    for (int i = 0; names[i]; i++)
-        if (strcmp(names[i], value) == 0) {
-            *out = i;
-            return 0;
-        }
-    fprintf(stderr, "nanoprof report: unknown %s '%s' (see nanoprof report --help)\n", what, value);
-    return 2;
-}
-
-/* Parses ARGV into R; returns 0 to run, 2 for a usage error, -1 after --help. */
-static int parse_args(int argc, char **argv, struct report *r)
-{
-    enum { OPT_SORT = 256, OPT_FORMAT, OPT_TID, OPT_DEPTH, OPT_HELP };
-    static const struct option longopts[] = {
-        { "sort", required_argument, NULL, OPT_SORT },
-        { "format", required_argument, NULL, OPT_FORMAT },
-        { "tid", required_argument, NULL, OPT_TID },
-        { "depth", required_argument, NULL, OPT_DEPTH },
-        { "help", no_argument, NULL, OPT_HELP },
-        { NULL, 0, NULL, 0 },
-    };
-    char err[256];
-    int c, v;
-    optind = 0; /* glibc: start over, whatever ran before */
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":hF:N:", longopts, NULL)) != -1) {
-        int model_opt = -1;
-        switch (c) {
-        case OPT_SORT:
-            if (pick(sort_names, optarg, "sort key", &v))
-                return 2;
-            r->sort = (enum sort_key)v;
-            break;
-        case OPT_FORMAT:
-            if (pick(format_names, optarg, "format", &v))
-                return 2;
-            r->format = (enum format)v;
-            break;
-        case OPT_TID: model_opt = NP_MODEL_OPT_TID; break;
-        case OPT_DEPTH: model_opt = NP_MODEL_OPT_DEPTH; break;
-        case 'F': model_opt = NP_MODEL_OPT_INCLUDE; break;
-        case 'N': model_opt = NP_MODEL_OPT_EXCLUDE; break;
-        case 'h':
-        case OPT_HELP:
-            usage(stdout);
-            return -1;
-        case ':':
-            return usage_error("option '%s' needs a value", argv[optind - 1]);
-        default:
-            if (optopt > 0 && optopt < OPT_SORT) /* a short one, perhaps in a cluster */
-                return usage_error("unknown option '%s'", (char[]){ '-', (char)optopt, 0 });
-            return usage_error("unknown option '%s'", argv[optind - 1]);
-        }
-        if (model_opt >= 0 && np_model_option(&r->opt, (enum np_model_opt)model_opt, optarg, err, sizeof err))
-            return usage_error("%s", err);
+    struct report *r = ctx;
+    int v;
+    if (c == OPT_SORT) {
+        if (np_view_pick(&r->view, sort_names, arg, "sort key", &v))
+            return 2;
+        r->sort = (enum sort_key)v;
+    } else if (c == OPT_FORMAT) {
+        if (np_view_pick(&r->view, format_names, arg, "format", &v))
+            return 2;
+        r->format = (enum format)v;
     }
-    if (optind < argc)
-        r->path = argv[optind++];
-    if (optind < argc)
-        return usage_error("one trace at a time: unexpected '%s'", argv[optind]);
     return 0;
-}
-
-/* ---- reading ----------------------------------------------------------------- */
-
-static void on_diag(void *ctx, enum np_diag_level level, const char *line)
-{
-    struct report *r = ctx;
-    np_progress_done(&r->progress);
-    fprintf(stderr, "nanoprof report: %s", level == NP_DIAG_WARNING ? "warning: " : "");
-    np_text_field(stderr, line); /* one line, whatever a source says */
-    putc('\n', stderr);
-}
-
-static void on_progress(void *ctx, uint64_t done, uint64_t total)
-{
-    struct report *r = ctx;
-    if (!r->progress_ready) {
-        np_progress_init(&r->progress, stderr, total, PROGRESS_MIN_BYTES);
-        r->progress_ready = true;
-    }
-    np_progress_update(&r->progress, done, total);
 }
 
 /* ---- sorting -------------------------------------------------------------------- */
@@ -223,7 +135,7 @@ static void print_text(const struct report *r, const struct np_model *m, const u
     np_model_processes(m, &nproc);
     np_model_threads(m, &nthreads);
     fputs("# ", stdout);
-    np_text_field(stdout, r->path);
+    np_text_field(stdout, r->view.path);
     printf(": %zu process%s, %zu thread%s, %" PRIu64 " calls of %zu functions, wall time\n", nproc,
            nproc == 1 ? "" : "es", nthreads, nthreads == 1 ? "" : "s", total_calls(m), count);
     printf("%12s %12s %10s %12s %12s %12s  %s\n", "Total", "Self", "Calls", "Average", "Min", "Max", "Function");
@@ -331,7 +243,7 @@ static void print_json(const struct report *r, const struct np_model *m, const s
     puts("{");
     fputs("  ", stdout);
     json_key("trace");
-    np_json_string(stdout, r->path);
+    np_json_string(stdout, r->view.path);
     puts(",");
     fputs("  ", stdout);
     json_key("status");
@@ -371,50 +283,42 @@ static void print_json(const struct report *r, const struct np_model *m, const s
 
 static int run(struct report *r)
 {
-    struct np_trace_hooks hooks = { r, on_diag, on_progress };
-    struct np_trace_summary sum;
     struct np_model *m;
-    int status = np_model_load(r->path, &r->opt, &hooks, &m, &sum);
-    np_progress_done(&r->progress);
-    if (!m) {
-        fprintf(stderr, "nanoprof report: %s\n", sum.message);
+    int rc;
+    if (np_view_load(&r->view, &m, &rc))
+        return 1;
+    size_t count;
+    uint32_t *order = sorted_functions(m, r->sort, &count);
+    if (!order) {
+        fputs("nanoprof report: out of memory\n", stderr);
+        np_model_free(m);
         return 1;
     }
-    /* a trace cut short is reported with its warning; other damage fails,
-     * after reporting whatever could be read */
-    int rc = status > NP_TRACE_ETRUNC ? 1 : 0;
-    if (sum.files_read) {
-        size_t count;
-        uint32_t *order = sorted_functions(m, r->sort, &count);
-        if (!order) {
-            fputs("nanoprof report: out of memory\n", stderr);
-            np_model_free(m);
-            return 1;
-        }
-        if (r->format == FORMAT_TEXT)
-            print_text(r, m, order, count);
-        else if (r->format == FORMAT_CSV)
-            print_csv(m, order, count);
-        else
-            print_json(r, m, &sum, order, count);
-        free(order);
-        if (fflush(stdout) != 0 || ferror(stdout)) {
-            perror("nanoprof report: writing the report");
-            rc = 1;
-        }
-    } else if (!rc) {
-        rc = 1; /* nothing readable at all (its line is out already) */
-    }
+    if (r->format == FORMAT_TEXT)
+        print_text(r, m, order, count);
+    else if (r->format == FORMAT_CSV)
+        print_csv(m, order, count);
+    else
+        print_json(r, m, &r->view.summary, order, count);
+    free(order);
+    if (np_view_flush(&r->view, stdout, "the report"))
+        rc = 1;
     np_model_free(m);
     return rc;
 }
 
 int np_cmd_report(int argc, char **argv)
 {
-    struct report r = { .path = NP_TRACE_DEFAULT_PATH, .sort = SORT_TOTAL, .format = FORMAT_TEXT };
-    int rc = parse_args(argc, argv, &r);
+    static const struct option longopts[] = {
+        { "sort", required_argument, NULL, OPT_SORT },
+        { "format", required_argument, NULL, OPT_FORMAT },
+        { NULL, 0, NULL, 0 },
+    };
+    static const struct np_view_spec spec = { NULL, longopts, option, usage, 1 };
+    struct report r = { .sort = SORT_TOTAL, .format = FORMAT_TEXT };
+    int rc = np_view_parse(&r.view, &spec, &r, argc, argv);
     if (!rc)
         rc = run(&r);
-    np_model_options_free(&r.opt);
+    np_view_free(&r.view);
     return rc < 0 ? 0 : rc;
 }

@@ -1,0 +1,181 @@
+/* view.c - options, diagnostics and loading shared by the view commands
+ * (view.h). */
+#define _GNU_SOURCE
+#include "view.h"
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "common/trace_format.h"
+
+/* Below any command's own long option values, above any character. */
+enum { OPT_TID = 300, OPT_DEPTH, OPT_MIN_DURATION, OPT_EXCLUDE_SWITCHED, OPT_HELP };
+
+static const struct option common_longopts[] = {
+    { "tid", required_argument, NULL, OPT_TID },
+    { "depth", required_argument, NULL, OPT_DEPTH },
+    { "min-duration", required_argument, NULL, OPT_MIN_DURATION },
+    { "exclude-switched", no_argument, NULL, OPT_EXCLUDE_SWITCHED },
+    { "help", no_argument, NULL, OPT_HELP },
+};
+#define NCOMMON (sizeof common_longopts / sizeof common_longopts[0])
+#define MAX_OWN 32
+
+int np_view_usage_error(const struct np_view *v, const char *fmt, const char *what)
+{
+    fprintf(stderr, "nanoprof %s: ", v->cmd);
+    fprintf(stderr, fmt, what);
+    fprintf(stderr, " (see nanoprof %s --help)\n", v->cmd);
+    return 2;
+}
+
+int np_view_pick(const struct np_view *v, const char *const *names, const char *value, const char *what, int *out)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(names[i], value) == 0) {
+            *out = i;
+            return 0;
+        }
+    fprintf(stderr, "nanoprof %s: unknown %s '%s' (see nanoprof %s --help)\n", v->cmd, what, value, v->cmd);
+    return 2;
+}
+
+static int common_option(struct np_view *v, int c, const char *arg)
+{
+    char err[256];
+    int opt;
+    switch (c) {
+    case OPT_TID: opt = NP_MODEL_OPT_TID; break;
+    case OPT_DEPTH: opt = NP_MODEL_OPT_DEPTH; break;
+    case OPT_MIN_DURATION: opt = NP_MODEL_OPT_MIN_DURATION; break;
+    case 'F': opt = NP_MODEL_OPT_INCLUDE; break;
+    case 'N': opt = NP_MODEL_OPT_EXCLUDE; break;
+    case OPT_EXCLUDE_SWITCHED:
+        v->opt.exclude_switched = true;
+        return 0;
+    default:
+        return 1;
+    }
+    if (np_model_option(&v->opt, (enum np_model_opt)opt, arg, err, sizeof err))
+        return np_view_usage_error(v, "%s", err);
+    return 0;
+}
+
+int np_view_parse(struct np_view *v, const struct np_view_spec *spec, void *ctx, int argc, char **argv)
+{
+    struct option longopts[MAX_OWN + NCOMMON + 1];
+    size_t n = 0;
+    for (const struct option *o = spec->longopts; o && o->name && n < MAX_OWN; o++)
+        longopts[n++] = *o;
+    memcpy(&longopts[n], common_longopts, sizeof common_longopts);
+    memset(&longopts[n + NCOMMON], 0, sizeof longopts[0]);
+    char shortopts[64];
+    snprintf(shortopts, sizeof shortopts, ":hF:N:%s", spec->shortopts ? spec->shortopts : "");
+
+    v->cmd = argv[0];
+    v->path = NP_TRACE_DEFAULT_PATH;
+    optind = 0; /* glibc: start over, whatever ran before */
+    opterr = 0;
+    int c;
+    /* "-" first: positional arguments come back in order, as 1 */
+    char all[72];
+    snprintf(all, sizeof all, "-%s", shortopts);
+    while ((c = getopt_long(argc, argv, all, longopts, NULL)) != -1) {
+        if (c == 1) {
+            if (v->nargs >= spec->max_args || v->nargs >= NP_VIEW_MAX_ARGS)
+                return np_view_usage_error(v, "unexpected argument '%s'", optarg);
+            v->args[v->nargs++] = optarg;
+            continue;
+        }
+        if (c == 'h' || c == OPT_HELP) {
+            spec->usage(stdout);
+            return -1;
+        }
+        if (c == ':')
+            return np_view_usage_error(v, "option '%s' needs a value", argv[optind - 1]);
+        if (c == '?') {
+            if (optopt > 0 && optopt < 256) /* a short one, perhaps in a cluster */
+                return np_view_usage_error(v, "unknown option '%s'", (char[]){ '-', (char)optopt, 0 });
+            return np_view_usage_error(v, "unknown option '%s'", argv[optind - 1]);
+        }
+        int rc = common_option(v, c, optarg);
+        if (rc == 1)
+            rc = spec->option ? spec->option(ctx, c, optarg) : 2;
+        if (rc)
+            return rc;
+    }
+    if (v->nargs)
+        v->path = v->args[0];
+    return 0;
+}
+
+const char *np_view_path_and_name(struct np_view *v)
+{
+    struct stat st;
+    if (v->nargs >= 2) {
+        v->path = v->args[0];
+        return v->args[1];
+    }
+    v->path = NP_TRACE_DEFAULT_PATH;
+    if (v->nargs == 1 && stat(v->args[0], &st) == 0) {
+        v->path = v->args[0];
+        return NULL;
+    }
+    return v->nargs == 1 ? v->args[0] : NULL;
+}
+
+/* ---- loading -------------------------------------------------------------- */
+
+#define PROGRESS_MIN_BYTES (8u << 20)
+
+static void on_diag(void *ctx, enum np_diag_level level, const char *line)
+{
+    struct np_view *v = ctx;
+    np_progress_done(&v->progress);
+    fprintf(stderr, "nanoprof %s: %s", v->cmd, level == NP_DIAG_WARNING ? "warning: " : "");
+    np_text_field(stderr, line); /* one line, whatever a source says */
+    putc('\n', stderr);
+}
+
+static void on_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    struct np_view *v = ctx;
+    if (!v->progress_ready) {
+        np_progress_init(&v->progress, stderr, total, PROGRESS_MIN_BYTES);
+        v->progress_ready = true;
+    }
+    np_progress_update(&v->progress, done, total);
+}
+
+int np_view_load(struct np_view *v, struct np_model **m, int *rc)
+{
+    struct np_trace_hooks hooks = { v, on_diag, on_progress };
+    int status = np_model_load(v->path, &v->opt, &hooks, m, &v->summary);
+    np_progress_done(&v->progress);
+    if (!*m) {
+        fprintf(stderr, "nanoprof %s: %s\n", v->cmd, v->summary.message);
+        return 1;
+    }
+    /* a trace cut short is shown with its warning; other damage fails,
+     * after showing whatever could be read */
+    *rc = status > NP_TRACE_ETRUNC ? 1 : 0;
+    if (!v->summary.files_read) { /* nothing readable at all (its line is out already) */
+        np_model_free(*m);
+        *m = NULL;
+        return 1;
+    }
+    return 0;
+}
+
+int np_view_flush(const struct np_view *v, FILE *out, const char *what)
+{
+    if (fflush(out) != 0 || ferror(out)) {
+        fprintf(stderr, "nanoprof %s: writing %s failed\n", v->cmd, what);
+        return 1;
+    }
+    return 0;
+}
+
+void np_view_free(struct np_view *v)
+{
+    np_model_options_free(&v->opt);
+}
