@@ -33,6 +33,7 @@ struct dec_thread {
     uint64_t last_tick;
     int depth;
     uint64_t stack[DEC_MAX_DEPTH];
+    uint64_t beyond;   /* open calls deeper than the stack above */
     uint64_t orphan_exits;
 };
 
@@ -155,11 +156,10 @@ static int dec_events(struct dec_file *f, const uint8_t *p, size_t n)
                     goto out;
                 }
             }
-            if (t->depth == DEC_MAX_DEPTH) {
-                rc = dec_fail(f, "too deep");
-                goto out;
-            }
-            t->stack[t->depth++] = prev_addr;
+            if (t->depth == DEC_MAX_DEPTH)
+                t->beyond++; /* counted, not followed */
+            else
+                t->stack[t->depth++] = prev_addr;
             {
                 struct dec_fn *fn = dec_fn_of(t, prev_addr);
                 if (!fn) {
@@ -170,7 +170,9 @@ static int dec_events(struct dec_file *f, const uint8_t *p, size_t n)
             }
             break;
         case NP_EV_EXIT:
-            if (!t->depth) {
+            if (t->beyond) {
+                t->beyond--;
+            } else if (!t->depth) {
                 t->orphan_exits++;
             } else {
                 struct dec_fn *fn = dec_fn_of(t, t->stack[--t->depth]);

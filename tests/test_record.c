@@ -69,13 +69,12 @@ static void test_threads(void **state)
     run_cleanup(&r);
 }
 
-static void test_exit_deep(void **state)
+static void exit_case(const char *how, int status)
 {
-    (void)state;
     struct run r;
-    run_init(&r, "exit");
-    run_prog(&r, ARGS("exit"), NULL, 1);
-    assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3);
+    run_init(&r, how);
+    run_prog(&r, ARGS((char *)how), NULL, 1);
+    assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == status);
     check_files(&r, 1);
     const struct dec_file *f = &r.dec[0];
     assert_true(f->has_end);
@@ -84,6 +83,10 @@ static void test_exit_deep(void **state)
     CALLS(f, 0, "main", 1, 0);
     run_cleanup(&r);
 }
+
+static void test_exit_deep(void **state) { (void)state; exit_case("exit", 3); }
+/* _exit skips destructors: the recorder ends the trace in it */
+static void test__exit_deep(void **state) { (void)state; exit_case("_exit", 4); }
 
 static void signal_case(const char *how, int sig, int end)
 {
@@ -120,6 +123,8 @@ static void test_sigint(void **state) { (void)state; signal_case("int", SIGINT, 
 static void test_sigsegv(void **state) { (void)state; signal_case("segv", SIGSEGV, 1); }
 static void test_sigabrt(void **state) { (void)state; signal_case("abort", SIGABRT, 1); }
 static void test_sigkill(void **state) { (void)state; signal_case("kill", SIGKILL, 0); }
+/* the handler runs on the signal stack the recorder gave the thread */
+static void test_stack_overflow(void **state) { (void)state; signal_case("overflow", SIGSEGV, 1); }
 
 static void test_fork(void **state)
 {
@@ -149,12 +154,11 @@ static void test_fork(void **state)
     run_cleanup(&r);
 }
 
-static void test_exec(void **state)
+static void exec_case(const char *how)
 {
-    (void)state;
     struct run r;
-    run_init(&r, "exec");
-    run_prog(&r, ARGS("exec"), NULL, 1);
+    run_init(&r, how);
+    run_prog(&r, ARGS((char *)how), NULL, 1);
     assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
     check_files(&r, 2);
     /* <pid>.1.npt sorts before <pid>.npt */
@@ -172,6 +176,9 @@ static void test_exec(void **state)
     assert_int_equal(dec_count(second, 0, m2, 1), 1);
     run_cleanup(&r);
 }
+
+static void test_exec(void **state) { (void)state; exec_case("exec"); }
+static void test_fexecve(void **state) { (void)state; exec_case("fexecve"); }
 
 static void test_exec_fails(void **state)
 {
@@ -360,7 +367,9 @@ int main(void)
         cmocka_unit_test(test_threads),     cmocka_unit_test(test_exit_deep),
         cmocka_unit_test(test_sigterm),     cmocka_unit_test(test_sigint),
         cmocka_unit_test(test_sigsegv),     cmocka_unit_test(test_sigabrt),
-        cmocka_unit_test(test_sigkill),     cmocka_unit_test(test_fork),
+        cmocka_unit_test(test_sigkill),     cmocka_unit_test(test_stack_overflow),
+        cmocka_unit_test(test__exit_deep),  cmocka_unit_test(test_fexecve),
+        cmocka_unit_test(test_fork),
         cmocka_unit_test(test_exec),        cmocka_unit_test(test_exec_fails),
         cmocka_unit_test(test_filters),     cmocka_unit_test(test_time_filter),
         cmocka_unit_test(test_bytes_per_call), cmocka_unit_test(test_longjmp),

@@ -39,6 +39,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -460,6 +461,37 @@ static int open_locked(void)
     return 1;
 }
 
+/* A stack overflow's SIGSEGV can only be handled on another stack: a
+ * recorded thread that has none gets one, taken back when it ends (if it
+ * is still the one in place). */
+#define ALTSTACK_SIZE (128u << 10)
+
+static void *altstack_on(void)
+{
+    stack_t cur;
+    if (sigaltstack(NULL, &cur) != 0 || !(cur.ss_flags & SS_DISABLE))
+        return NULL; /* the program has its own */
+    void *p = mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    stack_t ss = { .ss_sp = p, .ss_size = ALTSTACK_SIZE, .ss_flags = 0 };
+    if (sigaltstack(&ss, NULL) != 0) {
+        munmap(p, ALTSTACK_SIZE);
+        return NULL;
+    }
+    return p;
+}
+
+static void altstack_off(void *p)
+{
+    stack_t cur;
+    if (!p || sigaltstack(NULL, &cur) != 0 || cur.ss_sp != p || (cur.ss_flags & SS_ONSTACK))
+        return; /* replaced by the program (it may restore ours): left alone */
+    stack_t off = { .ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE };
+    if (sigaltstack(&off, NULL) == 0)
+        munmap(p, ALTSTACK_SIZE);
+}
+
 static void rec_attach(struct np_thread *t)
 {
     if (!R.active || LOAD(&R.stopping) || (t->flags & NP_F_REC_ON))
@@ -496,6 +528,7 @@ static void rec_attach(struct np_thread *t)
     }
     pthread_mutex_unlock(&R.lock);
     if (s) {
+        s->altstack = altstack_on();
         t->rec = s;
         t->flags |= NP_F_REC_ON;
     }
@@ -534,6 +567,8 @@ static void rec_thread_exit(struct np_thread *t)
     STORE(&s->pos, (np_raw *)NULL);
     s->end = NULL;
     pthread_mutex_unlock(&R.lock);
+    altstack_off(s->altstack);
+    s->altstack = NULL;
     t->rec = NULL;
     np_thread_unlock(t);
 }
@@ -806,6 +841,21 @@ static void fork_child(void)
 void np_rec_before_exec(void)
 {
     finish(NP_REC_NORMAL);
+}
+
+/* _exit skips atexit and destructors: the trace ends here. It may be
+ * called from a signal handler, so the end is written as for a fatal
+ * signal (no lock), and the process exits by the system call itself. */
+NP_HOOK void _exit(int status)
+{
+    finish(NP_REC_FATAL);
+    for (;;)
+        syscall(SYS_exit_group, status);
+}
+
+NP_HOOK void _Exit(int status)
+{
+    _exit(status);
 }
 
 /* The exec failed: the program goes on, into a new file. */

@@ -105,6 +105,7 @@ struct np_rec_stream {
     uint32_t ended;              /* the thread ended: no more buffers */
     long tid;
     char name[16];
+    void *altstack;              /* the signal stack given to the thread, or NULL */
     /* written by the writer (or a final flush, the writer stopped) */
     struct np_rec_wstate w;
 };

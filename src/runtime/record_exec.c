@@ -8,11 +8,12 @@
  * the next definition (dlsym RTLD_NEXT); a fully static program has none,
  * and there the system call is made directly. A vfork child shares its
  * parent's memory: the flush is skipped there (record.c checks the pid).
- * Not covered: fexecve, execveat, and exec calls made inside the C library
- * (posix_spawn, system, popen), whose children start their own files. */
+ * Not covered: exec calls made inside the C library (posix_spawn, system,
+ * popen), whose children start their own files. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -98,6 +99,22 @@ NP_HOOK int execvpe(const char *file, char *const argv[], char *const envp[])
 {
     np_rec_before_exec();
     return after(do_execvpe(file, argv, envp));
+}
+
+NP_HOOK int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    typedef int (*fn)(int, char *const[], char *const[]);
+    fn f = (fn)dlsym(RTLD_NEXT, "fexecve");
+    np_rec_before_exec();
+    return after(f ? f(fd, argv, envp) : (int)syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH));
+}
+
+NP_HOOK int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
+    typedef int (*fn)(int, const char *, char *const[], char *const[], int);
+    fn f = (fn)dlsym(RTLD_NEXT, "execveat");
+    np_rec_before_exec();
+    return after(f ? f(dirfd, path, argv, envp, flags) : (int)syscall(SYS_execveat, dirfd, path, argv, envp, flags));
 }
 
 NP_HOOK int execvp(const char *file, char *const argv[])

@@ -9,11 +9,14 @@
  *   threads          two threads: 1000 and 3000 calls of step (each calls
  *                    leaf); main_work calls leaf 10 times; returns from main
  *   exit             deep(10) calls exit(3) at the bottom
+ *   _exit            deep(10) calls _exit(4) at the bottom
  *   signal SIG       work(500), then deep(5) dies at the bottom: SIG is
- *                    term, int, segv, abort or kill (kill: after 300 ms)
+ *                    term, int, segv, abort or kill (kill: after 300 ms);
+ *                    overflow: deep(5) then a recursion until the stack ends
  *   fork             f1 x3; fork: the child f2 x5 then exit(0); the parent
  *                    waits, f3 x7
  *   exec             f1 x2, then exec of itself in mode execd: f4 x4
+ *   fexecve          the same through fexecve of /proc/self/exe
  *   execfail         f1 x2, an exec that fails, f3 x3
  *   tree             top: a x3 (each: leaf x2), b x2 (each: leaf x1)
  *   slow             slowf x2 (20 ms each), fastf x100
@@ -24,6 +27,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -41,6 +45,7 @@
 #endif
 #define NOPROF __attribute__((no_instrument_function))
 
+extern char **environ;
 static int sink;
 #define TOUCH() __atomic_add_fetch(&sink, 1, __ATOMIC_RELAXED) /* threads too */
 static int *volatile nowhere; /* NULL */
@@ -84,6 +89,15 @@ KEEP void main_work(void)
 
 static const char *how;
 
+/* Deep enough to end any stack; the array keeps frames large. */
+static volatile int no_bottom = 1 << 30;
+KEEP __attribute__((no_sanitize("address"))) int bottomless(int n)
+{
+    volatile char pad[256];
+    pad[n & 255] = (char)n;
+    return n < no_bottom ? bottomless(n + 1) + pad[(n + 1) & 255] : 0;
+}
+
 /* UBSan would stop the program at the null store: the fault is the test */
 KEEP __attribute__((no_sanitize("undefined"))) void die(void)
 {
@@ -99,6 +113,10 @@ KEEP __attribute__((no_sanitize("undefined"))) void die(void)
         raise(SIGKILL);
     } else if (strcmp(how, "exit") == 0)
         exit(3);
+    else if (strcmp(how, "_exit") == 0)
+        _exit(4);
+    else if (strcmp(how, "overflow") == 0)
+        sink += bottomless(0);
     else
         *nowhere = 1; /* SIGSEGV */
 }
@@ -177,8 +195,8 @@ int main(int argc, char **argv)
         pthread_join(t2, NULL);
         return 0;
     }
-    if (strcmp(mode, "exit") == 0 || strcmp(mode, "signal") == 0) {
-        how = strcmp(mode, "exit") == 0 ? "exit" : argc > 2 ? argv[2] : "segv";
+    if (strcmp(mode, "exit") == 0 || strcmp(mode, "_exit") == 0 || strcmp(mode, "signal") == 0) {
+        how = strcmp(mode, "signal") != 0 ? mode : argc > 2 ? argv[2] : "segv";
         SHOW(deep), SHOW(die), SHOW(work), SHOW(leaf);
         fflush(stdout);
         if (strcmp(mode, "signal") == 0)
@@ -210,6 +228,16 @@ int main(int argc, char **argv)
         for (int i = 0; i < 2; i++)
             f1();
         execl("/proc/self/exe", argv[0], "execd", (char *)NULL);
+        return 1;
+    }
+    if (strcmp(mode, "fexecve") == 0) {
+        SHOW(f1);
+        fflush(stdout);
+        for (int i = 0; i < 2; i++)
+            f1();
+        int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+        char *args[] = { argv[0], "execd", NULL };
+        fexecve(fd, args, environ);
         return 1;
     }
     if (strcmp(mode, "execd") == 0) {
