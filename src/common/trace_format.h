@@ -23,8 +23,10 @@ enum np_chunk_type {
     NP_CHUNK_MODULE = 2,
     NP_CHUNK_THREAD = 3,
     NP_CHUNK_EVENTS = 4,
-    NP_CHUNK_END = 5
+    NP_CHUNK_END = 5,
+    NP_CHUNK_NAME = 6
 };
+#define NP_TRACE_NAME_MAX 255 /* bytes of a NAME chunk's name */
 
 enum np_event_kind {
     NP_EV_ENTRY = 0,

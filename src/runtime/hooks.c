@@ -93,7 +93,7 @@ np_on_event(int exit, uint64_t fn, const void *site)
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
 #if NP_HOOKS_MECHANISMS & NP_MECH_RECORD
     if (f & NP_F_REC_ON)
-        np_rec_event(t, (fn & NP_ADDR_MASK) | (exit ? NP_RAW_EXIT_BIT : 0));
+        np_rec_event(t, (fn & (NP_ADDR_MASK | NP_REC_NAMED)) | (exit ? NP_RAW_EXIT_BIT : 0));
 #endif
 #if NP_HOOKS_MECHANISMS & NP_MECH_COST
     if (f & NP_F_COST_ON) {

@@ -32,7 +32,10 @@ enum np_raw_kind {
     NP_RAW_LOST_NEST = 4, /* value: calls open before that the dropped
                              events closed | calls they left open << 28 */
     NP_RAW_SETJMP = 5,   /* value: the jmp_buf's address (setjmp.c) */
-    NP_RAW_LONGJMP = 6   /* value: the jmp_buf longjmp returns to */
+    NP_RAW_LONGJMP = 6,  /* value: the jmp_buf longjmp returns to */
+    /* an entry of NP_ENTER(name), value: the name's address. The hooks'
+     * NP_REC_NAMED bit (63) is this kind, so they pass it as it is. */
+    NP_RAW_NAMED = (int)(NP_REC_NAMED >> NP_RAW_SHIFT)
 };
 #define NP_RAW_EXIT_BIT ((uint64_t)NP_RAW_EXIT << NP_RAW_SHIFT)
 #define NP_RAW_NEST_BITS 28

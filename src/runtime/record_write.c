@@ -113,10 +113,36 @@ static struct {
 static unsigned nseen;
 static unsigned long long last_adds = ~0ull;
 
+/* NP_ENTER names listed in this file (NAME chunks). */
+#define MAX_NAMES 1024
+static uint64_t names_seen[MAX_NAMES];
+static unsigned nnames;
+
 void np_rec_modules_forget(void)
 {
     nseen = 0;
     last_adds = ~0ull;
+    nnames = 0;
+}
+
+/* A NAME chunk for the NP_ENTER name at ADDR, the first time this file
+ * meets it (past MAX_NAMES names, every time: readers take the last). It
+ * goes out before the EVENTS chunk that refers to it, which is still
+ * being encoded. The name has static storage (nanoprof.h). */
+static void name_update(int fd, uint64_t addr)
+{
+    for (unsigned i = 0; i < nnames; i++)
+        if (names_seen[i] == addr)
+            return;
+    if (nnames < MAX_NAMES)
+        names_seen[nnames++] = addr;
+    const char *name = (const char *)(uintptr_t)addr;
+    uint8_t tmp[NP_TRACE_CHUNK_HEADER + 8 + 2 + NP_TRACE_NAME_MAX];
+    struct cbuf b = { tmp, 0 };
+    chunk_begin(&b);
+    put_u64(&b, addr);
+    put_bytes(&b, name, strnlen(name, NP_TRACE_NAME_MAX));
+    chunk_end(fd, &b, NP_CHUNK_NAME);
 }
 
 struct mod_ctx {
@@ -318,7 +344,7 @@ static int any_match(char *const *pat, unsigned n, const char *name)
     return 0;
 }
 
-static unsigned match_bits(uint64_t addr, int mode)
+static unsigned match_bits(uint64_t addr, int named, int mode)
 {
     unsigned i = (unsigned)((addr * 0x9e3779b97f4a7c15ull) >> (64 - CACHE_BITS));
     while (cache[i].addr) {
@@ -329,7 +355,9 @@ static unsigned match_bits(uint64_t addr, int mode)
     if (mode == NP_REC_FATAL)
         return 0; /* no look-up in a signal handler */
     char name[512];
-    if (!np_port_symbolize((const void *)(uintptr_t)addr, name, sizeof name))
+    if (named)
+        snprintf(name, sizeof name, "%.*s", NP_TRACE_NAME_MAX, (const char *)(uintptr_t)addr);
+    else if (!np_port_symbolize((const void *)(uintptr_t)addr, name, sizeof name))
         snprintf(name, sizeof name, "0x%llx", (unsigned long long)addr);
     unsigned bits = (any_match(np_rec_cfg.filter, np_rec_cfg.nfilter, name) ? MATCH_F : 0) |
                     (any_match(np_rec_cfg.notrace, np_rec_cfg.nnotrace, name) ? MATCH_N : 0);
@@ -562,10 +590,10 @@ static void out_switch(struct np_rec_wstate *w, struct enc *e, uint64_t ticks, u
 
 /* ---- filters ------------------------------------------------------------ */
 
-static void do_entry(struct np_rec_wstate *w, struct enc *e, uint64_t addr, uint64_t tick)
+static void do_entry(struct np_rec_wstate *w, struct enc *e, uint64_t addr, int named, uint64_t tick)
 {
     const struct np_rec_config *c = &np_rec_cfg;
-    unsigned m = (c->nfilter || c->nnotrace) ? match_bits(addr, e->mode) : 0;
+    unsigned m = (c->nfilter || c->nnotrace) ? match_bits(addr, named, e->mode) : 0;
     int keep = (!c->nfilter || w->f_in || (m & MATCH_F)) && !w->n_in && !(m & MATCH_N) &&
                (!c->depth || w->kept < c->depth);
     if (!grow((void **)&w->stack, &w->cap, w->depth + 1, 1, e->mode)) {
@@ -716,6 +744,9 @@ static void encode_plain(struct np_rec_wstate *w, struct enc *e, const np_raw *r
     for (size_t i = 0; i < n; i++) {
         uint64_t w0 = r[i].w0, tick = r[i].w1, v = w0 & NP_RAW_VALUE;
         switch (w0 >> NP_RAW_SHIFT) {
+        case NP_RAW_NAMED:
+            name_update(e->fd, v);
+            /* fall through */
         case NP_RAW_ENTRY:
             depth++;
             plain_put(&p, e, NP_EV_ENTRY, v, tick);
@@ -787,8 +818,12 @@ void np_rec_write_events(int fd, struct np_rec_stream *s, const np_raw *r, size_
     for (size_t i = 0; i < n; i++) {
         uint64_t v = r[i].w0 & NP_RAW_VALUE, tick = r[i].w1;
         switch (r[i].w0 >> NP_RAW_SHIFT) {
+        case NP_RAW_NAMED:
+            name_update(e->fd, v);
+            do_entry(w, e, v, 1, tick);
+            break;
         case NP_RAW_ENTRY:
-            do_entry(w, e, v, tick);
+            do_entry(w, e, v, 0, tick);
             break;
         case NP_RAW_EXIT:
             do_exit(w, e, tick);
