@@ -9,18 +9,8 @@ set -u
 np=$(readlink -f "$1") # the test changes directory
 gen=$(readlink -f "$2")
 prog=$(readlink -f "$3")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
+. "$(dirname "$0")/cli_checks.sh"
 
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-# same NAME FILE EXPECTED-TEXT: the file holds exactly that text
-same() {
-    printf '%s\n' "$3" >"$tmp/want"
-    if diff -u "$tmp/want" "$2" >"$tmp/diff"; then ok "$1"; else bad "$1"; cat "$tmp/diff"; fi
-}
 # run CMD ARGS...: nanoprof CMD ARGS, stdout in $tmp/out (its first line, which
 # names the trace, in $tmp/title, the rest in $tmp/body), stderr in $tmp/err,
 # status in $rc
@@ -29,19 +19,6 @@ run() {
     rc=$?
     head -n 1 "$tmp/out" >"$tmp/title"
     tail -n +2 "$tmp/out" >"$tmp/body"
-}
-# status NAME WANT [NEEDLE]: $rc is WANT; stderr is exactly one line, holding NEEDLE
-status() {
-    lines=$(wc -l <"$tmp/err")
-    if [ "$rc" != "$2" ]; then
-        bad "$1: exit $rc, want $2"; cat "$tmp/err"
-    elif [ -n "${3:-}" ] && { [ "$lines" != 1 ] || ! grep -q -- "$3" "$tmp/err"; }; then
-        bad "$1: want one line with '$3' on stderr, got:"; cat "$tmp/err"
-    elif [ -z "${3:-}" ] && [ -s "$tmp/err" ]; then
-        bad "$1: unexpected stderr:"; cat "$tmp/err"
-    else
-        ok "$1"
-    fi
 }
 
 "$gen" sample "$tmp/sample" || { echo "FAIL generating the sample"; exit 1; }
@@ -224,6 +201,22 @@ same "replay --min-duration" "$tmp/body" "         Start     Duration  Function
    0.000001000        40 ns  sample_square
    0.000001060        40 ns  sample_twice"
 
+# ---- a call 1000 deep (test_analyze_gen deep): every level printed ----
+"$gen" deep "$tmp/deep" || { echo "FAIL generating deep"; exit 1; }
+run tree --ascii "$tmp/deep"
+status "deep tree: exit 0" 0
+[ "$(wc -l <"$tmp/out")" = 1003 ] && ok "deep tree: a line per level" || bad "deep tree: $(wc -l <"$tmp/out") lines"
+tail -n 1 "$tmp/out" >"$tmp/last"
+same "deep tree: the innermost call" "$tmp/last" "$(printf '%10s %12s %12s %7s  %2997s%s' 1 '1 ns' '1 ns' 0.1% '' '`- sample_fib')"
+run replay "$tmp/deep"
+tail -n 1 "$tmp/out" >"$tmp/last"
+same "deep replay: the innermost call" "$tmp/last" "$(printf '%14s %12s  %1998s%s' 0.000000999 '1 ns' '' sample_fib)"
+run graph "$tmp/deep"
+grep 'sample_fib' "$tmp/out" | awk '{ print $(NF-2), $NF }' >"$tmp/arcs"
+same "deep graph: the recursive arc" "$tmp/arcs" "999 [1]
+1000 [1]
+999 [1]"
+
 # ---- usage and failures, alike for the three ----
 for cmd in graph tree replay; do
     run "$cmd" --help
@@ -307,5 +300,4 @@ same "fib 12: the calls rec_prog makes" "$tmp/calls" "fib 465"
 "$np" graph "$tmp/rec_fib" fib | grep -E '^ +[0-9.]+ [num]?s +464 +fib \[' >/dev/null && ok "fib 12: recursive arc" ||
     { bad "fib 12: recursive arc"; "$np" graph "$tmp/rec_fib" fib; }
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -212,7 +212,7 @@ static int print_graph(struct graph *g, const char *glob)
             char t[NP_DURATION_MAX];
             fputs("# ", stdout);
             np_text_field(stdout, g->view.path);
-            printf(": call graph of %zu functions, total time %s, wall time\n", g->count,
+            printf(": call graph of %zu function%s, total time %s, wall time\n", g->count, g->count == 1 ? "" : "s",
                    np_format_duration(t, sizeof t, g->total_ns));
             printf(ROW "%s\n", "index", "% time", "total", "self", "called", "name");
         }
