@@ -1,6 +1,6 @@
-/* test_analyze_gen.c - writes the traces test_analyze_cli.sh runs
- * `nanoprof report` on, and the fuzz seed corpus: `test_analyze_gen KIND
- * DIR`. Names resolve against this executable (tb_sample_trace). */
+/* test_analyze_gen.c - writes the traces test_analyze_cli.sh and
+ * test_views_cli.sh run the views on, and the fuzz seed corpus:
+ * `test_analyze_gen KIND DIR`. Names resolve against this executable (tb_sample_trace). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,14 +30,21 @@ static void sample(struct tb *b, bool with_end)
     tb_sample_trace(b, &s, with_end);
 }
 
+/* The start of a trace of process PID (1 ns per tick) calling the sample
+ * functions, whose addresses go to *S. */
+static void begin_self(struct tb *b, uint32_t pid, struct tb_sample *s)
+{
+    tb_sample_functions(s);
+    tb_header(b);
+    tb_info(b, pid, 1, 1.0, 0, 0, "monotonic", 0, NULL);
+    tb_module_self(b);
+}
+
 /* A trace of SIZE bytes or more: many short chunks of calls. */
 static void big(struct tb *b, size_t size)
 {
     struct tb_sample s;
-    tb_sample_functions(&s);
-    tb_header(b);
-    tb_info(b, 7, 1, 1.0, 0, 0, "monotonic", 0, NULL);
-    tb_module_self(b);
+    begin_self(b, 7, &s);
     uint64_t t = 0;
     while (b->len < size) {
         tb_events_begin(b, 7, t);
@@ -49,6 +56,22 @@ static void big(struct tb *b, size_t size)
         }
         tb_events_end(b, NP_COMPRESS_NONE);
     }
+    tb_end(b, t, 0, 1.0);
+}
+
+/* sample_fib recursing DEPTH deep, one tick per entry and exit: the
+ * views walk deep trees without recursing themselves. */
+static void deep(struct tb *b, int depth)
+{
+    struct tb_sample s;
+    begin_self(b, 8, &s);
+    uint64_t t = 0;
+    tb_events_begin(b, 8, t);
+    for (int i = 0; i < depth; i++)
+        tb_enter(b, t++, s.fib);
+    for (int i = 0; i < depth; i++)
+        tb_exit(b, t++);
+    tb_events_end(b, NP_COMPRESS_NONE);
     tb_end(b, t, 0, 1.0);
 }
 
@@ -98,7 +121,7 @@ static void corpus(void)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|big|corpus DIR\n", stderr);
+        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|big|deep|corpus DIR\n", stderr);
         return 2;
     }
     const char *kind = argv[1];
@@ -125,6 +148,9 @@ int main(int argc, char **argv)
     } else if (!strcmp(kind, "big")) {
         big(&b, BIG_BYTES);
         save(&b, "7.npt", b.len);
+    } else if (!strcmp(kind, "deep")) {
+        deep(&b, 1000);
+        save(&b, "8.npt", b.len);
     } else if (!strcmp(kind, "corpus")) {
         corpus();
     } else {

@@ -2,6 +2,7 @@
  * (view.h). */
 #define _GNU_SOURCE
 #include "view.h"
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -116,7 +117,8 @@ const char *np_view_path_and_name(struct np_view *v)
         return v->args[1];
     }
     v->path = NP_TRACE_DEFAULT_PATH;
-    if (v->nargs == 1 && stat(v->args[0], &st) == 0) {
+    /* a name with a slash is no function: a missing trace is said so */
+    if (v->nargs == 1 && (stat(v->args[0], &st) == 0 || strchr(v->args[0], '/'))) {
         v->path = v->args[0];
         return NULL;
     }
@@ -164,6 +166,17 @@ int np_view_load(struct np_view *v, struct np_model **m, int *rc)
         return 1;
     }
     return 0;
+}
+
+void np_view_print_thread(FILE *out, const struct np_thread *t)
+{
+    fprintf(out, "thread %" PRIu32, t->tid);
+    if (t->name) {
+        fputs(" \"", out);
+        np_text_field(out, t->name);
+        putc('"', out);
+    }
+    fprintf(out, " (pid %" PRIu32 ")", t->pid);
 }
 
 int np_view_flush(const struct np_view *v, FILE *out, const char *what)

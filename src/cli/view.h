@@ -62,7 +62,7 @@ int np_view_pick(const struct np_view *v, const char *const *names, const char *
 
 /* For commands taking [PATH] [FUNCTION]: with two arguments, the first is
  * the trace; with one, it is the trace when such a file or directory
- * exists, otherwise the function. Sets v->path; returns the function or
+ * exists or it holds a '/', otherwise the function. Sets v->path; returns the function or
  * NULL. */
 const char *np_view_path_and_name(struct np_view *v);
 
@@ -72,6 +72,10 @@ const char *np_view_path_and_name(struct np_view *v);
  * status to exit with once printed: 1 when the trace was damaged
  * (not merely cut short), else 0. */
 int np_view_load(struct np_view *v, struct np_model **m, int *rc);
+
+/* T as `thread TID "NAME" (pid PID)` (no name when it has none), on one
+ * line without its end: the label tree and replay give each thread. */
+void np_view_print_thread(FILE *out, const struct np_thread *t);
 
 /* Flushes OUT; 0, or 1 with a message when writing failed. */
 int np_view_flush(const struct np_view *v, FILE *out, const char *what);

@@ -1,0 +1,303 @@
+#!/bin/sh
+# test_views_cli.sh NANOPROF GEN REC_PROG - `nanoprof graph`, `tree` and
+# `replay` end to end: their exact output on the trace test_analyze_gen
+# writes (tb_sample_trace; numbers explained in tests/trace_builder.h), the
+# common filters, usage errors; then tests/programs/rec_prog.c recorded
+# (NANOPROF_RECORD) and the calls of graph and tree checked against
+# `nanoprof report`'s.
+set -u
+np=$(readlink -f "$1") # the test changes directory
+gen=$(readlink -f "$2")
+prog=$(readlink -f "$3")
+. "$(dirname "$0")/cli_checks.sh"
+
+# run CMD ARGS...: nanoprof CMD ARGS, stdout in $tmp/out (its first line, which
+# names the trace, in $tmp/title, the rest in $tmp/body), stderr in $tmp/err,
+# status in $rc
+run() {
+    "$np" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    head -n 1 "$tmp/out" >"$tmp/title"
+    tail -n +2 "$tmp/out" >"$tmp/body"
+}
+
+"$gen" sample "$tmp/sample" || { echo "FAIL generating the sample"; exit 1; }
+s=$tmp/sample
+
+# ---- graph ----
+run graph "$s"
+status "graph: exit 0, quiet" 0
+same "graph: title" "$tmp/title" "# $s: call graph of 7 functions, total time 280 ns, wall time"
+same "graph: every entry" "$tmp/body" "index  % time        total         self        called  name
+                     45 ns                          3      sample_fib [1]
+                    100 ns                        1/4      <spontaneous>
+[1]      35.7       100 ns       100 ns             4  sample_fib [1]
+                     45 ns                          3      sample_fib [1]
+-----------------------------------------------
+                    100 ns                        1/1      <spontaneous>
+[2]      35.7       100 ns        50 ns             1  sample_main [2]
+                     50 ns                        1/1      sample_helper [3]
+-----------------------------------------------
+                     50 ns                        1/1      sample_main [2]
+[3]      17.9        50 ns        20 ns             1  sample_helper [3]
+                     30 ns                        1/1      sample_leaf [6]
+-----------------------------------------------
+                     10 ns                        1/2      sample_twice [5]
+                     40 ns                        1/2      <spontaneous>
+[4]      17.9        50 ns        40 ns             2  sample_square [4]
+                     10 ns                        1/1      0x10 [7]
+-----------------------------------------------
+                     40 ns                        1/1      <spontaneous>
+[5]      14.3        40 ns        30 ns             1  sample_twice [5]
+                     10 ns                        1/2      sample_square [4]
+-----------------------------------------------
+                     30 ns                        1/1      sample_helper [3]
+[6]      10.7        30 ns        30 ns             1  sample_leaf [6]
+-----------------------------------------------
+                     10 ns                        1/1      sample_square [4]
+[7]       3.6        10 ns        10 ns             1  0x10 [7]
+-----------------------------------------------"
+
+run graph "$s" sample_helper
+status "graph FUNCTION: exit 0" 0
+same "graph FUNCTION: its entry alone, numbered as in the whole graph" "$tmp/body" "index  % time        total         self        called  name
+                     50 ns                        1/1      sample_main [2]
+[3]      17.9        50 ns        20 ns             1  sample_helper [3]
+                     30 ns                        1/1      sample_leaf [6]
+-----------------------------------------------"
+run graph "$s" 'sample_[lm]*'
+[ "$(grep -c '^\[' "$tmp/out")" = 2 ] && grep -q '^\[2\] .* sample_main \[2\]$' "$tmp/out" &&
+    grep -q '^\[6\] .* sample_leaf \[6\]$' "$tmp/out" && ok "graph GLOB: the entries matching" ||
+    { bad "graph GLOB"; cat "$tmp/out"; }
+cp -r "$s" "$tmp/nanoprof.data"
+(cd "$tmp" && "$np" graph sample_leaf >"$tmp/out" 2>"$tmp/err")
+rc=$?
+status "graph FUNCTION alone: the default trace" 0
+grep -q '^\[6\] .* 1  sample_leaf \[6\]$' "$tmp/out" && ok "graph FUNCTION alone: its entry" ||
+    { bad "graph FUNCTION alone"; cat "$tmp/out"; }
+run graph "$s" nothing_here
+status "graph: unknown function" 1 "^nanoprof graph: no function matches 'nothing_here'$"
+[ -s "$tmp/out" ] && bad "graph: unknown function prints nothing" || ok "graph: unknown function prints nothing"
+
+# filters reach the graph through the model
+run graph "$s" --tid=101
+grep '^\[' "$tmp/out" >"$tmp/primary"
+same "graph --tid" "$tmp/primary" "[1]      62.5        50 ns        40 ns             2  sample_square [1]
+[2]      50.0        40 ns        30 ns             1  sample_twice [2]
+[3]      12.5        10 ns        10 ns             1  0x10 [3]"
+run graph "$s" -N sample_helper sample_main
+same "graph -N: the callee gone, its time in main's self" "$tmp/body" "index  % time        total         self        called  name
+                    100 ns                        1/1      <spontaneous>
+[2]      35.7       100 ns       100 ns             1  sample_main [2]
+-----------------------------------------------"
+
+# ---- tree ----
+run tree "$s"
+status "tree: exit 0, quiet" 0
+same "tree: title" "$tmp/title" "# $s: call tree of 2 threads, wall time"
+same "tree: both threads" "$tmp/body" "     Calls        Total         Self  Total%  Function
+         2       200 ns               100.0%  thread 100 \"main\" (pid 4242)
+         1       100 ns        50 ns   50.0%  ├─ sample_main
+         1        50 ns        20 ns   25.0%  │  └─ sample_helper
+         1        30 ns        30 ns   15.0%  │     └─ sample_leaf
+         1       100 ns        65 ns   50.0%  └─ sample_fib
+         2        35 ns        25 ns   17.5%     └─ sample_fib
+         1        10 ns        10 ns    5.0%        └─ sample_fib
+         2        80 ns               100.0%  thread 101 \"worker\" (pid 4242)
+         1        40 ns        30 ns   50.0%  ├─ sample_square
+         1        10 ns        10 ns   12.5%  │  └─ 0x10
+         1        40 ns        30 ns   50.0%  └─ sample_twice
+         1        10 ns        10 ns   12.5%     └─ sample_square"
+run tree "$s" --ascii --tid=101
+same "tree --ascii --tid" "$tmp/body" "     Calls        Total         Self  Total%  Function
+         2        80 ns               100.0%  thread 101 \"worker\" (pid 4242)
+         1        40 ns        30 ns   50.0%  |- sample_square
+         1        10 ns        10 ns   12.5%  |  \`- 0x10
+         1        40 ns        30 ns   50.0%  \`- sample_twice
+         1        10 ns        10 ns   12.5%     \`- sample_square"
+same "tree --tid: one thread in the title" "$tmp/title" "# $s: call tree of 1 thread, wall time"
+run tree "$s" --ascii -F sample_helper
+same "tree -F: the helper as the root's only child" "$tmp/body" "     Calls        Total         Self  Total%  Function
+         1        50 ns               100.0%  thread 100 \"main\" (pid 4242)
+         1        50 ns        20 ns  100.0%  \`- sample_helper
+         1        30 ns        30 ns   60.0%     \`- sample_leaf"
+run tree "$s" --ascii -N 'sample_[ht]*' --tid 100
+same "tree -N: the helper's time in main's self" "$tmp/body" "     Calls        Total         Self  Total%  Function
+         2       200 ns               100.0%  thread 100 \"main\" (pid 4242)
+         1       100 ns       100 ns   50.0%  |- sample_main
+         1       100 ns        65 ns   50.0%  \`- sample_fib
+         2        35 ns        25 ns   17.5%     \`- sample_fib
+         1        10 ns        10 ns    5.0%        \`- sample_fib"
+run tree "$s" --ascii --depth=2 --tid=100
+same "tree --depth" "$tmp/body" "     Calls        Total         Self  Total%  Function
+         2       200 ns               100.0%  thread 100 \"main\" (pid 4242)
+         1       100 ns        50 ns   50.0%  |- sample_main
+         1        50 ns        50 ns   25.0%  |  \`- sample_helper
+         1       100 ns        65 ns   50.0%  \`- sample_fib
+         2        35 ns        35 ns   17.5%     \`- sample_fib"
+run tree "$s" --ascii --min-duration=30ns
+same "tree --min-duration" "$tmp/body" "     Calls        Total         Self  Total%  Function
+         2       200 ns               100.0%  thread 100 \"main\" (pid 4242)
+         1       100 ns        50 ns   50.0%  |- sample_main
+         1        50 ns        20 ns   25.0%  |  \`- sample_helper
+         1        30 ns        30 ns   15.0%  |     \`- sample_leaf
+         1       100 ns        70 ns   50.0%  \`- sample_fib
+         1        30 ns        30 ns   15.0%     \`- sample_fib
+         2        80 ns               100.0%  thread 101 \"worker\" (pid 4242)
+         1        40 ns        40 ns   50.0%  |- sample_square
+         1        40 ns        40 ns   50.0%  \`- sample_twice"
+run tree "$s" -F nothing_matches
+status "tree: nothing kept, exit 0" 0
+same "tree: nothing kept, no thread" "$tmp/out" "# $s: call tree of 0 threads, wall time
+     Calls        Total         Self  Total%  Function"
+
+# ---- replay ----
+run replay "$s"
+status "replay: exit 0, quiet" 0
+same "replay: title" "$tmp/title" "# $s: 11 calls in 2 threads, wall time"
+same "replay: every call" "$tmp/body" "         Start     Duration  Function
+# thread 100 \"main\" (pid 4242): 7 calls, 200 ns
+   0.000000000       100 ns  sample_main
+   0.000000010        50 ns    sample_helper
+   0.000000020        30 ns      sample_leaf
+   0.000000200       100 ns  sample_fib
+   0.000000210        30 ns    sample_fib
+   0.000000220        10 ns      sample_fib
+   0.000000250         5 ns    sample_fib
+# thread 101 \"worker\" (pid 4242): 4 calls, 80 ns
+   0.000001000        40 ns  sample_square
+   0.000001010        10 ns    0x10
+   0.000001060        40 ns  sample_twice
+   0.000001090        10 ns    sample_square"
+run replay "$s" --tid=100 -F sample_helper
+same "replay --tid -F" "$tmp/body" "         Start     Duration  Function
+# thread 100 \"main\" (pid 4242): 2 calls, 50 ns
+   0.000000010        50 ns  sample_helper
+   0.000000020        30 ns    sample_leaf"
+run replay "$s" -N sample_fib -N sample_twice
+same "replay -N" "$tmp/body" "         Start     Duration  Function
+# thread 100 \"main\" (pid 4242): 3 calls, 100 ns
+   0.000000000       100 ns  sample_main
+   0.000000010        50 ns    sample_helper
+   0.000000020        30 ns      sample_leaf
+# thread 101 \"worker\" (pid 4242): 2 calls, 40 ns
+   0.000001000        40 ns  sample_square
+   0.000001010        10 ns    0x10"
+run replay "$s" --depth=1
+same "replay --depth" "$tmp/body" "         Start     Duration  Function
+# thread 100 \"main\" (pid 4242): 2 calls, 200 ns
+   0.000000000       100 ns  sample_main
+   0.000000200       100 ns  sample_fib
+# thread 101 \"worker\" (pid 4242): 2 calls, 80 ns
+   0.000001000        40 ns  sample_square
+   0.000001060        40 ns  sample_twice"
+run replay "$s" --min-duration=31
+same "replay --min-duration" "$tmp/body" "         Start     Duration  Function
+# thread 100 \"main\" (pid 4242): 3 calls, 200 ns
+   0.000000000       100 ns  sample_main
+   0.000000010        50 ns    sample_helper
+   0.000000200       100 ns  sample_fib
+# thread 101 \"worker\" (pid 4242): 2 calls, 80 ns
+   0.000001000        40 ns  sample_square
+   0.000001060        40 ns  sample_twice"
+
+# ---- a call 1000 deep (test_analyze_gen deep): every level printed ----
+"$gen" deep "$tmp/deep" || { echo "FAIL generating deep"; exit 1; }
+run tree --ascii "$tmp/deep"
+status "deep tree: exit 0" 0
+[ "$(wc -l <"$tmp/out")" = 1003 ] && ok "deep tree: a line per level" || bad "deep tree: $(wc -l <"$tmp/out") lines"
+tail -n 1 "$tmp/out" >"$tmp/last"
+same "deep tree: the innermost call" "$tmp/last" "$(printf '%10s %12s %12s %7s  %2997s%s' 1 '1 ns' '1 ns' 0.1% '' '`- sample_fib')"
+run replay "$tmp/deep"
+tail -n 1 "$tmp/out" >"$tmp/last"
+same "deep replay: the innermost call" "$tmp/last" "$(printf '%14s %12s  %1998s%s' 0.000000999 '1 ns' '' sample_fib)"
+run graph "$tmp/deep"
+grep 'sample_fib' "$tmp/out" | awk '{ print $(NF-2), $NF }' >"$tmp/arcs"
+same "deep graph: the recursive arc" "$tmp/arcs" "999 [1]
+1000 [1]
+999 [1]"
+
+# ---- usage and failures, alike for the three ----
+for cmd in graph tree replay; do
+    run "$cmd" --help
+    status "$cmd --help" 0
+    grep -q "^usage: nanoprof $cmd \[PATH\]" "$tmp/out" && grep -q -- '--min-duration' "$tmp/out" &&
+        ok "$cmd --help: usage and the common options" || bad "$cmd --help: usage"
+    "$np" --help | grep -q "^  $cmd " && ok "nanoprof --help lists $cmd" || bad "nanoprof --help lists $cmd"
+    run "$cmd" "$s" --bogus
+    status "$cmd: unknown option" 2 "^nanoprof $cmd: unknown option '--bogus' (see nanoprof $cmd --help)$"
+    run "$cmd" "$s" --depth=x
+    status "$cmd: bad depth" 2 "^nanoprof $cmd: bad depth 'x'"
+    run "$cmd" "$tmp/missing"
+    status "$cmd: missing trace" 1 "^nanoprof $cmd: .*missing: cannot open: No such file or directory$"
+    [ -s "$tmp/out" ] && bad "$cmd: missing trace prints nothing" || ok "$cmd: missing trace prints nothing"
+done
+run tree "$s" "$s"
+status "tree: two paths" 2 "unexpected argument"
+run replay "$s" "$s"
+status "replay: two paths" 2 "unexpected argument"
+run graph "$s" main extra
+status "graph: three arguments" 2 "unexpected argument 'extra'"
+
+# ---- a real program: graph and tree count the calls report counts ----
+# calls per function: "name calls" lines, sorted
+report_calls() { "$np" report "$1" --format=csv | tail -n +2 | cut -d, -f1-2 | tr , ' ' | sort; }
+graph_calls() { "$np" graph "$1" | awk '/^\[/ { print $(NF-1), $(NF-2) }' | sort; }
+tree_calls() {
+    "$np" tree --ascii "$1" | awk 'NR > 2 && !/\(pid [0-9]+\)$/ { n[$NF] += $1 } END { for (f in n) print f, n[f] }' |
+        sort
+}
+record() { # record DIR MODE...: rec_prog MODE... recorded into DIR
+    dir=$1
+    shift
+    NANOPROF_RECORD="$dir" TSAN_OPTIONS=atexit_sleep_ms=0 "$prog" "$@" >/dev/null 2>"$tmp/rec.err" ||
+        { bad "recording rec_prog $*"; cat "$tmp/rec.err"; }
+}
+record "$tmp/rec_tree" tree
+record "$tmp/rec_threads" threads
+record "$tmp/rec_fib" fib 12
+for t in rec_tree rec_threads rec_fib; do
+    report_calls "$tmp/$t" >"$tmp/report_calls"
+    [ -s "$tmp/report_calls" ] || bad "$t: report lists functions"
+    graph_calls "$tmp/$t" >"$tmp/graph_calls"
+    tree_calls "$tmp/$t" >"$tmp/tree_calls"
+    if cmp -s "$tmp/report_calls" "$tmp/graph_calls"; then ok "$t: graph's calls are report's"; else
+        bad "$t: graph's calls are report's"; diff "$tmp/report_calls" "$tmp/graph_calls"; fi
+    if cmp -s "$tmp/report_calls" "$tmp/tree_calls"; then ok "$t: tree's calls add up to report's"; else
+        bad "$t: tree's calls add up to report's"; diff "$tmp/report_calls" "$tmp/tree_calls"; fi
+    "$np" replay "$tmp/$t" | awk '!/^#/ && NR > 2 { n[$NF]++ } END { for (f in n) print f, n[f] }' | sort >"$tmp/replay_calls"
+    if cmp -s "$tmp/report_calls" "$tmp/replay_calls"; then ok "$t: replay has a line per call"; else
+        bad "$t: replay has a line per call"; diff "$tmp/report_calls" "$tmp/replay_calls"; fi
+done
+# the counts rec_prog makes (tests/programs/rec_prog.c)
+report_calls "$tmp/rec_tree" >"$tmp/calls"
+same "tree mode: the calls rec_prog makes" "$tmp/calls" "a 3
+b 2
+leaf 8
+main 1
+top 1"
+"$np" graph "$tmp/rec_tree" leaf | grep -E '^ .*[0-9]/8 ' | awk '{ print $(NF-2), $(NF-1) }' >"$tmp/leaf_callers"
+same "graph leaf: its callers' shares" "$tmp/leaf_callers" "2/8 b
+6/8 a"
+"$np" tree --ascii "$tmp/rec_tree" | awk 'NR > 2 { print $1, (/\(pid [0-9]+\)$/ ? "thread" : $NF) }' >"$tmp/tree_paths"
+same "tree mode: every path" "$tmp/tree_paths" "1 thread
+1 main
+1 top
+3 a
+6 leaf
+2 b
+2 leaf"
+report_calls "$tmp/rec_threads" | grep -E '^(leaf|step|worker) ' >"$tmp/calls"
+same "threads mode: the calls rec_prog makes" "$tmp/calls" "leaf 4010
+step 4000
+worker 2"
+[ "$("$np" tree "$tmp/rec_threads" | grep -c '(pid [0-9]*)$')" = 3 ] && ok "threads mode: three roots" ||
+    bad "threads mode: three roots"
+[ "$("$np" replay "$tmp/rec_threads" --depth=1 | grep -c '^# thread ')" = 3 ] && ok "threads mode: replay per thread" ||
+    bad "threads mode: replay per thread"
+report_calls "$tmp/rec_fib" | grep '^fib ' >"$tmp/calls"
+same "fib 12: the calls rec_prog makes" "$tmp/calls" "fib 465"
+"$np" graph "$tmp/rec_fib" fib | grep -E '^ +[0-9.]+ [num]?s +464 +fib \[' >/dev/null && ok "fib 12: recursive arc" ||
+    { bad "fib 12: recursive arc"; "$np" graph "$tmp/rec_fib" fib; }
+
+finish
