@@ -1,0 +1,40 @@
+# cli_test.sh - sourced by the shell tests of nanoprof commands
+# (test_analyze_cli.sh, test_dump_cli.sh): a temporary directory $tmp,
+# pass/fail counting and the checks they share. Set $np (the nanoprof
+# command) and $np_cmd (the subcommand `run` runs) before sourcing it.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+# same NAME FILE EXPECTED-TEXT: the file holds exactly that text
+same() {
+    printf '%s\n' "$3" >"$tmp/want"
+    if diff -u "$tmp/want" "$2" >"$tmp/diff"; then ok "$1"; else bad "$1"; cat "$tmp/diff"; fi
+}
+# run ARGS...: nanoprof $np_cmd ARGS, stdout in $tmp/out, stderr in $tmp/err, status in $rc
+run() {
+    "$np" "$np_cmd" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+}
+# status NAME WANT [NEEDLE]: $rc is WANT; stderr is exactly one line, holding NEEDLE
+status() {
+    lines=$(wc -l <"$tmp/err")
+    if [ "$rc" != "$2" ]; then
+        bad "$1: exit $rc, want $2"; cat "$tmp/err"
+    elif [ -n "${3:-}" ] && { [ "$lines" != 1 ] || ! grep -q -- "$3" "$tmp/err"; }; then
+        bad "$1: want one line with '$3' on stderr, got:"; cat "$tmp/err"
+    elif [ -z "${3:-}" ] && [ -s "$tmp/err" ]; then
+        bad "$1: unexpected stderr:"; cat "$tmp/err"
+    else
+        ok "$1"
+    fi
+}
+# finish: the counts, and the exit status
+finish() {
+    echo "$pass passed, $fail failed"
+    [ "$fail" = 0 ]
+    exit
+}
