@@ -8,13 +8,8 @@ set -u
 command -v jq >/dev/null 2>&1 || { echo "jq is not installed: skipped"; exit 77; }
 np=$1
 gen=$2
-. "$(dirname "$0")/cli_checks.sh"
-
-# run ARGS...: nanoprof report ARGS, stdout in $tmp/out, stderr in $tmp/err, status in $rc
-run() {
-    "$np" report "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-}
+np_cmd=report
+. "$(dirname "$0")/cli_test.sh"
 
 mkdir -p "$tmp/home"
 for kind in sample noend truncated version corrupt; do

@@ -75,6 +75,34 @@ static void deep(struct tb *b, int depth)
     tb_end(b, t, 0, 1.0);
 }
 
+/* Calls at equal times, for the exporters' nesting (test_dump_cli.sh):
+ * main [100,100] { leaf [100,100] }, helper [100,105] { leaf [100,102] },
+ * fib [105,105], fib [105,110] { fib [105,105] }, leaf [110,110]. */
+static void ties(struct tb *b)
+{
+    struct tb_sample s;
+    begin_self(b, 7, &s);
+    tb_events_begin(b, 7, 100);
+    tb_enter(b, 100, s.main);
+    tb_enter(b, 100, s.leaf);
+    tb_exit(b, 100);
+    tb_exit(b, 100);
+    tb_enter(b, 100, s.helper);
+    tb_enter(b, 100, s.leaf);
+    tb_exit(b, 102);
+    tb_exit(b, 105);
+    tb_enter(b, 105, s.fib);
+    tb_exit(b, 105);
+    tb_enter(b, 105, s.fib);
+    tb_enter(b, 105, s.fib);
+    tb_exit(b, 105);
+    tb_exit(b, 110);
+    tb_enter(b, 110, s.leaf);
+    tb_exit(b, 110);
+    tb_events_end(b, NP_COMPRESS_NONE);
+    tb_end(b, 200, 0, 1.0);
+}
+
 /* Small traces for the fuzzer to start from: valid ones using every
  * chunk and event kind, and a few damaged ones. */
 static void corpus(void)
@@ -121,7 +149,7 @@ static void corpus(void)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|big|deep|corpus DIR\n", stderr);
+        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|ties|big|deep|corpus DIR\n", stderr);
         return 2;
     }
     const char *kind = argv[1];
@@ -145,6 +173,9 @@ int main(int argc, char **argv)
         tb_event_kind(&b, 12, 7);
         tb_events_end(&b, NP_COMPRESS_NONE);
         save(&b, "1.npt", b.len);
+    } else if (!strcmp(kind, "ties")) {
+        ties(&b);
+        save(&b, "7.npt", b.len);
     } else if (!strcmp(kind, "big")) {
         big(&b, BIG_BYTES);
         save(&b, "7.npt", b.len);

@@ -9,7 +9,7 @@ set -u
 np=$(readlink -f "$1") # the test changes directory
 gen=$(readlink -f "$2")
 prog=$(readlink -f "$3")
-. "$(dirname "$0")/cli_checks.sh"
+. "$(dirname "$0")/cli_test.sh"
 
 # run CMD ARGS...: nanoprof CMD ARGS, stdout in $tmp/out (its first line, which
 # names the trace, in $tmp/title, the rest in $tmp/body), stderr in $tmp/err,

@@ -2,10 +2,12 @@
  * (view.h). */
 #define _GNU_SOURCE
 #include "view.h"
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "common/trace_format.h"
 
 /* Below any command's own long option values, above any character. */
@@ -191,4 +193,62 @@ int np_view_flush(const struct np_view *v, FILE *out, const char *what)
 void np_view_free(struct np_view *v)
 {
     np_model_options_free(&v->opt);
+}
+
+/* ---- output ------------------------------------------------------------------- */
+
+int np_view_output_open(const struct np_view *v, struct np_view_output *o, const char *path)
+{
+    *o = (struct np_view_output){ stdout, path, NULL };
+    if (!path)
+        return 0;
+    int fd = -1;
+    if (asprintf(&o->tmp, "%s.XXXXXX", path) < 0)
+        o->tmp = NULL;
+    else if ((fd = mkstemp(o->tmp)) < 0 || !(o->file = fdopen(fd, "w"))) {
+        fprintf(stderr, "nanoprof %s: cannot write ", v->cmd);
+        np_text_field(stderr, path);
+        fprintf(stderr, ": %s\n", strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(o->tmp);
+        }
+        free(o->tmp);
+        o->tmp = NULL;
+        return 1;
+    }
+    if (!o->tmp) {
+        fprintf(stderr, "nanoprof %s: out of memory\n", v->cmd);
+        return 1;
+    }
+    mode_t mask = umask(0); /* the mode a new file gets, not mkstemp's 0600 */
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    return 0;
+}
+
+int np_view_output_close(const struct np_view *v, struct np_view_output *o, bool keep, const char *what)
+{
+    if (!o->path)
+        return np_view_flush(v, stdout, what);
+    int rc = keep ? np_view_flush(v, o->file, what) : 0;
+    if (keep && !rc && fsync(fileno(o->file)) != 0 && errno != EINVAL) {
+        fprintf(stderr, "nanoprof %s: writing %s failed: %s\n", v->cmd, what, strerror(errno));
+        rc = 1;
+    }
+    if (fclose(o->file) != 0 && keep && !rc) {
+        fprintf(stderr, "nanoprof %s: writing %s failed: %s\n", v->cmd, what, strerror(errno));
+        rc = 1;
+    }
+    if (keep && !rc && rename(o->tmp, o->path) != 0) {
+        fprintf(stderr, "nanoprof %s: cannot write ", v->cmd);
+        np_text_field(stderr, o->path);
+        fprintf(stderr, ": %s\n", strerror(errno));
+        rc = 1;
+    }
+    if (!keep || rc)
+        unlink(o->tmp);
+    free(o->tmp);
+    o->tmp = NULL;
+    return keep ? rc : 0;
 }

@@ -82,4 +82,18 @@ int np_view_flush(const struct np_view *v, FILE *out, const char *what);
 
 void np_view_free(struct np_view *v);
 
+/* Where a command writes: stdout, or a file (-o) written through a
+ * temporary file beside it and renamed over it only once complete, so
+ * that a failed command never leaves half a file. */
+struct np_view_output {
+    FILE *file;
+    const char *path;         /* NULL: stdout */
+    char *tmp;
+};
+/* Opens PATH's temporary file (PATH NULL: stdout). 0, or 1 with a message. */
+int np_view_output_open(const struct np_view *v, struct np_view_output *o, const char *path);
+/* Flushes, and with KEEP renames the file into place (without KEEP it is
+ * removed). 0, or 1 with a message naming WHAT when writing failed. */
+int np_view_output_close(const struct np_view *v, struct np_view_output *o, bool keep, const char *what);
+
 #endif

@@ -1,7 +1,7 @@
-# cli_checks.sh - the checks the shell tests of the nanoprof command share
-# (sourced): a temporary directory $tmp removed on exit, and ok/bad/same/
-# status counting passes and failures; `finish` prints the count and sets
-# the exit status.
+# cli_test.sh - sourced by the shell tests of nanoprof commands
+# (test_analyze_cli.sh, test_dump_cli.sh): a temporary directory $tmp,
+# pass/fail counting and the checks they share. Set $np (the nanoprof
+# command) and $np_cmd (the subcommand `run` runs) before sourcing it.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0
@@ -14,8 +14,12 @@ same() {
     printf '%s\n' "$3" >"$tmp/want"
     if diff -u "$tmp/want" "$2" >"$tmp/diff"; then ok "$1"; else bad "$1"; cat "$tmp/diff"; fi
 }
-# status NAME WANT [NEEDLE]: $rc is WANT; stderr ($tmp/err) is exactly one
-# line, holding NEEDLE (none: stderr is empty)
+# run ARGS...: nanoprof $np_cmd ARGS, stdout in $tmp/out, stderr in $tmp/err, status in $rc
+run() {
+    "$np" "$np_cmd" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+}
+# status NAME WANT [NEEDLE]: $rc is WANT; stderr is exactly one line, holding NEEDLE
 status() {
     lines=$(wc -l <"$tmp/err")
     if [ "$rc" != "$2" ]; then
@@ -28,7 +32,9 @@ status() {
         ok "$1"
     fi
 }
+# finish: the counts, and the exit status
 finish() {
     echo "$pass passed, $fail failed"
     [ "$fail" = 0 ]
+    exit
 }

@@ -1,0 +1,21 @@
+/* export.c - the table of exporters (export.h): one line per format. */
+#include "export.h"
+#include <string.h>
+
+const struct np_exporter np_exporters[] = {
+    { "chrome", "Chrome trace-event JSON: every call on a timeline (Perfetto, chrome://tracing)", true, 0,
+      np_export_chrome },
+    { "folded", "folded stacks, one line per call path (flamegraph.pl, speedscope, inferno)", false,
+      NP_EXPORT_OPT_VALUE | NP_EXPORT_OPT_PER_THREAD | NP_EXPORT_OPT_EXCLUDE_SWITCHED, np_export_folded },
+    { "callgrind", "callgrind profile: self and inclusive time, calls (KCachegrind, callgrind_annotate)",
+      false, NP_EXPORT_OPT_EXCLUDE_SWITCHED, np_export_callgrind },
+    { NULL, NULL, false, 0, NULL },
+};
+
+const struct np_exporter *np_exporter_find(const char *name)
+{
+    for (const struct np_exporter *e = np_exporters; e->name; e++)
+        if (strcmp(e->name, name) == 0)
+            return e;
+    return NULL;
+}

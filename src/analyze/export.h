@@ -1,0 +1,42 @@
+/* export.h - the model written in other tools' formats, one file per
+ * format (export_<name>.c) and one line per format in the table of
+ * export.c. An exporter reads only the model and writes to a FILE; the
+ * caller checks the FILE for write errors. docs/exporters.md describes
+ * every format. */
+#ifndef NP_ANALYZE_EXPORT_H
+#define NP_ANALYZE_EXPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "model.h"
+
+/* What a folded line's number counts. */
+enum np_export_value { NP_EXPORT_SELF_NS, NP_EXPORT_CALLS };
+
+/* Options a format may take; the table says which make sense for it
+ * (EXCLUDE_SWITCHED is the model's --exclude-switched). */
+enum { NP_EXPORT_OPT_VALUE = 1, NP_EXPORT_OPT_PER_THREAD = 2, NP_EXPORT_OPT_EXCLUDE_SWITCHED = 4 };
+struct np_export_options {
+    enum np_export_value value;
+    bool per_thread;         /* a frame for the thread below each stack */
+};
+
+struct np_exporter {
+    const char *name;        /* --format=NAME */
+    const char *description; /* one line, for --help */
+    bool needs_timeline;     /* reads np_model_calls(): build with options.timeline */
+    unsigned options;        /* NP_EXPORT_OPT_* it takes */
+    /* 0, or -1 when out of memory (what was written is then incomplete). */
+    int (*write)(const struct np_model *m, const struct np_export_options *o, FILE *out);
+};
+
+/* Every exporter, ending with a NULL name. */
+extern const struct np_exporter np_exporters[];
+/* The exporter called NAME, or NULL. */
+const struct np_exporter *np_exporter_find(const char *name);
+
+int np_export_chrome(const struct np_model *m, const struct np_export_options *o, FILE *out);
+int np_export_folded(const struct np_model *m, const struct np_export_options *o, FILE *out);
+int np_export_callgrind(const struct np_model *m, const struct np_export_options *o, FILE *out);
+
+#endif

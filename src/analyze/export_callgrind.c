@@ -1,0 +1,169 @@
+/* export_callgrind.c - the flat profile and call graph in the callgrind
+ * profile format (version 1), which KCachegrind and callgrind_annotate
+ * read. One event, "ns" (wall time); positions are source lines (0 when
+ * DWARF gave none). Each function is one block: its self time on its
+ * line, then one call line per callee (np_arc): the calls and their
+ * inclusive time.
+ *
+ * Both tools take a function's inclusive time as the sum of the costs of
+ * the calls to it (a function nothing calls: its self time plus its
+ * calls' costs). So that this equals report's total:
+ *   - the outermost calls of every thread are calls from one function
+ *     "(root)", whose inclusive time is then the threads' total;
+ *   - a function's calls of itself are written with their count and cost
+ *     0: their time is already in the outer call's.
+ * With that, every function's inclusive time is report's total except
+ * for a function reached again through another one (f -> g -> f), whose
+ * inner calls are counted again in f -> g.
+ * Two functions of one name (from different modules or static ones) get
+ * " [MODULE:0xADDRESS]" after it: the tools merge functions by name. */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "export.h"
+#include "nanoprof/nanoprof.h"
+#include "textfmt.h"
+
+#define ROOT_NAME "(root)"
+
+struct callgrind {
+    FILE *out;
+    const struct np_function *fns;
+    const bool *same_name;   /* per function: another one has its name */
+};
+
+static int by_name(const void *a, const void *b, void *ctx)
+{
+    const struct np_function *fns = ctx;
+    return strcmp(fns[*(const uint32_t *)a].name, fns[*(const uint32_t *)b].name);
+}
+
+/* Marks the functions with calls whose name another one has too. */
+static bool *same_names(const struct np_function *fns, size_t n)
+{
+    bool *same = calloc(n ? n : 1, sizeof *same);
+    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+    if (!same || !order) {
+        free(same);
+        free(order);
+        return NULL;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (fns[i].calls)
+            order[k++] = (uint32_t)i;
+    qsort_r(order, k, sizeof *order, by_name, (void *)fns);
+    for (size_t i = 1; i < k; i++)
+        if (strcmp(fns[order[i - 1]].name, fns[order[i]].name) == 0)
+            same[order[i - 1]] = same[order[i]] = true;
+    free(order);
+    return same;
+}
+
+/* The object, file and function lines for F ("c" before each for a callee). */
+static void position(const struct callgrind *c, const char *prefix, uint32_t f)
+{
+    FILE *out = c->out;
+    if (f == NP_NONE) {
+        fprintf(out, "%sob=???\n%sfl=???\n%sfn=" ROOT_NAME "\n", prefix, prefix, prefix);
+        return;
+    }
+    const struct np_function *fn = &c->fns[f];
+    fprintf(out, "%sob=", prefix);
+    np_text_field(out, fn->module ? fn->module : "???");
+    fprintf(out, "\n%sfl=", prefix);
+    np_text_field(out, fn->file ? fn->file : "???");
+    fprintf(out, "\n%sfn=", prefix);
+    np_text_field(out, fn->name);
+    if (c->same_name[f]) {
+        const char *module = fn->module ? strrchr(fn->module, '/') : NULL;
+        fputs(" [", out);
+        np_text_field(out, module ? module + 1 : fn->module ? fn->module : "?");
+        fprintf(out, ":0x%" PRIx64 "]", fn->address);
+    }
+    putc('\n', out);
+}
+
+static unsigned line_of(const struct callgrind *c, uint32_t f)
+{
+    return f == NP_NONE ? 0 : c->fns[f].line;
+}
+
+static void header(const struct np_model *m, FILE *out)
+{
+    size_t np, nt;
+    const struct np_process *p = np_model_processes(m, &np);
+    const struct np_thread *t = np_model_threads(m, &nt);
+    uint64_t total = 0;
+    for (size_t i = 0; i < nt; i++)
+        total += t[i].total_ns;
+    fputs("# callgrind format\nversion: 1\ncreator: nanoprof " NP_VERSION_STRING "\n", out);
+    if (np) { /* the first process: its children's costs are added in */
+        fprintf(out, "pid: %" PRIu32 "\ncmd:", p[0].pid);
+        for (unsigned a = 0; a < p[0].argc; a++) {
+            putc(' ', out);
+            np_text_field(out, p[0].argv[a]);
+        }
+        putc('\n', out);
+    }
+    fprintf(out, "positions: line\nevents: ns\nsummary: %" PRIu64 "\n", total);
+}
+
+/* The header, the roots' block, then one block per function called, in
+ * model order; the arcs of caller f (nf for the roots) are
+ * by_caller[first[f] .. first[f + 1]). */
+static void write_blocks(const struct callgrind *c, const struct np_model *m, const struct np_arc *arcs,
+                         const size_t *first, const uint32_t *by_caller)
+{
+    size_t nf;
+    const struct np_function *fns = np_model_functions(m, &nf);
+    FILE *out = c->out;
+    header(m, out);
+    /* the roots first, then every function called, in model order */
+    for (size_t k = 0; k <= nf; k++) {
+        size_t f = k == 0 ? nf : k - 1;
+        uint32_t id = f == nf ? NP_NONE : (uint32_t)f;
+        if (id != NP_NONE && !fns[f].calls)
+            continue;
+        putc('\n', out);
+        position(c, "", id);
+        fprintf(out, "%u %" PRIu64 "\n", line_of(c, id), id == NP_NONE ? 0 : fns[f].self_ns);
+        for (size_t i = first[f]; i < first[f + 1]; i++) {
+            const struct np_arc *a = &arcs[by_caller[i]];
+            position(c, "c", a->callee);
+            fprintf(out, "calls=%" PRIu64 " %u\n%u %" PRIu64 "\n", a->calls, line_of(c, a->callee),
+                    line_of(c, id), a->caller == a->callee ? 0 : a->total_ns);
+        }
+    }
+}
+
+int np_export_callgrind(const struct np_model *m, const struct np_export_options *o, FILE *out)
+{
+    (void)o;
+    size_t nf, na;
+    const struct np_function *fns = np_model_functions(m, &nf);
+    const struct np_arc *arcs = np_model_arcs(m, &na);
+    /* arcs by caller: those of function f are by_caller[first[f] .. first[f + 1]),
+     * the thread roots' (caller NP_NONE) come last, as function nf */
+    size_t *first = calloc(nf + 2, sizeof *first), *next = calloc(nf + 1, sizeof *next);
+    uint32_t *by_caller = malloc((na ? na : 1) * sizeof *by_caller);
+    bool *same = same_names(fns, nf);
+    int rc = first && next && by_caller && same ? 0 : -1;
+    if (!rc) {
+        for (size_t i = 0; i < na; i++)
+            first[(arcs[i].caller == NP_NONE ? nf : arcs[i].caller) + 1]++;
+        for (size_t f = 0; f <= nf; f++)
+            first[f + 1] += first[f];
+        for (size_t i = 0; i < na; i++) {
+            size_t f = arcs[i].caller == NP_NONE ? nf : arcs[i].caller;
+            by_caller[first[f] + next[f]++] = (uint32_t)i;
+        }
+        write_blocks(&(struct callgrind){ out, fns, same }, m, arcs, first, by_caller);
+    }
+    free(first);
+    free(next);
+    free(by_caller);
+    free(same);
+    return rc;
+}

@@ -1,0 +1,132 @@
+/* dump.c - `nanoprof dump --format=FORMAT`: the model written in another
+ * tool's format (src/analyze/export.h; one file per format there), to
+ * stdout or, with -o FILE, to FILE only once complete.
+ *
+ * Exit: 0; 1 when the trace is unreadable or damaged (what was read is
+ * still written to stdout, never to -o's file) or writing failed; 2 for
+ * bad usage. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include "analyze/export.h"
+#include "cli.h"
+#include "view.h"
+#include "common/trace_format.h"
+
+struct dump {
+    struct np_view view;
+    const struct np_exporter *format;
+    struct np_export_options options;
+    unsigned options_given;   /* NP_EXPORT_OPT_* on the command line */
+    const char *output;       /* -o, or NULL */
+};
+
+static const char *const value_names[] = { "self-ns", "calls", NULL };
+
+static void usage(FILE *out)
+{
+    fputs("usage: nanoprof dump --format=FORMAT [PATH] [options]\n"
+          "\n"
+          "Writes the profile of a trace in another tool's format. PATH is a\n"
+          "trace directory or one .npt file (default " NP_TRACE_DEFAULT_PATH ").\n"
+          "\n"
+          "formats:\n",
+          out);
+    for (const struct np_exporter *e = np_exporters; e->name; e++)
+        fprintf(out, "  %-10s %s\n", e->name, e->description);
+    fputs("\n"
+          "options:\n"
+          "  --format=FORMAT  one of the formats above\n"
+          "  -o, --output=FILE  write FILE (replaced only once complete), not stdout\n"
+          "  --value=WHAT   folded: each line's number is self-ns (default) or calls\n"
+          "  --per-thread   folded: a frame NAME-TID for the thread below each stack\n" NP_VIEW_OPTIONS_HELP
+          "\n"
+          "docs/exporters.md describes each format and how to open it.\n",
+          out);
+}
+
+enum { OPT_FORMAT = NP_VIEW_OPT_OWN, OPT_VALUE, OPT_PER_THREAD };
+
+static int option(void *ctx, int c, const char *arg)
+{
+    struct dump *d = ctx;
+    int v;
+    switch (c) {
+    case OPT_FORMAT:
+        if (!(d->format = np_exporter_find(arg)))
+            return np_view_usage_error(&d->view, "unknown format '%s'", arg);
+        break;
+    case 'o':
+        d->output = arg;
+        break;
+    case OPT_VALUE:
+        if (np_view_pick(&d->view, value_names, arg, "value", &v))
+            return 2;
+        d->options.value = (enum np_export_value)v;
+        d->options_given |= NP_EXPORT_OPT_VALUE;
+        break;
+    case OPT_PER_THREAD:
+        d->options.per_thread = true;
+        d->options_given |= NP_EXPORT_OPT_PER_THREAD;
+        break;
+    }
+    return 0;
+}
+
+/* Options the chosen format does not read are mistakes, not no-ops. */
+static int check_options(struct dump *d)
+{
+    if (!d->format)
+        return np_view_usage_error(&d->view, "%s", "which format? --format=FORMAT is required");
+    unsigned extra = d->options_given & ~d->format->options;
+    if (extra & NP_EXPORT_OPT_VALUE)
+        return np_view_usage_error(&d->view, "--value does not apply to format %s", d->format->name);
+    if (extra & NP_EXPORT_OPT_PER_THREAD)
+        return np_view_usage_error(&d->view, "--per-thread does not apply to format %s", d->format->name);
+    if (d->view.opt.exclude_switched && !(d->format->options & NP_EXPORT_OPT_EXCLUDE_SWITCHED))
+        return np_view_usage_error(&d->view, "--exclude-switched does not apply to format %s (wall time)",
+                                   d->format->name);
+    return 0;
+}
+
+static int run(struct dump *d)
+{
+    struct np_view_output out;
+    if (np_view_output_open(&d->view, &out, d->output))
+        return 1;
+    d->view.opt.timeline = d->format->needs_timeline;
+    struct np_model *m;
+    int rc;
+    if (np_view_load(&d->view, &m, &rc)) {
+        np_view_output_close(&d->view, &out, false, "the dump");
+        return 1;
+    }
+    if (d->format->write(m, &d->options, out.file)) {
+        fputs("nanoprof dump: out of memory\n", stderr);
+        rc = 1;
+    }
+    if (np_view_output_close(&d->view, &out, rc == 0, "the dump"))
+        rc = 1;
+    np_model_free(m);
+    return rc;
+}
+
+int np_cmd_dump(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "format", required_argument, NULL, OPT_FORMAT },
+        { "output", required_argument, NULL, 'o' },
+        { "value", required_argument, NULL, OPT_VALUE },
+        { "per-thread", no_argument, NULL, OPT_PER_THREAD },
+        { NULL, 0, NULL, 0 },
+    };
+    static const struct np_view_spec spec = { "o:", longopts, option, usage, 1 };
+    struct dump d = { .options = { NP_EXPORT_SELF_NS, false } };
+    int rc = np_view_parse(&d.view, &spec, &d, argc, argv);
+    if (!rc)
+        rc = check_options(&d);
+    if (!rc)
+        rc = run(&d);
+    np_view_free(&d.view);
+    return rc < 0 ? 0 : rc;
+}
