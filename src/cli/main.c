@@ -7,9 +7,11 @@
 /* Subcommands, one line each (their files declare the function). */
 int np_cmd_report(int argc, char **argv);
 int np_cmd_record(int argc, char **argv);
+int np_cmd_flame(int argc, char **argv);
 static const struct np_command commands[] = {
     { "record", "run a program and record every call into a trace", np_cmd_record },
     { "report", "the flat profile: time and calls per function", np_cmd_report },
+    { "flame", "the call tree as an SVG flame graph", np_cmd_flame },
     { NULL, NULL, NULL }
 };
 
