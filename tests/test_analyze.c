@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "analyze/model.h"
+#include "analyze/textfmt.h"
 #include "common/trace_format.h"
 #include "trace_builder.h"
 
@@ -823,6 +825,46 @@ static void random_damage(void **state)
     tb_free(&b);
 }
 
+/* S through np_xml_text (at most MAX characters), as a string to free. */
+static char *xml_text(const char *s, size_t max)
+{
+    char *buf;
+    size_t len;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    np_xml_text(f, s, max);
+    fclose(f);
+    return buf;
+}
+
+static void xml_text_escapes(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in;
+        size_t max;
+        const char *out;
+    } cases[] = {
+        { "plain", SIZE_MAX, "plain" },
+        { "a<b>&\"c'", SIZE_MAX, "a&lt;b&gt;&amp;&quot;c&#39;" },
+        { "tab\tnl\ndel\x7f", SIZE_MAX, "tab?nl?del?" },
+        { "\xff\xc3(", SIZE_MAX, "\xef\xbf\xbd\xef\xbf\xbd(" },    /* a stray byte, a cut sequence */
+        { "\xef\xbf\xbe\xef\xbf\xbf", SIZE_MAX, "\xef\xbf\xbd\xef\xbf\xbd" }, /* U+FFFE, U+FFFF */
+        { "\xed\xa0\x80", SIZE_MAX, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },  /* a surrogate */
+        { "\xc3\xa9t\xc3\xa9", SIZE_MAX, "\xc3\xa9t\xc3\xa9" },
+        { "\xc3\xa9t\xc3\xa9", 2, "\xc3\xa9t" }, /* characters, not bytes */
+        { "<<<", 2, "&lt;&lt;" },
+        { "", 3, "" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *out = xml_text(cases[i].in, cases[i].max);
+        assert_string_equal(out, cases[i].out);
+        free(out);
+    }
+    assert_int_equal(np_utf8_chars("\xc3\xa9t\xff\xef\xbf\xbe"), 4);
+    assert_int_equal(np_utf8_chars(""), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -847,6 +889,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(bad_chunks, setup, teardown),
         cmocka_unit_test_setup_teardown(every_cut, setup, teardown),
         cmocka_unit_test_setup_teardown(random_damage, setup, teardown),
+        cmocka_unit_test(xml_text_escapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

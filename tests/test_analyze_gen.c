@@ -1,7 +1,10 @@
-/* test_analyze_gen.c - writes the traces test_analyze_cli.sh and
- * test_views_cli.sh run the views on, and the fuzz seed corpus:
- * `test_analyze_gen KIND DIR`. Names resolve against this executable (tb_sample_trace). */
+/* test_analyze_gen.c - writes the traces the shell tests of the view
+ * commands run on (test_analyze_cli.sh, test_views_cli.sh, test_dump_cli.sh,
+ * test_flame_cli.sh), and the fuzz seed corpus: `test_analyze_gen KIND DIR`.
+ * Names resolve against this executable (tb_sample_trace), or against a
+ * copy of it with one symbol renamed to hostile bytes (hostile). */
 #define _GNU_SOURCE
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,69 @@ static void save(const struct tb *b, const char *name, size_t len)
         perror(path);
         exit(1);
     }
+}
+
+/* "hostile": a copy of this executable in which this function's name is
+ * HOSTILE_NAME (markup, a control character, bytes that are not UTF-8, a
+ * noncharacter), and a trace calling it, on a thread with a name as bad. */
+#define PLACEHOLDER hostile_name_placeholder_for_the_flame_test
+#define STR(x) STR_(x)
+#define STR_(x) #x
+#define HOSTILE_NAME "x<&\">'\x01\xff\xfe]]>\xc3(\xef\xbf\xbe--y"
+static volatile int hostile_sink;
+__attribute__((noinline)) static void PLACEHOLDER(void) { hostile_sink++; }
+
+/* Writes this executable to PATH with every PLACEHOLDER name (.strtab,
+ * .debug_str) replaced by HOSTILE_NAME; the build-id stays. */
+static void write_renamed_self(const char *path)
+{
+    FILE *in = fopen("/proc/self/exe", "rb");
+    if (!in) {
+        perror("/proc/self/exe");
+        exit(1);
+    }
+    struct tb image;
+    tb_init(&image);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        tb_raw(&image, buf, n);
+    fclose(in);
+    static const char from[] = STR(PLACEHOLDER), to[] = HOSTILE_NAME;
+    _Static_assert(sizeof to <= sizeof from, "the new name must fit in the old one's place");
+    int renamed = 0;
+    for (uint8_t *p = image.data; (p = memmem(p, image.len - (size_t)(p - image.data), from, sizeof from));
+         p += sizeof from, renamed++) {
+        memset(p, 0, sizeof from);
+        memcpy(p, to, sizeof to);
+    }
+    if (!renamed || tb_write(&image, path) != 0) {
+        fprintf(stderr, "test_analyze_gen: cannot write %s\n", path);
+        exit(1);
+    }
+    tb_free(&image);
+}
+
+static void hostile(struct tb *b)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/renamed.elf", out_dir);
+    write_renamed_self(path);
+    struct tb_self self;
+    tb_self(&self);
+    struct tb_sample s;
+    tb_sample_functions(&s);
+    tb_header(b);
+    tb_info(b, 4343, 1, 1.0, 0, 0, "monotonic", 0, NULL);
+    tb_module(b, self.bias, self.start, self.end, self.build_id, self.build_id_len, path);
+    tb_thread(b, 7, "t<&>\"\xff\x02");
+    tb_events_begin(b, 7, 0);
+    tb_enter(b, 0, (uint64_t)(uintptr_t)PLACEHOLDER);
+    tb_enter(b, 10, s.main);
+    tb_exit(b, 30);
+    tb_exit(b, 100);
+    tb_events_end(b, NP_COMPRESS_NONE);
+    tb_end(b, 100, 0, 1.0);
 }
 
 static void sample(struct tb *b, bool with_end)
@@ -149,7 +215,7 @@ static void corpus(void)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|ties|big|deep|corpus DIR\n", stderr);
+        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|ties|big|deep|hostile|corpus DIR\n", stderr);
         return 2;
     }
     const char *kind = argv[1];
@@ -182,6 +248,9 @@ int main(int argc, char **argv)
     } else if (!strcmp(kind, "deep")) {
         deep(&b, 1000);
         save(&b, "8.npt", b.len);
+    } else if (!strcmp(kind, "hostile")) {
+        hostile(&b);
+        save(&b, "4343.npt", b.len);
     } else if (!strcmp(kind, "corpus")) {
         corpus();
     } else {

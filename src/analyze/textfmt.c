@@ -132,6 +132,40 @@ void np_json_string(FILE *out, const char *str)
     putc('"', out);
 }
 
+size_t np_utf8_chars(const char *str)
+{
+    size_t n = 0;
+    for (const unsigned char *s = (const unsigned char *)str; *s; n++) {
+        size_t len = utf8_len(s);
+        s += len ? len : 1;
+    }
+    return n;
+}
+
+void np_xml_text(FILE *out, const char *str, size_t max)
+{
+    for (const unsigned char *s = (const unsigned char *)str; *s && max; max--) {
+        size_t n = utf8_len(s);
+        /* U+FFFE and U+FFFF (EF BF BE, EF BF BF): one replacement each */
+        bool valid = n && !(n == 3 && s[0] == 0xef && s[1] == 0xbf && s[2] >= 0xbe);
+        switch (*s) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&#39;", out); break;
+        default:
+            if (*s < 0x20 || *s == 0x7f)
+                putc('?', out);
+            else if (valid)
+                fwrite(s, 1, n, out);
+            else
+                fputs("\xef\xbf\xbd", out); /* U+FFFD */
+        }
+        s += n ? n : 1;
+    }
+}
+
 void np_progress_init(struct np_progress *p, FILE *out, uint64_t total, uint64_t min_bytes)
 {
     p->out = out;

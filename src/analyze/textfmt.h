@@ -2,8 +2,8 @@
  * them, CSV fields (RFC 4180) and JSON strings, and the progress bar.
  *
  * One place for these so that report, graph, tree and the exporters print
- * the same "1.234 ms", quote the same way, and emit valid UTF-8 JSON even
- * from hostile names (invalid bytes become U+FFFD). */
+ * the same "1.234 ms", quote the same way, and emit valid UTF-8 JSON and
+ * XML even from hostile names (invalid bytes become U+FFFD). */
 #ifndef NP_ANALYZE_TEXTFMT_H
 #define NP_ANALYZE_TEXTFMT_H
 
@@ -31,6 +31,12 @@ void np_text_field(FILE *out, const char *s);
 void np_csv_field(FILE *out, const char *s);
 /* S as a JSON string, quotes included; NULL prints null. */
 void np_json_string(FILE *out, const char *s);
+/* At most MAX characters of S as XML text or attribute value: & < > " '
+ * escaped, control characters as '?', bytes that are not valid UTF-8 (and
+ * U+FFFE, U+FFFF, which XML forbids) as U+FFFD. SIZE_MAX: all of it. */
+void np_xml_text(FILE *out, const char *s, size_t max);
+/* The characters np_xml_text counts in S. */
+size_t np_utf8_chars(const char *s);
 
 /* A progress bar on a terminal: drawn when enabled, redrawn only when the
  * percentage changes, erased by np_progress_done. */

@@ -92,20 +92,20 @@ static int check_options(struct dump *d)
 static int run(struct dump *d)
 {
     struct np_view_output out;
-    if (np_view_output_open(&d->view, &out, d->output))
+    if (np_view_output_open(&d->view, &out, d->output ? d->output : "-"))
         return 1;
     d->view.opt.timeline = d->format->needs_timeline;
     struct np_model *m;
     int rc;
     if (np_view_load(&d->view, &m, &rc)) {
-        np_view_output_close(&d->view, &out, false, "the dump");
+        np_view_output_close(&d->view, &out, false);
         return 1;
     }
     if (d->format->write(m, &d->options, out.file)) {
         fputs("nanoprof dump: out of memory\n", stderr);
         rc = 1;
     }
-    if (np_view_output_close(&d->view, &out, rc == 0, "the dump"))
+    if (np_view_output_close(&d->view, &out, rc == 0))
         rc = 1;
     np_model_free(m);
     return rc;

@@ -190,65 +190,89 @@ int np_view_flush(const struct np_view *v, FILE *out, const char *what)
     return 0;
 }
 
-void np_view_free(struct np_view *v)
-{
-    np_model_options_free(&v->opt);
-}
+/* ---- output files ------------------------------------------------------------ */
 
-/* ---- output ------------------------------------------------------------------- */
+static int output_error(const struct np_view *v, const char *path, int err)
+{
+    fprintf(stderr, "nanoprof %s: cannot write ", v->cmd);
+    np_text_field(stderr, path);
+    fprintf(stderr, ": %s\n", strerror(err));
+    return 1;
+}
 
 int np_view_output_open(const struct np_view *v, struct np_view_output *o, const char *path)
 {
-    *o = (struct np_view_output){ stdout, path, NULL };
-    if (!path)
+    o->path = path;
+    o->tmp = NULL;
+    o->resolved = NULL;
+    o->file = stdout;
+    if (strcmp(path, "-") == 0)
         return 0;
-    int fd = -1;
-    if (asprintf(&o->tmp, "%s.XXXXXX", path) < 0)
+    struct stat st, lst;
+    bool exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode))
+        return output_error(v, path, EISDIR);
+    /* a symbolic link: replace the file it names, not the link */
+    o->resolved = realpath(path, NULL);
+    bool dangling = !exists && lstat(path, &lst) == 0;
+    if ((exists && !S_ISREG(st.st_mode)) || dangling) {
+        /* a device or a pipe (/dev/stdout), or a link to no file yet:
+         * written in place, never replaced */
+        free(o->resolved);
+        o->resolved = NULL;
+        o->file = fopen(path, "w");
+        return o->file ? 0 : output_error(v, path, errno);
+    }
+    const char *target = o->resolved ? o->resolved : path;
+    if (asprintf(&o->tmp, "%s.XXXXXX", target) < 0) {
         o->tmp = NULL;
-    else if ((fd = mkstemp(o->tmp)) < 0 || !(o->file = fdopen(fd, "w"))) {
-        fprintf(stderr, "nanoprof %s: cannot write ", v->cmd);
-        np_text_field(stderr, path);
-        fprintf(stderr, ": %s\n", strerror(errno));
+        free(o->resolved);
+        return output_error(v, path, ENOMEM);
+    }
+    int fd = mkstemp(o->tmp);
+    /* as open(2) would have made it, not mkstemp's 0600 */
+    mode_t mask = umask(0);
+    umask(mask);
+    o->file = fd >= 0 && fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "w") : NULL;
+    if (!o->file) {
+        int err = errno;
         if (fd >= 0) {
             close(fd);
             unlink(o->tmp);
         }
         free(o->tmp);
-        o->tmp = NULL;
-        return 1;
+        free(o->resolved);
+        o->tmp = o->resolved = NULL;
+        return output_error(v, path, err);
     }
-    if (!o->tmp) {
-        fprintf(stderr, "nanoprof %s: out of memory\n", v->cmd);
-        return 1;
-    }
-    mode_t mask = umask(0); /* the mode a new file gets, not mkstemp's 0600 */
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
     return 0;
 }
 
-int np_view_output_close(const struct np_view *v, struct np_view_output *o, bool keep, const char *what)
+int np_view_output_close(const struct np_view *v, struct np_view_output *o, bool ok)
 {
-    if (!o->path)
-        return np_view_flush(v, stdout, what);
-    int rc = keep ? np_view_flush(v, o->file, what) : 0;
-    if (keep && !rc && fsync(fileno(o->file)) != 0 && errno != EINVAL) {
-        fprintf(stderr, "nanoprof %s: writing %s failed: %s\n", v->cmd, what, strerror(errno));
-        rc = 1;
+    if (o->file == stdout)
+        return np_view_flush(v, stdout, "the output") || !ok;
+    int err = 0;
+    errno = 0;
+    if (fflush(o->file) != 0 || ferror(o->file))
+        err = errno ? errno : EIO;
+    if (fclose(o->file) != 0 && !err)
+        err = errno;
+    if (o->tmp) {
+        if (ok && !err && rename(o->tmp, o->resolved ? o->resolved : o->path) != 0)
+            err = errno;
+        if (!ok || err)
+            unlink(o->tmp);
     }
-    if (fclose(o->file) != 0 && keep && !rc) {
-        fprintf(stderr, "nanoprof %s: writing %s failed: %s\n", v->cmd, what, strerror(errno));
-        rc = 1;
-    }
-    if (keep && !rc && rename(o->tmp, o->path) != 0) {
-        fprintf(stderr, "nanoprof %s: cannot write ", v->cmd);
-        np_text_field(stderr, o->path);
-        fprintf(stderr, ": %s\n", strerror(errno));
-        rc = 1;
-    }
-    if (!keep || rc)
-        unlink(o->tmp);
     free(o->tmp);
-    o->tmp = NULL;
-    return keep ? rc : 0;
+    free(o->resolved);
+    o->tmp = o->resolved = NULL;
+    if (ok && err)
+        return output_error(v, o->path, err);
+    return ok ? 0 : 1;
+}
+
+void np_view_free(struct np_view *v)
+{
+    np_model_options_free(&v->opt);
 }

@@ -80,20 +80,23 @@ void np_view_print_thread(FILE *out, const struct np_thread *t);
 /* Flushes OUT; 0, or 1 with a message when writing failed. */
 int np_view_flush(const struct np_view *v, FILE *out, const char *what);
 
-void np_view_free(struct np_view *v);
-
-/* Where a command writes: stdout, or a file (-o) written through a
- * temporary file beside it and renamed over it only once complete, so
- * that a failed command never leaves half a file. */
+/* An output file that appears whole or not at all: written beside PATH
+ * under a temporary name, renamed over PATH once complete (over the file
+ * a symbolic link names). PATH "-" is stdout; a device or a pipe is
+ * written directly. */
 struct np_view_output {
     FILE *file;
-    const char *path;         /* NULL: stdout */
-    char *tmp;
+    const char *path;
+    char *tmp;                /* the temporary file, or NULL */
+    char *resolved;           /* PATH with links resolved, or NULL */
 };
-/* Opens PATH's temporary file (PATH NULL: stdout). 0, or 1 with a message. */
+/* Opens O on PATH; 0, or 1 with a message ("cannot write PATH: ..."). */
 int np_view_output_open(const struct np_view *v, struct np_view_output *o, const char *path);
-/* Flushes, and with KEEP renames the file into place (without KEEP it is
- * removed). 0, or 1 with a message naming WHAT when writing failed. */
-int np_view_output_close(const struct np_view *v, struct np_view_output *o, bool keep, const char *what);
+/* Closes O: with OK and nothing failed, the file takes PATH's place;
+ * otherwise the temporary file goes. 0, or 1 (with a message when the
+ * failure was in writing). */
+int np_view_output_close(const struct np_view *v, struct np_view_output *o, bool ok);
+
+void np_view_free(struct np_view *v);
 
 #endif
