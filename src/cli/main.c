@@ -7,9 +7,11 @@
 /* Subcommands, one line each (their files declare the function). */
 int np_cmd_report(int argc, char **argv);
 int np_cmd_record(int argc, char **argv);
+int np_cmd_blocks(int argc, char **argv);
 static const struct np_command commands[] = {
     { "record", "run a program and record every call into a trace", np_cmd_record },
     { "report", "the flat profile: time and calls per function", np_cmd_report },
+    { "blocks", "basic-block counts per function and source line", np_cmd_blocks },
     { NULL, NULL, NULL }
 };
 
