@@ -93,12 +93,19 @@ static void corpus(void)
     tb_header_version(&b, 2);
     save(&b, "version2.npt", b.len);
     tb_free(&b);
+
+    struct tb_sample s;
+    tb_sample_functions(&s);
+    tb_init(&b);
+    tb_blocks_trace(&b, &s);
+    save(&b, "blocks.npt", b.len);
+    tb_free(&b);
 }
 
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|big|corpus DIR\n", stderr);
+        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|blocks|blocks_corrupt|big|corpus DIR\n", stderr);
         return 2;
     }
     const char *kind = argv[1];
@@ -121,6 +128,17 @@ int main(int argc, char **argv)
         tb_exit(&b, 10);
         tb_event_kind(&b, 12, 7);
         tb_events_end(&b, NP_COMPRESS_NONE);
+        save(&b, "1.npt", b.len);
+    } else if (!strcmp(kind, "blocks")) {
+        struct tb_sample s;
+        tb_sample_functions(&s);
+        tb_blocks_trace(&b, &s);
+        save(&b, "4343.npt", b.len);
+    } else if (!strcmp(kind, "blocks_corrupt")) {
+        tb_header(&b);
+        tb_info(&b, 1, 0, 1.0, 0, 0, "c", 0, NULL);
+        tb_blocks(&b, 0, 3, (const uint64_t[]){ 0x1000, 1, 0x2000, 2 }, 2);
+        tb_end(&b, 10, 0, 1.0);
         save(&b, "1.npt", b.len);
     } else if (!strcmp(kind, "big")) {
         big(&b, BIG_BYTES);
