@@ -10,33 +10,11 @@ np=$1
 gen=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-# same NAME FILE EXPECTED-TEXT: the file holds exactly that text
-same() {
-    printf '%s\n' "$3" >"$tmp/want"
-    if diff -u "$tmp/want" "$2" >"$tmp/diff"; then ok "$1"; else bad "$1"; cat "$tmp/diff"; fi
-}
+. "$(dirname "$0")/cli_checks.sh"
 # run ARGS...: nanoprof report ARGS, stdout in $tmp/out, stderr in $tmp/err, status in $rc
 run() {
     "$np" report "$@" >"$tmp/out" 2>"$tmp/err"
     rc=$?
-}
-# status NAME WANT [NEEDLE]: $rc is WANT; stderr is exactly one line, holding NEEDLE
-status() {
-    lines=$(wc -l <"$tmp/err")
-    if [ "$rc" != "$2" ]; then
-        bad "$1: exit $rc, want $2"; cat "$tmp/err"
-    elif [ -n "${3:-}" ] && { [ "$lines" != 1 ] || ! grep -q -- "$3" "$tmp/err"; }; then
-        bad "$1: want one line with '$3' on stderr, got:"; cat "$tmp/err"
-    elif [ -z "${3:-}" ] && [ -s "$tmp/err" ]; then
-        bad "$1: unexpected stderr:"; cat "$tmp/err"
-    else
-        ok "$1"
-    fi
 }
 
 mkdir -p "$tmp/home"

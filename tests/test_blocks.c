@@ -162,8 +162,10 @@ static void dump_lines(void **state)
     assert_string_equal(out, want);
 }
 
-/* NANOPROF_BLOCKS=3: 4 slots; the first four blocks take them, the
- * executions of the others are lost, the four go on counting. */
+/* NANOPROF_BLOCKS=3: 4 slots. The made-up blocks take the slots still
+ * free (covered code that ran before, such as a sanitizer's module
+ * constructor, may hold one), the executions of the others are lost, the
+ * blocks that got a slot go on counting. */
 static void tiny_table_loses(void **state)
 {
     (void)state;
@@ -171,16 +173,22 @@ static void tiny_table_loses(void **state)
     for (int k = 0; k < 10; k++)
         for (int i = 0; i < 6; i++)
             np_blocks_hit(FAKE(i));
-    assert_int_equal(np_blocks_read(NULL, 0), 4);
-    for (int i = 0; i < 4; i++)
-        assert_int_equal(np_blocks_count(FAKE(i)), 10);
-    assert_int_equal(np_blocks_count(FAKE(4)), 0);
-    assert_int_equal(np_blocks_lost(), 20);
+    unsigned in = 0;
+    for (int i = 0; i < 6; i++) {
+        uint64_t c = np_blocks_count(FAKE(i));
+        assert_true(c == 0 || c == 10);
+        in += c == 10;
+    }
+    assert_true(in >= 3 && in <= 4);
+    assert_int_equal(np_blocks_read(NULL, 0), in);
+    assert_int_equal(np_blocks_lost(), 10 * (6 - in));
+    char want[128];
+    snprintf(want, sizeof want, "blocks: %u blocks, %u executions, %u lost, 4 slots\n", in, 10 * in, 10 * (6 - in));
     np_output_set(capture, NULL);
     out[0] = 0;
     np_blocks_dump();
     np_output_set(NULL, NULL);
-    assert_non_null(strstr(out, "blocks: 4 blocks, 40 executions, 20 lost, 4 slots\n"));
+    assert_non_null(strstr(out, want));
     np_blocks_clear();
     assert_int_equal(np_blocks_lost(), 0);
 }

@@ -14,15 +14,7 @@ gen=$4
 src=$5
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-same() {
-    printf '%s\n' "$3" >"$tmp/want"
-    if diff -u "$tmp/want" "$2" >"$tmp/diff"; then ok "$1"; else bad "$1"; cat "$tmp/diff"; fi
-}
+. "$(dirname "$0")/cli_checks.sh"
 # rec DIR ARGS...: records blocks_prog ARGS into DIR (stderr in $tmp/rec_err)
 rec() {
     d=$1
@@ -38,18 +30,6 @@ rec() {
 run() {
     "$np" blocks "$@" >"$tmp/out" 2>"$tmp/err"
     rc=$?
-}
-status() {
-    lines=$(wc -l <"$tmp/err")
-    if [ "$rc" != "$2" ]; then
-        bad "$1: exit $rc, want $2"; cat "$tmp/err"
-    elif [ -n "${3:-}" ] && { [ "$lines" != 1 ] || ! grep -q -- "$3" "$tmp/err"; }; then
-        bad "$1: want one line with '$3' on stderr, got:"; cat "$tmp/err"
-    elif [ -z "${3:-}" ] && [ -s "$tmp/err" ]; then
-        bad "$1: unexpected stderr:"; cat "$tmp/err"
-    else
-        ok "$1"
-    fi
 }
 mark() { grep -n "$1" "$src" | grep -v '^[0-9]*: \*' | cut -d: -f1; }
 # line_count FUNCTION LINE: the count of that line row in $tmp/out (CSV)

@@ -436,20 +436,25 @@ static ptrdiff_t find_map(struct np_addrspace *a, uint64_t addr)
     return i >= 0 && addr < a->maps[i].end ? i : -1;
 }
 
+/* The mapping holding ADDR, or NULL; *VADDR is ADDR as an ELF address of
+ * its file (ADDR itself outside every mapping). */
+static const struct mapping *mapping_of(struct np_addrspace *a, uint64_t addr, uint64_t *vaddr)
+{
+    ptrdiff_t m = find_map(a, addr);
+    *vaddr = m < 0 ? addr : addr - a->maps[m].bias;
+    return m < 0 ? NULL : &a->maps[m];
+}
+
 void np_addrspace_lookup(struct np_addrspace *a, uint64_t addr, struct np_symbol *out)
 {
     memset(out, 0, sizeof *out);
-    out->elf_addr = addr;
-    ptrdiff_t m = find_map(a, addr);
-    if (m < 0)
+    const struct mapping *map = mapping_of(a, addr, &out->elf_addr);
+    if (!map)
         return;
-    const struct mapping *map = &a->maps[m];
-    uint64_t vaddr = addr - map->bias;
     out->module = map->path;
-    out->elf_addr = vaddr;
     if (!map->file)
         return;
-    ptrdiff_t i = find_sym(map->file, vaddr);
+    ptrdiff_t i = find_sym(map->file, out->elf_addr);
     if (i < 0)
         return;
     out->name = map->file->syms[i].name;
@@ -460,12 +465,8 @@ void np_addrspace_lookup(struct np_addrspace *a, uint64_t addr, struct np_symbol
 void np_addrspace_line(struct np_addrspace *a, uint64_t addr, struct np_source_line *out)
 {
     memset(out, 0, sizeof *out);
-    out->elf_addr = addr;
-    ptrdiff_t m = find_map(a, addr);
-    if (m < 0)
-        return;
-    out->elf_addr = addr - a->maps[m].bias;
-    Dwarf_Die *cu = a->maps[m].file ? cu_of(a->maps[m].file, out->elf_addr) : NULL;
+    const struct mapping *map = mapping_of(a, addr, &out->elf_addr);
+    Dwarf_Die *cu = map && map->file ? cu_of(map->file, out->elf_addr) : NULL;
     if (cu)
         out->line = line_at(cu, out->elf_addr, &out->file);
 }

@@ -152,8 +152,10 @@ static int group(const struct np_model *m, enum sort_key key, struct table *t)
         free(b);
         return -1;
     }
-    memcpy(b, src, nb * sizeof *b);
-    qsort(b, nb, sizeof *b, block_cmp);
+    if (nb) {
+        memcpy(b, src, nb * sizeof *b);
+        qsort(b, nb, sizeof *b, block_cmp);
+    }
     for (size_t i = 0; i < nb; i++) {
         if (!b[i].count)
             continue;

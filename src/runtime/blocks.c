@@ -340,23 +340,13 @@ static void fork_child(void)
     np_blocks_clear();
 }
 
-static void blocks_say(const char *what, const char *value)
-{
-    struct np_line l = { 0 };
-    np_line_str(&l, "nanoprof: ");
-    np_line_str(&l, what);
-    np_line_str(&l, ": ");
-    np_line_str(&l, value);
-    np_line_emit(&l);
-}
-
 /* NANOPROF_BLOCKS=N: a table of N slots (rounded up to a power of two),
  * taking over what the static one counted so far. */
 static void resize_from_env(const char *v)
 {
     uint64_t n = np_parse_size(v);
     if (n < 1 || n > SIZE_MAX_SLOTS) {
-        blocks_say("NANOPROF_BLOCKS: not a number of slots from 1 to 256M", v);
+        np_error(NP_EINVAL, "NANOPROF_BLOCKS", "not a number of slots from 1 to 256M");
         return;
     }
     n = round_pow2(n);
@@ -365,7 +355,7 @@ static void resize_from_env(const char *v)
     void *m = mmap(NULL, sizeof(struct table) + n * sizeof(struct slot), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) {
-        blocks_say("NANOPROF_BLOCKS: cannot map a table of that size", v);
+        np_error(NP_ESMALL, "NANOPROF_BLOCKS", "cannot map a table of that size");
         return;
     }
     struct table *t = m;
@@ -388,7 +378,7 @@ __attribute__((constructor)) static void blocks_init(void)
     if (v && *v) {
         uint64_t n = np_parse_size(v);
         if (n < 1 || n > SIZE_MAX_SLOTS)
-            blocks_say("NANOPROF_BLOCKS_LOG: not a number of entries from 1 to 256M", v);
+            np_error(NP_EINVAL, "NANOPROF_BLOCKS_LOG", "not a number of entries from 1 to 256M");
         else
             np_blocks_log((size_t)n);
     }

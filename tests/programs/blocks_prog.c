@@ -17,11 +17,11 @@
 #include <string.h>
 #include "nanoprof/blocks.h"
 
-static volatile int sink;
+static volatile unsigned sink;
 
 __attribute__((noinline)) void bb_body(int i)
 {
-    int r = i * 3; /* BB_ENTRY */
+    unsigned r = (unsigned)i * 3; /* BB_ENTRY */
     if ((i & 3) == 0)
         sink += r; /* BB_TAKEN */
     sink ^= 1; /* BB_JOIN */
