@@ -17,20 +17,21 @@
 #include <string.h>
 #include "nanoprof/blocks.h"
 
-static __thread volatile unsigned sink; /* per thread: the threads do not race */
+/* SINK is the caller's (on its stack): threads do not share it. */
 
-__attribute__((noinline)) void bb_body(int i)
+__attribute__((noinline)) void bb_body(int i, volatile unsigned *sink)
 {
     unsigned r = (unsigned)i * 3; /* BB_ENTRY */
     if ((i & 3) == 0)
-        sink += r; /* BB_TAKEN */
-    sink ^= 1; /* BB_JOIN */
+        *sink += r; /* BB_TAKEN */
+    *sink ^= 1; /* BB_JOIN */
 }
 
 __attribute__((noinline)) void bb_loop(int n)
 {
+    volatile unsigned sink = 0;
     for (int i = 0; i < n; i++)
-        bb_body(i);
+        bb_body(i, &sink);
 }
 
 #ifndef BLOCKS_NO_MAIN
