@@ -15,12 +15,14 @@ mask() {
         -e 's/cost [0-9]*, self [0-9]*, min [0-9]*, max [0-9]*/cost N, self N, min N, max N/'
 }
 # check NAME EXPECTED COMPILER ARGS...: builds "$tmp/prog" with the
-# compiler and arguments, runs it, compares its masked output.
+# compiler and arguments, runs it (with $checkargs as its arguments),
+# compares its masked output.
 check() {
     name=$1 expected=$2
     shift 2
     if "$@" -o "$tmp/prog" 2>"$tmp/err"; then
-        "$tmp/prog" 2>&1 | mask >"$tmp/out"
+        # shellcheck disable=SC2086
+        "$tmp/prog" ${checkargs:-} 2>&1 | mask >"$tmp/out"
         if diff -u "$expected" "$tmp/out" >"$tmp/diff"; then
             echo "ok   $name"; pass=$((pass + 1))
         else
@@ -59,6 +61,17 @@ for link in dynamic static; do
     check "longjmp gcc $link" "$src/tests/expected/longjmp.txt" \
         gcc -O2 $flags -finstrument-functions -I"$src/include" "$src/tests/programs/longjmp.c" \
         "$build/src/libnanoprof.a" -lelf -lz -lzstd -ldl -lpthread
+done
+# Basic-block counts (-fsanitize-coverage=trace-pc): GCC counts blocks,
+# Clang edges; with both the branch taken 250 times of 1000 is one count.
+for cc in gcc clang; do
+    command -v $cc >/dev/null || continue
+    for opt in -O0 -O2; do
+        # shellcheck disable=SC2086
+        checkargs="check 1000" check "blocks $cc $opt" "$src/tests/expected/blocks_check.txt" \
+            $cc $opt -g -fsanitize-coverage=trace-pc -I"$src/include" "$src/tests/programs/blocks_prog.c" \
+            -L"$build/src" -Wl,-rpath,"$build/src" -lnanoprof -lpthread
+    done
 done
 echo "compilers: $pass passed, $fail failed"
 [ $fail -eq 0 ]

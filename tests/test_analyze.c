@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "analyze/gmon_bb.h"
 #include "analyze/model.h"
 #include "analyze/textfmt.h"
 #include "common/trace_format.h"
@@ -704,6 +705,25 @@ static void module_backwards(struct tb *b)
     tb_module(b, 0, 0x2000, 0x1000, "", 0, "/lib/two\nlines.so");
 }
 
+static void blocks_short(struct tb *b)
+{
+    tb_chunk(b, NP_CHUNK_BLOCKS, "12345678", 8);
+}
+
+static void blocks_count_lies(struct tb *b)
+{
+    tb_blocks(b, 0, 3, (const uint64_t[]){ 0x1000, 1, 0x2000, 2 }, 2);
+}
+
+static void blocks_ragged(struct tb *b)
+{
+    tb_blocks(b, 0, 1, (const uint64_t[]){ 0x1000, 1 }, 1); /* a good one first */
+    /* one more byte inside the chunk than its entries use */
+    uint8_t payload[12 + 17] = { 0 };
+    payload[8] = 1;
+    tb_chunk(b, NP_CHUNK_BLOCKS, payload, sizeof payload);
+}
+
 static void bad_chunks(void **state)
 {
     (void)state;
@@ -715,6 +735,79 @@ static void bad_chunks(void **state)
     bad_chunk("claims 67108865 bytes, over the 67108864-byte limit", huge_chunk);
     /* a path from the file cannot make the message two lines */
     bad_chunk("MODULE /lib/two?lines.so: start 0x2000 after end 0x1000", module_backwards);
+    bad_chunk("BLOCKS chunk of 8 bytes is shorter than its 12-byte header", blocks_short);
+    bad_chunk("BLOCKS claims 3 blocks in 32 bytes (16 each)", blocks_count_lies);
+    bad_chunk("BLOCKS claims 1 blocks in 17 bytes (16 each)", blocks_ragged);
+}
+
+/* ---- basic blocks ------------------------------------------------------------------ */
+
+static const struct np_block *block_of(const struct np_model *m, const char *function)
+{
+    size_t n;
+    const struct np_block *b = np_model_blocks(m, &n);
+    uint32_t f = fn_index(m, function);
+    const struct np_block *found = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (b[i].function == f) {
+            assert_null(found); /* one block per function in this trace */
+            found = &b[i];
+        }
+    assert_non_null(found);
+    return found;
+}
+
+/* tb_blocks_trace: counts add over chunks, lines and functions resolve,
+ * -N drops a function's blocks, -F keeps only the matching ones. */
+static void blocks_counts(void **state)
+{
+    (void)state;
+    struct tb b;
+    tb_init(&b);
+    tb_blocks_trace(&b, &fns);
+    tb_write(&b, file_in_dir("4343.npt"));
+    tb_free(&b);
+    struct np_trace_summary sum;
+    struct np_model *m = load(dir, NULL, &sum);
+    assert_int_equal(sum.status, NP_TRACE_OK);
+    size_t n, np;
+    np_model_blocks(m, &n);
+    assert_int_equal(n, 3);
+    const struct np_process *p = np_model_processes(m, &np);
+    assert_int_equal(np, 1);
+    assert_int_equal(p[0].blocks_lost, 7);
+    const struct np_block *fib = block_of(m, "sample_fib");
+    assert_int_equal(fib->count, 10);
+    assert_int_equal(fib->line, fns.fib_line);
+    assert_non_null(strstr(fib->file, "trace_builder.c"));
+    assert_int_equal(block_of(m, "sample_leaf")->count, 4);
+    const struct np_block *unknown = block_of(m, "0x10");
+    assert_int_equal(unknown->count, 2);
+    assert_int_equal(unknown->line, 0);
+    assert_int_equal(fn(m, "sample_fib")->calls, 0); /* blocks are not calls */
+    np_model_free(m);
+
+    char *globs[] = { "sample_fib" };
+    struct np_model_options opt = { .exclude = globs, .nexclude = 1 };
+    m = load(dir, &opt, &sum);
+    np_model_blocks(m, &n);
+    assert_int_equal(n, 2);
+    block_of(m, "sample_leaf");
+    np_model_free(m);
+    struct np_model_options only = { .include = globs, .ninclude = 1 };
+    m = load(dir, &only, &sum);
+    np_model_blocks(m, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(block_of(m, "sample_fib")->count, 10);
+
+    /* gmon.out's BB records: the executable's blocks by address */
+    struct np_gmon_bb *bb;
+    assert_int_equal(np_gmon_bb_counts(m, fn(m, "sample_fib")->module, &bb, &n), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(bb[0].address, fn(m, "sample_fib")->address);
+    assert_int_equal(bb[0].count, 10);
+    free(bb);
+    np_model_free(m);
 }
 
 /* ---- every cut, random damage ------------------------------------------------------ */
@@ -887,6 +980,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(not_a_trace, setup, teardown),
         cmocka_unit_test_setup_teardown(fifos_do_not_block, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_chunks, setup, teardown),
+        cmocka_unit_test_setup_teardown(blocks_counts, setup, teardown),
         cmocka_unit_test_setup_teardown(every_cut, setup, teardown),
         cmocka_unit_test_setup_teardown(random_damage, setup, teardown),
         cmocka_unit_test(xml_text_escapes),

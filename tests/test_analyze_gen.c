@@ -210,12 +210,19 @@ static void corpus(void)
     tb_header_version(&b, 2);
     save(&b, "version2.npt", b.len);
     tb_free(&b);
+
+    struct tb_sample s;
+    tb_sample_functions(&s);
+    tb_init(&b);
+    tb_blocks_trace(&b, &s);
+    save(&b, "blocks.npt", b.len);
+    tb_free(&b);
 }
 
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|ties|big|deep|hostile|corpus DIR\n", stderr);
+        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|ties|blocks|blocks_corrupt|big|deep|hostile|corpus DIR\n", stderr);
         return 2;
     }
     const char *kind = argv[1];
@@ -242,6 +249,17 @@ int main(int argc, char **argv)
     } else if (!strcmp(kind, "ties")) {
         ties(&b);
         save(&b, "7.npt", b.len);
+    } else if (!strcmp(kind, "blocks")) {
+        struct tb_sample s;
+        tb_sample_functions(&s);
+        tb_blocks_trace(&b, &s);
+        save(&b, "4343.npt", b.len);
+    } else if (!strcmp(kind, "blocks_corrupt")) {
+        tb_header(&b);
+        tb_info(&b, 1, 0, 1.0, 0, 0, "c", 0, NULL);
+        tb_blocks(&b, 0, 3, (const uint64_t[]){ 0x1000, 1, 0x2000, 2 }, 2);
+        tb_end(&b, 10, 0, 1.0);
+        save(&b, "1.npt", b.len);
     } else if (!strcmp(kind, "big")) {
         big(&b, BIG_BYTES);
         save(&b, "7.npt", b.len);

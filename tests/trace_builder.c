@@ -160,6 +160,16 @@ void tb_end(struct tb *b, uint64_t end_tick, uint64_t lost, double ns_per_tick)
     p_chunk(b, NP_CHUNK_END, &p);
 }
 
+void tb_blocks(struct tb *b, uint64_t lost, uint32_t n, const uint64_t *pairs, size_t npairs)
+{
+    struct payload p = { 0 };
+    p_u64(&p, lost);
+    p_u32(&p, n);
+    for (size_t i = 0; i < 2 * npairs; i++)
+        p_u64(&p, pairs[i]);
+    p_chunk(b, NP_CHUNK_BLOCKS, &p);
+}
+
 /* ---- events -------------------------------------------------------------- */
 
 void tb_events_begin(struct tb *b, uint32_t tid, uint64_t base_tick)
@@ -319,6 +329,7 @@ SAMPLE void sample_main(void) { sample_sink = 1; }
 static const unsigned sample_helper_line = __LINE__ + 1;
 SAMPLE static void sample_helper(void) { sample_sink = 2; }
 SAMPLE void sample_leaf(void) { sample_sink = 3; }
+static const unsigned sample_fib_line = __LINE__ + 1;
 SAMPLE void sample_fib(void) { sample_sink = 4; }
 SAMPLE void sample_square(void) { sample_sink = 5; }
 SAMPLE void sample_twice(void) { sample_sink = 6; }
@@ -332,6 +343,7 @@ void tb_sample_functions(struct tb_sample *s)
     s->square = (uint64_t)(uintptr_t)sample_square;
     s->twice = (uint64_t)(uintptr_t)sample_twice;
     s->helper_line = sample_helper_line;
+    s->fib_line = sample_fib_line;
 }
 
 void tb_sample_trace(struct tb *b, const struct tb_sample *s, bool with_end)
@@ -377,4 +389,14 @@ void tb_sample_trace(struct tb *b, const struct tb_sample *s, bool with_end)
 
     if (with_end)
         tb_end(b, 3000, 7, 1.0);
+}
+
+void tb_blocks_trace(struct tb *b, const struct tb_sample *s)
+{
+    tb_header(b);
+    tb_info(b, 4343, 1, 1.0, 0, 1000000000ull, "monotonic", 0, NULL);
+    tb_module_self(b);
+    tb_blocks(b, 5, 2, (const uint64_t[]){ s->fib, 7, s->leaf, 4 }, 2);
+    tb_blocks(b, 2, 2, (const uint64_t[]){ s->fib, 3, 0x10, 2 }, 2);
+    tb_end(b, 100, 0, 1.0);
 }

@@ -44,6 +44,9 @@ void tb_module(struct tb *b, uint64_t bias, uint64_t start, uint64_t end, const 
                size_t build_id_len, const char *path);
 void tb_thread(struct tb *b, uint32_t tid, const char *name);
 void tb_end(struct tb *b, uint64_t end_tick, uint64_t lost, double ns_per_tick);
+/* A BLOCKS chunk claiming N blocks, holding NPAIRS (address, count) pairs
+ * from PAIRS (N != NPAIRS for a lying one). */
+void tb_blocks(struct tb *b, uint64_t lost, uint32_t n, const uint64_t *pairs, size_t npairs);
 
 /* Events: begin a chunk, add records at absolute ticks, end it. */
 void tb_events_begin(struct tb *b, uint32_t tid, uint64_t base_tick);
@@ -83,6 +86,7 @@ int tb_write_prefix(const struct tb *b, const char *path, size_t len);
 struct tb_sample {
     uint64_t main, helper, leaf, fib, square, twice;
     unsigned helper_line; /* the line sample_helper is declared on */
+    unsigned fib_line;    /* the line sample_fib is defined on (one line) */
 };
 void tb_sample_functions(struct tb_sample *s);
 
@@ -101,5 +105,12 @@ void tb_sample_functions(struct tb_sample *s);
  * calls total 50 self 40 min 10 max 40 switched 5; 0x10 1/10/10; twice
  * 1/40/30. Thread totals 200 and 80. WITH_END false leaves END out. */
 void tb_sample_trace(struct tb *b, const struct tb_sample *s, bool with_end);
+
+/* Basic-block counts (docs/blocks.md): pid 4343, the running executable
+ * as module, no events, two BLOCKS chunks: lost 5, sample_fib 7 times,
+ * sample_leaf 4; lost 2, sample_fib 3 times, address 0x10 twice; END.
+ * Expected: sample_fib 10 (one block, on fib_line), sample_leaf 4, 0x10 2
+ * (no function, no line), 7 executions lost. */
+void tb_blocks_trace(struct tb *b, const struct tb_sample *s);
 
 #endif

@@ -92,6 +92,7 @@ NP_API void np_thread_switch(np_thread *from, np_thread *to);
 }
 #endif
 
+#include "nanoprof/blocks.h"
 #include "nanoprof/calltrace.h"
 #include "nanoprof/cost.h"
 

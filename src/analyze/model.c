@@ -77,6 +77,7 @@ struct np_model {
     struct np_hmap fn_by;       /* key hash -> function */
     struct np_hmap node_by;     /* parent << 32 | function -> node */
     struct np_hmap arc_by;      /* caller << 32 | callee -> arc */
+    struct np_hmap block_by;    /* hash of (function, address) -> block */
     uint8_t *fn_flags;
     size_t fn_flags_cap;
     struct tstate *ts;
@@ -89,6 +90,7 @@ struct np_model {
     ARRAY(struct np_arc, arcs);
     ARRAY(struct np_node, nodes);
     ARRAY(struct np_call, calls);
+    ARRAY(struct np_block, blocks);
 #undef ARRAY
 };
 
@@ -567,6 +569,73 @@ static int on_switch(void *ctx, uint32_t tid, uint64_t time_ns, uint64_t duratio
     return 0;
 }
 
+/* ---- basic blocks ----------------------------------------------------------- */
+
+struct block_key {
+    const struct np_block *blocks;
+    uint32_t function;
+    uint64_t address;
+};
+
+static int same_block(void *ctx, uint64_t index)
+{
+    const struct block_key *k = ctx;
+    return k->blocks[index].function == k->function && k->blocks[index].address == k->address;
+}
+
+/* Adds COUNT to the block at run-time address ADDR (created on first sight). */
+static int add_block(struct np_model *m, uint64_t addr, uint64_t count)
+{
+    uint32_t fi;
+    int rc = function_of(m, addr, &fi);
+    if (rc)
+        return rc;
+    if ((m->fn_flags[fi] & FN_EXCLUDED) || (m->opt.ninclude && !(m->fn_flags[fi] & FN_INCLUDED)))
+        return 0;
+    /* the recorded address follows the coverage call: its line is the
+     * block's; where the compiler gave that instruction no line (line 0,
+     * Clang's edges), the call's own line, one byte before */
+    struct np_source_line src = { .elf_addr = addr }, call;
+    if (m->space) {
+        np_addrspace_line(m->space, addr, &src);
+        if (!src.line && addr) {
+            np_addrspace_line(m->space, addr - 1, &call);
+            src.file = call.file;
+            src.line = call.line;
+        }
+    }
+    struct block_key key = { m->blocks, fi, src.elf_addr };
+    uint64_t hash = np_hash_bytes(&key.address, sizeof key.address, fi), free_key;
+    int64_t b = np_hmap_find_by(&m->block_by, hash, same_block, &key, &free_key);
+    if (b < 0) {
+        if ((b = PUSH(m, blocks)) < 0 || np_hmap_put(&m->block_by, free_key, (uint64_t)b))
+            return ENOMEM_RC;
+        struct np_block *bl = &m->blocks[b];
+        bl->function = fi;
+        bl->address = src.elf_addr;
+        bl->line = src.line;
+        if (src.file && !(bl->file = strdup(src.file)))
+            return ENOMEM_RC;
+    }
+    uint64_t *c = &m->blocks[b].count;
+    *c = *c > UINT64_MAX - count ? UINT64_MAX : *c + count;
+    return 0;
+}
+
+static int on_blocks(void *ctx, const struct np_trace_block *blocks, size_t n, uint64_t lost)
+{
+    struct np_model *m = ctx;
+    if (m->process == NP_NONE && anonymous_process(m))
+        return ENOMEM_RC;
+    m->processes[m->process].blocks_lost += lost;
+    for (size_t i = 0; i < n; i++) {
+        int rc = add_block(m, blocks[i].address, blocks[i].count);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 /* ---- processes ------------------------------------------------------------- */
 
 static int on_end(void *ctx);
@@ -671,6 +740,7 @@ struct np_event_sink np_model_sink(struct np_model *m)
         .lost = on_lost,
         .switch_out = on_switch,
         .end = on_end,
+        .blocks = on_blocks,
     };
 }
 
@@ -717,6 +787,7 @@ int np_model_finish(struct np_model *m)
     np_hmap_free(&m->arc_by);
     np_hmap_free(&m->fn_by);
     np_hmap_free(&m->threads_by);
+    np_hmap_free(&m->block_by);
     return rc;
 }
 
@@ -745,6 +816,10 @@ void np_model_free(struct np_model *m)
     np_hmap_free(&m->arc_by);
     np_hmap_free(&m->fn_by);
     np_hmap_free(&m->threads_by);
+    np_hmap_free(&m->block_by);
+    for (size_t i = 0; i < m->n_blocks; i++)
+        free(m->blocks[i].file);
+    free(m->blocks);
     free(m->fn_flags);
     free(m->ts);
     free(m->processes);
@@ -768,6 +843,7 @@ ACCESSOR(np_function, functions)
 ACCESSOR(np_arc, arcs)
 ACCESSOR(np_node, nodes)
 ACCESSOR(np_call, calls)
+ACCESSOR(np_block, blocks)
 #undef ACCESSOR
 
 /* ---- loading a trace --------------------------------------------------------- */

@@ -9,7 +9,13 @@
  *   - the call graph, one np_arc per caller -> callee pair;
  *   - the call tree of each thread, one np_node per path of functions from
  *     the thread's root (a synthetic node, function NP_NONE);
- *   - optionally the timeline, one np_call per call (replay, exporters).
+ *   - optionally the timeline, one np_call per call (replay, exporters);
+ *   - basic-block counts (BLOCKS chunks, docs/blocks.md), one np_block per
+ *     block, summed over every process: the block's function and its
+ *     source line. Include and exclude globs keep the blocks of matching
+ *     functions / drop them (a block has no caller); the other filters
+ *     do not apply to blocks. A function with blocks but no calls has
+ *     calls == 0.
  *
  * Rules. Per thread an open-call stack follows ENTRY and EXIT; an EXIT
  * with nothing open is ignored; LOST closes every open call at its time
@@ -87,6 +93,7 @@ struct np_process {
     uint64_t end_ns;         /* END's time, or the last event's without END */
     bool complete;           /* the file has END: the program exited normally */
     uint64_t events_lost;    /* as END says */
+    uint64_t blocks_lost;    /* block executions not counted (the program's table was full) */
 };
 
 struct np_thread {
@@ -147,6 +154,14 @@ struct np_call {
     uint64_t switched_ns;
 };
 
+struct np_block {
+    uint32_t function;       /* its function: index into np_model_functions() */
+    char *file;              /* the source file of its line (DWARF), or NULL */
+    unsigned line;           /* its line, 0 if unknown */
+    uint64_t address;        /* the recorded address, as an ELF address of the function's module */
+    uint64_t count;          /* executions */
+};
+
 struct np_model;
 
 /* A model to build with OPT (copied; the strings and arrays it points to
@@ -174,6 +189,7 @@ const struct np_function *np_model_functions(const struct np_model *m, size_t *n
 const struct np_arc *np_model_arcs(const struct np_model *m, size_t *n);
 const struct np_node *np_model_nodes(const struct np_model *m, size_t *n);
 const struct np_call *np_model_calls(const struct np_model *m, size_t *n);
+const struct np_block *np_model_blocks(const struct np_model *m, size_t *n);
 
 static inline uint64_t np_function_avg_ns(const struct np_function *f)
 {

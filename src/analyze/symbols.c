@@ -301,14 +301,33 @@ static void open_dwarf(struct elf_file *f)
         qsort(f->cus, f->ncus, sizeof *f->cus, cu_cmp);
 }
 
-static void source_line(struct elf_file *f, uint64_t vaddr, struct np_symbol *out)
+/* The compile unit holding VADDR in F, or NULL. */
+static Dwarf_Die *cu_of(struct elf_file *f, uint64_t vaddr)
 {
     if (!f->dwarf_tried)
         open_dwarf(f);
     ptrdiff_t c = last_at_most(f->cus, f->ncus, sizeof *f->cus, offsetof(struct cu_range, start), vaddr);
-    if (c < 0 || vaddr >= f->cus[c].end)
+    return c < 0 || vaddr >= f->cus[c].end ? NULL : &f->cus[c].cu;
+}
+
+/* The line table's line for VADDR in CU (0 when none), its file in *FILE. */
+static unsigned line_at(Dwarf_Die *cu, uint64_t vaddr, const char **file)
+{
+    Dwarf_Line *l = dwarf_getsrc_die(cu, vaddr);
+    int line = 0;
+    const char *src;
+    if (!l || dwarf_lineno(l, &line) != 0 || line <= 0 || !(src = dwarf_linesrc(l, NULL, NULL)))
+        return 0;
+    *file = src;
+    return (unsigned)line;
+}
+
+static void source_line(struct elf_file *f, uint64_t vaddr, struct np_symbol *out)
+{
+    Dwarf_Die *unit = cu_of(f, vaddr);
+    if (!unit)
         return;
-    Dwarf_Die cu = f->cus[c].cu;
+    Dwarf_Die cu = *unit;
     Dwarf_Die *scopes = NULL;
     int n = dwarf_getscopes(&cu, vaddr, &scopes);
     for (int i = 0; i < n; i++) {
@@ -323,12 +342,8 @@ static void source_line(struct elf_file *f, uint64_t vaddr, struct np_symbol *ou
         break;
     }
     free(scopes);
-    if (out->file)
-        return;
-    Dwarf_Line *l = dwarf_getsrc_die(&cu, vaddr);
-    int line = 0;
-    if (l && dwarf_lineno(l, &line) == 0 && line > 0 && (out->file = dwarf_linesrc(l, NULL, NULL)))
-        out->line = (unsigned)line;
+    if (!out->file)
+        out->line = line_at(&cu, vaddr, &out->file);
 }
 
 /* ---- the cache and address spaces ----------------------------------------- */
@@ -401,12 +416,6 @@ static int map_cmp(const void *x, const void *y)
     return (a->start > b->start) - (a->start < b->start);
 }
 
-static ptrdiff_t find_map(const struct np_addrspace *a, uint64_t addr)
-{
-    ptrdiff_t i = last_at_most(a->maps, a->n, sizeof *a->maps, offsetof(struct mapping, start), addr);
-    return i >= 0 && addr < a->maps[i].end ? i : -1;
-}
-
 static ptrdiff_t find_sym(const struct elf_file *f, uint64_t vaddr)
 {
     ptrdiff_t i = last_at_most(f->syms, f->nsyms, sizeof *f->syms, offsetof(struct sym, addr), vaddr);
@@ -416,28 +425,48 @@ static ptrdiff_t find_sym(const struct elf_file *f, uint64_t vaddr)
     return vaddr == s->addr || vaddr - s->addr < s->size ? i : -1;
 }
 
-void np_addrspace_lookup(struct np_addrspace *a, uint64_t addr, struct np_symbol *out)
+static ptrdiff_t find_map(struct np_addrspace *a, uint64_t addr)
 {
-    memset(out, 0, sizeof *out);
-    out->elf_addr = addr;
     if (!a->sorted) {
         if (a->n > 1)
             qsort(a->maps, a->n, sizeof *a->maps, map_cmp);
         a->sorted = true;
     }
+    ptrdiff_t i = last_at_most(a->maps, a->n, sizeof *a->maps, offsetof(struct mapping, start), addr);
+    return i >= 0 && addr < a->maps[i].end ? i : -1;
+}
+
+/* The mapping holding ADDR, or NULL; *VADDR is ADDR as an ELF address of
+ * its file (ADDR itself outside every mapping). */
+static const struct mapping *mapping_of(struct np_addrspace *a, uint64_t addr, uint64_t *vaddr)
+{
     ptrdiff_t m = find_map(a, addr);
-    if (m < 0)
+    *vaddr = m < 0 ? addr : addr - a->maps[m].bias;
+    return m < 0 ? NULL : &a->maps[m];
+}
+
+void np_addrspace_lookup(struct np_addrspace *a, uint64_t addr, struct np_symbol *out)
+{
+    memset(out, 0, sizeof *out);
+    const struct mapping *map = mapping_of(a, addr, &out->elf_addr);
+    if (!map)
         return;
-    const struct mapping *map = &a->maps[m];
-    uint64_t vaddr = addr - map->bias;
     out->module = map->path;
-    out->elf_addr = vaddr;
     if (!map->file)
         return;
-    ptrdiff_t i = find_sym(map->file, vaddr);
+    ptrdiff_t i = find_sym(map->file, out->elf_addr);
     if (i < 0)
         return;
     out->name = map->file->syms[i].name;
     out->elf_addr = map->file->syms[i].addr;
     source_line(map->file, out->elf_addr, out);
+}
+
+void np_addrspace_line(struct np_addrspace *a, uint64_t addr, struct np_source_line *out)
+{
+    memset(out, 0, sizeof *out);
+    const struct mapping *map = mapping_of(a, addr, &out->elf_addr);
+    Dwarf_Die *cu = map && map->file ? cu_of(map->file, out->elf_addr) : NULL;
+    if (cu)
+        out->line = line_at(cu, out->elf_addr, &out->file);
 }

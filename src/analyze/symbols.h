@@ -43,4 +43,14 @@ int np_addrspace_map(struct np_addrspace *a, const struct np_trace_module *m);
 /* Resolves ADDR (always fills OUT). */
 void np_addrspace_lookup(struct np_addrspace *a, uint64_t addr, struct np_symbol *out);
 
+/* The source line of the instruction at ADDR itself (the DWARF line
+ * table's row holding it), not of its function. */
+struct np_source_line {
+    const char *file;   /* NULL when unknown; lives as long as the np_symbols */
+    unsigned line;      /* 0 when unknown */
+    uint64_t elf_addr;  /* ADDR in its module's ELF addresses (ADDR outside every module) */
+};
+/* Fills OUT for ADDR (always). */
+void np_addrspace_line(struct np_addrspace *a, uint64_t addr, struct np_source_line *out);
+
 #endif

@@ -75,6 +75,8 @@ struct reader {
     size_t arenacap, arenalen;
     const char **argv;
     size_t argvcap;
+    struct np_trace_block *blocks; /* a BLOCKS chunk's entries */
+    size_t blockscap;
     ZSTD_DCtx *zstd;
 
     struct np_trace_process proc;
@@ -386,6 +388,29 @@ static int do_thread(struct reader *r, const struct chunk *c)
     return 0;
 }
 
+/* BLOCKS: u64 lost, u32 n, n x (u64 address, u64 count), exactly. */
+static int do_blocks(struct reader *r, const struct chunk *c)
+{
+    struct cursor cur = payload(r, c);
+    uint64_t lost = take(&cur, 8);
+    uint32_t n = (uint32_t)take(&cur, 4);
+    if (cur.bad)
+        return fail(r, NP_TRACE_ECORRUPT, c->off, "BLOCKS chunk of %u bytes is shorter than its %d-byte header",
+                    c->len, NP_TRACE_BLOCKS_HEADER);
+    size_t left = (size_t)(cur.end - cur.p);
+    if (left / NP_TRACE_BLOCK_ENTRY != n || left % NP_TRACE_BLOCK_ENTRY)
+        return fail(r, NP_TRACE_ECORRUPT, field_off(r, c, &cur) - 4,
+                    "BLOCKS claims %u blocks in %zu bytes (%d each)", n, left, NP_TRACE_BLOCK_ENTRY);
+    if (NP_GROW(r->blocks, r->blockscap, (size_t)n + 1) < 0)
+        return fail(r, NP_TRACE_ENOMEM, c->off, "out of memory for %u blocks", n);
+    for (uint32_t i = 0; i < n; i++) {
+        r->blocks[i].address = take(&cur, 8);
+        r->blocks[i].count = take(&cur, 8);
+    }
+    SINK(r, c->off, blocks, r->blocks, n, lost);
+    return 0;
+}
+
 /* END's fields; 0 or a status. Pass one uses it quietly, pass two checks. */
 static int parse_end(struct reader *r, const struct chunk *c, uint64_t *end_tick, uint64_t *lost, double *nspt)
 {
@@ -525,6 +550,7 @@ static int do_chunk(struct reader *r, const struct chunk *c, bool first)
     case NP_CHUNK_THREAD:
     case NP_CHUNK_EVENTS:
     case NP_CHUNK_END:
+    case NP_CHUNK_BLOCKS:
         break;
     default:
         return 0; /* unknown types are skipped */
@@ -541,6 +567,8 @@ static int do_chunk(struct reader *r, const struct chunk *c, bool first)
         return do_thread(r, c);
     case NP_CHUNK_EVENTS:
         return do_events(r, c);
+    case NP_CHUNK_BLOCKS:
+        return do_blocks(r, c);
     default:
         return do_end(r, c);
     }
@@ -628,6 +656,7 @@ static void reader_free(struct reader *r)
     free(r->dec);
     free(r->arena);
     free(r->argv);
+    free(r->blocks);
     ZSTD_freeDCtx(r->zstd);
 }
 

@@ -67,6 +67,13 @@ struct np_trace_module {
     const char *path;
 };
 
+/* One entry of a BLOCKS chunk: a basic block, named by a run-time address
+ * inside it, and the times it ran (docs/blocks.md). */
+struct np_trace_block {
+    uint64_t address;
+    uint64_t count;
+};
+
 /* The consumer of events. Strings and structs passed in are valid only
  * during the call. Every callback may be NULL; each returns 0 to go on or
  * non-zero to stop reading (the reader then returns NP_TRACE_ESTOP, or the
@@ -82,6 +89,9 @@ struct np_event_sink {
     /* switched out for DURATION_NS, ending at TIME_NS */
     int (*switch_out)(void *ctx, uint32_t tid, uint64_t time_ns, uint64_t duration_ns);
     int (*end)(void *ctx);
+    /* A BLOCKS chunk: N basic-block counts and LOST executions the
+     * program could not count; a process may have several (counts add). */
+    int (*blocks)(void *ctx, const struct np_trace_block *blocks, size_t n, uint64_t lost);
 };
 
 /* How the caller hears about problems and progress; any member may be

@@ -12,6 +12,7 @@ int np_cmd_tree(int argc, char **argv);
 int np_cmd_replay(int argc, char **argv);
 int np_cmd_dump(int argc, char **argv);
 int np_cmd_flame(int argc, char **argv);
+int np_cmd_blocks(int argc, char **argv);
 static const struct np_command commands[] = {
     { "record", "run a program and record every call into a trace", np_cmd_record },
     { "report", "the flat profile: time and calls per function", np_cmd_report },
@@ -20,6 +21,7 @@ static const struct np_command commands[] = {
     { "replay", "every call in the order it was made, with its time", np_cmd_replay },
     { "dump", "the profile in another tool's format (Chrome trace, folded stacks, callgrind)", np_cmd_dump },
     { "flame", "the call tree as an SVG flame graph", np_cmd_flame },
+    { "blocks", "basic-block counts per function and source line", np_cmd_blocks },
     { NULL, NULL, NULL }
 };
 

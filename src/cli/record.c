@@ -29,7 +29,9 @@ static const char usage_text[] =
     "preloaded, and records every call of every thread (and of forked children\n"
     "and exec'd programs) into a trace directory, one file per process\n"
     "(docs/trace-format.md). A program linked with libnanoprof records the same\n"
-    "way when NANOPROF_RECORD=DIR is in its environment.\n"
+    "way when NANOPROF_RECORD=DIR is in its environment; built with\n"
+    "-fsanitize-coverage=trace-pc, its basic-block counts go into the trace too\n"
+    "(docs/blocks.md).\n"
     "\n"
     "options (each sets the environment variable in brackets, which PROG's\n"
     "runtime reads; without the option, a value already in the environment is\n"
@@ -210,10 +212,12 @@ static int prepare_dir(const char *out, char *abs, size_t size)
 }
 
 /* Files, bytes and EVENTS chunks in the trace directory. */
-static void summarise(const char *dir, int *files, long long *bytes, long long *events)
+/* Files, bytes, and chunks that hold something recorded (events or block
+ * counts) in the trace directory DIR. */
+static void summarise(const char *dir, int *files, long long *bytes, long long *data)
 {
     *files = 0;
-    *bytes = *events = 0;
+    *bytes = *data = 0;
     DIR *d = opendir(dir);
     if (!d)
         return;
@@ -231,8 +235,8 @@ static void summarise(const char *dir, int *files, long long *bytes, long long *
         uint8_t h[NP_TRACE_CHUNK_HEADER];
         long off = NP_TRACE_HEADER_SIZE;
         while (fseek(f, off, SEEK_SET) == 0 && fread(h, 1, sizeof h, f) == sizeof h) {
-            if (np_get_u32(h) == NP_CHUNK_EVENTS)
-                (*events)++;
+            if (np_get_u32(h) == NP_CHUNK_EVENTS || np_get_u32(h) == NP_CHUNK_BLOCKS)
+                (*data)++;
             off += NP_TRACE_CHUNK_HEADER + (long)np_get_u32(h + 4);
         }
         fseek(f, 0, SEEK_END);
@@ -405,8 +409,8 @@ int np_cmd_record(int argc, char **argv)
     }
 
     int files;
-    long long bytes, events;
-    summarise(dir, &files, &bytes, &events);
+    long long bytes, data;
+    summarise(dir, &files, &bytes, &data);
     int rc;
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
@@ -417,8 +421,9 @@ int np_cmd_record(int argc, char **argv)
         fprintf(stderr, "nanoprof record: %s exited with status %d", argv[i], rc);
     }
     fprintf(stderr, "; trace in %s: %d file%s, %lld bytes\n", out, files, files == 1 ? "" : "s", bytes);
-    if (!events)
-        fprintf(stderr, "nanoprof record: no call was recorded: is %s built with -finstrument-functions?\n",
+    if (!data)
+        fprintf(stderr, "nanoprof record: nothing was recorded: is %s built with -finstrument-functions "
+                "or -fsanitize-coverage=trace-pc?\n",
                 argv[i]);
     return rc;
 }

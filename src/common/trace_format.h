@@ -24,9 +24,13 @@ enum np_chunk_type {
     NP_CHUNK_THREAD = 3,
     NP_CHUNK_EVENTS = 4,
     NP_CHUNK_END = 5,
-    NP_CHUNK_NAME = 6
+    NP_CHUNK_NAME = 6,
+    NP_CHUNK_BLOCKS = 7
 };
 #define NP_TRACE_NAME_MAX 255 /* bytes of a NAME chunk's name */
+/* BLOCKS: u64 lost, u32 n, then n entries of u64 address, u64 count */
+#define NP_TRACE_BLOCKS_HEADER 12
+#define NP_TRACE_BLOCK_ENTRY 16
 
 enum np_event_kind {
     NP_EV_ENTRY = 0,

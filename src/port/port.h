@@ -77,5 +77,8 @@ void np_port_write_default(const char *bytes, size_t len);
 /* Writes the name of the function containing ADDR into BUF; returns 1 when
  * a name was found, 0 when BUF holds the address in hex. */
 int np_port_symbolize(const void *addr, char *buf, size_t len);
+/* The same, and *OFFSET (when found and OFFSET is not NULL) gets ADDR's
+ * distance from the function's start. */
+int np_port_symbolize_at(const void *addr, char *buf, size_t len, uint64_t *offset);
 
 #endif

@@ -370,7 +370,7 @@ static void load_module(struct np_module *m)
         m->bias = 0;
 }
 
-static const char *lookup(struct np_module *m, uint64_t addr)
+static const struct np_sym *lookup(struct np_module *m, uint64_t addr)
 {
     size_t lo = 0, hi = m->nsyms;
     while (lo < hi) { /* first symbol starting after addr */
@@ -385,7 +385,7 @@ static const char *lookup(struct np_module *m, uint64_t addr)
     const struct np_sym *s = &m->syms[lo - 1];
     if (s->size && addr >= s->start + s->size)
         return NULL;
-    return s->name;
+    return s;
 }
 
 /* The recorder's writer thread symbolizes while the program may fork: a
@@ -395,7 +395,7 @@ static void sym_prepare(void) { pthread_mutex_lock(&sym_lock); }
 static void sym_release(void) { pthread_mutex_unlock(&sym_lock); }
 static void sym_setup(void) { pthread_atfork(sym_prepare, sym_release, sym_release); }
 
-int np_port_symbolize(const void *addr, char *buf, size_t len)
+int np_port_symbolize_at(const void *addr, char *buf, size_t len, uint64_t *offset)
 {
     struct find_ctx f = { (uintptr_t)addr, NULL, 0, 0 };
     const char *name = NULL;
@@ -413,13 +413,20 @@ int np_port_symbolize(const void *addr, char *buf, size_t len)
             m->bias = f.bias;
             load_module(m);
         }
-        if (m && m->syms)
-            name = lookup(m, (uint64_t)(uintptr_t)addr - m->bias);
-        if (name) {
+        const struct np_sym *sym = m && m->syms ? lookup(m, (uint64_t)(uintptr_t)addr - m->bias) : NULL;
+        if (sym) {
+            name = sym->name;
+            if (offset)
+                *offset = (uint64_t)(uintptr_t)addr - m->bias - sym->start;
             strncpy(buf, name, len - 1);
             buf[len - 1] = 0;
         }
         pthread_mutex_unlock(&sym_lock);
     }
     return name != NULL;
+}
+
+int np_port_symbolize(const void *addr, char *buf, size_t len)
+{
+    return np_port_symbolize_at(addr, buf, len, NULL);
 }

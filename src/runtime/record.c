@@ -23,7 +23,9 @@
  * after that is not written. */
 #define _GNU_SOURCE
 #include "record_hot.h"
+#include "blocks_table.h"
 #include "cost_hot.h"
+#include "nanoprof/blocks.h"
 #include "hooks.h"
 #include "../common/parse_units.h"
 #include "../common/trace_format.h"
@@ -687,12 +689,22 @@ static void final_flush(int mode)
         np_rec_write_stream_end(R.fd, s, mode);
         lost += s->w.lost;
     }
+    if (np_blocks_started())
+        np_rec_write_blocks(R.fd, np_blocks_lost());
     np_rec_write_end(R.fd, now, lost, np_port_ns_per_tick());
 }
 
 /* The end of the trace: exit, exec, or a fatal signal. */
 static void finish(int mode)
 {
+    if (mode == NP_REC_NORMAL && R.active && R.fd < 0 && R.pid == (int)getpid() && np_blocks_started() &&
+        !LOAD(&R.stopping)) {
+        /* blocks were counted but the trace never opened (rec_blocks_start
+         * could not take the lock): it opens now, for them */
+        pthread_mutex_lock(&R.lock);
+        open_locked();
+        pthread_mutex_unlock(&R.lock);
+    }
     if (!R.active || R.fd < 0 || R.pid != (int)getpid())
         return; /* nothing recorded, or not ours: a vfork child before its exec */
     int zero = 0;
@@ -867,6 +879,7 @@ void np_rec_exec_failed(void)
     close(R.fd);
     R.fd = np_rec_file_open(R.dir, R.argc, R.argv, np_rec_ticks(), R.ns_per_tick);
     if (R.fd >= 0) {
+        np_blocks_clear(); /* the closed file has the counts so far */
         R.lost_ended = 0;
         STORE(&R.wstate, W_IDLE);
         STORE(&R.finishing, 0);
@@ -895,6 +908,18 @@ static int cmdline(char ***argv)
     return argc;
 }
 
+/* The first basic block counted (blocks.c): a program built with coverage
+ * alone never reaches rec_attach, so the trace opens here. The lock is
+ * only tried: held, it is either another thread opening the trace or this
+ * thread, interrupted by a signal whose handler runs covered code. */
+static void rec_blocks_start(void)
+{
+    if (!R.active || LOAD(&R.stopping) || R.pid != (int)getpid() || pthread_mutex_trylock(&R.lock) != 0)
+        return;
+    open_locked();
+    pthread_mutex_unlock(&R.lock);
+}
+
 __attribute__((constructor)) static void rec_init(int argc, char **argv, char **envp)
 {
     (void)envp;
@@ -921,7 +946,10 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv, char **
     __atomic_store_n(&np_rec_exit_hook, rec_thread_exit, __ATOMIC_RELEASE);
     __atomic_store_n(&np_rec_jump_hook, rec_jump, __ATOMIC_RELEASE);
     __atomic_store_n(&np_rec_attach_hook, rec_attach, __ATOMIC_RELEASE);
+    __atomic_store_n(&np_blocks_start_hook, rec_blocks_start, __ATOMIC_RELEASE);
     struct np_thread *t = np_thread_os();
     if (t)
         rec_attach(t); /* attached before recording began */
+    if (np_blocks_started())
+        rec_blocks_start(); /* blocks counted before recording began */
 }

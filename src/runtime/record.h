@@ -142,6 +142,9 @@ void np_rec_write_events(int fd, struct np_rec_stream *s, const np_raw *r, size_
  * time filter holds, and a THREAD chunk if the name changed. */
 void np_rec_write_stream_end(int fd, struct np_rec_stream *s, int mode);
 void np_rec_write_end(int fd, uint64_t end_tick, uint64_t lost, double ns_per_tick);
+/* BLOCKS chunks with the basic-block counts (blocks.c), LOST in the first
+ * (a chunk with LOST alone when no block has a count). */
+void np_rec_write_blocks(int fd, uint64_t lost);
 /* Forgets the writer state of S (a new file begins); frees nothing. */
 void np_rec_wstate_reset(struct np_rec_wstate *w);
 /* Frees what the writer state holds (normal exit). */

@@ -16,6 +16,7 @@
  *      written with one write() when it is full or the buffer ends. */
 #define _GNU_SOURCE
 #include "record.h"
+#include "blocks_table.h"
 #include "../common/trace_format.h"
 #include "../port/port.h"
 
@@ -308,6 +309,36 @@ void np_rec_write_end(int fd, uint64_t end_tick, uint64_t lost, double ns_per_ti
     put_u64(&b, lost);
     put_u64(&b, double_bits(ns_per_tick));
     chunk_end(fd, &b, NP_CHUNK_END);
+}
+
+/* BLOCKS chunks: every block counted, BLOCKS_PER_CHUNK to a chunk, the
+ * lost count in the first. A static buffer: no allocation, a fatal signal
+ * handler writes them too. */
+#define BLOCKS_PER_CHUNK 4096u
+static uint8_t blocks_buf[NP_TRACE_CHUNK_HEADER + NP_TRACE_BLOCKS_HEADER + BLOCKS_PER_CHUNK * NP_TRACE_BLOCK_ENTRY];
+
+void np_rec_write_blocks(int fd, uint64_t lost)
+{
+    uint64_t pos = 0, pc, count;
+    int more = 1;
+    while (more) {
+        struct cbuf b = { blocks_buf, 0 };
+        uint32_t n = 0;
+        chunk_begin(&b);
+        put_u64(&b, lost);
+        size_t at = b.n;
+        b.n += 4;
+        while (n < BLOCKS_PER_CHUNK && (more = np_blocks_next(&pos, &pc, &count))) {
+            put_u64(&b, pc);
+            put_u64(&b, count);
+            n++;
+        }
+        if (!n && !lost)
+            break;
+        np_put_u32(b.p + at, n);
+        chunk_end(fd, &b, NP_CHUNK_BLOCKS);
+        lost = 0;
+    }
 }
 
 static void write_thread(int fd, struct np_rec_stream *s)

@@ -1,0 +1,386 @@
+/* blocks.c - basic-block counts (nanoprof/blocks.h, docs/blocks.md): the
+ * coverage callback, the table, the ring of recent blocks and the API.
+ *
+ * The table maps a block's address (the callback's return address) to a
+ * 64-bit count by open addressing with linear probing. A slot is claimed
+ * by a compare-and-swap of its address from 0, and never given back, so a
+ * slot's address, once seen, never changes: readers need no lock. Probing
+ * stops after PROBE_MAX slots, which bounds the cost of a block that finds
+ * the table full: it is counted in `lost`. The table is static storage
+ * (NP_BLOCKS_SLOTS, set at build time); NANOPROF_BLOCKS=N maps one of N
+ * slots at start, once, and moves into it what the static one counted
+ * before (constructors of other libraries may run covered code first).
+ *
+ * The ring of recent blocks is global, not per thread: one atomic
+ * increment claims an entry, so a thread needs no buffer of its own (and
+ * none is allocated when a thread starts); the price is that threads
+ * interleave in it.
+ *
+ * This file is built without coverage (src/CMakeLists.txt strips the
+ * flag, and the callback carries the attribute too): the callback calls
+ * nothing that could call it back. */
+#define _GNU_SOURCE
+#include "blocks_table.h"
+#include "hooks.h"
+#include "output.h"
+#include "nanoprof/blocks.h"
+#include "../common/parse_units.h"
+#include "../port/port.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#ifndef NP_BLOCKS_SLOTS
+#define NP_BLOCKS_SLOTS 65536
+#endif
+_Static_assert(NP_BLOCKS_SLOTS > 0 && (NP_BLOCKS_SLOTS & (NP_BLOCKS_SLOTS - 1)) == 0,
+               "NP_BLOCKS_SLOTS must be a power of two");
+#define PROBE_MAX 64u
+#define SIZE_MAX_SLOTS (1u << 28)
+
+#if defined(__has_attribute)
+#if __has_attribute(no_sanitize_coverage)
+#define NP_NO_COVERAGE __attribute__((no_sanitize_coverage))
+#elif defined(__clang__)
+#define NP_NO_COVERAGE __attribute__((no_sanitize("coverage")))
+#endif
+#endif
+#ifndef NP_NO_COVERAGE
+#define NP_NO_COVERAGE
+#endif
+
+struct slot {
+    uint64_t pc;    /* 0: free */
+    uint64_t count;
+};
+
+struct table {
+    uint64_t mask;  /* slots - 1 */
+    struct slot *slots;
+};
+
+struct ring {
+    uint64_t mask;
+    uint64_t next;  /* entries ever written */
+    uint64_t pcs[];
+};
+
+static struct slot static_slots[NP_BLOCKS_SLOTS];
+static struct table static_table = { NP_BLOCKS_SLOTS - 1, static_slots };
+static struct table *table = &static_table;
+static int enabled = 1;
+static int started;
+static uint64_t lost;
+static struct ring *ring;
+
+void (*np_blocks_start_hook)(void);
+
+#define LOAD(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
+#define RELAXED(p) __atomic_load_n(p, __ATOMIC_RELAXED)
+
+static inline __attribute__((always_inline)) uint64_t home(uint64_t pc, uint64_t mask)
+{
+    return (pc * 0x9e3779b97f4a7c15ull) >> 32 & mask;
+}
+
+static inline __attribute__((always_inline)) uint64_t probes(uint64_t mask)
+{
+    return mask < PROBE_MAX ? mask + 1 : PROBE_MAX;
+}
+
+/* The first block of the process: the recorder may have a trace to open. */
+static __attribute__((noinline, cold)) void first_block(void)
+{
+    if (__atomic_exchange_n(&started, 1, __ATOMIC_ACQ_REL))
+        return;
+    void (*hook)(void) = LOAD(&np_blocks_start_hook);
+    if (hook)
+        hook();
+}
+
+/* Adds N to PC's slot in T; 0 when T has no room for it. */
+static inline __attribute__((always_inline)) int table_add(struct table *t, uint64_t pc, uint64_t n)
+{
+    uint64_t mask = t->mask, i = home(pc, mask);
+    for (uint64_t k = probes(mask); k; k--, i = (i + 1) & mask) {
+        struct slot *s = &t->slots[i];
+        uint64_t v = LOAD(&s->pc);
+        if (v == 0 && __atomic_compare_exchange_n(&s->pc, &v, pc, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            v = pc;
+            if (!RELAXED(&started))
+                first_block();
+        }
+        if (v == pc) {
+            __atomic_fetch_add(&s->count, n, __ATOMIC_RELAXED);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static inline __attribute__((always_inline)) void count_block(uint64_t pc)
+{
+    if (!table_add(LOAD(&table), pc, 1))
+        __atomic_fetch_add(&lost, 1, __ATOMIC_RELAXED);
+    struct ring *r = LOAD(&ring);
+    if (r) {
+        uint64_t i = __atomic_fetch_add(&r->next, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&r->pcs[i & r->mask], pc, __ATOMIC_RELAXED);
+    }
+}
+
+/* Called by the compiler at each block (GCC) or edge (Clang). */
+NP_HOOK NP_NO_COVERAGE void __sanitizer_cov_trace_pc(void)
+{
+    if (__builtin_expect(!RELAXED(&enabled), 0))
+        return;
+    count_block((uint64_t)(uintptr_t)__builtin_return_address(0));
+}
+
+void np_blocks_hit(const void *pc)
+{
+    if (pc && RELAXED(&enabled))
+        count_block((uint64_t)(uintptr_t)pc);
+}
+
+/* ---- reading -------------------------------------------------------------- */
+
+static struct slot *find(struct table *t, uint64_t pc)
+{
+    uint64_t mask = t->mask, i = home(pc, mask);
+    for (uint64_t k = probes(mask); k; k--, i = (i + 1) & mask) {
+        uint64_t v = LOAD(&t->slots[i].pc);
+        if (v == pc)
+            return &t->slots[i];
+        if (v == 0)
+            return NULL;
+    }
+    return NULL;
+}
+
+uint64_t np_blocks_count(const void *pc)
+{
+    struct slot *s = pc ? find(LOAD(&table), (uint64_t)(uintptr_t)pc) : NULL;
+    return s ? RELAXED(&s->count) : 0;
+}
+
+uint64_t np_blocks_lost(void)
+{
+    return RELAXED(&lost);
+}
+
+size_t np_blocks_capacity(void)
+{
+    return (size_t)LOAD(&table)->mask + 1;
+}
+
+int np_blocks_started(void)
+{
+    return RELAXED(&started);
+}
+
+int np_blocks_next(uint64_t *pos, uint64_t *pc, uint64_t *count)
+{
+    struct table *t = LOAD(&table);
+    for (; *pos <= t->mask; ++*pos) {
+        const struct slot *s = &t->slots[*pos];
+        uint64_t v = LOAD(&s->pc), c = RELAXED(&s->count);
+        if (v && c) {
+            *pc = v;
+            *count = c;
+            ++*pos;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+size_t np_blocks_read(np_block_count *out, size_t max)
+{
+    size_t n = 0;
+    uint64_t pos = 0, pc, count;
+    while (np_blocks_next(&pos, &pc, &count)) {
+        if (out && n < max)
+            out[n] = (np_block_count){ (const void *)(uintptr_t)pc, count };
+        n++;
+    }
+    return n;
+}
+
+/* ---- control ---------------------------------------------------------------- */
+
+int np_blocks_enable(void)
+{
+    return __atomic_exchange_n(&enabled, 1, __ATOMIC_RELAXED);
+}
+
+int np_blocks_disable(void)
+{
+    return __atomic_exchange_n(&enabled, 0, __ATOMIC_RELAXED);
+}
+
+void np_blocks_clear(void)
+{
+    struct table *t = LOAD(&table);
+    for (uint64_t i = 0; i <= t->mask; i++)
+        if (RELAXED(&t->slots[i].count))
+            __atomic_store_n(&t->slots[i].count, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&lost, 0, __ATOMIC_RELAXED);
+}
+
+static uint64_t round_pow2(uint64_t n)
+{
+    uint64_t p = 1;
+    while (p < n)
+        p <<= 1;
+    return p;
+}
+
+int np_blocks_log(size_t n)
+{
+    if (n > SIZE_MAX_SLOTS)
+        return np_error(NP_EINVAL, "np_blocks_log", "at most 268435456 entries");
+    struct ring *r = NULL;
+    if (n) {
+        uint64_t size = round_pow2(n);
+        void *m = mmap(NULL, sizeof *r + size * sizeof r->pcs[0], PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return np_error(NP_ESMALL, "np_blocks_log", "cannot map the ring");
+        r = m;
+        r->mask = size - 1;
+    }
+    __atomic_store_n(&ring, r, __ATOMIC_RELEASE); /* the old one stays mapped */
+    return NP_OK;
+}
+
+size_t np_blocks_recent(const void **out, size_t max)
+{
+    struct ring *r = LOAD(&ring);
+    if (!r || !out)
+        return 0;
+    uint64_t next = RELAXED(&r->next), n = next <= r->mask ? next : r->mask + 1;
+    if (n > max)
+        n = max;
+    for (uint64_t i = 0; i < n; i++)
+        out[i] = (const void *)(uintptr_t)RELAXED(&r->pcs[(next - 1 - i) & r->mask]);
+    return (size_t)n;
+}
+
+/* ---- the dump ------------------------------------------------------------------ */
+
+static int pc_cmp(const void *a, const void *b)
+{
+    const np_block_count *x = a, *y = b;
+    return (x->pc > y->pc) - (x->pc < y->pc);
+}
+
+int np_blocks_dump(void)
+{
+    size_t n = np_blocks_read(NULL, 0);
+    /* not a hot path: the sorted copy may be allocated (unsorted without it) */
+    np_block_count *all = malloc((n ? n : 1) * sizeof *all);
+    uint64_t total = 0;
+    if (all) {
+        size_t got = np_blocks_read(all, n); /* blocks may have appeared meanwhile */
+        if (got < n)
+            n = got;
+        qsort(all, n, sizeof *all, pc_cmp);
+        for (size_t i = 0; i < n; i++)
+            total += all[i].count;
+    } else {
+        uint64_t pos = 0, pc, count;
+        while (np_blocks_next(&pos, &pc, &count))
+            total += count;
+    }
+    struct np_line l = { 0 };
+    np_line_str(&l, "blocks: ");
+    np_line_u64(&l, n);
+    np_line_str(&l, " blocks, ");
+    np_line_u64(&l, total);
+    np_line_str(&l, " executions, ");
+    np_line_u64(&l, np_blocks_lost());
+    np_line_str(&l, " lost, ");
+    np_line_u64(&l, np_blocks_capacity());
+    np_line_str(&l, " slots");
+    np_line_emit(&l);
+    uint64_t pos = 0;
+    for (size_t i = 0;; i++) {
+        uint64_t pc, count, off = 0;
+        if (all) {
+            if (i >= n)
+                break;
+            pc = (uint64_t)(uintptr_t)all[i].pc;
+            count = all[i].count;
+        } else if (!np_blocks_next(&pos, &pc, &count)) {
+            break;
+        }
+        char name[256];
+        if (np_port_symbolize_at((const void *)(uintptr_t)pc, name, sizeof name, &off)) {
+            np_line_str(&l, name);
+            np_line_str(&l, "+");
+            np_line_hex(&l, off);
+        } else {
+            np_line_hex(&l, pc);
+        }
+        np_line_str(&l, ": ");
+        np_line_u64(&l, count);
+        np_line_emit(&l);
+    }
+    free(all);
+    return NP_OK;
+}
+
+/* ---- start -------------------------------------------------------------------- */
+
+/* A forked child counts its own executions (its trace holds them alone). */
+static void fork_child(void)
+{
+    np_blocks_clear();
+}
+
+/* NANOPROF_BLOCKS=N: a table of N slots (rounded up to a power of two),
+ * taking over what the static one counted so far. */
+static void resize_from_env(const char *v)
+{
+    uint64_t n = np_parse_size(v);
+    if (n < 1 || n > SIZE_MAX_SLOTS) {
+        np_error(NP_EINVAL, "NANOPROF_BLOCKS", "not a number of slots from 1 to 256M");
+        return;
+    }
+    n = round_pow2(n);
+    if (n == static_table.mask + 1)
+        return;
+    void *m = mmap(NULL, sizeof(struct table) + n * sizeof(struct slot), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+        np_error(NP_ESMALL, "NANOPROF_BLOCKS", "cannot map a table of that size");
+        return;
+    }
+    struct table *t = m;
+    t->mask = n - 1;
+    t->slots = (struct slot *)(t + 1);
+    for (uint64_t i = 0; i <= static_table.mask; i++) {
+        const struct slot *s = &static_slots[i];
+        if (s->pc && s->count && !table_add(t, s->pc, s->count))
+            __atomic_fetch_add(&lost, s->count, __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&table, t, __ATOMIC_RELEASE);
+}
+
+__attribute__((constructor)) static void blocks_init(void)
+{
+    const char *v = getenv("NANOPROF_BLOCKS");
+    if (v && *v)
+        resize_from_env(v);
+    v = getenv("NANOPROF_BLOCKS_LOG");
+    if (v && *v) {
+        uint64_t n = np_parse_size(v);
+        if (n < 1 || n > SIZE_MAX_SLOTS)
+            np_error(NP_EINVAL, "NANOPROF_BLOCKS_LOG", "not a number of entries from 1 to 256M");
+        else
+            np_blocks_log((size_t)n);
+    }
+    pthread_atfork(NULL, NULL, fork_child);
+}
