@@ -14,6 +14,10 @@
 # NP_BENCH_UFTRACE_PROCS processes (default 2) of 1 run at each of
 # NP_BENCH_UFTRACE_OFFSETS placements (default 4): it keeps every call.
 #
+# Then one NP_SECTION_BEGIN/END pair against two counter reads
+# (bench_sections, NP_BENCH_PROCS processes, the best ratio), and the
+# recording figures (record.sh).
+#
 # Overhead per call = (time of the variant - time uninstrumented) / calls,
 # where calls is counted by bench_<w>_count (hooks that count entries).
 set -eu
@@ -220,6 +224,27 @@ target "function cost / two clock reads (libnanoprof.a)" cost clock2 1.15
 target "function cost / two clock reads (-cost.a)" c_cost clock2 1.15
 target "function cost / uftrace        (libnanoprof.a)" cost uftrace 0.4
 target "function cost / uftrace        (-cost.a)" c_cost uftrace 0.4
+
+# ---- sections: a begin/end pair against two counter reads -----------------
+# each figure the fastest over the processes, as above
+if [ -x "$B/bench_sections" ]; then
+    echo
+    echo "== sections: one NP_SECTION_BEGIN/END pair against two counter reads (floor)"
+    RES=$TMP/sections.res
+    : >"$RES"
+    i=0
+    while [ $i -lt "$PROCS" ]; do
+        line=$("$B/bench_sections" | grep '^bench=') || { echo "run.sh: bench_sections failed" >&2; exit 1; }
+        echo "pair $(field pair_ns "$line")" >>"$RES"
+        echo "clock2 $(field clock2_ns "$line")" >>"$RES"
+        i=$((i + 1))
+    done
+    awk -v p="$(best pair)" -v c="$(best clock2)" -v k="$(field clock "$line")" 'BEGIN {
+        r = p / c
+        printf "section pair %.2f ns, two counter reads %.2f ns (%s clock)\n", p, c, k
+        printf "%-52s %8s %9.2f %-4s\n", "section pair / two clock reads", "<= 1.25", r, (r <= 1.25 ? "PASS" : "MISS")
+    }'
+fi
 
 # The recording figures (nanoprof record / report against uftrace).
 sh "$(dirname "$0")/record.sh" "$BUILD"

@@ -89,6 +89,14 @@ static inline np_func_stats stats_of(void *stats, const void *fn)
     return s;
 }
 
+/* Section ID's values now (sections.h). */
+static inline np_section_stats section_of(unsigned id)
+{
+    np_section_stats s;
+    assert_int_equal(np_sections_get(id, &s), NP_OK);
+    return s;
+}
+
 /* Fails unless LINE matches the extended regular expression PATTERN. */
 static inline void match_line(const char *line, const char *pattern)
 {

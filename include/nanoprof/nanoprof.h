@@ -95,5 +95,7 @@ NP_API void np_thread_switch(np_thread *from, np_thread *to);
 #include "nanoprof/blocks.h"
 #include "nanoprof/calltrace.h"
 #include "nanoprof/cost.h"
+#include "nanoprof/sections.h"
+#include "nanoprof/bins.h"
 
 #endif

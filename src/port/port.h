@@ -40,6 +40,19 @@ static inline __attribute__((always_inline)) uint64_t np_port_counter(void)
 #endif
 }
 
+/* CLOCK_MONOTONIC in ns. */
+uint64_t np_port_wall_ns(void);
+
+/* Wall time now in ticks of the chosen clock: the counter when it is the
+ * CPU's counter, else CLOCK_MONOTONIC in ns (a thread's CPU time would not
+ * be wall time); np_port_ns_per_tick() converts both. */
+static inline __attribute__((always_inline)) uint64_t np_port_wall_ticks(void)
+{
+    if (__builtin_expect(np_clock_kind == NP_CLOCK_COUNTER, 1))
+        return np_port_counter();
+    return np_port_wall_ns();
+}
+
 /* Raw time now, before the thread's switched-out time is taken off. */
 static inline __attribute__((always_inline)) uint64_t np_port_ticks(void)
 {
@@ -80,5 +93,34 @@ int np_port_symbolize(const void *addr, char *buf, size_t len);
 /* The same, and *OFFSET (when found and OFFSET is not NULL) gets ADDR's
  * distance from the function's start. */
 int np_port_symbolize_at(const void *addr, char *buf, size_t len, uint64_t *offset);
+
+/* ---- Hardware event counters (sections) ----------------------------------
+ * Two counters per OS thread, counting user-space instructions and cache
+ * misses (Linux: perf_event_open, read with one read()). */
+#define NP_HW_EVENTS 2
+/* Opens the calling thread's counters (once; they are closed when the
+ * thread ends). Returns 1 when they count, 0 when refused, with *REASON
+ * (if REASON is not NULL) saying why. */
+int np_port_hw_open(const char **reason);
+/* The calling thread's counts since np_port_hw_open; 0 when unreadable. */
+int np_port_hw_read(uint64_t v[NP_HW_EVENTS]);
+/* What counter I counts, as dumps print it ("instructions", ...). */
+const char *np_port_hw_name(int i);
+
+/* ---- Periodic tick (bins) -------------------------------------------------
+ * Calls FN HZ times a second until np_port_tick_stop: from a signal handler
+ * on hosts, from a timer interrupt on targets. FN receives the ticks that
+ * came due since the previous call without a call of their own (signal
+ * blocked, process not running: timer overruns). FN must be
+ * async-signal-safe. Returns the signal used (> 0; 1 where there is none),
+ * or 0 with *REASON saying why the timer could not be set up. */
+int np_port_tick_start(unsigned hz, void (*fn)(uint32_t late), const char **reason);
+void np_port_tick_stop(void);
+/* Waits US microseconds (resuming after signals). */
+void np_port_delay_us(uint32_t us);
+/* Calls FN every SECONDS seconds from its own thread until
+ * np_port_periodic_stop; 0 when the thread could not be made. */
+int np_port_periodic_start(unsigned seconds, void (*fn)(void));
+void np_port_periodic_stop(void);
 
 #endif

@@ -24,11 +24,15 @@
 #include <link.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#ifdef __linux__
+#include <linux/perf_event.h>
+#endif
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
 #include <sys/rseq.h>
 #define NP_HAVE_RSEQ 1
@@ -429,4 +433,288 @@ int np_port_symbolize_at(const void *addr, char *buf, size_t len, uint64_t *offs
 int np_port_symbolize(const void *addr, char *buf, size_t len)
 {
     return np_port_symbolize_at(addr, buf, len, NULL);
+}
+
+/* ---- hardware event counters -------------------------------------------
+ * One perf_event group per thread: instructions leading, cache misses in
+ * its group, user space only (what perf_event_paranoid 2 still allows),
+ * read together with one read(). NANOPROF_NO_PERF=1 refuses them (to see
+ * the time-only path on a machine that has them); NANOPROF_PERF_EVENTS=
+ * software counts task-clock and page-faults instead, software events
+ * every kernel has, so the counting path can be exercised where the
+ * machine has no PMU (a VM). */
+static __thread int hw_fd = -1, hw_fd2 = -1;
+static int hw_software;
+static const char *hw_refused; /* set once: the environment refuses */
+static pthread_once_t hw_once = PTHREAD_ONCE_INIT;
+static pthread_key_t hw_key;
+
+static void hw_close(void *arg)
+{
+    (void)arg;
+    if (hw_fd2 >= 0)
+        close(hw_fd2);
+    if (hw_fd >= 0)
+        close(hw_fd);
+    hw_fd = hw_fd2 = -1;
+}
+
+/* A forked child has the parent's descriptors, which count the parent's
+ * thread: it opens its own at its next section. */
+static void hw_after_fork(void)
+{
+    hw_close(NULL);
+}
+
+static void hw_setup(void)
+{
+    const char *no = getenv("NANOPROF_NO_PERF");
+    const char *ev = getenv("NANOPROF_PERF_EVENTS");
+    if (no && *no && strcmp(no, "0") != 0)
+        hw_refused = "NANOPROF_NO_PERF is set";
+    hw_software = ev && strcmp(ev, "software") == 0;
+    pthread_key_create(&hw_key, hw_close);
+    pthread_atfork(NULL, NULL, hw_after_fork);
+}
+
+const char *np_port_hw_name(int i)
+{
+    static const char *const hw[NP_HW_EVENTS] = { "instructions", "cache-misses" };
+    static const char *const sw[NP_HW_EVENTS] = { "task-clock", "page-faults" };
+    return i < 0 || i >= NP_HW_EVENTS ? "?" : hw_software ? sw[i] : hw[i];
+}
+
+#ifdef __linux__
+static int hw_event(int i, int group)
+{
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    if (hw_software) {
+        a.type = PERF_TYPE_SOFTWARE;
+        a.config = i == 0 ? PERF_COUNT_SW_TASK_CLOCK : PERF_COUNT_SW_PAGE_FAULTS;
+    } else {
+        a.type = PERF_TYPE_HARDWARE;
+        a.config = i == 0 ? PERF_COUNT_HW_INSTRUCTIONS : PERF_COUNT_HW_CACHE_MISSES;
+    }
+    a.read_format = PERF_FORMAT_GROUP;
+    a.exclude_kernel = 1;
+    a.exclude_hv = 1;
+    return (int)syscall(SYS_perf_event_open, &a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
+}
+
+static const char *hw_errno_reason(int e)
+{
+    switch (e) {
+    case ENOENT: case ENODEV: case EOPNOTSUPP:
+        return "no hardware counters here, as in most virtual machines";
+    case EACCES: case EPERM:
+        return "not permitted: see /proc/sys/kernel/perf_event_paranoid";
+    case ENOSYS:
+        return "perf_event_open is not available";
+    case EMFILE: case ENFILE:
+        return "out of file descriptors";
+    default:
+        return "perf_event_open failed";
+    }
+}
+#endif
+
+int np_port_hw_open(const char **reason)
+{
+    const char *why = "hardware counters are supported on Linux only";
+    pthread_once(&hw_once, hw_setup);
+    if (hw_fd >= 0)
+        return 1;
+#ifdef __linux__
+    if (hw_refused) {
+        why = hw_refused;
+    } else {
+        int fd = hw_event(0, -1);
+        int fd2 = fd >= 0 ? hw_event(1, fd) : -1;
+        if (fd2 >= 0) {
+            hw_fd = fd;
+            hw_fd2 = fd2;
+            pthread_setspecific(hw_key, (void *)1); /* closes them at thread exit */
+            return 1;
+        }
+        why = hw_errno_reason(errno);
+        if (fd >= 0)
+            close(fd);
+    }
+#endif
+    if (reason)
+        *reason = why;
+    return 0;
+}
+
+int np_port_hw_read(uint64_t v[NP_HW_EVENTS])
+{
+    uint64_t buf[1 + NP_HW_EVENTS]; /* PERF_FORMAT_GROUP: nr, then values */
+    if (hw_fd < 0 || read(hw_fd, buf, sizeof buf) != (ssize_t)sizeof buf || buf[0] != NP_HW_EVENTS)
+        return 0;
+    for (int i = 0; i < NP_HW_EVENTS; i++)
+        v[i] = buf[1 + i];
+    return 1;
+}
+
+/* ---- periodic tick: a POSIX timer and a real-time signal -----------------
+ * The signal is the highest real-time signal nobody has a handler for, so
+ * that it clashes neither with SIGPROF (the sampler) nor with a program's
+ * own SIGALRM. */
+static void (*tick_fn)(uint32_t late);
+static timer_t tick_timer;
+static int tick_signo;
+
+static void on_tick_signal(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    int over = timer_getoverrun(__atomic_load_n(&tick_timer, __ATOMIC_ACQUIRE));
+    void (*fn)(uint32_t) = __atomic_load_n(&tick_fn, __ATOMIC_ACQUIRE);
+    if (fn)
+        fn(over > 0 ? (uint32_t)over : 0);
+    errno = saved;
+}
+
+static int free_rt_signal(void)
+{
+    for (int s = SIGRTMAX; s >= SIGRTMIN; s--) {
+        struct sigaction old;
+        if (sigaction(s, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+            return s;
+    }
+    return 0;
+}
+
+int np_port_tick_start(unsigned hz, void (*fn)(uint32_t late), const char **reason)
+{
+    int sig = free_rt_signal();
+    if (!sig) {
+        *reason = "every real-time signal has a handler already";
+        return 0;
+    }
+    __atomic_store_n(&tick_fn, fn, __ATOMIC_RELEASE);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_tick_signal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_SIGNAL;
+    ev.sigev_signo = sig;
+    timer_t timer;
+    if (sigaction(sig, &sa, NULL) != 0 || timer_create(CLOCK_MONOTONIC, &ev, &timer) != 0) {
+        signal(sig, SIG_DFL);
+        *reason = "timer_create failed";
+        return 0;
+    }
+    __atomic_store_n(&tick_timer, timer, __ATOMIC_RELEASE);
+    long period = 1000000000L / (long)hz;
+    struct itimerspec it = { { period / 1000000000L, period % 1000000000L },
+                             { period / 1000000000L, period % 1000000000L } };
+    if (timer_settime(tick_timer, 0, &it, NULL) != 0) {
+        timer_delete(tick_timer);
+        signal(sig, SIG_DFL);
+        *reason = "timer_settime failed";
+        return 0;
+    }
+    tick_signo = sig;
+    return sig;
+}
+
+void np_port_tick_stop(void)
+{
+    if (!tick_signo)
+        return;
+    timer_delete(tick_timer);
+    /* Ignoring discards a signal still pending, which would otherwise
+     * meet the default action (termination) once the handler is gone. */
+    signal(tick_signo, SIG_IGN);
+    signal(tick_signo, SIG_DFL);
+    __atomic_store_n(&tick_fn, NULL, __ATOMIC_RELEASE);
+    tick_signo = 0;
+}
+
+/* nanosleep, not clock_nanosleep: ThreadSanitizer delivers signals that
+ * arrive during the former (a blocking call it knows) at once, and would
+ * hold back the bins ticks during the latter. */
+void np_port_delay_us(uint32_t us)
+{
+    uint64_t end = ns_of(CLOCK_MONOTONIC) + (uint64_t)us * 1000u;
+    for (;;) {
+        uint64_t now = ns_of(CLOCK_MONOTONIC);
+        if (now >= end)
+            return;
+        struct timespec left = { (time_t)((end - now) / 1000000000u), (long)((end - now) % 1000000000u) };
+        nanosleep(&left, NULL);
+    }
+}
+
+/* ---- periodic thread ------------------------------------------------------ */
+static pthread_t per_thread;
+static pthread_mutex_t per_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t per_cond;
+static int per_running, per_stop;
+static unsigned per_seconds;
+static void (*per_fn)(void);
+
+static void *periodic_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&per_lock);
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    while (!per_stop) {
+        next.tv_sec += per_seconds;
+        while (!per_stop && pthread_cond_timedwait(&per_cond, &per_lock, &next) != ETIMEDOUT)
+            ;
+        if (per_stop)
+            break;
+        pthread_mutex_unlock(&per_lock);
+        per_fn();
+        pthread_mutex_lock(&per_lock);
+    }
+    pthread_mutex_unlock(&per_lock);
+    return NULL;
+}
+
+int np_port_periodic_start(unsigned seconds, void (*fn)(void))
+{
+    np_port_periodic_stop();
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&per_cond, &ca);
+    pthread_condattr_destroy(&ca);
+    per_seconds = seconds;
+    per_fn = fn;
+    per_stop = 0;
+    /* The thread blocks every signal: the tick goes to the program's
+     * threads, and the thread's waits are never interrupted. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int ok = pthread_create(&per_thread, NULL, periodic_main, NULL) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!ok) {
+        pthread_cond_destroy(&per_cond);
+        return 0;
+    }
+    per_running = 1;
+    return 1;
+}
+
+void np_port_periodic_stop(void)
+{
+    if (!per_running)
+        return;
+    pthread_mutex_lock(&per_lock);
+    per_stop = 1;
+    pthread_cond_signal(&per_cond);
+    pthread_mutex_unlock(&per_lock);
+    pthread_join(per_thread, NULL);
+    pthread_cond_destroy(&per_cond);
+    per_running = 0;
 }

@@ -125,9 +125,6 @@ struct np_rec_config {
 
 extern struct np_rec_config np_rec_cfg;
 
-/* posix.c: CLOCK_MONOTONIC in ns (the recording clock without a counter). */
-uint64_t np_port_wall_ns(void);
-
 /* record_hot.h's slow path: switch, full buffer, lost events. */
 void np_rec_slow(struct np_thread *t, uint64_t w0);
 

@@ -1,0 +1,249 @@
+/* bins.c - the bins histogram (bins.h): a microcontroller profiler's
+ * "which bin is the program in" counter array, ticked by a periodic timer.
+ * Everything the tick touches is a lock-free atomic: it runs in a signal
+ * handler (or an interrupt), possibly on two threads at once. */
+#include "hooks.h"
+#include "output.h"
+#include "../port/port.h"
+#include "nanoprof/bins.h"
+
+#ifndef NP_BIN_COUNTER_BITS
+#define NP_BIN_COUNTER_BITS 32
+#endif
+#if NP_BIN_COUNTER_BITS == 16
+typedef uint16_t bin_count;
+#define BIN_COUNT_MAX UINT16_MAX
+#elif NP_BIN_COUNTER_BITS == 32
+typedef uint32_t bin_count;
+#define BIN_COUNT_MAX UINT32_MAX
+#else
+#error "NP_BIN_COUNTER_BITS must be 16 or 32"
+#endif
+
+#define NP_BINS_MAX 256
+#define HZ_MAX 100000u
+
+unsigned np_bin_current = 1;
+
+static bin_count counts[NP_BINS_MAX];
+static const char *names[NP_BINS_MAX];
+static unsigned nbins;        /* 0 when not running */
+static uint64_t out_of_range, late_ticks;
+static int state;             /* 0 stopped, 1 starting or stopping, 2 running */
+static int signo;
+static int dumping;
+
+/* Adds N to *C, stopping at the counter's maximum. */
+static void count_in(bin_count *c, uint32_t n)
+{
+    bin_count v = __atomic_load_n(c, __ATOMIC_RELAXED), to;
+    do
+        to = (uint32_t)(BIN_COUNT_MAX - v) <= n ? BIN_COUNT_MAX : (bin_count)(v + n);
+    while (v != BIN_COUNT_MAX &&
+           !__atomic_compare_exchange_n(c, &v, to, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+
+/* LATE ticks came due before this one without a signal of their own (the
+ * process was not running, or the signal was blocked): the kernel keeps one
+ * signal pending and counts the rest. They go to the current bin too,
+ * which is where a process that was not running still is. */
+static void tick(uint32_t late)
+{
+    unsigned n = __atomic_load_n(&nbins, __ATOMIC_ACQUIRE);
+    if (!n)
+        return;
+    unsigned b = __atomic_load_n(&np_bin_current, __ATOMIC_RELAXED);
+    if (b < n)
+        count_in(&counts[b], 1 + late);
+    else
+        __atomic_fetch_add(&out_of_range, 1 + (uint64_t)late, __ATOMIC_RELAXED);
+    if (late)
+        __atomic_fetch_add(&late_ticks, late, __ATOMIC_RELAXED);
+}
+
+void np_bins_tick(void)
+{
+    tick(0);
+}
+
+/* Makes B current; returns the bin that was. */
+static unsigned enter_bin(unsigned b)
+{
+    unsigned prev = __atomic_exchange_n(&np_bin_current, b, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    return prev;
+}
+
+/* Makes PREV current again, unless the program marked another bin since
+ * (from another thread): that mark wins. */
+static void leave_bin(unsigned b, unsigned prev)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_compare_exchange_n(&np_bin_current, &b, prev, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+static unsigned last_bin(void)
+{
+    unsigned n = __atomic_load_n(&nbins, __ATOMIC_ACQUIRE);
+    return n ? n - 1 : 0;
+}
+
+unsigned np_bins_idle_begin(void)
+{
+    return enter_bin(last_bin());
+}
+
+void np_bins_idle_end(unsigned previous)
+{
+    leave_bin(last_bin(), previous);
+}
+
+void np_bins_delay_us(uint32_t us)
+{
+    unsigned prev = np_bins_idle_begin();
+    np_port_delay_us(us);
+    np_bins_idle_end(prev);
+}
+
+static void forget(void)
+{
+    for (unsigned i = 0; i < NP_BINS_MAX; i++) {
+        __atomic_store_n(&counts[i], 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&names[i], NULL, __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&out_of_range, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&late_ticks, 0, __ATOMIC_RELAXED);
+}
+
+int np_bins_init(unsigned n, unsigned hz)
+{
+    if (n < 3 || n > NP_BINS_MAX || hz > HZ_MAX)
+        return np_error(NP_EINVAL, "np_bins_init", "needs 3 to 256 bins and at most 100000 ticks a second");
+    int expect = 0;
+    if (!__atomic_compare_exchange_n(&state, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return np_error(NP_EALREADY, "np_bins_init", "already running (np_bins_shutdown first)");
+    for (unsigned i = 0; i < NP_BINS_MAX; i++)
+        __atomic_store_n(&counts[i], 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&out_of_range, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&late_ticks, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&np_bin_current, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&nbins, n, __ATOMIC_RELEASE);
+    if (hz) {
+        const char *why = NULL;
+        int sig = np_port_tick_start(hz, tick, &why);
+        if (!sig) {
+            __atomic_store_n(&nbins, 0, __ATOMIC_RELEASE);
+            __atomic_store_n(&state, 0, __ATOMIC_RELEASE);
+            return np_error(NP_EINVAL, "np_bins_init", why);
+        }
+        __atomic_store_n(&signo, sig, __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&state, 2, __ATOMIC_RELEASE);
+    return NP_OK;
+}
+
+int np_bins_shutdown(void)
+{
+    int expect = 2;
+    if (!__atomic_compare_exchange_n(&state, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return np_error(NP_ENOTINIT, "np_bins_shutdown", "bins are not running");
+    np_port_periodic_stop();
+    np_port_tick_stop();
+    __atomic_store_n(&signo, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&nbins, 0, __ATOMIC_RELEASE);
+    forget();
+    __atomic_store_n(&state, 0, __ATOMIC_RELEASE);
+    return NP_OK;
+}
+
+int np_bin_name(unsigned n, const char *name)
+{
+    unsigned running = __atomic_load_n(&nbins, __ATOMIC_ACQUIRE);
+    if (n >= NP_BINS_MAX || (running && n >= running))
+        return np_error(NP_EINVAL, "np_bin_name", "bin out of range");
+    __atomic_store_n(&names[n], name, __ATOMIC_RELEASE);
+    return NP_OK;
+}
+
+/* "(<n><after>" */
+static void note(uint64_t n, const char *after)
+{
+    struct np_line l = { 0 };
+    np_line_str(&l, "(");
+    np_line_u64(&l, n);
+    np_line_str(&l, after);
+    np_line_emit(&l);
+}
+
+int np_bins_dump(void)
+{
+    if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 2)
+        return np_error(NP_ENOTINIT, "np_bins_dump", "bins are not running");
+    unsigned prev = enter_bin(0);
+    /* One dump at a time (the periodic one and the program's), so that
+     * their lines do not interleave. */
+    while (__atomic_exchange_n(&dumping, 1, __ATOMIC_ACQUIRE))
+        np_port_relax();
+    unsigned n = __atomic_load_n(&nbins, __ATOMIC_ACQUIRE);
+    for (unsigned b = 0; b < n; b++) {
+        /* exchange: a tick between reading and clearing is not lost */
+        bin_count c = __atomic_exchange_n(&counts[b], 0, __ATOMIC_RELAXED);
+        const char *name = __atomic_load_n(&names[b], __ATOMIC_ACQUIRE);
+        struct np_line l = { 0 };
+        np_line_u64(&l, b);
+        np_line_str(&l, " ");
+        np_line_str(&l, name ? name : "-");
+        np_line_str(&l, " ");
+        np_line_u64(&l, c);
+        if (c == BIN_COUNT_MAX)
+            np_line_str(&l, " (saturated)");
+        np_line_emit(&l);
+    }
+    uint64_t oor = __atomic_exchange_n(&out_of_range, 0, __ATOMIC_RELAXED);
+    uint64_t late = __atomic_exchange_n(&late_ticks, 0, __ATOMIC_RELAXED);
+    if (oor)
+        note(oor, " ticks in bins out of range)");
+    if (late)
+        note(late, " ticks counted late: the timer signal was blocked or the program was not running)");
+    __atomic_store_n(&dumping, 0, __ATOMIC_RELEASE);
+    leave_bin(0, prev);
+    return NP_OK;
+}
+
+static void periodic_dump(void)
+{
+    np_bins_dump();
+}
+
+int np_bins_dump_every(unsigned seconds)
+{
+    if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 2)
+        return np_error(NP_ENOTINIT, "np_bins_dump_every", "bins are not running");
+    if (!seconds) {
+        np_port_periodic_stop();
+        return NP_OK;
+    }
+    if (!np_port_periodic_start(seconds, periodic_dump))
+        return np_error(NP_EINVAL, "np_bins_dump_every", "could not start the dump thread");
+    return NP_OK;
+}
+
+uint32_t np_bins_count(unsigned n)
+{
+    return n < NP_BINS_MAX ? __atomic_load_n(&counts[n], __ATOMIC_RELAXED) : 0;
+}
+
+uint32_t np_bins_counter_max(void)
+{
+    return BIN_COUNT_MAX;
+}
+
+unsigned np_bins_max(void)
+{
+    return NP_BINS_MAX;
+}
+
+int np_bins_signal(void)
+{
+    return __atomic_load_n(&signo, __ATOMIC_RELAXED);
+}

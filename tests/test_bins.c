@@ -1,0 +1,227 @@
+/* test_bins.c - the bins histogram: a known split of time at 1 kHz, the
+ * delay wrapper in the last bin, ticks late while the signal is blocked,
+ * the exact dump format
+ * with ticks given by hand (hz 0), clearing, names, saturation, and
+ * misuse. Built twice: with the configured counters (test_bins) and with
+ * 16-bit ones (test_bins16, NP_TEST_BIN_BITS=16). */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "support.h"
+#include "workload.h"
+
+static struct capture cap;
+
+static int teardown(void **state)
+{
+    (void)state;
+    np_output_set(discard_write, NULL);
+    np_bins_shutdown();
+    np_output_set(NULL, NULL);
+    return 0;
+}
+
+/* Dumps into cap.text. */
+static void dump_lines(void)
+{
+    capture_start(&cap);
+    assert_int_equal(np_bins_dump(), NP_OK);
+    capture_stop();
+}
+
+static void known_split(void **state)
+{
+    (void)state;
+    assert_int_equal(np_bins_init(4, 1000), NP_OK);
+    assert_true(np_bins_signal() >= SIGRTMIN && np_bins_signal() <= SIGRTMAX);
+    uint64_t t0 = mono_ns();
+    NP_BIN(1);
+    spin_wall_ns(300000000);
+    uint64_t t1 = mono_ns();
+    NP_BIN(2);
+    spin_wall_ns(100000000);
+    NP_BIN(1);
+    uint64_t t2 = mono_ns();
+    uint32_t c1 = np_bins_count(1), c2 = np_bins_count(2);
+    /* 1 tick per ms of wall time (300 and 100 ms, more on a loaded
+     * machine); a tick late across the switch from bin 1 to 2 lands in 2:
+     * allow 10% and 10 ticks */
+    double ms1 = (double)(t1 - t0) / 1e6, ms2 = (double)(t2 - t1) / 1e6;
+    if (c1 < 0.9 * ms1 - 10 || c1 > ms1 + 10 || c2 < 0.9 * ms2 - 10 || c2 > ms2 + 10)
+        fail_msg("bins 1 and 2 counted %u and %u ticks in %.1f and %.1f ms", c1, c2, ms1, ms2);
+    double share = (double)c1 / (double)(c1 + c2), want = ms1 / (ms1 + ms2);
+    if (share < want - 0.04 || share > want + 0.04)
+        fail_msg("bin 1 has %.3f of the ticks, expected %.3f", share, want);
+    assert_int_equal(np_bins_count(3), 0);
+    assert_int_equal(np_bins_count(0), 0);
+}
+
+static void delay_in_last_bin(void **state)
+{
+    (void)state;
+    assert_int_equal(np_bins_init(5, 1000), NP_OK);
+    NP_BIN(2);
+    uint64_t t0 = mono_ns();
+    np_bins_delay_us(100000);
+    uint64_t slept = mono_ns() - t0;
+    assert_true(slept >= 100000000u);
+    assert_int_equal(np_bin_current, 2); /* restored */
+    uint32_t last = np_bins_count(4);
+    assert_in_range(last, 90, slept / 1000000 + 2);
+    assert_true(np_bins_count(2) <= 2);
+
+    unsigned prev = np_bins_idle_begin();
+    assert_int_equal(prev, 2);
+    assert_int_equal(np_bin_current, 4);
+    np_bins_idle_end(prev);
+    assert_int_equal(np_bin_current, 2);
+}
+
+/* While every thread blocks the signal, ticks come due without a signal:
+ * they are counted late, in the bin current when it is unblocked, and the
+ * dump says how many. */
+static void blocked_signal_counted_late(void **state)
+{
+    (void)state;
+    assert_int_equal(np_bins_init(3, 1000), NP_OK);
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, np_bins_signal());
+    NP_BIN(1);
+    uint64_t t0 = mono_ns();
+    assert_int_equal(pthread_sigmask(SIG_BLOCK, &set, &old), 0);
+    uint32_t before = np_bins_count(1);
+    spin_wall_ns(50000000);
+    assert_int_equal(np_bins_count(1), before); /* nothing while blocked */
+    NP_BIN(2);
+    assert_int_equal(pthread_sigmask(SIG_SETMASK, &old, NULL), 0);
+    spin_wall_ns(2000000); /* the pending one is delivered */
+    NP_BIN(1);
+    uint64_t ms = (mono_ns() - t0) / 1000000; /* 52, more on a loaded machine */
+    assert_in_range(np_bins_count(2), 45, ms + 2);
+    dump_lines();
+    match_line(cap.text, "\n\\([0-9]+ ticks counted late: the timer signal was blocked or the program was not running\\)\n$");
+    const char *p = strstr(cap.text, "\n(");
+    assert_non_null(p);
+    assert_in_range(strtoul(p + 2, NULL, 10), 40, ms + 2);
+}
+
+/* hz 0: no timer; the program ticks. Counts are exact. */
+static void dump_format_and_clear(void **state)
+{
+    (void)state;
+    assert_int_equal(np_bins_init(5, 0), NP_OK);
+    assert_int_equal(np_bins_signal(), 0);
+    assert_int_equal(np_bin_name(1, "parse"), NP_OK);
+    assert_int_equal(np_bin_name(3, "emit"), NP_OK);
+    NP_BIN(1);
+    for (int i = 0; i < 3; i++)
+        np_bins_tick();
+    NP_BIN(3);
+    np_bins_tick();
+    np_bins_tick();
+    unsigned prev = np_bins_idle_begin();
+    np_bins_tick();
+    np_bins_idle_end(prev);
+    dump_lines();
+    assert_string_equal(cap.text, "0 - 0\n"
+                                  "1 parse 3\n"
+                                  "2 - 0\n"
+                                  "3 emit 2\n"
+                                  "4 - 1\n");
+    assert_int_equal(np_bin_current, 3); /* the dump counted itself in bin 0, then gave it back */
+    dump_lines();
+    assert_string_equal(cap.text, "0 - 0\n1 parse 0\n2 - 0\n3 emit 0\n4 - 0\n");
+    /* a mark beyond the bins: counted apart */
+    NP_BIN(7);
+    np_bins_tick();
+    np_bins_tick();
+    NP_BIN(2);
+    np_bins_tick();
+    dump_lines();
+    assert_string_equal(cap.text, "0 - 0\n1 parse 0\n2 - 1\n3 emit 0\n4 - 0\n(2 ticks in bins out of range)\n");
+}
+
+static void counters_saturate(void **state)
+{
+    (void)state;
+    uint32_t max = np_bins_counter_max();
+#ifdef NP_TEST_BIN_BITS
+    assert_int_equal(max, 65535);
+#else
+    assert_true(max == 65535 || max == UINT32_MAX);
+#endif
+    assert_int_equal(np_bins_init(3, 0), NP_OK);
+    NP_BIN(1);
+    for (uint32_t i = 0; i < 70000; i++)
+        np_bins_tick();
+    NP_BIN(2);
+    for (uint32_t i = 0; i < 5; i++)
+        np_bins_tick();
+    dump_lines();
+    if (max == 65535)
+        assert_string_equal(cap.text, "0 - 0\n1 - 65535 (saturated)\n2 - 5\n");
+    else
+        assert_string_equal(cap.text, "0 - 0\n1 - 70000\n2 - 5\n");
+    dump_lines(); /* cleared: counting starts again */
+    assert_string_equal(cap.text, "0 - 0\n1 - 0\n2 - 0\n");
+}
+
+static void dump_every(void **state)
+{
+    (void)state;
+    assert_int_equal(np_bins_init(3, 0), NP_OK);
+    capture_start(&cap);
+    NP_BIN(2);
+    np_bins_tick();
+    assert_int_equal(np_bins_dump_every(1), NP_OK);
+    usleep(1300000);
+    assert_int_equal(np_bins_dump_every(0), NP_OK); /* joins the thread */
+    capture_stop();
+    assert_string_equal(cap.text, "0 - 0\n1 - 0\n2 - 1\n");
+    assert_int_equal(np_bin_current, 2);
+}
+
+static void misuse(void **state)
+{
+    (void)state;
+    capture_start(&cap);
+    assert_int_equal(np_bins_dump(), NP_ENOTINIT);
+    assert_int_equal(np_bins_shutdown(), NP_ENOTINIT);
+    assert_int_equal(np_bins_dump_every(1), NP_ENOTINIT);
+    assert_int_equal(np_bins_init(2, 1000), NP_EINVAL);
+    assert_int_equal(np_bins_init(np_bins_max() + 1, 1000), NP_EINVAL);
+    assert_int_equal(np_bins_init(3, 100001), NP_EINVAL);
+    assert_int_equal(np_bins_init(3, 0), NP_OK);
+    assert_int_equal(np_bins_init(3, 0), NP_EALREADY);
+    assert_int_equal(np_bin_name(3, "x"), NP_EINVAL);
+    assert_int_equal(np_bins_count(np_bins_max()), 0);
+    capture_stop();
+    assert_non_null(strstr(cap.text, "nanoprof: np_bins_dump: bins are not running\n"));
+    assert_non_null(strstr(cap.text, "nanoprof: np_bins_init: already running (np_bins_shutdown first)\n"));
+    assert_non_null(strstr(cap.text, "nanoprof: np_bin_name: bin out of range\n"));
+    assert_int_equal(np_bin_name(1, "named"), NP_OK);
+    NP_BIN(1);
+    np_bins_tick();
+    assert_int_equal(np_bins_shutdown(), NP_OK);
+    /* names and counts are forgotten; init works again */
+    assert_int_equal(np_bins_init(3, 0), NP_OK);
+    dump_lines();
+    assert_string_equal(cap.text, "0 - 0\n1 - 0\n2 - 0\n");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(known_split, teardown),
+        cmocka_unit_test_teardown(delay_in_last_bin, teardown),
+        cmocka_unit_test_teardown(blocked_signal_counted_late, teardown),
+        cmocka_unit_test_teardown(dump_format_and_clear, teardown),
+        cmocka_unit_test_teardown(counters_saturate, teardown),
+        cmocka_unit_test_teardown(dump_every, teardown),
+        cmocka_unit_test_teardown(misuse, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
