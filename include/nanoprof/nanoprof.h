@@ -94,5 +94,6 @@ NP_API void np_thread_switch(np_thread *from, np_thread *to);
 
 #include "nanoprof/calltrace.h"
 #include "nanoprof/cost.h"
+#include "nanoprof/sample.h"
 
 #endif
