@@ -223,3 +223,5 @@ target "function cost / uftrace        (-cost.a)" c_cost uftrace 0.4
 
 # The recording figures (nanoprof record / report against uftrace).
 sh "$(dirname "$0")/record.sh" "$BUILD"
+# The sampling figure (nanoprof record --sample on the uninstrumented build).
+sh "$(dirname "$0")/sample.sh" "$BUILD"

@@ -873,7 +873,8 @@ static void fork_child(void)
         return;
     }
     if (np_sample_wanted()) {
-        start_writer_locked();
+        if (!NP_UNDER_TSAN) /* else at the first hook's full buffer: samples past one buffer are dropped */
+            start_writer_locked();
         np_sample_file_opened(R.fd);
         np_sample_fork_child(own);
     }

@@ -50,6 +50,20 @@ enum np_raw_kind {
 #define NP_RAW_SAMPLE_SKIPPED(v) (((v) >> 32) & 0xffffff)
 #define NP_RAW_SAMPLE_FIELD_MAX 0xffffffu
 
+/* Built with ThreadSanitizer (the runtime itself): its pthread_create
+ * comes before the runtime's, and it refuses threads started in a forked
+ * child of a threaded process (sample.c, record.c). */
+#if defined(__SANITIZE_THREAD__)
+#define NP_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define NP_UNDER_TSAN 1
+#endif
+#endif
+#ifndef NP_UNDER_TSAN
+#define NP_UNDER_TSAN 0
+#endif
+
 /* The fast path stops this many records short of a buffer's end, so that
  * the slow path always has room for LOST, SWITCH and the event itself. */
 #define NP_REC_RESERVE 4

@@ -47,6 +47,17 @@
 #define MAX_FRAMES 128
 _Static_assert(MAX_FRAMES <= NP_SAMPLE_MAX_FRAMES && MAX_FRAMES <= 255, "frame count field");
 
+/* Not instrumented by sanitizers: the frame walk reads other functions'
+ * frames; the interposed functions are called by a sanitizer's runtime
+ * while it starts, before instrumented code may run. */
+#define UNSANITIZED __attribute__((no_sanitize_address, no_sanitize_thread, no_sanitize_undefined))
+
+/* Under ThreadSanitizer (the runtime built with it), the sanitizer's
+ * pthread_create comes first and calls ours: a start routine of ours would
+ * run before the sanitizer has set the thread up, so threads are not
+ * wrapped there (docs/sampling.md). */
+#define WRAP_THREADS (!NP_UNDER_TSAN)
+
 #define LOAD(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
 #define STORE(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
 
@@ -128,10 +139,8 @@ static void chain(int sig, siginfo_t *si, void *uc)
  * it is read (at or above the interrupted stack pointer, below the top,
  * aligned, each one above the last), so a program built without frame
  * pointers, whose frame-pointer register holds anything, gives a shorter
- * or wrong stack, never a fault. Not instrumented by sanitizers: it reads
- * other functions' frames. */
-__attribute__((no_sanitize_address, no_sanitize_thread, no_sanitize_undefined)) static unsigned
-walk(const ucontext_t *uc, const struct np_rec_stream *s, uint64_t *out)
+ * or wrong stack, never a fault. */
+UNSANITIZED static unsigned walk(const ucontext_t *uc, const struct np_rec_stream *s, uint64_t *out)
 {
 #if defined(__x86_64__)
     uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP], fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP],
@@ -447,7 +456,7 @@ static void *sampled_start(void *p)
     return st.fn(st.arg);
 }
 
-NP_HOOK int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+UNSANITIZED NP_HOOK int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
     static create_fn real;
     create_fn f = __atomic_load_n(&real, __ATOMIC_ACQUIRE);
@@ -458,7 +467,7 @@ NP_HOOK int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn
         __atomic_store_n(&real, f, __ATOMIC_RELEASE);
     }
     struct start *st;
-    if (internal_create || !LOAD(&S.wanted) || !np_rec_active() || !(st = malloc(sizeof *st)))
+    if (!WRAP_THREADS || internal_create || !LOAD(&S.wanted) || !np_rec_active() || !(st = malloc(sizeof *st)))
         return f(th, attr, fn, arg);
     st->fn = fn;
     st->arg = arg;
@@ -468,7 +477,7 @@ NP_HOOK int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn
     return r;
 }
 
-NP_HOOK int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+UNSANITIZED NP_HOOK int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     sigaction_fn f = real_sigaction;
     if (!f)
@@ -483,7 +492,7 @@ NP_HOOK int sigaction(int sig, const struct sigaction *act, struct sigaction *ol
     return 0;
 }
 
-NP_HOOK sighandler_t signal(int sig, sighandler_t h)
+UNSANITIZED NP_HOOK sighandler_t signal(int sig, sighandler_t h)
 {
     if (sig != SIGPROF || !LOAD(&S.installed)) {
         sighandler_t (*f)(int, sighandler_t) = (sighandler_t(*)(int, sighandler_t))dlsym(RTLD_NEXT, "signal");

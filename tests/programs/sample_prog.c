@@ -37,7 +37,7 @@
 int np_sample_start(unsigned hz) __attribute__((weak));
 int np_sample_stop(void) __attribute__((weak));
 
-static volatile unsigned long sink;
+static __thread volatile unsigned long sink; /* per thread: no race */
 
 static double cpu_ms(void)
 {
@@ -52,9 +52,13 @@ static double cpu_ms(void)
     KEEP void name(double ms)                                                                               \
     {                                                                                                        \
         double end = cpu_ms() + ms;                                                                          \
+        unsigned long acc = 0;                                                                               \
         while (cpu_ms() < end)                                                                               \
-            for (unsigned long i = 0; i < 20000; i++)                                                         \
-                sink += i * (k);                                                                             \
+            for (unsigned long i = 0; i < 20000; i++) {                                                       \
+                acc += i * (k);                                                                              \
+                __asm__ volatile("" : "+r"(acc)); /* kept, in a register: no memory access */                \
+            }                                                                                                \
+        sink += acc;                                                                                         \
     }
 BURN(fa, 3)
 BURN(fb, 5)
