@@ -253,6 +253,22 @@ static void stacks_reach(const struct thr_stat *th, const char *name, double min
                  (unsigned long long)f->samples, root_of(name));
 }
 
+#ifndef SAMPLE_INSTR
+/* The numbers the program printed after FMT1 and FMT2 ("name %d"), or
+ * *A and *B unchanged. */
+static void printed(const struct run *r, const char *fmt1, int *a, const char *fmt2, int *b)
+{
+    FILE *f = fopen(r->out, "r");
+    char line[256];
+    while (f && fgets(line, sizeof line, f)) {
+        sscanf(line, fmt1, a);
+        sscanf(line, fmt2, b);
+    }
+    if (f)
+        fclose(f);
+}
+#endif
+
 /* ---- running ------------------------------------------------------------ */
 
 static void run_mode(struct run *r, const char *mode, const char *const *env)
@@ -422,15 +438,8 @@ static void test_own_handler(void **state)
     struct trace_stat t;
     run_init(&r, "own");
     run_mode(&r, "own", NULL);
-    FILE *f = fopen(r.out, "r");
-    char line[256];
     int own = -1, intact = -1;
-    while (f && fgets(line, sizeof line, f)) {
-        sscanf(line, "own signals %d", &own);
-        sscanf(line, "own handler intact %d", &intact);
-    }
-    if (f)
-        fclose(f);
+    printed(&r, "own signals %d", &own, "own handler intact %d", &intact);
     assert_int_equal(intact, 1);
     if (own < 50 || own > 150)
         fail_msg("the program's handler got %d signals, expected about 100", own);
@@ -452,15 +461,8 @@ static void test_api(void **state)
     run_init(&r, "api");
     run_prog(&r, (char *const[]){ prog, "api", NULL }, NULL, 1);
     assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
-    FILE *f = fopen(r.out, "r");
-    char line[256];
     int start = 1, stop = 1;
-    while (f && fgets(line, sizeof line, f)) {
-        sscanf(line, "start %d", &start);
-        sscanf(line, "stop %d", &stop);
-    }
-    if (f)
-        fclose(f);
+    printed(&r, "start %d", &start, "stop %d", &stop);
     assert_int_equal(start, 0);
     assert_int_equal(stop, 0);
     read_trace(r.dir, &t);
@@ -479,14 +481,8 @@ static void test_api(void **state)
     run_init(&r, "api_off");
     run_prog(&r, (char *const[]){ prog, "api", NULL }, NULL, 0);
     assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
-    f = fopen(r.out, "r");
     start = stop = 1;
-    while (f && fgets(line, sizeof line, f)) {
-        sscanf(line, "start %d", &start);
-        sscanf(line, "stop %d", &stop);
-    }
-    if (f)
-        fclose(f);
+    printed(&r, "start %d", &start, "stop %d", &stop);
     assert_int_equal(start, -4); /* NP_ENOTINIT */
     assert_int_equal(stop, -4);
     char first[1024];

@@ -461,25 +461,39 @@ static void enc_flush(struct enc *e)
     e->prev_pc = 0;
 }
 
-/* A SAMPLE record (trace-format.md): the frame count, the overrun and
- * skipped periods, the PC as a delta from the previous sample's, each
- * caller as a delta from the frame before it. */
-static void enc_sample(struct enc *e, uint64_t tick, unsigned n, uint64_t overrun, uint64_t skipped,
-                       const uint64_t *frames)
+/* Ticks from *PREV to TICK (never backwards, at most 60 bits); TICK, or
+ * *PREV if it is earlier, becomes *PREV. */
+static inline __attribute__((always_inline)) uint64_t ev_dt(uint64_t *prev, uint64_t tick)
+{
+    if ((int64_t)(tick - *prev) < 0)
+        tick = *prev;
+    uint64_t dt = tick - *prev;
+    if (dt >> 60)
+        dt = (1ull << 60) - 1;
+    *prev = tick;
+    return dt;
+}
+
+/* The first varint of a record of KIND at TICK, at the end of E's stream
+ * (the record starts the chunk if it is empty); returns its bytes. */
+static size_t enc_head(struct enc *e, unsigned kind, uint64_t tick)
 {
     if (!e->count) {
         e->base = e->prev = tick;
         e->prev_addr = 0;
         e->prev_pc = 0;
     }
-    if ((int64_t)(tick - e->prev) < 0)
-        tick = e->prev;
-    uint64_t dt = tick - e->prev;
-    if (dt >> 60)
-        dt = (1ull << 60) - 1;
-    e->prev = tick;
+    return np_put_varint(e->buf + PREFIX + e->len, ev_dt(&e->prev, tick) << NP_EV_KIND_BITS | kind);
+}
+
+/* A SAMPLE record (trace-format.md): the frame count, the overrun and
+ * skipped periods, the PC as a delta from the previous sample's, each
+ * caller as a delta from the frame before it. */
+static void enc_sample(struct enc *e, uint64_t tick, unsigned n, uint64_t overrun, uint64_t skipped,
+                       const uint64_t *frames)
+{
     uint8_t *o = e->buf + PREFIX + e->len;
-    size_t k = np_put_varint(o, dt << NP_EV_KIND_BITS | NP_EV_SAMPLE);
+    size_t k = enc_head(e, NP_EV_SAMPLE, tick);
     k += np_put_varint(o + k, n);
     k += np_put_varint(o + k, overrun);
     k += np_put_varint(o + k, skipped);
@@ -512,18 +526,8 @@ static size_t raw_sample_slots(const np_raw *r, size_t i, size_t n)
 
 static void enc_put(struct enc *e, unsigned kind, uint64_t value, uint64_t tick)
 {
-    if (!e->count) {
-        e->base = e->prev = tick;
-        e->prev_addr = 0;
-    }
-    if ((int64_t)(tick - e->prev) < 0)
-        tick = e->prev; /* never backwards */
-    uint64_t dt = tick - e->prev;
-    if (dt >> 60)
-        dt = (1ull << 60) - 1;
-    e->prev = tick;
     uint8_t *o = e->buf + PREFIX + e->len;
-    size_t n = np_put_varint(o, dt << NP_EV_KIND_BITS | kind);
+    size_t n = enc_head(e, kind, tick);
     if (kind == NP_EV_ENTRY) {
         n += np_put_varint(o + n, np_zigzag((int64_t)(value - e->prev_addr)));
         e->prev_addr = value;
@@ -818,13 +822,7 @@ static inline __attribute__((always_inline)) void plain_put(struct plain *p, str
         e->base = p->prev = tick;
         p->prev_addr = 0;
     }
-    if ((int64_t)(tick - p->prev) < 0)
-        tick = p->prev;
-    uint64_t dt = tick - p->prev;
-    if (dt >> 60)
-        dt = (1ull << 60) - 1;
-    p->prev = tick;
-    p->len += np_put_varint(p->base + p->len, dt << NP_EV_KIND_BITS | ev);
+    p->len += np_put_varint(p->base + p->len, ev_dt(&p->prev, tick) << NP_EV_KIND_BITS | ev);
     if (ev == NP_EV_ENTRY) {
         p->len += np_put_varint(p->base + p->len, np_zigzag((int64_t)(v - p->prev_addr)));
         p->prev_addr = v;
