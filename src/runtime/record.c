@@ -601,9 +601,10 @@ static void rec_thread_exit(struct np_thread *t)
     }
     STORE(&s->pos, (np_raw *)NULL);
     s->end = NULL;
-    pthread_mutex_unlock(&R.lock);
-    altstack_off(s->altstack);
+    void *alt = s->altstack; /* the slot may be another thread's once unlocked */
     s->altstack = NULL;
+    pthread_mutex_unlock(&R.lock);
+    altstack_off(alt);
     t->rec = NULL;
     np_thread_unlock(t);
 }

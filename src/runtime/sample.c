@@ -80,6 +80,10 @@ static uint64_t period_ns(unsigned hz)
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 static sigaction_fn real_sigaction; /* the next definition, for the handler */
+#ifdef NP_INTERPOSE_SIGNALS
+static void *next_sigaction;
+static void *next_fn(void **cache, const char *name);
+#endif
 
 static struct sigaction chained[2]; /* the program's, in chained[chain_cur] */
 static int chain_cur;                /* atomic */
@@ -235,7 +239,7 @@ static void install(void)
     if (LOAD(&S.installed))
         return;
 #ifdef NP_INTERPOSE_SIGNALS
-    real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+    real_sigaction = (sigaction_fn)next_fn(&next_sigaction, "sigaction");
 #else
     real_sigaction = sigaction;
 #endif
@@ -440,6 +444,19 @@ int np_sample_real_pthread_create(pthread_t *th, const pthread_attr_t *attr, voi
 }
 
 #ifdef NP_INTERPOSE_SIGNALS
+/* The next definitions, looked up at the first call (a sanitizer may make
+ * it before the constructors run), never in a signal handler after that:
+ * the recorder's fatal-signal handler calls sigaction. */
+UNSANITIZED static void *next_fn(void **cache, const char *name)
+{
+    void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+    if (!f) {
+        f = dlsym(RTLD_NEXT, name);
+        __atomic_store_n(cache, f, __ATOMIC_RELEASE);
+    }
+    return f;
+}
+
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
 struct start {
@@ -458,14 +475,10 @@ static void *sampled_start(void *p)
 
 UNSANITIZED NP_HOOK int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
-    static create_fn real;
-    create_fn f = __atomic_load_n(&real, __ATOMIC_ACQUIRE);
-    if (!f) {
-        f = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
-        if (!f)
-            return EAGAIN;
-        __atomic_store_n(&real, f, __ATOMIC_RELEASE);
-    }
+    static void *next;
+    create_fn f = (create_fn)next_fn(&next, "pthread_create");
+    if (!f)
+        return EAGAIN;
     struct start *st;
     if (!WRAP_THREADS || internal_create || !LOAD(&S.wanted) || !np_rec_active() || !(st = malloc(sizeof *st)))
         return f(th, attr, fn, arg);
@@ -479,9 +492,7 @@ UNSANITIZED NP_HOOK int pthread_create(pthread_t *th, const pthread_attr_t *attr
 
 UNSANITIZED NP_HOOK int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-    sigaction_fn f = real_sigaction;
-    if (!f)
-        f = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+    sigaction_fn f = (sigaction_fn)next_fn(&next_sigaction, "sigaction");
     if (!f) {
         errno = ENOSYS;
         return -1;
@@ -495,7 +506,8 @@ UNSANITIZED NP_HOOK int sigaction(int sig, const struct sigaction *act, struct s
 UNSANITIZED NP_HOOK sighandler_t signal(int sig, sighandler_t h)
 {
     if (sig != SIGPROF || !LOAD(&S.installed)) {
-        sighandler_t (*f)(int, sighandler_t) = (sighandler_t(*)(int, sighandler_t))dlsym(RTLD_NEXT, "signal");
+        static void *next;
+        sighandler_t (*f)(int, sighandler_t) = (sighandler_t(*)(int, sighandler_t))next_fn(&next, "signal");
         if (!f) {
             errno = ENOSYS;
             return SIG_ERR;

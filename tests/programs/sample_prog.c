@@ -9,7 +9,7 @@
  *             length (so no period lines up with the kernel's tick);
  *             thread_b: fc 600 ms; main: fm 200 ms
  *   blocked   thread_b: fc 300 ms; main blocks SIGPROF, then fm 300 ms
- *   fork      main: fm 100 ms, fork; the child: fchild 300 ms, exit(0);
+ *   fork      main: fm 100 ms, fork; the child: fchild 500 ms, exit(0);
  *             the parent waits, then fm 100 ms
  *   own       main installs its own SIGPROF handler (sigaction) and runs
  *             setitimer(ITIMER_PROF) every 10 ms during fm 1000 ms; prints
@@ -139,7 +139,7 @@ int main(int argc, char **argv)
         fflush(NULL);
         pid_t pid = fork();
         if (pid == 0) {
-            fchild(300);
+            fchild(500);
             exit(0);
         }
         int st = 0;
