@@ -248,3 +248,5 @@ fi
 
 # The recording figures (nanoprof record / report against uftrace).
 sh "$(dirname "$0")/record.sh" "$BUILD"
+# The sampling figure (nanoprof record --sample on the uninstrumented build).
+sh "$(dirname "$0")/sample.sh" "$BUILD"

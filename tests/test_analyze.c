@@ -724,9 +724,53 @@ static void blocks_ragged(struct tb *b)
     tb_chunk(b, NP_CHUNK_BLOCKS, payload, sizeof payload);
 }
 
+static void sample_zero_frames(struct tb *b)
+{
+    tb_events_begin(b, 7, 20);
+    tb_sample(b, 20, NULL, 0, 0, 0);
+    tb_events_end(b, NP_COMPRESS_NONE);
+}
+
+static void sample_too_deep(struct tb *b)
+{
+    static uint64_t frames[NP_SAMPLE_MAX_FRAMES + 1];
+    tb_events_begin(b, 7, 20);
+    tb_sample(b, 20, frames, NP_SAMPLE_MAX_FRAMES + 1, 0, 0);
+    tb_events_end(b, NP_COMPRESS_NONE);
+}
+
+static void sample_cut(struct tb *b)
+{
+    static const uint8_t cut[] = { NP_EV_SAMPLE, 3, 0, 0, 0x80 }; /* 3 frames, the first cut */
+    tb_events_begin(b, 7, 20);
+    tb_event_bytes(b, cut, sizeof cut, 1);
+    tb_events_end(b, NP_COMPRESS_NONE);
+}
+
+static void sampling_short(struct tb *b)
+{
+    tb_chunk(b, NP_CHUNK_SAMPLING, "123456789012345678", 18);
+}
+
+static void sampling_no_frames(struct tb *b)
+{
+    tb_sampling(b, 0, 997, NP_UNWIND_FP, 0, 1003009, 0);
+}
+
+static void sampling_no_period(struct tb *b)
+{
+    tb_sampling(b, 0, 997, NP_UNWIND_FP, 0, 0, 128);
+}
+
 static void bad_chunks(void **state)
 {
     (void)state;
+    bad_chunk("SAMPLE frame count out of range (1 to 256) in SAMPLE event 0 of 1", sample_zero_frames);
+    bad_chunk("SAMPLE frame count out of range", sample_too_deep);
+    bad_chunk("corrupt varint in SAMPLE event 0 of 1", sample_cut);
+    bad_chunk("SAMPLING chunk of 18 bytes is too short", sampling_short);
+    bad_chunk("SAMPLING max_frames 0 (1 to 256)", sampling_no_frames);
+    bad_chunk("SAMPLING at 997 Hz with a period of 0 ns", sampling_no_period);
     bad_chunk("corrupt varint in event 1 of 2", bad_varint);
     bad_chunk("unknown event kind 5", reserved_kind);
     bad_chunk("zstd", bad_zstd);
@@ -807,6 +851,117 @@ static void blocks_counts(void **state)
     assert_int_equal(bb[0].address, fn(m, "sample_fib")->address);
     assert_int_equal(bb[0].count, 10);
     free(bb);
+    np_model_free(m);
+}
+
+/* ---- samples -------------------------------------------------------------------------- */
+
+struct sample_seen {
+    uint32_t tid;
+    uint64_t time_ns, periods, skipped;
+    unsigned n;
+    uint64_t frames[4];
+};
+
+struct samples_seen {
+    struct sample_seen s[8];
+    int n;
+    struct np_trace_sampling sampling[2];
+    int nsampling;
+    int enters;
+};
+
+static int seen_sample(void *ctx, uint32_t tid, uint64_t time_ns, const uint64_t *frames, unsigned n,
+                       uint64_t periods, uint64_t skipped)
+{
+    struct samples_seen *v = ctx;
+    assert_true(v->n < 8 && n <= 4);
+    struct sample_seen *x = &v->s[v->n++];
+    x->tid = tid;
+    x->time_ns = time_ns;
+    x->periods = periods;
+    x->skipped = skipped;
+    x->n = n;
+    memcpy(x->frames, frames, n * sizeof *frames);
+    return 0;
+}
+
+static int seen_sampling(void *ctx, const struct np_trace_sampling *s)
+{
+    struct samples_seen *v = ctx;
+    assert_true(v->nsampling < 2);
+    v->sampling[v->nsampling++] = *s;
+    return 0;
+}
+
+static int seen_enter(void *ctx, uint32_t tid, uint64_t time_ns, uint64_t address)
+{
+    (void)tid, (void)time_ns, (void)address;
+    ((struct samples_seen *)ctx)->enters++;
+    return 0;
+}
+
+/* SAMPLING and SAMPLE decode exactly: times, frames (deltas from the
+ * previous PC of the chunk, then from the frame before, both ways), the
+ * periods (1 + overrun) and skipped counts; in plain and zstd chunks,
+ * mixed with calls. */
+static void samples_decode(void **state)
+{
+    (void)state;
+    static const uint64_t s1[] = { 0x401000, 0x402010, 0x7f0000001234 };
+    static const uint64_t s2[] = { 0x400ff0 };
+    static const uint64_t s3[] = { 0x7f0000000010, 0x401000, 0x400000, 0x400008 };
+    struct tb b;
+    tb_init(&b);
+    tb_header(&b);
+    tb_info(&b, 5, 1, 2.0, 1000, 1000000000ull, "tsc", 0, NULL);
+    tb_sampling(&b, 1000, 997, NP_UNWIND_FP, NP_SAMPLING_CPU_TIME | NP_SAMPLING_RETURN_ADDRS, 1003009, 128);
+    tb_events_begin(&b, 5, 1000);
+    tb_enter(&b, 1000, 0x401000);
+    tb_sample(&b, 1010, s1, 3, 0, 0);
+    tb_sample(&b, 1020, s2, 1, 3, 2);
+    tb_exit(&b, 1030);
+    tb_events_end(&b, NP_COMPRESS_NONE);
+    tb_events_begin(&b, 6, 1040);
+    tb_sample(&b, 1040, s3, 4, 0, 7);
+    tb_events_end(&b, NP_COMPRESS_ZSTD);
+    tb_sampling(&b, 1050, 0, NP_UNWIND_FP, 0, 0, 128);
+    tb_end(&b, 1100, 0, 2.0);
+    tb_write(&b, file_in_dir("5.npt"));
+    tb_free(&b);
+
+    struct samples_seen v = { .n = 0 };
+    struct np_event_sink sink = { .ctx = &v, .enter = seen_enter, .sample = seen_sample, .sampling = seen_sampling };
+    struct np_trace_summary sum;
+    assert_int_equal(np_trace_read(file_in_dir("5.npt"), &sink, NULL, &sum), NP_TRACE_OK);
+    assert_int_equal(sum.events, 5);
+    assert_int_equal(v.enters, 1);
+    assert_int_equal(v.nsampling, 2);
+    assert_int_equal(v.sampling[0].time_ns, 1000000000ull);
+    assert_int_equal(v.sampling[0].hz, 997);
+    assert_int_equal(v.sampling[0].unwinder, NP_UNWIND_FP);
+    assert_int_equal(v.sampling[0].flags, NP_SAMPLING_CPU_TIME | NP_SAMPLING_RETURN_ADDRS);
+    assert_int_equal(v.sampling[0].period_ns, 1003009);
+    assert_int_equal(v.sampling[0].max_frames, 128);
+    assert_int_equal(v.sampling[1].time_ns, 1000000100ull);
+    assert_int_equal(v.sampling[1].hz, 0);
+    assert_int_equal(v.n, 3);
+    static const struct { uint32_t tid; uint64_t time, periods, skipped; unsigned n; const uint64_t *f; } want[] = {
+        { 5, 1000000020ull, 1, 0, 3, s1 }, { 5, 1000000040ull, 4, 2, 1, s2 }, { 6, 1000000080ull, 1, 7, 4, s3 }
+    };
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(v.s[i].tid, want[i].tid);
+        assert_int_equal(v.s[i].time_ns, want[i].time);
+        assert_int_equal(v.s[i].periods, want[i].periods);
+        assert_int_equal(v.s[i].skipped, want[i].skipped);
+        assert_int_equal(v.s[i].n, want[i].n);
+        assert_memory_equal(v.s[i].frames, want[i].f, want[i].n * sizeof(uint64_t));
+    }
+    /* the model, which does not ask for samples, reads the calls as ever */
+    struct np_trace_summary msum;
+    struct np_model *m = load(file_in_dir("5.npt"), NULL, &msum);
+    assert_int_equal(msum.status, NP_TRACE_OK);
+    expect_fn(m, "0x401000", 1, 60, 60);
     np_model_free(m);
 }
 
@@ -981,6 +1136,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(fifos_do_not_block, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_chunks, setup, teardown),
         cmocka_unit_test_setup_teardown(blocks_counts, setup, teardown),
+        cmocka_unit_test_setup_teardown(samples_decode, setup, teardown),
         cmocka_unit_test_setup_teardown(every_cut, setup, teardown),
         cmocka_unit_test_setup_teardown(random_damage, setup, teardown),
         cmocka_unit_test(xml_text_escapes),

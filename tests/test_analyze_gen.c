@@ -206,6 +206,35 @@ static void corpus(void)
     save(&b, "reserved-kind.npt", b.len);
     tb_free(&b);
 
+    /* samples: SAMPLING, then SAMPLEs among calls, plain and zstd */
+    tb_init(&b);
+    tb_header(&b);
+    tb_info(&b, 11, 1, 1.0, 0, 0, "tsc", 0, NULL);
+    tb_module(&b, 0, 0x1000, 0x3000, "", 0, "/nonexistent");
+    tb_sampling(&b, 0, 997, NP_UNWIND_FP, NP_SAMPLING_CPU_TIME | NP_SAMPLING_RETURN_ADDRS, 1003009, 128);
+    for (unsigned z = 0; z < 2; z++) {
+        tb_events_begin(&b, 11 + z, 10 * z);
+        tb_enter(&b, 10 * z, 0x1100);
+        tb_sample(&b, 10 * z + 2, (const uint64_t[]){ 0x1180, 0x2010, 0x7f0000001000 }, 3, 0, 0);
+        tb_sample(&b, 10 * z + 4, (const uint64_t[]){ 0x1104 }, 1, 3, 1);
+        tb_exit(&b, 10 * z + 6);
+        tb_events_end(&b, z ? NP_COMPRESS_ZSTD : NP_COMPRESS_NONE);
+    }
+    tb_sampling(&b, 30, 0, NP_UNWIND_FP, 0, 0, 128);
+    tb_end(&b, 40, 0, 1.0);
+    save(&b, "samples.npt", b.len);
+    tb_free(&b);
+
+    tb_init(&b);
+    tb_header(&b);
+    tb_info(&b, 12, 1, 1.0, 0, 0, "tsc", 0, NULL);
+    tb_events_begin(&b, 12, 0);
+    tb_sample(&b, 1, (const uint64_t[]){ 0x1180 }, 1, 0, 0);
+    tb_event_bytes(&b, (const uint8_t[]){ NP_EV_SAMPLE, 0x81, 0x02, 0, 0 }, 5, 1); /* 257 frames */
+    tb_events_end(&b, NP_COMPRESS_NONE);
+    save(&b, "sample-too-deep.npt", b.len);
+    tb_free(&b);
+
     tb_init(&b);
     tb_header_version(&b, 2);
     save(&b, "version2.npt", b.len);

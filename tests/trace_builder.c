@@ -151,6 +151,19 @@ void tb_thread(struct tb *b, uint32_t tid, const char *name)
     p_chunk(b, NP_CHUNK_THREAD, &p);
 }
 
+void tb_sampling(struct tb *b, uint64_t tick, uint32_t hz, uint8_t unwinder, uint32_t flags, uint64_t period_ns,
+                 uint16_t max_frames)
+{
+    struct payload p = { 0 };
+    p_u64(&p, tick);
+    p_u32(&p, hz);
+    put(&p.p, &p.len, &p.cap, &unwinder, 1);
+    p_u32(&p, flags);
+    p_u64(&p, period_ns);
+    p_u16(&p, max_frames);
+    p_chunk(b, NP_CHUNK_SAMPLING, &p);
+}
+
 void tb_end(struct tb *b, uint64_t end_tick, uint64_t lost, double ns_per_tick)
 {
     struct payload p = { 0 };
@@ -179,7 +192,7 @@ void tb_events_begin(struct tb *b, uint32_t tid, uint64_t base_tick)
     b->ev_tid = tid;
     b->ev_count = 0;
     b->ev_base = b->ev_tick = base_tick;
-    b->ev_addr = 0;
+    b->ev_addr = b->ev_pc = 0;
 }
 
 static void ev_varint(struct tb *b, uint64_t v)
@@ -214,6 +227,22 @@ void tb_switch(struct tb *b, uint64_t tick, uint64_t ticks)
 {
     ev_record(b, tick, NP_EV_SWITCH);
     ev_varint(b, ticks);
+}
+
+void tb_sample(struct tb *b, uint64_t tick, const uint64_t *frames, unsigned n, uint64_t overrun,
+               uint64_t skipped)
+{
+    ev_record(b, tick, NP_EV_SAMPLE);
+    ev_varint(b, n);
+    ev_varint(b, overrun);
+    ev_varint(b, skipped);
+    uint64_t prev = b->ev_pc;
+    for (unsigned i = 0; i < n; i++) {
+        ev_varint(b, np_zigzag((int64_t)(frames[i] - prev)));
+        prev = frames[i];
+    }
+    if (n)
+        b->ev_pc = frames[0];
 }
 
 void tb_event_kind(struct tb *b, uint64_t tick, unsigned kind) { ev_record(b, tick, kind); }

@@ -24,7 +24,7 @@ struct tb {
     uint8_t *ev;            /* the open EVENTS chunk's stream */
     size_t evlen, evcap;
     uint32_t ev_tid, ev_count;
-    uint64_t ev_base, ev_tick, ev_addr;
+    uint64_t ev_base, ev_tick, ev_addr, ev_pc;
     bool ev_open;
 };
 
@@ -47,6 +47,9 @@ void tb_end(struct tb *b, uint64_t end_tick, uint64_t lost, double ns_per_tick);
 /* A BLOCKS chunk claiming N blocks, holding NPAIRS (address, count) pairs
  * from PAIRS (N != NPAIRS for a lying one). */
 void tb_blocks(struct tb *b, uint64_t lost, uint32_t n, const uint64_t *pairs, size_t npairs);
+/* SAMPLING: the rate from TICK on (trace-format.md). */
+void tb_sampling(struct tb *b, uint64_t tick, uint32_t hz, uint8_t unwinder, uint32_t flags, uint64_t period_ns,
+                 uint16_t max_frames);
 
 /* Events: begin a chunk, add records at absolute ticks, end it. */
 void tb_events_begin(struct tb *b, uint32_t tid, uint64_t base_tick);
@@ -54,6 +57,10 @@ void tb_enter(struct tb *b, uint64_t tick, uint64_t address);
 void tb_exit(struct tb *b, uint64_t tick);
 void tb_lost(struct tb *b, uint64_t tick, uint64_t n);
 void tb_switch(struct tb *b, uint64_t tick, uint64_t ticks);
+/* A SAMPLE: FRAMES[0] the PC, N frames (any N: the reader refuses 0 and
+ * more than NP_SAMPLE_MAX_FRAMES). */
+void tb_sample(struct tb *b, uint64_t tick, const uint64_t *frames, unsigned n, uint64_t overrun,
+               uint64_t skipped);
 /* A record of any KIND (reserved ones too) with nothing after it. */
 void tb_event_kind(struct tb *b, uint64_t tick, unsigned kind);
 /* Raw bytes into the stream, counted as COUNT more events. */

@@ -97,5 +97,6 @@ NP_API void np_thread_switch(np_thread *from, np_thread *to);
 #include "nanoprof/cost.h"
 #include "nanoprof/sections.h"
 #include "nanoprof/bins.h"
+#include "nanoprof/sample.h"
 
 #endif

@@ -80,6 +80,7 @@ struct reader {
     ZSTD_DCtx *zstd;
 
     struct np_trace_process proc;
+    uint64_t frames[NP_SAMPLE_MAX_FRAMES]; /* a SAMPLE's, decoded */
     bool begun;           /* INFO reached the sink: end() is owed */
     bool end_seen;        /* pass two met END */
     char msg[NP_TRACE_MSG_MAX];
@@ -440,6 +441,51 @@ static int do_end(struct reader *r, const struct chunk *c)
     return 0;
 }
 
+static int do_sampling(struct reader *r, const struct chunk *c)
+{
+    struct cursor cur = payload(r, c);
+    struct np_trace_sampling smp;
+    smp.time_ns = tick_time(r, take(&cur, 8));
+    smp.hz = (uint32_t)take(&cur, 4);
+    smp.unwinder = (unsigned)take(&cur, 1);
+    smp.flags = (uint32_t)take(&cur, 4);
+    smp.period_ns = take(&cur, 8);
+    smp.max_frames = (unsigned)take(&cur, 2);
+    int st = check_used(r, c, &cur, "SAMPLING");
+    if (st)
+        return st;
+    if (smp.hz && !smp.period_ns)
+        return fail(r, NP_TRACE_ECORRUPT, c->off + NP_TRACE_CHUNK_HEADER + 17,
+                    "SAMPLING at %u Hz with a period of 0 ns", smp.hz);
+    if (smp.max_frames < 1 || smp.max_frames > NP_SAMPLE_MAX_FRAMES)
+        return fail(r, NP_TRACE_ECORRUPT, c->off + NP_TRACE_CHUNK_HEADER + 25,
+                    "SAMPLING max_frames %u (1 to %d)", smp.max_frames, NP_SAMPLE_MAX_FRAMES);
+    SINK(r, c->off, sampling, &smp);
+    return 0;
+}
+
+/* A SAMPLE's fields after its kind (trace-format.md) into r->frames;
+ * PREV_PC is the chunk's previous sample PC. 0, or a message fragment. */
+static const char *take_sample(struct reader *r, const uint8_t **p, const uint8_t *end, uint64_t *prev_pc,
+                               unsigned *n, uint64_t *overrun, uint64_t *skipped)
+{
+    uint64_t nf, d;
+    if (!np_get_varint(p, end, &nf) || !np_get_varint(p, end, overrun) || !np_get_varint(p, end, skipped))
+        return "corrupt varint";
+    if (nf < 1 || nf > NP_SAMPLE_MAX_FRAMES)
+        return "SAMPLE frame count out of range (1 to 256)";
+    uint64_t prev = *prev_pc;
+    for (unsigned i = 0; i < nf; i++) {
+        if (!np_get_varint(p, end, &d))
+            return "corrupt varint";
+        prev += (uint64_t)np_unzigzag(d);
+        r->frames[i] = prev;
+    }
+    *prev_pc = r->frames[0];
+    *n = (unsigned)nf;
+    return NULL;
+}
+
 /* The event stream of an EVENTS chunk, decoded: *STREAM, *LEN. */
 static int events_stream(struct reader *r, const struct chunk *c, struct cursor *cur, unsigned compression,
                          uint32_t declen, const uint8_t **stream)
@@ -501,7 +547,7 @@ static int do_events(struct reader *r, const struct chunk *c)
 #define WHERE(q) (raw ? base + (uint64_t)((q) - stream) : base)
 #define IN(q) (raw ? "" : (snprintf(in, sizeof in, " (decoded byte %zu)", (size_t)((q) - stream)), in))
     const uint8_t *p = stream, *end = stream + declen;
-    uint64_t addr = 0;
+    uint64_t addr = 0, prev_pc = 0;
     for (uint32_t i = 0; i < count; i++) {
         const uint8_t *rec = p;
         uint64_t v, arg = 0;
@@ -526,6 +572,17 @@ static int do_events(struct reader *r, const struct chunk *c)
         case NP_EV_SWITCH:
             SINK(r, WHERE(rec), switch_out, tid, now, ticks_ns(r->proc.ns_per_tick, arg));
             break;
+        case NP_EV_SAMPLE: {
+            unsigned n = 0;
+            uint64_t overrun = 0, skipped = 0;
+            const char *bad = take_sample(r, &p, end, &prev_pc, &n, &overrun, &skipped);
+            if (bad)
+                return fail(r, NP_TRACE_ECORRUPT, WHERE(rec), "%s in SAMPLE event %u of %u%s", bad, i, count,
+                            IN(rec));
+            SINK(r, WHERE(rec), sample, tid, now, r->frames, n, overrun == UINT64_MAX ? overrun : overrun + 1,
+                 skipped);
+            break;
+        }
         default:
             return fail(r, NP_TRACE_ECORRUPT, WHERE(rec), "unknown event kind %u in event %u of %u%s", kind, i,
                         count, IN(rec));
@@ -551,6 +608,7 @@ static int do_chunk(struct reader *r, const struct chunk *c, bool first)
     case NP_CHUNK_EVENTS:
     case NP_CHUNK_END:
     case NP_CHUNK_BLOCKS:
+    case NP_CHUNK_SAMPLING:
         break;
     default:
         return 0; /* unknown types are skipped */
@@ -569,6 +627,8 @@ static int do_chunk(struct reader *r, const struct chunk *c, bool first)
         return do_events(r, c);
     case NP_CHUNK_BLOCKS:
         return do_blocks(r, c);
+    case NP_CHUNK_SAMPLING:
+        return do_sampling(r, c);
     default:
         return do_end(r, c);
     }

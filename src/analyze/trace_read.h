@@ -74,6 +74,20 @@ struct np_trace_block {
     uint64_t count;
 };
 
+/* A SAMPLING chunk: how the samples taken from TIME_NS on were taken. It
+ * comes before those samples in the file, but samples taken before it may
+ * follow it: a sample's setting is the last one at or before its time
+ * (with hz > 0). */
+struct np_trace_sampling {
+    uint64_t time_ns;      /* from when it holds: samples at or after it (a stop: samples
+                              already under way may still follow) */
+    uint32_t hz;           /* samples per second of a thread's CPU time; 0: sampling stopped */
+    unsigned unwinder;     /* NP_UNWIND_PC (0), NP_UNWIND_FP (1) (trace_format.h) */
+    uint32_t flags;        /* NP_SAMPLING_CPU_TIME, NP_SAMPLING_RETURN_ADDRS */
+    uint64_t period_ns;    /* one period: the time one sample stands for */
+    unsigned max_frames;   /* deeper stacks were cut to their innermost frames */
+};
+
 /* The consumer of events. Strings and structs passed in are valid only
  * during the call. Every callback may be NULL; each returns 0 to go on or
  * non-zero to stop reading (the reader then returns NP_TRACE_ESTOP, or the
@@ -92,6 +106,15 @@ struct np_event_sink {
     /* A BLOCKS chunk: N basic-block counts and LOST executions the
      * program could not count; a process may have several (counts add). */
     int (*blocks)(void *ctx, const struct np_trace_block *blocks, size_t n, uint64_t lost);
+    /* A sample of thread TID: FRAMES[0] is the interrupted PC, FRAMES[1] to
+     * FRAMES[N-1] the return addresses of its callers, innermost first
+     * (1 <= N <= NP_SAMPLE_MAX_FRAMES). PERIODS: timer periods it stands for
+     * (1 + the timer's overruns: a period is the last SAMPLING's period_ns);
+     * SKIPPED: periods of this thread before it that were not sampled (the
+     * thread was in a hook, or had no buffer). */
+    int (*sample)(void *ctx, uint32_t tid, uint64_t time_ns, const uint64_t *frames, unsigned n,
+                  uint64_t periods, uint64_t skipped);
+    int (*sampling)(void *ctx, const struct np_trace_sampling *s);
 };
 
 /* How the caller hears about problems and progress; any member may be

@@ -17,6 +17,11 @@
 #include "cli.h"
 #include "common/parse_units.h"
 #include "common/trace_format.h"
+#include "nanoprof/sample.h"
+
+#define NP_STR_(x) #x
+#define NP_STR(x) NP_STR_(x)
+#define NP_SAMPLE_HZ_DEFAULT_STR NP_STR(NP_SAMPLE_HZ_DEFAULT)
 
 #ifndef NP_LIBDIR_REL
 #define NP_LIBDIR_REL "../lib"
@@ -28,8 +33,9 @@ static const char usage_text[] =
     "Runs PROG, built with -finstrument-functions, with the nanoprof runtime\n"
     "preloaded, and records every call of every thread (and of forked children\n"
     "and exec'd programs) into a trace directory, one file per process\n"
-    "(docs/trace-format.md). A program linked with libnanoprof records the same\n"
-    "way when NANOPROF_RECORD=DIR is in its environment; built with\n"
+    "(docs/trace-format.md); with --sample, samples of every thread's stack\n"
+    "too. A program linked with libnanoprof records the same way when\n"
+    "NANOPROF_RECORD=DIR is in its environment; built with\n"
     "-fsanitize-coverage=trace-pc, its basic-block counts go into the trace too\n"
     "(docs/blocks.md).\n"
     "\n"
@@ -50,6 +56,10 @@ static const char usage_text[] =
     "                        number with ns, us, ms or s             [NANOPROF_MIN_NS]\n"
     "  -b, --buffer SIZE     bytes of each thread's buffer, with k, M or G; 4k to\n"
     "                        1G, default 1M                        [NANOPROF_BUFFER]\n"
+    "      --sample[=HZ]     also sample every thread's stack HZ times per second\n"
+    "                        of its CPU time (1 to 100000, default 997); PROG\n"
+    "                        then needs no instrumentation (docs/sampling.md)\n"
+    "                                                              [NANOPROF_SAMPLE]\n"
     "  -h, --help            print this help and exit\n"
     "\n"
     "The runtime is found next to this command (build tree) or in ../lib*\n"
@@ -257,7 +267,7 @@ static void forward(int sig)
 int np_cmd_record(int argc, char **argv)
 {
     const char *out = getenv("NANOPROF_RECORD");
-    const char *depth = NULL, *tfilter = NULL, *buffer = NULL;
+    const char *depth = NULL, *tfilter = NULL, *buffer = NULL, *sample = NULL;
     char *filter = NULL, *notrace = NULL;
     int i = 1;
     if (!out || !*out)
@@ -273,6 +283,13 @@ int np_cmd_record(int argc, char **argv)
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage_text, stdout);
             return 0;
+        }
+        /* its value is optional, so only --sample=HZ gives one */
+        if (strcmp(a, "--sample") == 0 || strncmp(a, "--sample=", 9) == 0) {
+            sample = a[8] ? a + 9 : NP_SAMPLE_HZ_DEFAULT_STR;
+            if (!np_parse_hz(sample))
+                return usage_error("--sample: '%s' is not a rate from 1 to 100000 (Hz)%s", sample, "");
+            continue;
         }
         static const struct {
             const char *s, *l;
@@ -369,6 +386,8 @@ int np_cmd_record(int argc, char **argv)
             setenv("NANOPROF_MIN_NS", tfilter, 1);
         if (buffer)
             setenv("NANOPROF_BUFFER", buffer, 1);
+        if (sample)
+            setenv("NANOPROF_SAMPLE", sample, 1);
         execvp(argv[i], argv + i);
         int e = errno;
         if (write(pfd[1], &e, sizeof e) < 0)

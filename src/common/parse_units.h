@@ -1,5 +1,5 @@
-/* parse_units.h - sizes ("64k") and durations ("20us") as the recorder's
- * options give them: one parser each for the runtime (NANOPROF_BUFFER,
+/* parse_units.h - sizes ("64k"), durations ("20us") and rates ("997") as
+ * the recorder's options give them: one parser each for the runtime (NANOPROF_BUFFER,
  * NANOPROF_MIN_NS) and the command line (-b, --time-filter), so both accept
  * and refuse exactly the same values. Header-only: the runtime includes it
  * without linking host code. */
@@ -52,6 +52,17 @@ static inline int64_t np_parse_ns(const char *s)
     if (v > (uint64_t)INT64_MAX / mul)
         return -1;
     return (int64_t)(v * mul);
+}
+
+/* A sampling rate, "1" to "100000" (Hz); 0 when malformed or out of range. */
+static inline unsigned np_parse_hz(const char *s)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || end == s || *end || *s == '-' || *s == '+' || v < 1 || v > 100000)
+        return 0;
+    return (unsigned)v;
 }
 
 #endif

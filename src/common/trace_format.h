@@ -25,7 +25,8 @@ enum np_chunk_type {
     NP_CHUNK_EVENTS = 4,
     NP_CHUNK_END = 5,
     NP_CHUNK_NAME = 6,
-    NP_CHUNK_BLOCKS = 7
+    NP_CHUNK_BLOCKS = 7,
+    NP_CHUNK_SAMPLING = 8
 };
 #define NP_TRACE_NAME_MAX 255 /* bytes of a NAME chunk's name */
 /* BLOCKS: u64 lost, u32 n, then n entries of u64 address, u64 count */
@@ -37,7 +38,22 @@ enum np_event_kind {
     NP_EV_EXIT = 1,
     NP_EV_LOST = 2,
     NP_EV_SWITCH = 3,
+    NP_EV_SAMPLE = 4,
     NP_EV_KIND_BITS = 3
+};
+
+/* SAMPLING chunk: u64 tick, u32 hz, u8 unwinder, u32 flags, u64
+ * period_ns, u16 max_frames. A SAMPLE event holds 1 to
+ * NP_SAMPLE_MAX_FRAMES frames. */
+#define NP_SAMPLING_PAYLOAD 27
+#define NP_SAMPLE_MAX_FRAMES 256
+enum np_unwinder {
+    NP_UNWIND_PC = 0,     /* the interrupted PC only */
+    NP_UNWIND_FP = 1      /* PC, then return addresses along the frame-pointer chain */
+};
+enum np_sampling_flags {
+    NP_SAMPLING_CPU_TIME = 1u << 0,    /* periods are of the thread's CPU time */
+    NP_SAMPLING_RETURN_ADDRS = 1u << 1 /* frames after the first are return addresses */
 };
 
 enum np_compression {

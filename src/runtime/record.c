@@ -83,7 +83,7 @@ static struct {
 #define LOAD(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
 #define STORE(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
 
-static void say(const char *what, const char *detail)
+void np_rec_say(const char *what, const char *detail)
 {
     char line[600];
     int n = snprintf(line, sizeof line, "nanoprof: recording: %s%s%s\n", what, detail ? ": " : "",
@@ -122,7 +122,7 @@ static int configure(void)
     if ((v = getenv("NANOPROF_BUFFER")) && *v) {
         uint64_t b = np_parse_size(v);
         if (b < 4096 || b > (1ull << 30)) {
-            say("NANOPROF_BUFFER: not a size from 4k to 1G", v);
+            np_rec_say("NANOPROF_BUFFER: not a size from 4k to 1G", v);
             return 0;
         }
         c->buf_bytes = (size_t)b;
@@ -131,7 +131,7 @@ static int configure(void)
         char *end;
         long d = strtol(v, &end, 10);
         if (*end || d < 1 || d > 65535) {
-            say("NANOPROF_DEPTH: not a depth from 1 to 65535", v);
+            np_rec_say("NANOPROF_DEPTH: not a depth from 1 to 65535", v);
             return 0;
         }
         c->depth = (unsigned)d;
@@ -139,7 +139,7 @@ static int configure(void)
     if ((v = getenv("NANOPROF_MIN_NS")) && *v) {
         int64_t ns = np_parse_ns(v);
         if (ns < 0) {
-            say("NANOPROF_MIN_NS: not a duration (ns, or with us, ms, s)", v);
+            np_rec_say("NANOPROF_MIN_NS: not a duration (ns, or with us, ms, s)", v);
             return 0;
         }
         c->min_ns = (uint64_t)ns;
@@ -149,18 +149,18 @@ static int configure(void)
         char *end;
         long q = strtol(v, &end, 10);
         if (*end || q < 1 || q > MAX_BUFS / 2) {
-            say("NANOPROF_QUEUE: not a number of buffers from 1 to 2048", v);
+            np_rec_say("NANOPROF_QUEUE: not a number of buffers from 1 to 2048", v);
             return 0;
         }
         R.max_queued = (unsigned)q;
     }
     if (!parse_list(getenv("NANOPROF_FILTER"), c->filter, &c->nfilter) ||
         !parse_list(getenv("NANOPROF_NOTRACE"), c->notrace, &c->nnotrace)) {
-        say("NANOPROF_FILTER/NANOPROF_NOTRACE: at most 64 patterns", NULL);
+        np_rec_say("NANOPROF_FILTER/NANOPROF_NOTRACE: at most 64 patterns", NULL);
         return 0;
     }
     R.nrec = c->buf_bytes / sizeof(np_raw);
-    return 1;
+    return np_sample_configure();
 }
 
 /* mkdir -p */
@@ -297,7 +297,7 @@ static void start_writer_locked(void)
     pthread_t th;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    int r = pthread_create(&th, NULL, writer_main, NULL);
+    int r = np_sample_real_pthread_create(&th, NULL, writer_main, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (r == 0) {
         pthread_detach(th);
@@ -321,11 +321,10 @@ static void drain_locked(void)
     }
 }
 
-/* Queues S's live buffer and gives it a fresh one; returns its first slot,
- * or NULL (recording stopped, or the writer is behind). */
-static np_raw *refill(struct np_rec_stream *s)
+/* Queues S's live buffer and gives it a fresh one (lock held); returns
+ * it, or NULL (recording stopped, or the writer is behind). */
+static struct np_rec_buf *refill_locked(struct np_rec_stream *s)
 {
-    pthread_mutex_lock(&R.lock);
     struct np_rec_buf *old = s->buf;
     if (old) {
         STORE(&s->buf, (struct np_rec_buf *)NULL);
@@ -344,12 +343,41 @@ static np_raw *refill(struct np_rec_stream *s)
         s->end = b->recs + b->cap - NP_REC_RESERVE;
         STORE(&s->buf, b);
     }
+    return b;
+}
+
+static np_raw *refill(struct np_rec_stream *s)
+{
+    pthread_mutex_lock(&R.lock);
+    struct np_rec_buf *b = refill_locked(s);
     if (R.qhead && !R.writer_started)
         start_writer_locked();
     if (R.writer_started < 0)
         drain_locked();
     pthread_mutex_unlock(&R.lock);
     return b ? b->recs : NULL;
+}
+
+/* A signal handler can neither wait for the lock (the thread it
+ * interrupted may hold it) nor start or be the writer: it gives up
+ * instead. What it calls under the lock is mmap and a condition signal. */
+np_raw *np_rec_refill_signal(struct np_rec_stream *s)
+{
+    if (pthread_mutex_trylock(&R.lock) != 0)
+        return NULL;
+    struct np_rec_buf *b = R.writer_started == 1 ? refill_locked(s) : NULL;
+    pthread_mutex_unlock(&R.lock);
+    return b ? b->recs : NULL;
+}
+
+int np_rec_stopped(void)
+{
+    return !R.active || LOAD(&R.stopping);
+}
+
+int np_rec_active(void)
+{
+    return R.active && !LOAD(&R.stopping);
 }
 
 /* ---- the hooks' slow path ------------------------------------------------ */
@@ -442,7 +470,7 @@ static int open_locked(void)
     if (R.fd >= 0)
         return 1;
     if (make_dir(R.dir) < 0) {
-        say("cannot create the trace directory", R.dir);
+        np_rec_say("cannot create the trace directory", R.dir);
         return 0;
     }
     R.ns_per_tick = np_port_ns_per_tick();
@@ -456,10 +484,14 @@ static int open_locked(void)
     }
     R.fd = np_rec_file_open(R.dir, R.argc, R.argv, np_rec_ticks(), R.ns_per_tick);
     if (R.fd < 0) {
-        say("cannot create a trace file in", R.dir);
+        np_rec_say("cannot create a trace file in", R.dir);
         return 0;
     }
     install_signals();
+    if (np_sample_wanted()) {
+        start_writer_locked(); /* samples' buffers go to it from a signal handler */
+        np_sample_begin(R.fd);
+    }
     return 1;
 }
 
@@ -527,6 +559,8 @@ static void rec_attach(struct np_thread *t)
         memset(s->name, 0, sizeof s->name);
         prctl(PR_GET_NAME, s->name);
         np_rec_wstate_reset(&s->w);
+        memset(&s->smp, 0, sizeof s->smp);
+        np_sample_thread_begin(s);
     }
     pthread_mutex_unlock(&R.lock);
     if (s) {
@@ -545,6 +579,7 @@ static void rec_thread_exit(struct np_thread *t)
     struct np_rec_stream *s = t->rec;
     t->flags &= ~NP_F_REC_ON;
     pthread_mutex_lock(&R.lock);
+    np_sample_thread_end(s);
     prctl(PR_GET_NAME, s->name);
     s->ended = 1;
     if (!LOAD(&R.stopping)) {
@@ -568,9 +603,10 @@ static void rec_thread_exit(struct np_thread *t)
     }
     STORE(&s->pos, (np_raw *)NULL);
     s->end = NULL;
-    pthread_mutex_unlock(&R.lock);
-    altstack_off(s->altstack);
+    void *alt = s->altstack; /* the slot may be another thread's once unlocked */
     s->altstack = NULL;
+    pthread_mutex_unlock(&R.lock);
+    altstack_off(alt);
     t->rec = NULL;
     np_thread_unlock(t);
 }
@@ -844,9 +880,16 @@ static void fork_child(void)
     close(R.fd);
     R.fd = np_rec_file_open(R.dir, R.argc, R.argv, np_rec_ticks(), R.ns_per_tick);
     if (R.fd < 0) {
-        say("cannot create the child's trace file in", R.dir);
+        np_rec_say("cannot create the child's trace file in", R.dir);
         STORE(&R.stopping, 1);
         R.active = 0;
+        return;
+    }
+    if (np_sample_wanted()) {
+        if (!NP_UNDER_TSAN) /* else at the first hook's full buffer: samples past one buffer are dropped */
+            start_writer_locked();
+        np_sample_file_opened(R.fd);
+        np_sample_fork_child(own);
     }
 }
 
@@ -884,6 +927,7 @@ void np_rec_exec_failed(void)
         STORE(&R.wstate, W_IDLE);
         STORE(&R.finishing, 0);
         STORE(&R.stopping, 0);
+        np_sample_file_opened(R.fd);
     }
     pthread_mutex_unlock(&R.lock);
 }
@@ -929,7 +973,7 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv, char **
     if (!configure())
         return;
     if (strlen(dir) >= sizeof R.dir) {
-        say("trace directory name too long", dir);
+        np_rec_say("trace directory name too long", dir);
         return;
     }
     strcpy(R.dir, dir);
@@ -950,6 +994,35 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv, char **
     struct np_thread *t = np_thread_os();
     if (t)
         rec_attach(t); /* attached before recording began */
+    else if (np_sample_wanted())
+        np_thread_attach(); /* sampled from the start, instrumented or not */
     if (np_blocks_started())
         rec_blocks_start(); /* blocks counted before recording began */
+}
+
+void np_rec_attach_self(void)
+{
+    struct np_thread *t = np_thread_os();
+    if (t)
+        rec_attach(t);
+    else
+        np_thread_attach();
+}
+
+int np_rec_each_stream(void (*file_fn)(int fd, void *ctx), void (*each)(struct np_rec_stream *s, void *ctx),
+                       void *ctx)
+{
+    if (!np_rec_active())
+        return -1;
+    pthread_mutex_lock(&R.lock);
+    if (!R.writer_started && R.fd >= 0)
+        start_writer_locked();
+    if (file_fn && R.fd >= 0)
+        file_fn(R.fd, ctx);
+    unsigned n = LOAD(&R.nstreams);
+    for (unsigned i = 0; i < n; i++)
+        if (R.streams[i].used && !R.streams[i].ended)
+            each(&R.streams[i], ctx);
+    pthread_mutex_unlock(&R.lock);
+    return 0;
 }

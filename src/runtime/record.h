@@ -11,8 +11,10 @@
 #ifndef NP_RECORD_H
 #define NP_RECORD_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include "thread.h"
 
 /* A raw record as the hooks write it: w0 = kind << 56 | value (the
@@ -33,6 +35,9 @@ enum np_raw_kind {
                              events closed | calls they left open << 28 */
     NP_RAW_SETJMP = 5,   /* value: the jmp_buf's address (setjmp.c) */
     NP_RAW_LONGJMP = 6,  /* value: the jmp_buf longjmp returns to */
+    /* a sample (sample.c), value: frames | overrun << 8 | skipped << 32;
+     * the frames follow, two per record (w0, w1), in (frames + 1) / 2 */
+    NP_RAW_SAMPLE = 7,
     /* an entry of NP_ENTER(name), value: the name's address. The hooks'
      * NP_REC_NAMED bit (63) is this kind, so they pass it as it is. */
     NP_RAW_NAMED = (int)(NP_REC_NAMED >> NP_RAW_SHIFT)
@@ -40,6 +45,24 @@ enum np_raw_kind {
 #define NP_RAW_EXIT_BIT ((uint64_t)NP_RAW_EXIT << NP_RAW_SHIFT)
 #define NP_RAW_NEST_BITS 28
 #define NP_RAW_NEST_MASK ((1ull << NP_RAW_NEST_BITS) - 1)
+#define NP_RAW_SAMPLE_FRAMES(v) ((unsigned)((v) & 0xff))
+#define NP_RAW_SAMPLE_OVERRUN(v) (((v) >> 8) & 0xffffff)
+#define NP_RAW_SAMPLE_SKIPPED(v) (((v) >> 32) & 0xffffff)
+#define NP_RAW_SAMPLE_FIELD_MAX 0xffffffu
+
+/* Built with ThreadSanitizer (the runtime itself): its pthread_create
+ * comes before the runtime's, and it refuses threads started in a forked
+ * child of a threaded process (sample.c, record.c). */
+#if defined(__SANITIZE_THREAD__)
+#define NP_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define NP_UNDER_TSAN 1
+#endif
+#endif
+#ifndef NP_UNDER_TSAN
+#define NP_UNDER_TSAN 0
+#endif
 
 /* The fast path stops this many records short of a buffer's end, so that
  * the slow path always has room for LOST, SWITCH and the event itself. */
@@ -88,6 +111,9 @@ struct np_rec_wstate {
     unsigned jnext;
     int thread_sent;
     char sent_name[16];
+    uint64_t *held_frames;   /* samples the time filter holds: n, overrun,
+                                skipped, frames... (pend value: index) */
+    size_t hflen, hfcap;
 };
 #define NP_WS_KEPT 1
 #define NP_WS_F 2
@@ -109,6 +135,15 @@ struct np_rec_stream {
     long tid;
     char name[16];
     void *altstack;              /* the signal stack given to the thread, or NULL */
+    /* the sampler's (sample.c), under the lock but `skipped` (the owner's
+     * signal handler) */
+    struct {
+        pthread_t self;
+        timer_t timer;
+        int has_timer;
+        uintptr_t stack_lo, stack_hi; /* bounds for the frame-pointer walk */
+        uint64_t skipped;             /* periods not sampled since the last sample */
+    } smp;
     /* written by the writer (or a final flush, the writer stopped) */
     struct np_rec_wstate w;
 };
@@ -152,6 +187,49 @@ void np_rec_write_shutdown(void);
 void np_rec_modules_forget(void);
 /* write() of the whole range, retrying on EINTR and short writes. */
 int np_rec_write_all(int fd, const void *p, size_t n);
+
+/* The SAMPLING chunk (trace-format.md). */
+void np_rec_write_sampling(int fd, uint64_t tick, uint32_t hz, unsigned unwinder, uint32_t flags,
+                           uint64_t period_ns, unsigned max_frames);
+
+/* record.c: one line "nanoprof: recording: WHAT[: DETAIL]" on stderr. */
+void np_rec_say(const char *what, const char *detail);
+
+/* record.c, for the sampler (sample.c) */
+/* From the owner thread's signal handler, the thread not busy: queues S's
+ * live buffer and takes a fresh one if the lock is free at once and the
+ * writer runs; returns its first slot or NULL. */
+np_raw *np_rec_refill_signal(struct np_rec_stream *s);
+/* Recording has ended, or never began. */
+int np_rec_stopped(void);
+/* Under the lock: returns -1 when not recording; else calls FILE_FN with
+ * the trace file (if open) and EACH for every live thread's stream. */
+int np_rec_each_stream(void (*file_fn)(int fd, void *ctx), void (*each)(struct np_rec_stream *s, void *ctx),
+                       void *ctx);
+/* Recording is on in this process (NANOPROF_RECORD). */
+int np_rec_active(void);
+/* Attaches the calling thread (recording on): it gets a stream. */
+void np_rec_attach_self(void);
+
+/* sample.c, for the recorder */
+/* Reads NANOPROF_SAMPLE; 0 when it is bad (said on stderr). */
+int np_sample_configure(void);
+/* Sampling was asked for (NANOPROF_SAMPLE, np_sample_start): new threads
+ * are attached at creation, so that they are sampled. */
+int np_sample_wanted(void);
+/* Starts sampling as configured, the file open (recording starts). */
+void np_sample_begin(int fd);
+/* A thread's stream is set up (lock held, on the thread): its timer. */
+void np_sample_thread_begin(struct np_rec_stream *s);
+/* The thread ends (lock held): its timer goes. */
+void np_sample_thread_end(struct np_rec_stream *s);
+/* A new file was opened (fork child, failed exec): SAMPLING again. */
+void np_sample_file_opened(int fd);
+/* The fork child: OWN (the forking thread's stream, or NULL) gets a timer
+ * (timers are not inherited). */
+void np_sample_fork_child(struct np_rec_stream *own);
+/* pthread_create itself, for the runtime's own threads (never sampled). */
+int np_sample_real_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
 
 /* record_exec.c calls these around an exec. */
 void np_rec_before_exec(void);

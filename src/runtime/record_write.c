@@ -341,6 +341,21 @@ void np_rec_write_blocks(int fd, uint64_t lost)
     }
 }
 
+void np_rec_write_sampling(int fd, uint64_t tick, uint32_t hz, unsigned unwinder, uint32_t flags,
+                           uint64_t period_ns, unsigned max_frames)
+{
+    uint8_t tmp[NP_TRACE_CHUNK_HEADER + NP_SAMPLING_PAYLOAD];
+    struct cbuf b = { tmp, 0 };
+    chunk_begin(&b);
+    put_u64(&b, tick);
+    put_u32(&b, hz);
+    b.p[b.n++] = (uint8_t)unwinder;
+    put_u32(&b, flags);
+    put_u64(&b, period_ns);
+    put_u16(&b, (uint16_t)max_frames);
+    chunk_end(fd, &b, NP_CHUNK_SAMPLING);
+}
+
 static void write_thread(int fd, struct np_rec_stream *s)
 {
     uint8_t tmp[NP_TRACE_CHUNK_HEADER + 4 + 2 + 16];
@@ -409,7 +424,8 @@ static unsigned match_bits(uint64_t addr, int named, int mode)
  * u32 decoded length; the encoded stream follows. */
 #define EV_FIXED 21
 #define PREFIX (NP_TRACE_CHUNK_HEADER + EV_FIXED)
-#define MAX_RECORD 24 /* one record: two varints */
+/* one record: two varints, or a SAMPLE's four and its frames */
+#define MAX_RECORD ((4 + NP_SAMPLE_MAX_FRAMES) * NP_VARINT_MAX)
 #define ENC_MAIN (1u << 20)
 #define ENC_FATAL (64u << 10)
 
@@ -421,6 +437,7 @@ struct enc {
     uint64_t base, prev, prev_addr;
     long tid;
     int fd, mode;
+    uint64_t prev_pc; /* the previous SAMPLE's PC in the chunk */
 };
 
 static uint8_t enc_main_buf[PREFIX + ENC_MAIN + MAX_RECORD];
@@ -428,8 +445,8 @@ static uint8_t enc_fatal_buf[PREFIX + ENC_FATAL + MAX_RECORD];
 static uint8_t *zbuf;
 static size_t zcap;
 static ZSTD_CCtx *cctx;
-static struct enc enc_main = { enc_main_buf, ENC_MAIN, 0, 0, 0, 0, 0, 0, -1, 0 };
-static struct enc enc_fatal = { enc_fatal_buf, ENC_FATAL, 0, 0, 0, 0, 0, 0, -1, 1 };
+static struct enc enc_main = { enc_main_buf, ENC_MAIN, 0, 0, 0, 0, 0, 0, -1, 0, 0 };
+static struct enc enc_fatal = { enc_fatal_buf, ENC_FATAL, 0, 0, 0, 0, 0, 0, -1, 1, 0 };
 
 static void fill_prefix(uint8_t *p, const struct enc *e, size_t payload, int compression)
 {
@@ -472,22 +489,76 @@ static void enc_flush(struct enc *e)
     }
     e->len = 0;
     e->count = 0;
+    e->prev_pc = 0;
 }
 
-static void enc_put(struct enc *e, unsigned kind, uint64_t value, uint64_t tick)
+/* Ticks from *PREV to TICK (never backwards, at most 60 bits); TICK, or
+ * *PREV if it is earlier, becomes *PREV. */
+static inline __attribute__((always_inline)) uint64_t ev_dt(uint64_t *prev, uint64_t tick)
+{
+    if ((int64_t)(tick - *prev) < 0)
+        tick = *prev;
+    uint64_t dt = tick - *prev;
+    if (dt >> 60)
+        dt = (1ull << 60) - 1;
+    *prev = tick;
+    return dt;
+}
+
+/* The first varint of a record of KIND at TICK, at the end of E's stream
+ * (the record starts the chunk if it is empty); returns its bytes. */
+static size_t enc_head(struct enc *e, unsigned kind, uint64_t tick)
 {
     if (!e->count) {
         e->base = e->prev = tick;
         e->prev_addr = 0;
+        e->prev_pc = 0;
     }
-    if ((int64_t)(tick - e->prev) < 0)
-        tick = e->prev; /* never backwards */
-    uint64_t dt = tick - e->prev;
-    if (dt >> 60)
-        dt = (1ull << 60) - 1;
-    e->prev = tick;
+    return np_put_varint(e->buf + PREFIX + e->len, ev_dt(&e->prev, tick) << NP_EV_KIND_BITS | kind);
+}
+
+/* A SAMPLE record (trace-format.md): the frame count, the overrun and
+ * skipped periods, the PC as a delta from the previous sample's, each
+ * caller as a delta from the frame before it. */
+static void enc_sample(struct enc *e, uint64_t tick, unsigned n, uint64_t overrun, uint64_t skipped,
+                       const uint64_t *frames)
+{
     uint8_t *o = e->buf + PREFIX + e->len;
-    size_t n = np_put_varint(o, dt << NP_EV_KIND_BITS | kind);
+    size_t k = enc_head(e, NP_EV_SAMPLE, tick);
+    k += np_put_varint(o + k, n);
+    k += np_put_varint(o + k, overrun);
+    k += np_put_varint(o + k, skipped);
+    uint64_t prev = e->prev_pc;
+    for (unsigned i = 0; i < n; i++) {
+        k += np_put_varint(o + k, np_zigzag((int64_t)(frames[i] - prev)));
+        prev = frames[i];
+    }
+    e->prev_pc = frames[0];
+    e->len += k;
+    e->count++;
+    if (e->len >= e->limit)
+        enc_flush(e);
+}
+
+/* The frames of the raw SAMPLE at R[0] (which holds N) into OUT. */
+static void raw_frames(const np_raw *r, unsigned n, uint64_t *out)
+{
+    for (unsigned i = 0; i < n; i++)
+        out[i] = i & 1 ? r[1 + i / 2].w1 : r[1 + i / 2].w0;
+}
+
+/* Slots a raw SAMPLE takes after its first; 0 when it claims more than
+ * the N - I records left (never written so: the buffer is not ours). */
+static size_t raw_sample_slots(const np_raw *r, size_t i, size_t n)
+{
+    size_t k = (NP_RAW_SAMPLE_FRAMES(r[i].w0 & NP_RAW_VALUE) + 1) / 2;
+    return k < n - i ? k : n - i - 1;
+}
+
+static void enc_put(struct enc *e, unsigned kind, uint64_t value, uint64_t tick)
+{
+    uint8_t *o = e->buf + PREFIX + e->len;
+    size_t n = enc_head(e, kind, tick);
     if (kind == NP_EV_ENTRY) {
         n += np_put_varint(o + n, np_zigzag((int64_t)(value - e->prev_addr)));
         e->prev_addr = value;
@@ -523,13 +594,21 @@ static void held_reset(struct np_rec_wstate *w)
 {
     w->phead = w->plen = 0;
     w->npidx = 0;
+    w->hflen = 0;
 }
 
 /* Emits the held records [phead, upto). */
 static void held_emit(struct np_rec_wstate *w, struct enc *e, size_t upto)
 {
-    for (size_t i = w->phead; i < upto; i++)
-        enc_put(e, w->pend[i].kind, w->pend[i].value, w->pend[i].tick);
+    for (size_t i = w->phead; i < upto; i++) {
+        const struct np_rec_pend *h = &w->pend[i];
+        if (h->kind == NP_EV_SAMPLE) {
+            const uint64_t *x = w->held_frames + h->value;
+            enc_sample(e, h->tick, (unsigned)x[0], x[1], x[2], x + 3);
+        } else {
+            enc_put(e, h->kind, h->value, h->tick);
+        }
+    }
     w->phead = upto;
 }
 
@@ -586,14 +665,19 @@ static void out_exit(struct np_rec_wstate *w, struct enc *e, uint64_t tick)
     if (np_rec_cfg.min_ticks) {
         tf_advance(w, e, tick);
         if (w->npidx) { /* the innermost call is held: it was too short */
-            size_t i = w->pidx[--w->npidx];
+            size_t i = w->pidx[--w->npidx], keep = i;
             uint64_t sw = 0;
-            for (size_t k = i + 1; k < w->plen; k++)
+            for (size_t k = i + 1; k < w->plen; k++) {
                 if (w->pend[k].kind == NP_EV_SWITCH)
                     sw += w->pend[k].value;
-            w->plen = i;
-            if (!w->npidx)
+                else if (w->pend[k].kind == NP_EV_SAMPLE)
+                    w->pend[keep++] = w->pend[k]; /* samples outlive the call */
+            }
+            w->plen = keep;
+            if (!w->npidx) {
+                held_emit(w, e, w->plen);
                 held_reset(w);
+            }
             if (sw) {
                 if (!w->npidx || !held_push(w, NP_EV_SWITCH, sw, tick, e->mode)) {
                     held_release_all(w, e);
@@ -604,6 +688,34 @@ static void out_exit(struct np_rec_wstate *w, struct enc *e, uint64_t tick)
         }
     }
     enc_put(e, NP_EV_EXIT, 0, tick);
+}
+
+/* A sample: held, in its place, while the time filter holds calls. */
+static void out_sample(struct np_rec_wstate *w, struct enc *e, const np_raw *r)
+{
+    uint64_t v = r->w0 & NP_RAW_VALUE, tick = r->w1;
+    unsigned n = NP_RAW_SAMPLE_FRAMES(v);
+    uint64_t frames[NP_SAMPLE_MAX_FRAMES];
+    raw_frames(r, n, frames);
+    if (np_rec_cfg.min_ticks) {
+        tf_advance(w, e, tick);
+        if (w->npidx) {
+            size_t at = w->hflen;
+            if (grow((void **)&w->held_frames, &w->hfcap, at + 3 + n, sizeof *w->held_frames, e->mode) &&
+                held_push(w, NP_EV_SAMPLE, at, tick, e->mode)) {
+                uint64_t *x = w->held_frames + at;
+                x[0] = n;
+                x[1] = NP_RAW_SAMPLE_OVERRUN(v);
+                x[2] = NP_RAW_SAMPLE_SKIPPED(v);
+                memcpy(x + 3, frames, n * sizeof *frames);
+                w->hflen = at + 3 + n;
+                return;
+            }
+            held_release_all(w, e);
+        }
+    }
+    if (n)
+        enc_sample(e, tick, n, NP_RAW_SAMPLE_OVERRUN(v), NP_RAW_SAMPLE_SKIPPED(v), frames);
 }
 
 static void out_switch(struct np_rec_wstate *w, struct enc *e, uint64_t ticks, uint64_t tick)
@@ -698,6 +810,7 @@ static struct enc *enc_for(int fd, struct np_rec_stream *s, int mode)
     e->tid = s->tid;
     e->len = 0;
     e->count = 0;
+    e->prev_pc = 0;
     return e;
 }
 
@@ -740,13 +853,7 @@ static inline __attribute__((always_inline)) void plain_put(struct plain *p, str
         e->base = p->prev = tick;
         p->prev_addr = 0;
     }
-    if ((int64_t)(tick - p->prev) < 0)
-        tick = p->prev;
-    uint64_t dt = tick - p->prev;
-    if (dt >> 60)
-        dt = (1ull << 60) - 1;
-    p->prev = tick;
-    p->len += np_put_varint(p->base + p->len, dt << NP_EV_KIND_BITS | ev);
+    p->len += np_put_varint(p->base + p->len, ev_dt(&p->prev, tick) << NP_EV_KIND_BITS | ev);
     if (ev == NP_EV_ENTRY) {
         p->len += np_put_varint(p->base + p->len, np_zigzag((int64_t)(v - p->prev_addr)));
         p->prev_addr = v;
@@ -821,6 +928,25 @@ static void encode_plain(struct np_rec_wstate *w, struct enc *e, const np_raw *r
                 }
             }
             break;
+        case NP_RAW_SAMPLE: { /* rare: through the encoder's state in E */
+            uint64_t frames[NP_SAMPLE_MAX_FRAMES];
+            unsigned nf = NP_RAW_SAMPLE_FRAMES(v);
+            size_t slots = raw_sample_slots(r, i, n);
+            if (nf && (nf + 1) / 2 == slots) {
+                raw_frames(r + i, nf, frames);
+                e->len = p.len;
+                e->count = p.count;
+                e->prev = p.prev;
+                e->prev_addr = p.prev_addr;
+                enc_sample(e, tick, nf, NP_RAW_SAMPLE_OVERRUN(v), NP_RAW_SAMPLE_SKIPPED(v), frames);
+                p.len = e->len;
+                p.count = e->count;
+                p.prev = e->prev;
+                p.prev_addr = e->prev_addr;
+            }
+            i += slots;
+            break;
+        }
         default:
             break;
         }
@@ -876,6 +1002,13 @@ void np_rec_write_events(int fd, struct np_rec_stream *s, const np_raw *r, size_
             for (size_t k = jmp_unwind(w, v, w->depth + w->overflow); k; k--)
                 do_exit(w, e, tick);
             break;
+        case NP_RAW_SAMPLE: { /* kept whatever the call filters say */
+            size_t slots = raw_sample_slots(r, i, n);
+            if ((NP_RAW_SAMPLE_FRAMES(v) + 1) / 2 == slots)
+                out_sample(w, e, &r[i]);
+            i += slots;
+            break;
+        }
         default:
             break;
         }
@@ -913,10 +1046,12 @@ void np_rec_wstate_free(struct np_rec_wstate *w)
     free(w->stack);
     free(w->pend);
     free(w->pidx);
+    free(w->held_frames);
     w->stack = NULL;
     w->pend = NULL;
     w->pidx = NULL;
-    w->cap = w->pcap = w->pidxcap = 0;
+    w->held_frames = NULL;
+    w->cap = w->pcap = w->pidxcap = w->hfcap = 0;
     np_rec_wstate_reset(w);
 }
 

@@ -1,7 +1,8 @@
 /* fuzz_events.c - libFuzzer target, structure-aware: the input is a
  * program for trace_builder, so every trace it writes is well-formed and
  * the fuzzer explores what fuzz_trace_read rarely reaches: any sequence of
- * events (exits with nothing open, LOST, SWITCH longer than the gap, time
+ * events (exits with nothing open, LOST, SWITCH longer than the gap, SAMPLE
+ * with any frames, time
  * running backwards across chunks), in zstd and plain chunks, over several
  * threads, with or without END. Checks: the read succeeds, every event
  * written is delivered, and the model's invariant holds (self times add
@@ -36,6 +37,8 @@ static uint64_t build(struct tb *b, struct input *in)
     tb_header(b);
     tb_info(b, 1, 0, 1.0 + (double)next(in, 1) / 16, tick, next(in, 1), "fuzz", 0, NULL);
     tb_module(b, 0, 0x1000, 0x2000, "", 0, "/nonexistent/fuzz.so");
+    if (next(in, 1) & 1)
+        tb_sampling(b, tick, 997, NP_UNWIND_FP, NP_SAMPLING_CPU_TIME, 1003009, 128);
     tb_events_begin(b, 1, tick);
     while (in->p < in->end) {
         unsigned op = (unsigned)next(in, 1);
@@ -65,8 +68,17 @@ static uint64_t build(struct tb *b, struct input *in)
             tick -= op & 32 ? next(in, 1) : 0;
             tb_events_begin(b, (uint32_t)next(in, 1) % 4, tick);
             break;
-        default: /* a jump in time */
-            tick += next(in, 4);
+        default:
+            if (op & 16) { /* a sample of 1 to 4 frames, in the module or anywhere */
+                uint64_t frames[4];
+                unsigned n = 1 + (unsigned)next(in, 1) % 4;
+                for (unsigned i = 0; i < n; i++)
+                    frames[i] = op & 32 ? next(in, 8) : 0x1000 + next(in, 2) % 0x1000;
+                tb_sample(b, tick += next(in, 1), frames, n, next(in, 1), next(in, 1));
+                events++;
+            } else { /* a jump in time */
+                tick += next(in, 4);
+            }
             break;
         }
     }

@@ -1,0 +1,526 @@
+/* sample.c - the sampler (docs/sampling.md): every recorded thread gets a
+ * timer on its own CPU-time clock that sends it SIGPROF HZ times per
+ * second of CPU; the handler takes the interrupted PC and the frame-pointer
+ * chain above it, and appends one SAMPLE raw record (and its frames) to the
+ * thread's recorder buffer, where the writer encodes it in order with the
+ * thread's calls (record_write.c, trace-format.md).
+ *
+ * Buffers. The handler appends only when the thread is not busy: a hook
+ * interrupted half-way through its append would otherwise overwrite the
+ * sample, or the sample the hook's record. A sample that finds the thread
+ * busy, or no room and the lock taken, is dropped and counted: the next
+ * sample of the thread carries the count (`skipped`).
+ *
+ * Threads. The main thread is attached when recording starts; threads
+ * created later through pthread_create (which the shared library wraps) are
+ * attached before their start routine runs, so a program built without
+ * instrumentation is sampled on every thread. Threads that reach the
+ * runtime another way (their first instrumented call) get their timer then.
+ *
+ * Other SIGPROF users. The shared library also stands in front of
+ * sigaction() and signal() for SIGPROF once the sampler's handler is in
+ * place: the program's handler is kept aside (and reported back to it), and
+ * the sampler's handler passes it every SIGPROF that is not one of its own
+ * timers' (setitimer(ITIMER_PROF), kill, the program's own timers). */
+#define _GNU_SOURCE
+#include "record_hot.h"
+#include "hooks.h"
+#include "nanoprof/sample.h"
+#include "../common/parse_units.h"
+#include "../common/trace_format.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+
+#if defined(__x86_64__) || defined(__aarch64__)
+#define CAN_SAMPLE 1
+#else
+#define CAN_SAMPLE 0
+#endif
+
+/* Frames per sample, the PC included: deeper stacks keep their innermost. */
+#define MAX_FRAMES 128
+_Static_assert(MAX_FRAMES <= NP_SAMPLE_MAX_FRAMES && MAX_FRAMES <= 255, "frame count field");
+
+/* Not instrumented by sanitizers: the frame walk reads other functions'
+ * frames; the interposed functions are called by a sanitizer's runtime
+ * while it starts, before instrumented code may run. */
+#define UNSANITIZED __attribute__((no_sanitize_address, no_sanitize_thread, no_sanitize_undefined))
+
+/* Under ThreadSanitizer (the runtime built with it), the sanitizer's
+ * pthread_create comes first and calls ours: a start routine of ours would
+ * run before the sanitizer has set the thread up, so threads are not
+ * wrapped there (docs/sampling.md). */
+#define WRAP_THREADS (!NP_UNDER_TSAN)
+
+#define LOAD(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
+#define STORE(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
+
+static struct {
+    unsigned cfg_hz;   /* NANOPROF_SAMPLE */
+    unsigned hz;       /* atomic: sampling at this rate now, or 0 */
+    int wanted;        /* atomic: sampling was asked for in this process */
+    int installed;     /* atomic: our handler is in place */
+} S;
+
+/* Our timers' sigev_value: what tells their signals from any other SIGPROF. */
+static char sample_tag;
+
+static uint64_t period_ns(unsigned hz)
+{
+    return (1000000000ull + hz / 2) / hz;
+}
+
+/* ---- the program's SIGPROF handler, kept aside ---------------------------- */
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+static sigaction_fn real_sigaction; /* the next definition, for the handler */
+#ifdef NP_INTERPOSE_SIGNALS
+static void *next_sigaction;
+static void *next_fn(void **cache, const char *name);
+#endif
+
+static struct sigaction chained[2]; /* the program's, in chained[chain_cur] */
+static int chain_cur;                /* atomic */
+static int chain_lock;               /* atomic: writers only */
+static __thread int installing;      /* our own sigaction call is under way */
+
+static void chain_set(const struct sigaction *act, struct sigaction *old)
+{
+    while (__atomic_exchange_n(&chain_lock, 1, __ATOMIC_ACQUIRE))
+        ;
+    int cur = LOAD(&chain_cur);
+    if (old)
+        *old = chained[cur];
+    if (act) {
+        chained[!cur] = *act;
+        STORE(&chain_cur, !cur);
+    }
+    __atomic_store_n(&chain_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* A SIGPROF that is not ours: what the program asked for. */
+static void chain(int sig, siginfo_t *si, void *uc)
+{
+    struct sigaction c = chained[LOAD(&chain_cur)];
+    int info = (c.sa_flags & SA_SIGINFO) != 0;
+    if (!info && c.sa_handler == SIG_IGN)
+        return;
+    if (!info && c.sa_handler == SIG_DFL) {
+        /* SIGPROF's default action ends the process, as without nanoprof */
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        if (real_sigaction)
+            real_sigaction(sig, &dfl, NULL);
+        raise(sig); /* pending until this handler returns */
+        return;
+    }
+    if (c.sa_flags & SA_RESETHAND) {
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        chain_set(&dfl, NULL);
+    }
+    sigset_t before;
+    pthread_sigmask(SIG_BLOCK, &c.sa_mask, &before);
+    if (info)
+        c.sa_sigaction(sig, si, uc);
+    else
+        c.sa_handler(sig);
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
+}
+
+/* ---- taking a sample -------------------------------------------------------- */
+
+/* The PC, then the return address of each frame along the frame-pointer
+ * chain. Every frame pointer is checked against the thread's stack before
+ * it is read (at or above the interrupted stack pointer, below the top,
+ * aligned, each one above the last), so a program built without frame
+ * pointers, whose frame-pointer register holds anything, gives a shorter
+ * or wrong stack, never a fault. */
+UNSANITIZED static unsigned walk(const ucontext_t *uc, const struct np_rec_stream *s, uint64_t *out)
+{
+#if defined(__x86_64__)
+    uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP], fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP],
+             sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+    uint64_t pc = uc->uc_mcontext.pc, fp = uc->uc_mcontext.regs[29], sp = uc->uc_mcontext.sp;
+#else
+    uint64_t pc = 0, fp = 0, sp = 0;
+    (void)uc;
+#endif
+    unsigned n = 0;
+    out[n++] = pc & NP_ADDR_MASK;
+    uint64_t lo = s->smp.stack_lo, hi = s->smp.stack_hi;
+    if (sp < lo || sp >= hi)
+        return n; /* on another stack (a signal stack), or bounds unknown */
+    lo = sp;
+    while (n < MAX_FRAMES && fp >= lo && fp + 16 <= hi && !(fp & 7)) {
+        const volatile uint64_t *f = (const volatile uint64_t *)(uintptr_t)fp;
+        uint64_t next = f[0], ret = f[1] & NP_ADDR_MASK; /* AArch64: no pointer authentication bits */
+        if (!ret)
+            break;
+        out[n++] = ret;
+        lo = fp + 16;
+        fp = next;
+    }
+    return n;
+}
+
+static uint64_t field(uint64_t v)
+{
+    return v > NP_RAW_SAMPLE_FIELD_MAX ? NP_RAW_SAMPLE_FIELD_MAX : v;
+}
+
+/* Appends the sample (the thread not busy); 0 when there is no room. */
+static int append(struct np_rec_stream *s, const uint64_t *fr, unsigned n, uint64_t overrun)
+{
+    size_t need = 1 + (n + 1) / 2;
+    np_raw *p = s->pos, *end = s->end;
+    if (!p || !end || p >= end || (size_t)(end - p) < need) {
+        p = np_rec_refill_signal(s);
+        if (!p)
+            return 0;
+    }
+    p[0].w0 = (uint64_t)NP_RAW_SAMPLE << NP_RAW_SHIFT | n | field(overrun) << 8 | field(s->smp.skipped) << 32;
+    p[0].w1 = np_rec_ticks();
+    for (unsigned i = 0; i < n; i += 2) {
+        p[1 + i / 2].w0 = fr[i];
+        p[1 + i / 2].w1 = i + 1 < n ? fr[i + 1] : 0;
+    }
+    STORE(&s->pos, p + need);
+    s->smp.skipped = 0;
+    return 1;
+}
+
+static void take(const siginfo_t *si, void *uc)
+{
+    struct np_thread *t = np_thread_os();
+    if (!t || !(t->flags & NP_F_REC_ON) || !t->rec)
+        return;
+    struct np_rec_stream *s = t->rec;
+    uint64_t overrun = si->si_overrun > 0 ? (uint64_t)si->si_overrun : 0;
+    if (!np_thread_lock(t)) { /* in a hook, which may be appending */
+        s->smp.skipped += 1 + overrun;
+        return;
+    }
+    if (!np_rec_stopped()) {
+        uint64_t fr[MAX_FRAMES];
+        unsigned n = walk(uc, s, fr);
+        if (!append(s, fr, n, overrun))
+            s->smp.skipped += 1 + overrun;
+    }
+    np_thread_unlock(t);
+}
+
+static void on_prof(int sig, siginfo_t *si, void *uc)
+{
+    int saved = errno;
+    if (si && si->si_code == SI_TIMER && si->si_value.sival_ptr == &sample_tag)
+        take(si, uc);
+    else
+        chain(sig, si, uc);
+    errno = saved;
+}
+
+/* ---- set-up --------------------------------------------------------------- */
+
+/* SA_RESTART: a sample must not make the program's system calls fail with
+ * EINTR. The handler in place before (a program's, a constructor's) is
+ * kept aside as the program's. */
+static void install(void)
+{
+    if (LOAD(&S.installed))
+        return;
+#ifdef NP_INTERPOSE_SIGNALS
+    real_sigaction = (sigaction_fn)next_fn(&next_sigaction, "sigaction");
+#else
+    real_sigaction = sigaction;
+#endif
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_prof;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    installing = 1; /* through the global sigaction: a sanitizer's sees it */
+    int r = sigaction(SIGPROF, &sa, &old);
+    installing = 0;
+    if (r != 0) {
+        np_rec_say("cannot install the SIGPROF handler: not sampling", strerror(errno));
+        return;
+    }
+    if (!((old.sa_flags & SA_SIGINFO) && old.sa_sigaction == on_prof))
+        chain_set(&old, NULL);
+    STORE(&S.installed, 1);
+}
+
+static void stack_bounds(struct np_rec_stream *s)
+{
+    pthread_attr_t a;
+    void *addr;
+    size_t size;
+    if (pthread_getattr_np(s->smp.self, &a) != 0)
+        return;
+    if (pthread_attr_getstack(&a, &addr, &size) == 0) {
+        s->smp.stack_lo = (uintptr_t)addr;
+        s->smp.stack_hi = (uintptr_t)addr + size;
+    }
+    pthread_attr_destroy(&a);
+}
+
+/* Creates S's timer if it has none (on its thread's CPU clock, its signal
+ * to that thread) and sets it to HZ (0: disarmed). Lock held. */
+static void arm(struct np_rec_stream *s, unsigned hz)
+{
+    if (!s->smp.has_timer) {
+        if (!hz)
+            return;
+        if (!s->smp.stack_hi)
+            stack_bounds(s);
+        clockid_t clock;
+        if (pthread_getcpuclockid(s->smp.self, &clock) != 0)
+            return;
+        struct sigevent ev;
+        memset(&ev, 0, sizeof ev);
+        ev.sigev_notify = SIGEV_THREAD_ID;
+        ev.sigev_signo = SIGPROF;
+        ev.sigev_value.sival_ptr = &sample_tag;
+        ev._sigev_un._tid = (pid_t)s->tid;
+        if (timer_create(clock, &ev, &s->smp.timer) != 0)
+            return;
+        s->smp.has_timer = 1;
+    }
+    uint64_t ns = hz ? period_ns(hz) : 0;
+    struct itimerspec it;
+    it.it_value.tv_sec = it.it_interval.tv_sec = (time_t)(ns / 1000000000u);
+    it.it_value.tv_nsec = it.it_interval.tv_nsec = (long)(ns % 1000000000u);
+    timer_settime(s->smp.timer, 0, &it, NULL);
+}
+
+static void write_sampling(int fd, unsigned hz)
+{
+    np_rec_write_sampling(fd, np_rec_ticks(), hz, NP_UNWIND_FP, NP_SAMPLING_CPU_TIME | NP_SAMPLING_RETURN_ADDRS,
+                          hz ? period_ns(hz) : 0, MAX_FRAMES);
+}
+
+int np_sample_configure(void)
+{
+    const char *v = getenv("NANOPROF_SAMPLE");
+    if (!v || !*v)
+        return 1;
+    unsigned hz = np_parse_hz(v);
+    if (!hz) {
+        np_rec_say("NANOPROF_SAMPLE: not a rate from 1 to 100000 (Hz)", v);
+        return 0;
+    }
+    if (!CAN_SAMPLE) {
+        np_rec_say("NANOPROF_SAMPLE: sampling is not supported on this machine", NULL);
+        return 0;
+    }
+    S.cfg_hz = hz;
+    STORE(&S.wanted, 1);
+    return 1;
+}
+
+int np_sample_wanted(void)
+{
+    return LOAD(&S.wanted);
+}
+
+void np_sample_begin(int fd)
+{
+    if (!S.cfg_hz || LOAD(&S.hz))
+        return;
+    install();
+    if (!LOAD(&S.installed))
+        return;
+    STORE(&S.hz, S.cfg_hz);
+    write_sampling(fd, S.cfg_hz);
+}
+
+void np_sample_file_opened(int fd)
+{
+    unsigned hz = LOAD(&S.hz);
+    if (hz)
+        write_sampling(fd, hz);
+}
+
+void np_sample_thread_begin(struct np_rec_stream *s)
+{
+    s->smp.self = pthread_self();
+    if (!LOAD(&S.wanted))
+        return;
+    stack_bounds(s);
+    arm(s, LOAD(&S.hz));
+}
+
+void np_sample_thread_end(struct np_rec_stream *s)
+{
+    if (s->smp.has_timer)
+        timer_delete(s->smp.timer);
+    s->smp.has_timer = 0;
+}
+
+void np_sample_fork_child(struct np_rec_stream *own)
+{
+    if (!own)
+        return;
+    own->smp.has_timer = 0; /* the parent's: not inherited */
+    own->smp.self = pthread_self();
+    arm(own, LOAD(&S.hz));
+}
+
+/* ---- the API (nanoprof/sample.h) ------------------------------------------ */
+
+static void file_cb(int fd, void *ctx)
+{
+    write_sampling(fd, *(unsigned *)ctx);
+}
+
+static void arm_cb(struct np_rec_stream *s, void *ctx)
+{
+    arm(s, *(unsigned *)ctx);
+}
+
+/* Sets the rate of every recorded thread (0 stops). The SAMPLING chunk
+ * goes first, with the time the rate takes effect: samples already in
+ * buffers, taken at the old rate, are written after it. */
+static int set_rate(const char *who, unsigned hz)
+{
+    if (!np_rec_active())
+        return np_error(NP_ENOTINIT, who, "not recording (NANOPROF_RECORD is not set)");
+    struct np_thread *t = np_self();
+    if (!np_api_enter(t, who))
+        return NP_EBUSY;
+    if (hz) {
+        STORE(&S.wanted, 1);
+        install();
+        np_rec_attach_self(); /* the caller, at least, is sampled */
+    }
+    if (hz && !LOAD(&S.installed)) {
+        np_thread_unlock(t);
+        return np_error(NP_EINVAL, who, "cannot install the SIGPROF handler");
+    }
+    if (hz || LOAD(&S.hz)) {
+        STORE(&S.hz, hz);
+        np_rec_each_stream(file_cb, arm_cb, &hz);
+    }
+    np_thread_unlock(t);
+    return NP_OK;
+}
+
+int np_sample_start(unsigned hz)
+{
+    if (!CAN_SAMPLE)
+        return np_error(NP_EINVAL, "np_sample_start", "sampling is not supported on this machine");
+    if (!hz || hz > NP_SAMPLE_HZ_MAX)
+        return np_error(NP_EINVAL, "np_sample_start", "the rate must be 1 to 100000 Hz");
+    return set_rate("np_sample_start", hz);
+}
+
+int np_sample_stop(void)
+{
+    return set_rate("np_sample_stop", 0);
+}
+
+/* ---- interposed: pthread_create, sigaction, signal ------------------------ */
+
+static __thread int internal_create; /* the runtime's own thread: not wrapped */
+
+int np_sample_real_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+    /* through the global symbol, so that a sanitizer's interceptor sees
+     * the thread; ours lets it through */
+    internal_create = 1;
+    int r = pthread_create(th, attr, fn, arg);
+    internal_create = 0;
+    return r;
+}
+
+#ifdef NP_INTERPOSE_SIGNALS
+/* The next definitions, looked up at the first call (a sanitizer may make
+ * it before the constructors run), never in a signal handler after that:
+ * the recorder's fatal-signal handler calls sigaction. */
+UNSANITIZED static void *next_fn(void **cache, const char *name)
+{
+    void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+    if (!f) {
+        f = dlsym(RTLD_NEXT, name);
+        __atomic_store_n(cache, f, __ATOMIC_RELEASE);
+    }
+    return f;
+}
+
+typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+struct start {
+    void *(*fn)(void *);
+    void *arg;
+};
+
+static void *sampled_start(void *p)
+{
+    struct start st = *(struct start *)p;
+    free(p);
+    if (np_rec_active())
+        np_rec_attach_self();
+    return st.fn(st.arg);
+}
+
+UNSANITIZED NP_HOOK int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+    static void *next;
+    create_fn f = (create_fn)next_fn(&next, "pthread_create");
+    if (!f)
+        return EAGAIN;
+    struct start *st;
+    if (!WRAP_THREADS || internal_create || !LOAD(&S.wanted) || !np_rec_active() || !(st = malloc(sizeof *st)))
+        return f(th, attr, fn, arg);
+    st->fn = fn;
+    st->arg = arg;
+    int r = f(th, attr, sampled_start, st);
+    if (r)
+        free(st);
+    return r;
+}
+
+UNSANITIZED NP_HOOK int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    sigaction_fn f = (sigaction_fn)next_fn(&next_sigaction, "sigaction");
+    if (!f) {
+        errno = ENOSYS;
+        return -1;
+    }
+    if (sig != SIGPROF || installing || !LOAD(&S.installed))
+        return f(sig, act, old);
+    chain_set(act, old);
+    return 0;
+}
+
+UNSANITIZED NP_HOOK sighandler_t signal(int sig, sighandler_t h)
+{
+    if (sig != SIGPROF || !LOAD(&S.installed)) {
+        static void *next;
+        sighandler_t (*f)(int, sighandler_t) = (sighandler_t(*)(int, sighandler_t))next_fn(&next, "signal");
+        if (!f) {
+            errno = ENOSYS;
+            return SIG_ERR;
+        }
+        return f(sig, h);
+    }
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = h;
+    sa.sa_flags = SA_RESTART; /* BSD semantics, as glibc's signal() */
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(sig, &sa, &old) != 0)
+        return SIG_ERR;
+    return (old.sa_flags & SA_SIGINFO) ? (sighandler_t)(void (*)(void))old.sa_sigaction : old.sa_handler;
+}
+#endif
