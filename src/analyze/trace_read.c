@@ -389,6 +389,19 @@ static int do_thread(struct reader *r, const struct chunk *c)
     return 0;
 }
 
+/* NAME: u64 address, string name (an NP_ENTER region). */
+static int do_name(struct reader *r, const struct chunk *c)
+{
+    struct cursor cur = payload(r, c);
+    uint64_t address = take(&cur, 8);
+    const char *name = take_string(r, &cur, NULL);
+    int st = check_used(r, c, &cur, "NAME");
+    if (st)
+        return st;
+    SINK(r, c->off, name, address, name);
+    return 0;
+}
+
 /* BLOCKS: u64 lost, u32 n, n x (u64 address, u64 count), exactly. */
 static int do_blocks(struct reader *r, const struct chunk *c)
 {
@@ -607,6 +620,7 @@ static int do_chunk(struct reader *r, const struct chunk *c, bool first)
     case NP_CHUNK_THREAD:
     case NP_CHUNK_EVENTS:
     case NP_CHUNK_END:
+    case NP_CHUNK_NAME:
     case NP_CHUNK_BLOCKS:
     case NP_CHUNK_SAMPLING:
         break;
@@ -625,6 +639,8 @@ static int do_chunk(struct reader *r, const struct chunk *c, bool first)
         return do_thread(r, c);
     case NP_CHUNK_EVENTS:
         return do_events(r, c);
+    case NP_CHUNK_NAME:
+        return do_name(r, c);
     case NP_CHUNK_BLOCKS:
         return do_blocks(r, c);
     case NP_CHUNK_SAMPLING:

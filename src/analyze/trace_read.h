@@ -115,6 +115,9 @@ struct np_event_sink {
     int (*sample)(void *ctx, uint32_t tid, uint64_t time_ns, const uint64_t *frames, unsigned n,
                   uint64_t periods, uint64_t skipped);
     int (*sampling)(void *ctx, const struct np_trace_sampling *s);
+    /* A NAME chunk: ENTRY records at ADDRESS are calls of the region an
+     * NP_ENTER(NAME) marks, not of a function at that address. */
+    int (*name)(void *ctx, uint64_t address, const char *name);
 };
 
 /* How the caller hears about problems and progress; any member may be
