@@ -67,6 +67,14 @@ struct np_trace_module {
     const char *path;
 };
 
+/* One event of a batch (np_event_sink.events). */
+enum np_sink_event { NP_EVENT_ENTER, NP_EVENT_EXIT, NP_EVENT_LOST, NP_EVENT_SWITCH };
+struct np_event {
+    uint64_t time_ns;
+    uint64_t arg;              /* ENTER: the address; LOST: how many; SWITCH: ns switched out; EXIT: 0 */
+    uint32_t kind;             /* enum np_sink_event */
+};
+
 /* The consumer of events. Strings and structs passed in are valid only
  * during the call. Every callback may be NULL; each returns 0 to go on or
  * non-zero to stop reading (the reader then returns NP_TRACE_ESTOP, or the
@@ -82,6 +90,12 @@ struct np_event_sink {
     /* switched out for DURATION_NS, ending at TIME_NS */
     int (*switch_out)(void *ctx, uint32_t tid, uint64_t time_ns, uint64_t duration_ns);
     int (*end)(void *ctx);
+    /* Optional: when set, the reader gives a thread's events in runs
+     * through it in place of enter, exit, lost and switch_out: N events of
+     * thread TID, in order, each as that callback would get it. Returns 0,
+     * or non-zero with *DONE the events handled before the one that
+     * stopped. */
+    int (*events)(void *ctx, uint32_t tid, const struct np_event *ev, size_t n, size_t *done);
 };
 
 /* How the caller hears about problems and progress; any member may be
