@@ -81,6 +81,7 @@ struct node_ext {
     uint32_t arc;      /* caller (the parent's function) -> function; NP_NONE until its first kept call */
     uint32_t hint;     /* its child found last, or NP_NONE */
     uint32_t after;    /* the sibling found after it last (itself at first) */
+    uint32_t guess;    /* its next child, guessed: its hint's after (kept here: one load less) */
     uint32_t children; /* how many */
 };
 /* Up to this many children, a node's child list is searched in place of
@@ -233,7 +234,7 @@ static int64_t new_node(struct np_model *m, uint32_t parent, uint32_t function, 
     if (i < 0 || NP_GROW(m->node_ext, m->node_ext_cap, m->n_nodes) < 0)
         return -1;
     m->node_ext[i] = (struct node_ext){ .addr = 0, .function = function, .arc = NP_NONE, .hint = NP_NONE,
-                                        .after = (uint32_t)i, .children = 0 };
+                                        .after = (uint32_t)i, .guess = NP_NONE, .children = 0 };
     struct np_node *n = &m->nodes[i];
     n->parent = parent;
     n->function = function;
@@ -395,8 +396,7 @@ static int function_of(struct np_model *m, uint64_t addr, uint32_t *out)
 /* The guess for PARENT's next child: the one found after its last. */
 HOT uint32_t next_child_guess(const struct np_model *m, uint32_t parent)
 {
-    uint32_t h = m->node_ext[parent].hint;
-    return h == NP_NONE ? NP_NONE : m->node_ext[h].after;
+    return m->node_ext[parent].guess;
 }
 
 /* Remembers that PARENT's child C was found (at ADDR). */
@@ -406,6 +406,7 @@ HOT void found_child(struct np_model *m, uint32_t parent, uint32_t c, uint64_t a
     if (px->hint != NP_NONE)
         m->node_ext[px->hint].after = c;
     px->hint = c;
+    px->guess = m->node_ext[c].after;
     m->node_ext[c].addr = addr;
 }
 
