@@ -482,29 +482,44 @@ HOT int add_arc(struct np_model *m, uint32_t node, uint32_t caller, uint32_t cal
 
 /* The thread whose events are being handled, looked up once per event
  * (the callbacks) or per run of events (on_events). Its pointers stay
- * valid while its events are handled: only a new thread moves them. */
+ * valid while its events are handled: only a new thread moves them. The
+ * open stack's depth and base and the thread's last time are copies,
+ * kept in registers over a run (memory would be reloaded after every
+ * store the compiler cannot tell apart), and saved by cur_save. */
 struct cur {
     uint32_t ti;
     struct tstate *ts;
     struct np_thread *th;
+    size_t depth;
+    struct frame *stack;
+    uint64_t last;
+    bool seen;
 };
 
 static inline struct cur cur_of(struct np_model *m, uint32_t ti)
 {
-    return (struct cur){ ti, &m->ts[ti], &m->threads[ti] };
+    struct tstate *ts = &m->ts[ti];
+    struct np_thread *th = &m->threads[ti];
+    return (struct cur){ ti, ts, th, ts->depth, ts->stack, th->last_ns, ts->seen };
+}
+
+static inline void cur_save(const struct cur *c)
+{
+    c->ts->depth = c->depth;
+    c->th->last_ns = c->last;
+    c->ts->seen = c->seen;
 }
 
 /* T, made monotonic for the thread. */
-HOT uint64_t advance(const struct cur *c, uint64_t t)
+HOT uint64_t advance(struct cur *c, uint64_t t)
 {
-    struct np_thread *th = c->th;
-    if (!c->ts->seen) {
-        c->ts->seen = true;
-        th->first_ns = th->last_ns = t;
+    if (!c->seen) {
+        c->seen = true;
+        c->th->first_ns = c->last = t;
     }
-    if (t < th->last_ns)
-        t = th->last_ns;
-    th->last_ns = t;
+    if (t < c->last)
+        t = c->last;
+    c->last = t;
     return t;
 }
 
@@ -534,7 +549,7 @@ HOT void add_active(struct tstate *ts, uint32_t fn, int delta, bool *was_open, i
 }
 
 /* Records a kept call that lasted DUR (SW of it switched out). */
-HOT int record(struct np_model *m, const struct cur *c, const struct frame *f, uint64_t dur, uint64_t sw)
+HOT int record(struct np_model *m, struct cur *c, const struct frame *f, uint64_t dur, uint64_t sw)
 {
     struct np_thread *th = c->th;
     struct np_function *fn = &m->functions[f->function];
@@ -559,7 +574,7 @@ HOT int record(struct np_model *m, const struct cur *c, const struct frame *f, u
     th->calls++;
     uint32_t caller = NP_NONE;
     if (f->kept_parent >= 0) {
-        struct frame *p = &c->ts->stack[f->kept_parent];
+        struct frame *p = &c->stack[f->kept_parent];
         p->child_ns += dur;
         p->child_sw += sw;
         caller = p->function;
@@ -580,11 +595,11 @@ HOT int record(struct np_model *m, const struct cur *c, const struct frame *f, u
 }
 
 /* Closes the thread's innermost open call at T. */
-HOT int close_call(struct np_model *m, const struct cur *c, uint64_t t)
+HOT int close_call(struct np_model *m, struct cur *c, uint64_t t)
 {
     struct tstate *ts = c->ts;
     /* stays valid: nothing below pushes */
-    const struct frame *f = &ts->stack[--ts->depth];
+    const struct frame *f = &c->stack[--c->depth];
     if (f->flags & F_INCLUDED)
         ts->include_open--;
     if (f->flags & F_EXCLUDED)
@@ -607,10 +622,10 @@ HOT int close_call(struct np_model *m, const struct cur *c, uint64_t t)
     return rc ? rc : record(m, c, f, dur, sw);
 }
 
-static int close_all(struct np_model *m, const struct cur *c, uint64_t t)
+static int close_all(struct np_model *m, struct cur *c, uint64_t t)
 {
     c->ts->overflow = 0;
-    while (c->ts->depth) {
+    while (c->depth) {
         int rc = close_call(m, c, t);
         if (rc)
             return rc;
@@ -624,10 +639,10 @@ static int close_all(struct np_model *m, const struct cur *c, uint64_t t)
 /* Without filters every call is kept: its kept parent is the frame below
  * it, and the node it was found at is guessed from its parent's last
  * children, skipping the address and child lookups. */
-HOT int enter_unfiltered(struct np_model *m, const struct cur *c, struct frame *f, uint64_t address)
+HOT int enter_unfiltered(struct np_model *m, struct cur *c, struct frame *f, uint64_t address)
 {
     struct tstate *ts = c->ts;
-    uint32_t parent = ts->depth ? f[-1].node : c->th->root, fi, node;
+    uint32_t parent = c->depth ? f[-1].node : c->th->root, fi, node;
     uint32_t g = next_child_guess(m, parent);
     int rc = 0;
     if (g != NP_NONE && m->node_ext[g].addr == address) {
@@ -642,13 +657,13 @@ HOT int enter_unfiltered(struct np_model *m, const struct cur *c, struct frame *
         return rc;
     f->function = fi;
     f->node = node;
-    f->kept_parent = (int32_t)ts->depth - 1;
-    f->kept_depth = (uint32_t)ts->depth;
+    f->kept_parent = (int32_t)c->depth - 1;
+    f->kept_depth = (uint32_t)c->depth;
     f->flags = F_KEPT | (open ? 0 : F_OUTERMOST);
     return 0;
 }
 
-static int enter_filtered(struct np_model *m, const struct cur *c, struct frame *f, uint64_t address)
+static int enter_filtered(struct np_model *m, struct cur *c, struct frame *f, uint64_t address)
 {
     struct tstate *ts = c->ts;
     uint32_t fi;
@@ -659,12 +674,12 @@ static int enter_filtered(struct np_model *m, const struct cur *c, struct frame 
     f->node = NP_NONE;
     f->kept_parent = -1;
     f->kept_depth = 0;
-    if (ts->depth) {
+    if (c->depth) {
         const struct frame *top = f - 1;
-        f->kept_parent = top->flags & F_KEPT ? (int32_t)(ts->depth - 1) : top->kept_parent;
+        f->kept_parent = top->flags & F_KEPT ? (int32_t)(c->depth - 1) : top->kept_parent;
     }
     if (f->kept_parent >= 0)
-        f->kept_depth = ts->stack[f->kept_parent].kept_depth + 1;
+        f->kept_depth = c->stack[f->kept_parent].kept_depth + 1;
     uint8_t flags = m->fn_flags[fi], fflags = 0;
     if (flags & FN_INCLUDED)
         fflags |= F_INCLUDED, ts->include_open++;
@@ -674,7 +689,7 @@ static int enter_filtered(struct np_model *m, const struct cur *c, struct frame 
                 (!m->opt.max_depth || f->kept_depth < m->opt.max_depth);
     if (kept) {
         bool open;
-        uint32_t parent = f->kept_parent >= 0 ? ts->stack[f->kept_parent].node : c->th->root;
+        uint32_t parent = f->kept_parent >= 0 ? c->stack[f->kept_parent].node : c->th->root;
         add_active(ts, fi, +1, &open, &rc);
         if (rc || (rc = child_node(m, parent, fi, address, &f->node)))
             return rc;
@@ -684,31 +699,34 @@ static int enter_filtered(struct np_model *m, const struct cur *c, struct frame 
     return 0;
 }
 
-HOT int enter_call(struct np_model *m, const struct cur *c, uint64_t time_ns, uint64_t address)
+HOT int enter_call(struct np_model *m, struct cur *c, uint64_t time_ns, uint64_t address)
 {
     uint64_t t = advance(c, time_ns);
     struct tstate *ts = c->ts;
-    if (ts->depth >= NP_MODEL_MAX_STACK) {
+    if (c->depth >= NP_MODEL_MAX_STACK) {
         ts->overflow++;
         c->th->dropped++;
         return 0;
     }
-    if (ts->depth >= ts->cap && NP_GROW(ts->stack, ts->cap, ts->depth + 1) < 0)
-        return ENOMEM_RC;
+    if (c->depth >= ts->cap) {
+        if (NP_GROW(ts->stack, ts->cap, c->depth + 1) < 0)
+            return ENOMEM_RC;
+        c->stack = ts->stack;
+    }
     /* filled in place, field by field: a struct built aside and copied
      * in is written and read back in different widths, which stalls */
-    struct frame *f = &ts->stack[ts->depth];
+    struct frame *f = &c->stack[c->depth];
     f->start = t;
     f->child_ns = f->child_sw = 0;
     f->sw_at_entry = ts->switched;
     int rc = m->filtered ? enter_filtered(m, c, f, address) : enter_unfiltered(m, c, f, address);
     if (rc)
         return rc;
-    ts->depth++;
+    c->depth++;
     return 0;
 }
 
-HOT int exit_call(struct np_model *m, const struct cur *c, uint64_t time_ns)
+HOT int exit_call(struct np_model *m, struct cur *c, uint64_t time_ns)
 {
     uint64_t t = advance(c, time_ns);
     struct tstate *ts = c->ts;
@@ -716,20 +734,20 @@ HOT int exit_call(struct np_model *m, const struct cur *c, uint64_t time_ns)
         ts->overflow--;
         return 0;
     }
-    return ts->depth ? close_call(m, c, t) : 0; /* nothing open: began before recording */
+    return c->depth ? close_call(m, c, t) : 0; /* nothing open: began before recording */
 }
 
-static int lost_calls(struct np_model *m, const struct cur *c, uint64_t time_ns, uint64_t n)
+static int lost_calls(struct np_model *m, struct cur *c, uint64_t time_ns, uint64_t n)
 {
     uint64_t t = advance(c, time_ns);
     c->th->lost += n;
     return close_all(m, c, t);
 }
 
-static int switched_out(const struct cur *c, uint64_t time_ns, uint64_t duration_ns)
+static int switched_out(struct cur *c, uint64_t time_ns, uint64_t duration_ns)
 {
-    uint64_t before = c->th->last_ns;
-    bool first = !c->ts->seen;
+    uint64_t before = c->last;
+    bool first = !c->seen;
     uint64_t t = advance(c, time_ns);
     uint64_t span = first ? 0 : t - before;
     uint64_t sw = duration_ns < span ? duration_ns : span;
@@ -746,7 +764,9 @@ static int switched_out(const struct cur *c, uint64_t time_ns, uint64_t duration
     if (rc || ti == NP_NONE)                                                             \
         return rc;                                                                       \
     struct cur c = cur_of(m, ti);                                                        \
-    return (call)
+    rc = (call);                                                                         \
+    cur_save(&c);                                                                        \
+    return rc
 
 static int on_enter(void *ctx, uint32_t tid, uint64_t time_ns, uint64_t address)
 {
@@ -778,24 +798,29 @@ static int on_events(void *ctx, uint32_t tid, const struct np_event *ev, size_t 
         *done = 0;
         return rc;
     }
-    const struct cur c = cur_of(m, ti);
-    for (size_t i = 0; i < n; i++) {
+    struct cur c = cur_of(m, ti);
+    size_t i = 0;
+    for (; i < n; i++) {
         const struct np_event *e = &ev[i];
-        if (e->kind == NP_EVENT_ENTER)
+        if (e->kind == NP_EVENT_ENTER) {
             rc = enter_call(m, &c, e->time_ns, e->arg);
-        else if (e->kind == NP_EVENT_EXIT)
+        } else if (e->kind == NP_EVENT_EXIT) {
             rc = exit_call(m, &c, e->time_ns);
-        else if (e->kind == NP_EVENT_LOST)
-            rc = lost_calls(m, &c, e->time_ns, e->arg);
-        else
-            rc = switched_out(&c, e->time_ns, e->arg);
-        if (rc) {
-            *done = i;
-            return rc;
+        } else {
+            /* rare: through a copy, so that c stays out of memory */
+            cur_save(&c);
+            struct cur r = cur_of(m, ti);
+            rc = e->kind == NP_EVENT_LOST ? lost_calls(m, &r, e->time_ns, e->arg)
+                                          : switched_out(&r, e->time_ns, e->arg);
+            cur_save(&r);
+            c = cur_of(m, ti);
         }
+        if (rc)
+            break;
     }
-    *done = n;
-    return 0;
+    cur_save(&c);
+    *done = i;
+    return rc;
 }
 
 /* ---- processes ------------------------------------------------------------- */
