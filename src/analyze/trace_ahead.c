@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SLOTS 8
+#define SLOTS 16
 #define BATCH 4096 /* events per batch */
 /* The thread, once it waits for free slots, is woken when this many are
  * free: it then fills them in one go instead of waking for each. */
