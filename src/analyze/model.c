@@ -637,20 +637,28 @@ static int close_all(struct np_model *m, struct cur *c, uint64_t t)
  * callbacks and the runs of on_events share them. */
 
 /* Without filters every call is kept: its kept parent is the frame below
- * it, and the node it was found at is guessed from its parent's last
- * children, skipping the address and child lookups. */
+ * it, and its node (*NODE, of function *FI) is guessed from its parent's
+ * last children, skipping the address and child lookups. */
+HOT int unfiltered_node(struct np_model *m, const struct cur *c, uint64_t address, uint32_t *fi, uint32_t *node)
+{
+    uint32_t parent = c->depth ? c->stack[c->depth - 1].node : c->th->root;
+    uint32_t g = next_child_guess(m, parent);
+    if (g != NP_NONE && m->node_ext[g].addr == address) {
+        found_child(m, parent, *node = g, address);
+        *fi = m->node_ext[g].function;
+        return 0;
+    }
+    int rc = function_of(m, address, fi);
+    return rc ? rc : child_node(m, parent, *fi, address, node);
+}
+
 HOT int enter_unfiltered(struct np_model *m, struct cur *c, struct frame *f, uint64_t address)
 {
     struct tstate *ts = c->ts;
-    uint32_t parent = c->depth ? f[-1].node : c->th->root, fi, node;
-    uint32_t g = next_child_guess(m, parent);
-    int rc = 0;
-    if (g != NP_NONE && m->node_ext[g].addr == address) {
-        found_child(m, parent, node = g, address);
-        fi = m->node_ext[g].function;
-    } else if ((rc = function_of(m, address, &fi)) || (rc = child_node(m, parent, fi, address, &node))) {
+    uint32_t fi, node;
+    int rc = unfiltered_node(m, c, address, &fi, &node);
+    if (rc)
         return rc;
-    }
     bool open;
     add_active(ts, fi, +1, &open, &rc);
     if (rc)
@@ -737,6 +745,30 @@ HOT int exit_call(struct np_model *m, struct cur *c, uint64_t time_ns)
     return c->depth ? close_call(m, c, t) : 0; /* nothing open: began before recording */
 }
 
+/* A call that returns at once, ENTRY then EXIT (a leaf: most calls),
+ * unfiltered: what enter_call then exit_call do, without the frame. The
+ * caller checks that enter_call would push it (not too deep, room on
+ * the stack). *AT_EXIT: a failure is the EXIT's. */
+HOT int leaf_call(struct np_model *m, struct cur *c, uint64_t enter_ns, uint64_t address, uint64_t exit_ns,
+                  bool *at_exit)
+{
+    uint64_t t = advance(c, enter_ns);
+    uint32_t fi, node;
+    bool open;
+    int rc = unfiltered_node(m, c, address, &fi, &node);
+    if (!rc)
+        add_active(c->ts, fi, 0, &open, &rc); /* opened and closed: only whether another is open counts */
+    if (rc)
+        return rc;
+    *at_exit = true;
+    uint64_t dur = advance(c, exit_ns) - t; /* no switch in between: nothing switched out */
+    if (m->timed_filter && dur < m->opt.min_duration_ns)
+        return 0;
+    const struct frame f = { .start = t, .function = fi, .node = node, .kept_parent = (int32_t)c->depth - 1,
+                             .kept_depth = (uint32_t)c->depth, .flags = F_KEPT | (open ? 0 : F_OUTERMOST) };
+    return record(m, c, &f, dur, 0);
+}
+
 static int lost_calls(struct np_model *m, struct cur *c, uint64_t time_ns, uint64_t n)
 {
     uint64_t t = advance(c, time_ns);
@@ -802,7 +834,16 @@ static int on_events(void *ctx, uint32_t tid, const struct np_event *ev, size_t 
     size_t i = 0;
     for (; i < n; i++) {
         const struct np_event *e = &ev[i];
-        if (e->kind == NP_EVENT_ENTER) {
+        if (e->kind == NP_EVENT_ENTER && i + 1 < n && e[1].kind == NP_EVENT_EXIT && !m->filtered &&
+            c.depth < NP_MODEL_MAX_STACK && c.depth < c.ts->cap) {
+            bool at_exit = false;
+            rc = leaf_call(m, &c, e->time_ns, e->arg, e[1].time_ns, &at_exit);
+            if (rc) {
+                i += at_exit;
+                break;
+            }
+            i++;
+        } else if (e->kind == NP_EVENT_ENTER) {
             rc = enter_call(m, &c, e->time_ns, e->arg);
         } else if (e->kind == NP_EVENT_EXIT) {
             rc = exit_call(m, &c, e->time_ns);
