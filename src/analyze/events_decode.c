@@ -118,11 +118,13 @@ static void ticks_to_times(const struct np_trace_process *p, struct np_event *ev
 
 /* ---- events ------------------------------------------------------------------ */
 
-/* np_get_varint, with the one- and two-byte values of most events first. */
-static inline int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+/* np_get_varint, with the one- and two-byte values of most events first;
+ * when ROOMY, the caller knows that NP_VARINT_MAX bytes are there. */
+static inline __attribute__((always_inline)) int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v,
+                                                            bool roomy)
 {
     const uint8_t *q = *p;
-    if (end - q >= 2) {
+    if (roomy || end - q >= 2) {
         if (q[0] < 0x80) {
             *v = q[0];
             *p = q + 1;
@@ -138,9 +140,12 @@ static inline int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 }
 
 /* The ticks first, then the times: the conversions (floating point, a
- * long chain each) of successive events then overlap. */
-uint32_t np_events_decode(const struct np_trace_process *pr, struct np_decode *d, const uint8_t *stream,
-                          struct np_event *ev, uint32_t *at, uint32_t max)
+ * long chain each) of successive events then overlap. ROOMY: the stream
+ * holds the longest MAX events could take, so no varint needs checking
+ * for its end before its second byte. */
+static inline __attribute__((always_inline)) uint32_t decode(const struct np_trace_process *pr, struct np_decode *d,
+                                                             const uint8_t *stream, struct np_event *ev,
+                                                             uint32_t *at, uint32_t max, bool roomy)
 {
     const uint8_t *p = d->p, *end = d->end;
     uint64_t tick = d->tick, first = tick, addr = d->addr;
@@ -149,7 +154,7 @@ uint32_t np_events_decode(const struct np_trace_process *pr, struct np_decode *d
     for (; n < max; n++) {
         const uint8_t *rec = p;
         uint64_t v, arg = 0;
-        if (!get_varint(&p, end, &v)) {
+        if (!get_varint(&p, end, &v, roomy)) {
             d->bad = NP_DECODE_BAD_VARINT;
             p = rec;
             break;
@@ -163,7 +168,7 @@ uint32_t np_events_decode(const struct np_trace_process *pr, struct np_decode *d
             p = rec;
             break;
         }
-        if (kind != NP_EV_EXIT && !get_varint(&p, end, &arg)) {
+        if (kind != NP_EV_EXIT && !get_varint(&p, end, &arg, roomy)) {
             d->bad = NP_DECODE_BAD_VARINT;
             p = rec;
             break;
@@ -178,4 +183,12 @@ uint32_t np_events_decode(const struct np_trace_process *pr, struct np_decode *d
     d->p = p, d->tick = tick, d->addr = addr;
     ticks_to_times(pr, ev, n, first, wrapped);
     return n;
+}
+
+uint32_t np_events_decode(const struct np_trace_process *pr, struct np_decode *d, const uint8_t *stream,
+                          struct np_event *ev, uint32_t *at, uint32_t max)
+{
+    if ((size_t)(d->end - d->p) / (2 * NP_VARINT_MAX) >= max)
+        return decode(pr, d, stream, ev, at, max, true);
+    return decode(pr, d, stream, ev, at, max, false);
 }
