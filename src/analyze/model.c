@@ -83,6 +83,10 @@ struct node_ext {
     uint32_t after;    /* the sibling found after it last (itself at first) */
     uint32_t guess;    /* its next child, guessed: its hint's after (kept here: one load less) */
     uint32_t children; /* how many */
+    /* its calls' share of its function's figures, added up at the end
+     * (np_model_finish): one place written per call instead of three */
+    uint64_t min_ns, max_ns, self_sw;
+    uint64_t outer_ns, outer_sw; /* of its outermost calls */
 };
 /* Up to this many children, a node's child list is searched in place of
  * node_by (it stays short for most nodes, and hot in the cache). */
@@ -234,7 +238,8 @@ static int64_t new_node(struct np_model *m, uint32_t parent, uint32_t function, 
     if (i < 0 || NP_GROW(m->node_ext, m->node_ext_cap, m->n_nodes) < 0)
         return -1;
     m->node_ext[i] = (struct node_ext){ .addr = 0, .function = function, .arc = NP_NONE, .hint = NP_NONE,
-                                        .after = (uint32_t)i, .guess = NP_NONE, .children = 0 };
+                                        .after = (uint32_t)i, .guess = NP_NONE, .children = 0,
+                                        .min_ns = UINT64_MAX };
     struct np_node *n = &m->nodes[i];
     n->parent = parent;
     n->function = function;
@@ -464,19 +469,6 @@ static int node_arc(struct np_model *m, uint32_t node, uint32_t caller, uint32_t
     return 0;
 }
 
-/* Adds a call of NODE's function from CALLER to their arc. */
-HOT int add_arc(struct np_model *m, uint32_t node, uint32_t caller, uint32_t callee, uint64_t ns, uint64_t sw)
-{
-    uint32_t a = m->node_ext[node].arc;
-    int rc;
-    if (a == NP_NONE && (rc = node_arc(m, node, caller, callee, &a)))
-        return rc;
-    struct np_arc *arc = &m->arcs[a];
-    arc->calls++;
-    arc->total_ns += ns;
-    arc->switched_ns += sw;
-    return 0;
-}
 
 /* ---- calls ------------------------------------------------------------------ */
 
@@ -552,26 +544,22 @@ HOT void add_active(struct tstate *ts, uint32_t fn, int delta, bool *was_open, i
 HOT int record(struct np_model *m, struct cur *c, const struct frame *f, uint64_t dur, uint64_t sw)
 {
     struct np_thread *th = c->th;
-    struct np_function *fn = &m->functions[f->function];
-    uint64_t self = dur - f->child_ns, self_sw = sw - f->child_sw;
-    fn->calls++;
-    fn->self_ns += self;
-    fn->sum_ns += dur;
-    fn->self_switched_ns += self_sw;
-    if (dur < fn->min_ns)
-        fn->min_ns = dur;
-    if (dur > fn->max_ns)
-        fn->max_ns = dur;
-    if (f->flags & F_OUTERMOST) {
-        fn->total_ns += dur;
-        fn->switched_ns += sw;
-    }
     struct np_node *node = &m->nodes[f->node];
+    struct node_ext *x = &m->node_ext[f->node];
+    uint64_t self = dur - f->child_ns;
     node->calls++;
     node->total_ns += dur;
     node->self_ns += self;
     node->switched_ns += sw;
-    th->calls++;
+    x->self_sw += sw - f->child_sw;
+    if (dur < x->min_ns)
+        x->min_ns = dur;
+    if (dur > x->max_ns)
+        x->max_ns = dur;
+    if (f->flags & F_OUTERMOST) {
+        x->outer_ns += dur;
+        x->outer_sw += sw;
+    }
     uint32_t caller = NP_NONE;
     if (f->kept_parent >= 0) {
         struct frame *p = &c->stack[f->kept_parent];
@@ -591,7 +579,9 @@ HOT int record(struct np_model *m, struct cur *c, const struct frame *f, uint64_
             return ENOMEM_RC;
         m->calls[i] = (struct np_call){ c->ti, f->function, f->node, f->kept_depth, f->start, dur, sw };
     }
-    return add_arc(m, f->node, caller, f->function, dur, sw);
+    /* the arc is created at the first call, which orders the arcs */
+    uint32_t a;
+    return m->node_ext[f->node].arc == NP_NONE ? node_arc(m, f->node, caller, f->function, &a) : 0;
 }
 
 /* Closes the thread's innermost open call at T. */
@@ -1003,9 +993,48 @@ static void unlink_empty_nodes(struct np_model *m)
     }
 }
 
+/* The figures of functions, arcs and threads: the sums of their nodes'. */
+static void add_up_nodes(struct np_model *m)
+{
+    for (size_t i = 0; i < m->n_functions; i++) {
+        struct np_function *f = &m->functions[i];
+        f->calls = f->total_ns = f->self_ns = f->sum_ns = f->max_ns = f->switched_ns = f->self_switched_ns = 0;
+        f->min_ns = UINT64_MAX;
+    }
+    for (size_t i = 0; i < m->n_arcs; i++)
+        m->arcs[i].calls = m->arcs[i].total_ns = m->arcs[i].switched_ns = 0;
+    for (size_t i = 0; i < m->n_threads; i++)
+        m->threads[i].calls = 0;
+    for (size_t i = 0; i < m->n_nodes; i++) {
+        const struct np_node *n = &m->nodes[i];
+        const struct node_ext *x = &m->node_ext[i];
+        if (n->function == NP_NONE || !n->calls)
+            continue;
+        struct np_function *f = &m->functions[n->function];
+        f->calls += n->calls;
+        f->self_ns += n->self_ns;
+        f->sum_ns += n->total_ns;
+        f->self_switched_ns += x->self_sw;
+        f->total_ns += x->outer_ns;
+        f->switched_ns += x->outer_sw;
+        if (x->min_ns < f->min_ns)
+            f->min_ns = x->min_ns;
+        if (x->max_ns > f->max_ns)
+            f->max_ns = x->max_ns;
+        if (x->arc != NP_NONE) { /* none only when memory ran out at its first call */
+            struct np_arc *a = &m->arcs[x->arc];
+            a->calls += n->calls;
+            a->total_ns += n->total_ns;
+            a->switched_ns += n->switched_ns;
+        }
+        m->threads[n->thread].calls += n->calls;
+    }
+}
+
 int np_model_finish(struct np_model *m)
 {
     int rc = on_end(m);
+    add_up_nodes(m);
     for (size_t i = 0; i < m->n_functions; i++)
         if (!m->functions[i].calls)
             m->functions[i].min_ns = 0;
