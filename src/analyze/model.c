@@ -634,7 +634,11 @@ HOT int unfiltered_node(struct np_model *m, const struct cur *c, uint64_t addres
     uint32_t parent = c->depth ? c->stack[c->depth - 1].node : c->th->root;
     uint32_t g = next_child_guess(m, parent);
     if (g != NP_NONE && m->node_ext[g].addr == address) {
-        found_child(m, parent, *node = g, address);
+        /* found_child, less what a right guess leaves as it was (the
+         * hint's after is g, g's address is ADDRESS) */
+        struct node_ext *px = &m->node_ext[parent];
+        px->hint = *node = g;
+        px->guess = m->node_ext[g].after;
         *fi = m->node_ext[g].function;
         return 0;
     }
