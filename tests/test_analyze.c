@@ -751,16 +751,24 @@ static int read_events(const char *path, struct recorder *r, struct np_trace_sum
     return np_trace_read(path, &sink, NULL, sum);
 }
 
+/* The sample trace (with END) built in B and written to NAME in the test's
+ * directory; returns its path. */
+static const char *sample_file(struct tb *b, const char *name)
+{
+    tb_init(b);
+    tb_sample_trace(b, &fns, true);
+    const char *path = file_in_dir(name);
+    tb_write(b, path);
+    return path;
+}
+
 static void every_cut(void **state)
 {
     (void)state;
     struct tb b;
-    tb_init(&b);
-    tb_sample_trace(&b, &fns, true);
-    const char *path = file_in_dir("cut.npt");
+    const char *path = sample_file(&b, "cut.npt");
     struct recorder whole = { 0 }, part = { 0 };
     struct np_trace_summary sum;
-    tb_write(&b, path);
     assert_int_equal(read_events(path, &whole, &sum), NP_TRACE_OK);
     assert_int_equal(whole.n, 23);
     for (size_t len = 0; len < b.len; len++) {
@@ -790,9 +798,7 @@ static void random_damage(void **state)
 {
     (void)state;
     struct tb b;
-    tb_init(&b);
-    tb_sample_trace(&b, &fns, true);
-    const char *path = file_in_dir("bad.npt");
+    const char *path = sample_file(&b, "bad.npt");
     uint8_t *copy = malloc(b.len);
     uint32_t seed = 12345;
     int errors = 0;
@@ -895,9 +901,7 @@ static void runs_match_callbacks(void **state)
 {
     (void)state;
     struct tb b;
-    tb_init(&b);
-    tb_sample_trace(&b, &fns, true);
-    const char *path = file_in_dir("runs.npt");
+    const char *path = sample_file(&b, "runs.npt");
     uint8_t *copy = malloc(b.len);
     char *exclude[] = { "sample_leaf" };
     struct np_model_options plain = { .timeline = true },
@@ -961,10 +965,7 @@ static void run_stops_like_callbacks(void **state)
 {
     (void)state;
     struct tb b;
-    tb_init(&b);
-    tb_sample_trace(&b, &fns, true);
-    const char *path = file_in_dir("stop.npt");
-    tb_write(&b, path);
+    const char *path = sample_file(&b, "stop.npt");
     for (size_t k = 0; k < 23; k++) {
         struct stopper one = { 0, k }, run = { 0, k };
         struct np_event_sink by_one = { .ctx = &one, .enter = stop_enter, .exit = stop_exit, .lost = stop_lost,
