@@ -1001,16 +1001,24 @@ static int read_events(const char *path, struct recorder *r, struct np_trace_sum
     return np_trace_read(path, &sink, NULL, sum);
 }
 
+/* The sample trace (with END) built in B and written to NAME in the test's
+ * directory; returns its path. */
+static const char *sample_file(struct tb *b, const char *name)
+{
+    tb_init(b);
+    tb_sample_trace(b, &fns, true);
+    const char *path = file_in_dir(name);
+    tb_write(b, path);
+    return path;
+}
+
 static void every_cut(void **state)
 {
     (void)state;
     struct tb b;
-    tb_init(&b);
-    tb_sample_trace(&b, &fns, true);
-    const char *path = file_in_dir("cut.npt");
+    const char *path = sample_file(&b, "cut.npt");
     struct recorder whole = { 0 }, part = { 0 };
     struct np_trace_summary sum;
-    tb_write(&b, path);
     assert_int_equal(read_events(path, &whole, &sum), NP_TRACE_OK);
     assert_int_equal(whole.n, 23);
     for (size_t len = 0; len < b.len; len++) {
@@ -1040,9 +1048,7 @@ static void random_damage(void **state)
 {
     (void)state;
     struct tb b;
-    tb_init(&b);
-    tb_sample_trace(&b, &fns, true);
-    const char *path = file_in_dir("bad.npt");
+    const char *path = sample_file(&b, "bad.npt");
     uint8_t *copy = malloc(b.len);
     uint32_t seed = 12345;
     int errors = 0;
@@ -1113,6 +1119,159 @@ static void xml_text_escapes(void **state)
     assert_int_equal(np_utf8_chars(""), 0);
 }
 
+/* ---- runs of events ------------------------------------------------------------ */
+
+/* The model fed one callback per event: its sink without the runs. */
+static struct np_model *load_per_event(const char *path, const struct np_model_options *opt,
+                                       struct np_trace_summary *sum)
+{
+    struct np_symbols *syms = np_symbols_new(NULL, NULL);
+    struct np_model *m = np_model_new(opt, syms);
+    assert_non_null(m);
+    struct np_event_sink sink = np_model_sink(m);
+    assert_non_null(sink.events);
+    sink.events = NULL;
+    np_trace_read(path, &sink, NULL, sum);
+    assert_int_equal(np_model_finish(m), 0);
+    np_symbols_free(syms);
+    return m;
+}
+
+static int same_string(const char *a, const char *b)
+{
+    return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Every array of A and B holds the same values. */
+static void same_models(const struct np_model *a, const struct np_model *b)
+{
+    size_t na, nb;
+    const struct np_thread *ta = np_model_threads(a, &na), *tb_ = np_model_threads(b, &nb);
+    assert_int_equal(na, nb);
+    for (size_t i = 0; i < na; i++) {
+        const struct np_thread *x = &ta[i], *y = &tb_[i];
+        assert_true(x->process == y->process && x->tid == y->tid && same_string(x->name, y->name) &&
+                    x->first_ns == y->first_ns && x->last_ns == y->last_ns && x->calls == y->calls &&
+                    x->total_ns == y->total_ns && x->switched_ns == y->switched_ns && x->lost == y->lost &&
+                    x->dropped == y->dropped && x->root == y->root);
+    }
+    const struct np_function *fa = np_model_functions(a, &na), *fb = np_model_functions(b, &nb);
+    assert_int_equal(na, nb);
+    for (size_t i = 0; i < na; i++) {
+        const struct np_function *x = &fa[i], *y = &fb[i];
+        assert_true(same_string(x->name, y->name) && same_string(x->module, y->module) && x->calls == y->calls &&
+                    x->total_ns == y->total_ns && x->self_ns == y->self_ns && x->sum_ns == y->sum_ns &&
+                    x->min_ns == y->min_ns && x->max_ns == y->max_ns && x->switched_ns == y->switched_ns &&
+                    x->self_switched_ns == y->self_switched_ns);
+    }
+    const struct np_arc *aa = np_model_arcs(a, &na), *ab = np_model_arcs(b, &nb);
+    assert_int_equal(na, nb);
+    for (size_t i = 0; i < na; i++)
+        assert_true(aa[i].caller == ab[i].caller && aa[i].callee == ab[i].callee && aa[i].calls == ab[i].calls &&
+                    aa[i].total_ns == ab[i].total_ns && aa[i].switched_ns == ab[i].switched_ns);
+    const struct np_node *da = np_model_nodes(a, &na), *db = np_model_nodes(b, &nb);
+    assert_int_equal(na, nb);
+    for (size_t i = 0; i < na; i++)
+        assert_true(da[i].parent == db[i].parent && da[i].function == db[i].function &&
+                    da[i].first_child == db[i].first_child && da[i].next_sibling == db[i].next_sibling &&
+                    da[i].calls == db[i].calls && da[i].total_ns == db[i].total_ns &&
+                    da[i].self_ns == db[i].self_ns && da[i].switched_ns == db[i].switched_ns);
+    const struct np_call *ca = np_model_calls(a, &na), *cb = np_model_calls(b, &nb);
+    assert_int_equal(na, nb);
+    for (size_t i = 0; i < na; i++)
+        assert_true(ca[i].thread == cb[i].thread && ca[i].node == cb[i].node && ca[i].depth == cb[i].depth &&
+                    ca[i].start_ns == cb[i].start_ns && ca[i].duration_ns == cb[i].duration_ns &&
+                    ca[i].switched_ns == cb[i].switched_ns);
+}
+
+/* The model gives the same numbers from runs of events (np_model_load)
+ * and from one callback per event, with and without filters, on the
+ * sample and on damaged copies of it. */
+static void runs_match_callbacks(void **state)
+{
+    (void)state;
+    struct tb b;
+    const char *path = sample_file(&b, "runs.npt");
+    uint8_t *copy = malloc(b.len);
+    char *exclude[] = { "sample_leaf" };
+    struct np_model_options plain = { .timeline = true },
+                            filtered = { .exclude = exclude, .nexclude = 1, .min_duration_ns = 10, .timeline = true };
+    uint32_t seed = 777;
+    for (int round = 0; round < 400; round++) {
+        memcpy(copy, b.data, b.len);
+        for (int i = 0; round && i < 1 + round % 3; i++) { /* round 0: the sample itself */
+            seed = seed * 1103515245u + 12345u;
+            copy[(seed >> 8) % b.len] ^= (uint8_t)(1u + (seed >> 20) % 255u);
+        }
+        struct tb damaged = { .data = copy, .len = b.len };
+        tb_write(&damaged, path);
+        const struct np_model_options *opt = round % 2 ? &filtered : &plain;
+        struct np_trace_summary s1, s2;
+        struct np_model *runs = load(path, opt, &s1), *single = load_per_event(path, opt, &s2);
+        assert_int_equal(s1.status, s2.status);
+        assert_string_equal(s1.message, s2.message);
+        assert_int_equal(s1.events, s2.events);
+        if (round == 0)
+            assert_int_equal(s1.events, 23);
+        same_models(runs, single);
+        np_model_free(runs);
+        np_model_free(single);
+    }
+    free(copy);
+    tb_free(&b);
+}
+
+/* A sink that stops at its event number stop_at, by runs or one by one. */
+struct stopper {
+    size_t seen, stop_at;
+};
+
+static int stop_one(void *ctx)
+{
+    struct stopper *s = ctx;
+    return s->seen++ == s->stop_at ? NP_TRACE_ESTOP : 0;
+}
+static int stop_enter(void *c, uint32_t tid, uint64_t t, uint64_t a) { (void)tid, (void)t, (void)a; return stop_one(c); }
+static int stop_exit(void *c, uint32_t tid, uint64_t t) { (void)tid, (void)t; return stop_one(c); }
+static int stop_lost(void *c, uint32_t tid, uint64_t t, uint64_t n) { (void)tid, (void)t, (void)n; return stop_one(c); }
+static int stop_switch(void *c, uint32_t tid, uint64_t t, uint64_t d) { (void)tid, (void)t, (void)d; return stop_one(c); }
+
+static int stop_run(void *ctx, uint32_t tid, const struct np_event *ev, size_t n, size_t *done)
+{
+    struct stopper *s = ctx;
+    (void)tid, (void)ev;
+    if (s->seen + n > s->stop_at) {
+        *done = s->stop_at - s->seen;
+        s->seen = s->stop_at + 1;
+        return NP_TRACE_ESTOP;
+    }
+    s->seen += n;
+    *done = n;
+    return 0;
+}
+
+/* A run that stops is reported as the event that stopped it would be. */
+static void run_stops_like_callbacks(void **state)
+{
+    (void)state;
+    struct tb b;
+    const char *path = sample_file(&b, "stop.npt");
+    for (size_t k = 0; k < 23; k++) {
+        struct stopper one = { 0, k }, run = { 0, k };
+        struct np_event_sink by_one = { .ctx = &one, .enter = stop_enter, .exit = stop_exit, .lost = stop_lost,
+                                        .switch_out = stop_switch },
+                             by_run = { .ctx = &run, .events = stop_run };
+        struct np_trace_summary s1, s2;
+        assert_int_equal(np_trace_read(path, &by_one, NULL, &s1), NP_TRACE_ESTOP);
+        assert_int_equal(np_trace_read(path, &by_run, NULL, &s2), NP_TRACE_ESTOP);
+        assert_int_equal(s1.events, k);
+        assert_int_equal(s2.events, k);
+        assert_string_equal(s1.message, s2.message);
+        assert_non_null(strstr(s2.message, ": offset "));
+    }
+    tb_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1140,6 +1299,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(every_cut, setup, teardown),
         cmocka_unit_test_setup_teardown(random_damage, setup, teardown),
         cmocka_unit_test(xml_text_escapes),
+        cmocka_unit_test_setup_teardown(runs_match_callbacks, setup, teardown),
+        cmocka_unit_test_setup_teardown(run_stops_like_callbacks, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

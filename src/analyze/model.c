@@ -63,6 +63,35 @@ struct tstate {
     size_t active_cap;
 };
 
+/* A direct-mapped cache of address -> function: a loop that calls a few
+ * functions in turn finds them here without hashing. */
+#define ADDR_CACHE 256
+struct addr_slot {
+    uint64_t addr;
+    uint32_t fn; /* NP_NONE: empty */
+};
+
+/* What the model keeps beside each node to go from an event to its node
+ * and arc without a hash lookup in the common case. A parent calls its
+ * children in much the same order each time (a loop, a recursion), so
+ * the child found after a child last time is the first guess. */
+struct node_ext {
+    uint64_t addr;     /* the run-time address that found it last (its thread's process) */
+    uint32_t function;
+    uint32_t arc;      /* caller (the parent's function) -> function; NP_NONE until its first kept call */
+    uint32_t hint;     /* its child found last, or NP_NONE */
+    uint32_t after;    /* the sibling found after it last (itself at first) */
+    uint32_t guess;    /* its next child, guessed: its hint's after (kept here: one load less) */
+    uint32_t children; /* how many */
+    /* its calls' share of its function's figures, added up at the end
+     * (np_model_finish): one place written per call instead of three */
+    uint64_t min_ns, max_ns, self_sw;
+    uint64_t outer_ns, outer_sw; /* of its outermost calls */
+};
+/* Up to this many children, a node's child list is searched in place of
+ * node_by (it stays short for most nodes, and hot in the cache). */
+#define CHILD_SCAN 8
+
 struct np_model {
     struct np_model_options opt;
     struct np_symbols *syms;
@@ -70,12 +99,17 @@ struct np_model {
     uint32_t process;           /* being read, NP_NONE between processes */
     uint32_t first_thread;      /* the first thread of that process */
     struct np_hmap addr_fn;     /* address -> function, for that process */
-    uint64_t last_addr;         /* one-entry cache in front of addr_fn */
-    uint32_t last_fn;
-    bool last_addr_valid;
+    struct addr_slot addr_cache[ADDR_CACHE]; /* direct-mapped, in front of addr_fn */
     struct np_hmap threads_by;  /* process << 32 | tid -> thread (NP_NONE: not selected) */
+    uint32_t last_tid;          /* the thread of the previous event, in front of threads_by */
+    uint32_t last_thread;
+    bool last_tid_valid;
     struct np_hmap fn_by;       /* key hash -> function */
+    bool filtered;              /* -F, -N or a depth: not every call is kept */
+    bool timed_filter;          /* a minimum duration or switched time taken out */
     struct np_hmap node_by;     /* parent << 32 | function -> node */
+    struct node_ext *node_ext;  /* beside each node */
+    size_t node_ext_cap;
     struct np_hmap arc_by;      /* caller << 32 | callee -> arc */
     struct np_hmap block_by;    /* hash of (function, address) -> block */
     uint8_t *fn_flags;
@@ -102,6 +136,10 @@ struct np_model {
          : (memset(&(m)->name[(m)->n_##name], 0, sizeof *(m)->name), (int64_t)(m)->n_##name++))
 
 #define ENOMEM_RC NP_TRACE_ENOMEM
+
+/* The per-event path: inlined into the loop over a run of events, where
+ * the calls' own cost (saving registers) was a large part of the time. */
+#define HOT static inline __attribute__((always_inline))
 
 /* ---- options ------------------------------------------------------------- */
 
@@ -199,8 +237,11 @@ static bool tid_selected(const struct np_model *m, uint32_t tid)
 static int64_t new_node(struct np_model *m, uint32_t parent, uint32_t function, uint32_t thread, uint32_t depth)
 {
     int64_t i = PUSH(m, nodes);
-    if (i < 0)
+    if (i < 0 || NP_GROW(m->node_ext, m->node_ext_cap, m->n_nodes) < 0)
         return -1;
+    m->node_ext[i] = (struct node_ext){ .addr = 0, .function = function, .arc = NP_NONE, .hint = NP_NONE,
+                                        .after = (uint32_t)i, .guess = NP_NONE, .children = 0,
+                                        .min_ns = UINT64_MAX };
     struct np_node *n = &m->nodes[i];
     n->parent = parent;
     n->function = function;
@@ -221,9 +262,16 @@ static int anonymous_process(struct np_model *m)
     return 0;
 }
 
+static void remember_thread(struct np_model *m, uint32_t tid, uint32_t thread)
+{
+    m->last_tid = tid;
+    m->last_thread = thread;
+    m->last_tid_valid = true;
+}
+
 /* The thread TID of the current process in *OUT (NP_NONE when not
  * selected), created on first sight. */
-static int thread_of(struct np_model *m, uint32_t tid, uint32_t *out)
+static int find_thread(struct np_model *m, uint32_t tid, uint32_t *out)
 {
     if (m->process == NP_NONE && anonymous_process(m))
         return ENOMEM_RC;
@@ -231,6 +279,7 @@ static int thread_of(struct np_model *m, uint32_t tid, uint32_t *out)
     uint64_t *v = np_hmap_find(&m->threads_by, key);
     if (v) {
         *out = (uint32_t)*v;
+        remember_thread(m, tid, *out);
         return 0;
     }
     *out = NP_NONE;
@@ -249,7 +298,20 @@ static int thread_of(struct np_model *m, uint32_t tid, uint32_t *out)
         m->threads[t].root = (uint32_t)root;
         *out = (uint32_t)t;
     }
-    return np_hmap_put(&m->threads_by, key, *out) ? ENOMEM_RC : 0;
+    if (np_hmap_put(&m->threads_by, key, *out))
+        return ENOMEM_RC;
+    remember_thread(m, tid, *out);
+    return 0;
+}
+
+HOT int thread_of(struct np_model *m, uint32_t tid, uint32_t *out)
+{
+    /* an EVENTS chunk holds one thread's events */
+    if (m->last_tid_valid && m->last_tid == tid) {
+        *out = m->last_thread;
+        return 0;
+    }
+    return find_thread(m, tid, out);
 }
 
 struct fn_key {
@@ -274,18 +336,34 @@ static bool matches(char *const *globs, size_t n, const char *name)
     return false;
 }
 
+/* The slot of ADDR in addr_cache: functions start at least 16 bytes apart
+ * as a rule. */
+static inline size_t addr_hash(uint64_t addr)
+{
+    return (size_t)((addr >> 4) ^ (addr >> 12)) & (ADDR_CACHE - 1);
+}
+
+static void forget_process_caches(struct np_model *m)
+{
+    np_hmap_clear(&m->addr_fn);
+    for (size_t i = 0; i < ADDR_CACHE; i++)
+        m->addr_cache[i].fn = NP_NONE;
+    m->last_tid_valid = false;
+}
+
 /* The function at run-time address ADDR in *OUT. */
 static int function_of(struct np_model *m, uint64_t addr, uint32_t *out)
 {
-    /* recursion and loops call the same function again and again */
-    if (m->last_addr_valid && m->last_addr == addr) {
-        *out = m->last_fn;
+    /* recursion and loops call the same few functions again and again */
+    struct addr_slot *slot = &m->addr_cache[addr_hash(addr)];
+    if (slot->addr == addr && slot->fn != NP_NONE) {
+        *out = slot->fn;
         return 0;
     }
     uint64_t *v = np_hmap_find(&m->addr_fn, addr);
     if (v) {
         *out = (uint32_t)*v;
-        m->last_addr = addr, m->last_fn = *out, m->last_addr_valid = true;
+        *slot = (struct addr_slot){ addr, *out };
         return 0;
     }
     struct np_symbol sym = { .elf_addr = addr };
@@ -318,17 +396,50 @@ static int function_of(struct np_model *m, uint64_t addr, uint32_t *out)
                          (matches(m->opt.exclude, m->opt.nexclude, fn->name) ? FN_EXCLUDED : 0);
     }
     *out = (uint32_t)f;
+    *slot = (struct addr_slot){ addr, *out };
     return np_hmap_put(&m->addr_fn, addr, (uint64_t)f) ? ENOMEM_RC : 0;
 }
 
-/* The child of node PARENT for FUNCTION, created on first call. */
-static int child_node(struct np_model *m, uint32_t parent, uint32_t function, uint32_t *out)
+/* The guess for PARENT's next child: the one found after its last. */
+HOT uint32_t next_child_guess(const struct np_model *m, uint32_t parent)
 {
-    uint64_t key = (uint64_t)parent << 32 | function;
-    uint64_t *v = np_hmap_find(&m->node_by, key);
-    if (v) {
-        *out = (uint32_t)*v;
+    return m->node_ext[parent].guess;
+}
+
+/* Remembers that PARENT's child C was found (at ADDR). */
+HOT void found_child(struct np_model *m, uint32_t parent, uint32_t c, uint64_t addr)
+{
+    struct node_ext *px = &m->node_ext[parent];
+    if (px->hint != NP_NONE)
+        m->node_ext[px->hint].after = c;
+    px->hint = c;
+    px->guess = m->node_ext[c].after;
+    m->node_ext[c].addr = addr;
+}
+
+/* The child of node PARENT for FUNCTION (called at ADDR), created on
+ * first call. */
+static int child_node(struct np_model *m, uint32_t parent, uint32_t function, uint64_t addr, uint32_t *out)
+{
+    uint32_t g = next_child_guess(m, parent);
+    if (g != NP_NONE && m->node_ext[g].function == function) {
+        found_child(m, parent, *out = g, addr);
         return 0;
+    }
+    struct node_ext *px = &m->node_ext[parent];
+    uint64_t key = (uint64_t)parent << 32 | function;
+    if (px->children <= CHILD_SCAN) {
+        for (uint32_t c = m->nodes[parent].first_child; c != NP_NONE; c = m->nodes[c].next_sibling)
+            if (m->nodes[c].function == function) {
+                found_child(m, parent, *out = c, addr);
+                return 0;
+            }
+    } else {
+        uint64_t *v = np_hmap_find(&m->node_by, key);
+        if (v) {
+            found_child(m, parent, *out = (uint32_t)*v, addr);
+            return 0;
+        }
     }
     const struct np_node *p = &m->nodes[parent];
     int64_t n = new_node(m, parent, function, p->thread, p->depth + 1);
@@ -340,91 +451,120 @@ static int child_node(struct np_model *m, uint32_t parent, uint32_t function, ui
     else
         m->nodes[pp->last_child].next_sibling = (uint32_t)n;
     pp->last_child = (uint32_t)n;
-    *out = (uint32_t)n;
+    m->node_ext[parent].children++;
+    found_child(m, parent, *out = (uint32_t)n, addr);
     return 0;
 }
 
-static int add_arc(struct np_model *m, uint32_t caller, uint32_t callee, uint64_t ns, uint64_t sw)
+/* The arc CALLER -> CALLEE of NODE's calls, found or created, kept beside
+ * the node: it is the same for every call through it. */
+static int node_arc(struct np_model *m, uint32_t node, uint32_t caller, uint32_t callee, uint32_t *out)
 {
     uint64_t key = (uint64_t)caller << 32 | callee;
     uint64_t *v = np_hmap_find(&m->arc_by, key);
-    int64_t a = v ? (int64_t)*v : PUSH(m, arcs);
-    if (a < 0 || (!v && np_hmap_put(&m->arc_by, key, (uint64_t)a)))
+    int64_t i = v ? (int64_t)*v : PUSH(m, arcs);
+    if (i < 0 || (!v && np_hmap_put(&m->arc_by, key, (uint64_t)i)))
         return ENOMEM_RC;
-    struct np_arc *arc = &m->arcs[a];
-    arc->caller = caller;
-    arc->callee = callee;
-    arc->calls++;
-    arc->total_ns += ns;
-    arc->switched_ns += sw;
+    m->arcs[i].caller = caller;
+    m->arcs[i].callee = callee;
+    *out = m->node_ext[node].arc = (uint32_t)i;
     return 0;
 }
 
+
 /* ---- calls ------------------------------------------------------------------ */
 
-/* T, made monotonic for thread TI. */
-static uint64_t advance(struct np_model *m, uint32_t ti, uint64_t t)
+/* The thread whose events are being handled, looked up once per event
+ * (the callbacks) or per run of events (on_events). Its pointers stay
+ * valid while its events are handled: only a new thread moves them. The
+ * open stack's depth and base and the thread's last time are copies,
+ * kept in registers over a run (memory would be reloaded after every
+ * store the compiler cannot tell apart), and saved by cur_save. */
+struct cur {
+    uint32_t ti;
+    struct tstate *ts;
+    struct np_thread *th;
+    size_t depth;
+    struct frame *stack;
+    uint64_t last;
+    bool seen;
+};
+
+static inline struct cur cur_of(struct np_model *m, uint32_t ti)
 {
+    struct tstate *ts = &m->ts[ti];
     struct np_thread *th = &m->threads[ti];
-    if (!m->ts[ti].seen) {
-        m->ts[ti].seen = true;
-        th->first_ns = th->last_ns = t;
+    return (struct cur){ ti, ts, th, ts->depth, ts->stack, th->last_ns, ts->seen };
+}
+
+static inline void cur_save(const struct cur *c)
+{
+    c->ts->depth = c->depth;
+    c->th->last_ns = c->last;
+    c->ts->seen = c->seen;
+}
+
+/* T, made monotonic for the thread. */
+HOT uint64_t advance(struct cur *c, uint64_t t)
+{
+    if (!c->seen) {
+        c->seen = true;
+        c->th->first_ns = c->last = t;
     }
-    if (t < th->last_ns)
-        t = th->last_ns;
-    th->last_ns = t;
+    if (t < c->last)
+        t = c->last;
+    c->last = t;
     return t;
 }
 
-/* A plain array indexed by function: every call looks it up. */
-static void add_active(struct tstate *ts, uint32_t fn, int delta, bool *was_open, int *rc)
+/* Makes ts->active reach function FN; 0 or ENOMEM_RC. */
+static int grow_active(struct tstate *ts, uint32_t fn)
 {
-    if (fn >= ts->active_cap) {
-        size_t old = ts->active_cap, cap = old ? old : 64;
-        while (cap <= fn)
-            cap *= 2;
-        uint32_t *a = realloc(ts->active, cap * sizeof *a);
-        if (!a) {
-            *rc = ENOMEM_RC;
-            return;
-        }
-        memset(a + old, 0, (cap - old) * sizeof *a);
-        ts->active = a;
-        ts->active_cap = cap;
-    }
+    size_t old = ts->active_cap, cap = old ? old : 64;
+    while (cap <= fn)
+        cap *= 2;
+    uint32_t *a = realloc(ts->active, cap * sizeof *a);
+    if (!a)
+        return ENOMEM_RC;
+    memset(a + old, 0, (cap - old) * sizeof *a);
+    ts->active = a;
+    ts->active_cap = cap;
+    return 0;
+}
+
+/* A plain array indexed by function: every call looks it up. */
+HOT void add_active(struct tstate *ts, uint32_t fn, int delta, bool *was_open, int *rc)
+{
+    if (fn >= ts->active_cap && (*rc = grow_active(ts, fn)))
+        return;
     if (was_open)
         *was_open = ts->active[fn] > 0;
     ts->active[fn] += (uint32_t)delta;
 }
 
 /* Records a kept call that lasted DUR (SW of it switched out). */
-static int record(struct np_model *m, uint32_t ti, const struct frame *f, uint64_t dur, uint64_t sw)
+HOT int record(struct np_model *m, struct cur *c, const struct frame *f, uint64_t dur, uint64_t sw)
 {
-    struct tstate *ts = &m->ts[ti];
-    struct np_thread *th = &m->threads[ti];
-    struct np_function *fn = &m->functions[f->function];
-    uint64_t self = dur - f->child_ns, self_sw = sw - f->child_sw;
-    fn->calls++;
-    fn->self_ns += self;
-    fn->sum_ns += dur;
-    fn->self_switched_ns += self_sw;
-    if (dur < fn->min_ns)
-        fn->min_ns = dur;
-    if (dur > fn->max_ns)
-        fn->max_ns = dur;
-    if (f->flags & F_OUTERMOST) {
-        fn->total_ns += dur;
-        fn->switched_ns += sw;
-    }
+    struct np_thread *th = c->th;
     struct np_node *node = &m->nodes[f->node];
+    struct node_ext *x = &m->node_ext[f->node];
+    uint64_t self = dur - f->child_ns;
     node->calls++;
     node->total_ns += dur;
     node->self_ns += self;
     node->switched_ns += sw;
-    th->calls++;
+    x->self_sw += sw - f->child_sw;
+    if (dur < x->min_ns)
+        x->min_ns = dur;
+    if (dur > x->max_ns)
+        x->max_ns = dur;
+    if (f->flags & F_OUTERMOST) {
+        x->outer_ns += dur;
+        x->outer_sw += sw;
+    }
     uint32_t caller = NP_NONE;
     if (f->kept_parent >= 0) {
-        struct frame *p = &ts->stack[f->kept_parent];
+        struct frame *p = &c->stack[f->kept_parent];
         p->child_ns += dur;
         p->child_sw += sw;
         caller = p->function;
@@ -436,137 +576,288 @@ static int record(struct np_model *m, uint32_t ti, const struct frame *f, uint64
         root->switched_ns += sw;
     }
     if (m->opt.timeline) {
-        int64_t c = PUSH(m, calls);
-        if (c < 0)
+        int64_t i = PUSH(m, calls);
+        if (i < 0)
             return ENOMEM_RC;
-        m->calls[c] = (struct np_call){ ti, f->function, f->node, f->kept_depth, f->start, dur, sw };
+        m->calls[i] = (struct np_call){ c->ti, f->function, f->node, f->kept_depth, f->start, dur, sw };
     }
-    return add_arc(m, caller, f->function, dur, sw);
+    /* the arc is created at the first call, which orders the arcs */
+    uint32_t a;
+    return m->node_ext[f->node].arc == NP_NONE ? node_arc(m, f->node, caller, f->function, &a) : 0;
 }
 
-/* Closes thread TI's innermost open call at T. */
-static int close_call(struct np_model *m, uint32_t ti, uint64_t t)
+/* Closes the thread's innermost open call at T. */
+HOT int close_call(struct np_model *m, struct cur *c, uint64_t t)
 {
-    struct tstate *ts = &m->ts[ti];
-    const struct frame f = ts->stack[--ts->depth];
-    if (f.flags & F_INCLUDED)
+    struct tstate *ts = c->ts;
+    /* stays valid: nothing below pushes */
+    const struct frame *f = &c->stack[--c->depth];
+    if (f->flags & F_INCLUDED)
         ts->include_open--;
-    if (f.flags & F_EXCLUDED)
+    if (f->flags & F_EXCLUDED)
         ts->exclude_open--;
-    if (!(f.flags & F_KEPT))
+    if (!(f->flags & F_KEPT))
         return 0;
     int rc = 0;
-    add_active(ts, f.function, -1, NULL, &rc);
-    uint64_t dur = t - f.start, sw = ts->switched - f.sw_at_entry;
+    add_active(ts, f->function, -1, NULL, &rc);
+    uint64_t dur = t - f->start, sw = ts->switched - f->sw_at_entry;
     if (sw > dur) /* cannot happen: switches are clamped to the time since the last event */
         sw = dur;
-    if (m->opt.exclude_switched)
-        dur -= sw;
-    if (dur < m->opt.min_duration_ns)
-        return rc; /* dropped: its time stays in its caller's self */
-    if (f.child_ns > dur || f.child_sw > sw) /* cannot happen either: callees nest */
+    if (m->timed_filter) {
+        if (m->opt.exclude_switched)
+            dur -= sw;
+        if (dur < m->opt.min_duration_ns)
+            return rc; /* dropped: its time stays in its caller's self */
+    }
+    if (f->child_ns > dur || f->child_sw > sw) /* cannot happen either: callees nest */
         return rc;
-    return rc ? rc : record(m, ti, &f, dur, sw);
+    return rc ? rc : record(m, c, f, dur, sw);
 }
 
-static int close_all(struct np_model *m, uint32_t ti, uint64_t t)
+static int close_all(struct np_model *m, struct cur *c, uint64_t t)
 {
-    struct tstate *ts = &m->ts[ti];
-    ts->overflow = 0;
-    while (ts->depth) {
-        int rc = close_call(m, ti, t);
+    c->ts->overflow = 0;
+    while (c->depth) {
+        int rc = close_call(m, c, t);
         if (rc)
             return rc;
     }
     return 0;
 }
 
-static int on_enter(void *ctx, uint32_t tid, uint64_t time_ns, uint64_t address)
+/* The events of a selected thread, one function each: the per-event
+ * callbacks and the runs of on_events share them. */
+
+/* Without filters every call is kept: its kept parent is the frame below
+ * it, and its node (*NODE, of function *FI) is guessed from its parent's
+ * last children, skipping the address and child lookups. */
+HOT int unfiltered_node(struct np_model *m, const struct cur *c, uint64_t address, uint32_t *fi, uint32_t *node)
 {
-    struct np_model *m = ctx;
-    uint32_t ti, fi;
-    int rc = thread_of(m, tid, &ti);
-    if (rc || ti == NP_NONE)
-        return rc;
-    uint64_t t = advance(m, ti, time_ns);
-    struct tstate *ts = &m->ts[ti];
-    if (ts->depth >= NP_MODEL_MAX_STACK) {
-        ts->overflow++;
-        m->threads[ti].dropped++;
+    uint32_t parent = c->depth ? c->stack[c->depth - 1].node : c->th->root;
+    uint32_t g = next_child_guess(m, parent);
+    if (g != NP_NONE && m->node_ext[g].addr == address) {
+        /* found_child, less what a right guess leaves as it was (the
+         * hint's after is g, g's address is ADDRESS) */
+        struct node_ext *px = &m->node_ext[parent];
+        px->hint = *node = g;
+        px->guess = m->node_ext[g].after;
+        *fi = m->node_ext[g].function;
         return 0;
     }
-    if ((rc = function_of(m, address, &fi)) || NP_GROW(ts->stack, ts->cap, ts->depth + 1) < 0)
-        return rc ? rc : ENOMEM_RC;
-    struct frame f = { .start = t, .sw_at_entry = ts->switched, .function = fi, .node = NP_NONE,
-                       .kept_parent = -1 };
-    if (ts->depth) {
-        const struct frame *top = &ts->stack[ts->depth - 1];
-        f.kept_parent = top->flags & F_KEPT ? (int32_t)(ts->depth - 1) : top->kept_parent;
-    }
-    if (f.kept_parent >= 0)
-        f.kept_depth = ts->stack[f.kept_parent].kept_depth + 1;
-    uint8_t flags = m->fn_flags[fi];
-    if (flags & FN_INCLUDED)
-        f.flags |= F_INCLUDED, ts->include_open++;
-    if (flags & FN_EXCLUDED)
-        f.flags |= F_EXCLUDED, ts->exclude_open++;
-    bool kept = (!m->opt.ninclude || ts->include_open) && !ts->exclude_open &&
-                (!m->opt.max_depth || f.kept_depth < m->opt.max_depth);
-    if (kept) {
-        bool open;
-        uint32_t parent = f.kept_parent >= 0 ? ts->stack[f.kept_parent].node : m->threads[ti].root;
-        add_active(ts, fi, +1, &open, &rc);
-        if (rc || (rc = child_node(m, parent, fi, &f.node)))
-            return rc;
-        f.flags |= F_KEPT | (open ? 0 : F_OUTERMOST);
-    }
-    ts->stack[ts->depth++] = f;
+    int rc = function_of(m, address, fi);
+    return rc ? rc : child_node(m, parent, *fi, address, node);
+}
+
+HOT int enter_unfiltered(struct np_model *m, struct cur *c, struct frame *f, uint64_t address)
+{
+    struct tstate *ts = c->ts;
+    uint32_t fi, node;
+    int rc = unfiltered_node(m, c, address, &fi, &node);
+    if (rc)
+        return rc;
+    bool open;
+    add_active(ts, fi, +1, &open, &rc);
+    if (rc)
+        return rc;
+    f->function = fi;
+    f->node = node;
+    f->kept_parent = (int32_t)c->depth - 1;
+    f->kept_depth = (uint32_t)c->depth;
+    f->flags = F_KEPT | (open ? 0 : F_OUTERMOST);
     return 0;
 }
 
-static int on_return(void *ctx, uint32_t tid, uint64_t time_ns)
+static int enter_filtered(struct np_model *m, struct cur *c, struct frame *f, uint64_t address)
 {
-    struct np_model *m = ctx;
-    uint32_t ti;
-    int rc = thread_of(m, tid, &ti);
-    if (rc || ti == NP_NONE)
+    struct tstate *ts = c->ts;
+    uint32_t fi;
+    int rc = function_of(m, address, &fi);
+    if (rc)
         return rc;
-    uint64_t t = advance(m, ti, time_ns);
-    struct tstate *ts = &m->ts[ti];
+    f->function = fi;
+    f->node = NP_NONE;
+    f->kept_parent = -1;
+    f->kept_depth = 0;
+    if (c->depth) {
+        const struct frame *top = f - 1;
+        f->kept_parent = top->flags & F_KEPT ? (int32_t)(c->depth - 1) : top->kept_parent;
+    }
+    if (f->kept_parent >= 0)
+        f->kept_depth = c->stack[f->kept_parent].kept_depth + 1;
+    uint8_t flags = m->fn_flags[fi], fflags = 0;
+    if (flags & FN_INCLUDED)
+        fflags |= F_INCLUDED, ts->include_open++;
+    if (flags & FN_EXCLUDED)
+        fflags |= F_EXCLUDED, ts->exclude_open++;
+    bool kept = (!m->opt.ninclude || ts->include_open) && !ts->exclude_open &&
+                (!m->opt.max_depth || f->kept_depth < m->opt.max_depth);
+    if (kept) {
+        bool open;
+        uint32_t parent = f->kept_parent >= 0 ? c->stack[f->kept_parent].node : c->th->root;
+        add_active(ts, fi, +1, &open, &rc);
+        if (rc || (rc = child_node(m, parent, fi, address, &f->node)))
+            return rc;
+        fflags |= F_KEPT | (open ? 0 : F_OUTERMOST);
+    }
+    f->flags = fflags;
+    return 0;
+}
+
+HOT int enter_call(struct np_model *m, struct cur *c, uint64_t time_ns, uint64_t address)
+{
+    uint64_t t = advance(c, time_ns);
+    struct tstate *ts = c->ts;
+    if (c->depth >= NP_MODEL_MAX_STACK) {
+        ts->overflow++;
+        c->th->dropped++;
+        return 0;
+    }
+    if (c->depth >= ts->cap) {
+        if (NP_GROW(ts->stack, ts->cap, c->depth + 1) < 0)
+            return ENOMEM_RC;
+        c->stack = ts->stack;
+    }
+    /* filled in place, field by field: a struct built aside and copied
+     * in is written and read back in different widths, which stalls */
+    struct frame *f = &c->stack[c->depth];
+    f->start = t;
+    f->child_ns = f->child_sw = 0;
+    f->sw_at_entry = ts->switched;
+    int rc = m->filtered ? enter_filtered(m, c, f, address) : enter_unfiltered(m, c, f, address);
+    if (rc)
+        return rc;
+    c->depth++;
+    return 0;
+}
+
+HOT int exit_call(struct np_model *m, struct cur *c, uint64_t time_ns)
+{
+    uint64_t t = advance(c, time_ns);
+    struct tstate *ts = c->ts;
     if (ts->overflow) {
         ts->overflow--;
         return 0;
     }
-    return ts->depth ? close_call(m, ti, t) : 0; /* nothing open: began before recording */
+    return c->depth ? close_call(m, c, t) : 0; /* nothing open: began before recording */
+}
+
+/* A call that returns at once, ENTRY then EXIT (a leaf: most calls),
+ * unfiltered: what enter_call then exit_call do, without the frame. The
+ * caller checks that enter_call would push it (not too deep, room on
+ * the stack). *AT_EXIT: a failure is the EXIT's. */
+HOT int leaf_call(struct np_model *m, struct cur *c, uint64_t enter_ns, uint64_t address, uint64_t exit_ns,
+                  bool *at_exit)
+{
+    uint64_t t = advance(c, enter_ns);
+    uint32_t fi, node;
+    bool open;
+    int rc = unfiltered_node(m, c, address, &fi, &node);
+    if (!rc)
+        add_active(c->ts, fi, 0, &open, &rc); /* opened and closed: only whether another is open counts */
+    if (rc)
+        return rc;
+    *at_exit = true;
+    uint64_t dur = advance(c, exit_ns) - t; /* no switch in between: nothing switched out */
+    if (m->timed_filter && dur < m->opt.min_duration_ns)
+        return 0;
+    const struct frame f = { .start = t, .function = fi, .node = node, .kept_parent = (int32_t)c->depth - 1,
+                             .kept_depth = (uint32_t)c->depth, .flags = F_KEPT | (open ? 0 : F_OUTERMOST) };
+    return record(m, c, &f, dur, 0);
+}
+
+static int lost_calls(struct np_model *m, struct cur *c, uint64_t time_ns, uint64_t n)
+{
+    uint64_t t = advance(c, time_ns);
+    c->th->lost += n;
+    return close_all(m, c, t);
+}
+
+static int switched_out(struct cur *c, uint64_t time_ns, uint64_t duration_ns)
+{
+    uint64_t before = c->last;
+    bool first = !c->seen;
+    uint64_t t = advance(c, time_ns);
+    uint64_t span = first ? 0 : t - before;
+    uint64_t sw = duration_ns < span ? duration_ns : span;
+    c->ts->switched += sw;
+    c->th->switched_ns += sw;
+    return 0;
+}
+
+/* The callbacks: the thread first (NP_NONE: not selected, ignored). */
+#define WITH_THREAD(call)                                                                \
+    struct np_model *m = ctx;                                                            \
+    uint32_t ti;                                                                         \
+    int rc = thread_of(m, tid, &ti);                                                     \
+    if (rc || ti == NP_NONE)                                                             \
+        return rc;                                                                       \
+    struct cur c = cur_of(m, ti);                                                        \
+    rc = (call);                                                                         \
+    cur_save(&c);                                                                        \
+    return rc
+
+static int on_enter(void *ctx, uint32_t tid, uint64_t time_ns, uint64_t address)
+{
+    WITH_THREAD(enter_call(m, &c, time_ns, address));
+}
+
+static int on_return(void *ctx, uint32_t tid, uint64_t time_ns)
+{
+    WITH_THREAD(exit_call(m, &c, time_ns));
 }
 
 static int on_lost(void *ctx, uint32_t tid, uint64_t time_ns, uint64_t n)
 {
-    struct np_model *m = ctx;
-    uint32_t ti;
-    int rc = thread_of(m, tid, &ti);
-    if (rc || ti == NP_NONE)
-        return rc;
-    uint64_t t = advance(m, ti, time_ns);
-    m->threads[ti].lost += n;
-    return close_all(m, ti, t);
+    WITH_THREAD(lost_calls(m, &c, time_ns, n));
 }
 
 static int on_switch(void *ctx, uint32_t tid, uint64_t time_ns, uint64_t duration_ns)
 {
+    WITH_THREAD(switched_out(&c, time_ns, duration_ns));
+}
+
+/* A run of one thread's events: the thread is looked up once. */
+static int on_events(void *ctx, uint32_t tid, const struct np_event *ev, size_t n, size_t *done)
+{
     struct np_model *m = ctx;
     uint32_t ti;
     int rc = thread_of(m, tid, &ti);
-    if (rc || ti == NP_NONE)
+    if (rc || ti == NP_NONE) {
+        *done = 0;
         return rc;
-    uint64_t before = m->threads[ti].last_ns;
-    bool first = !m->ts[ti].seen;
-    uint64_t t = advance(m, ti, time_ns);
-    uint64_t span = first ? 0 : t - before;
-    uint64_t sw = duration_ns < span ? duration_ns : span;
-    m->ts[ti].switched += sw;
-    m->threads[ti].switched_ns += sw;
-    return 0;
+    }
+    struct cur c = cur_of(m, ti);
+    size_t i = 0;
+    for (; i < n; i++) {
+        const struct np_event *e = &ev[i];
+        if (e->kind == NP_EVENT_ENTER && i + 1 < n && e[1].kind == NP_EVENT_EXIT && !m->filtered &&
+            c.depth < NP_MODEL_MAX_STACK && c.depth < c.ts->cap) {
+            bool at_exit = false;
+            rc = leaf_call(m, &c, e->time_ns, e->arg, e[1].time_ns, &at_exit);
+            if (rc) {
+                i += at_exit;
+                break;
+            }
+            i++;
+        } else if (e->kind == NP_EVENT_ENTER) {
+            rc = enter_call(m, &c, e->time_ns, e->arg);
+        } else if (e->kind == NP_EVENT_EXIT) {
+            rc = exit_call(m, &c, e->time_ns);
+        } else {
+            /* rare: through a copy, so that c stays out of memory */
+            cur_save(&c);
+            struct cur r = cur_of(m, ti);
+            rc = e->kind == NP_EVENT_LOST ? lost_calls(m, &r, e->time_ns, e->arg)
+                                          : switched_out(&r, e->time_ns, e->arg);
+            cur_save(&r);
+            c = cur_of(m, ti);
+        }
+        if (rc)
+            break;
+    }
+    cur_save(&c);
+    *done = i;
+    return rc;
 }
 
 /* ---- basic blocks ----------------------------------------------------------- */
@@ -664,8 +955,7 @@ static int on_begin(void *ctx, const struct np_trace_process *p)
             return ENOMEM_RC;
     m->process = (uint32_t)i;
     m->first_thread = (uint32_t)m->n_threads;
-    np_hmap_clear(&m->addr_fn);
-    m->last_addr_valid = false;
+    forget_process_caches(m);
     np_addrspace_free(m->space);
     m->space = m->syms ? np_addrspace_new(m->syms) : NULL;
     return m->syms && !m->space ? ENOMEM_RC : 0;
@@ -698,8 +988,9 @@ static int on_end(void *ctx)
     struct np_process *p = &m->processes[m->process];
     for (size_t i = m->first_thread; i < m->n_threads; i++) {
         struct tstate *ts = &m->ts[i];
+        struct cur c = cur_of(m, (uint32_t)i);
         if (!rc)
-            rc = close_all(m, (uint32_t)i, m->threads[i].last_ns);
+            rc = close_all(m, &c, m->threads[i].last_ns);
         if (!p->complete && m->threads[i].last_ns > p->end_ns)
             p->end_ns = m->threads[i].last_ns;
         free(ts->stack);
@@ -708,8 +999,7 @@ static int on_end(void *ctx)
     }
     np_addrspace_free(m->space);
     m->space = NULL;
-    np_hmap_clear(&m->addr_fn);
-    m->last_addr_valid = false;
+    forget_process_caches(m);
     m->process = NP_NONE;
     return rc;
 }
@@ -723,8 +1013,11 @@ struct np_model *np_model_new(const struct np_model_options *opt, struct np_symb
         return NULL;
     if (opt)
         m->opt = *opt;
+    m->filtered = m->opt.ninclude || m->opt.nexclude || m->opt.max_depth;
+    m->timed_filter = m->opt.exclude_switched || m->opt.min_duration_ns;
     m->syms = syms;
     m->process = NP_NONE;
+    forget_process_caches(m);
     return m;
 }
 
@@ -739,6 +1032,7 @@ struct np_event_sink np_model_sink(struct np_model *m)
         .exit = on_return,
         .lost = on_lost,
         .switch_out = on_switch,
+        .events = on_events,
         .end = on_end,
         .blocks = on_blocks,
     };
@@ -773,9 +1067,48 @@ static void unlink_empty_nodes(struct np_model *m)
     }
 }
 
+/* The figures of functions, arcs and threads: the sums of their nodes'. */
+static void add_up_nodes(struct np_model *m)
+{
+    for (size_t i = 0; i < m->n_functions; i++) {
+        struct np_function *f = &m->functions[i];
+        f->calls = f->total_ns = f->self_ns = f->sum_ns = f->max_ns = f->switched_ns = f->self_switched_ns = 0;
+        f->min_ns = UINT64_MAX;
+    }
+    for (size_t i = 0; i < m->n_arcs; i++)
+        m->arcs[i].calls = m->arcs[i].total_ns = m->arcs[i].switched_ns = 0;
+    for (size_t i = 0; i < m->n_threads; i++)
+        m->threads[i].calls = 0;
+    for (size_t i = 0; i < m->n_nodes; i++) {
+        const struct np_node *n = &m->nodes[i];
+        const struct node_ext *x = &m->node_ext[i];
+        if (n->function == NP_NONE || !n->calls)
+            continue;
+        struct np_function *f = &m->functions[n->function];
+        f->calls += n->calls;
+        f->self_ns += n->self_ns;
+        f->sum_ns += n->total_ns;
+        f->self_switched_ns += x->self_sw;
+        f->total_ns += x->outer_ns;
+        f->switched_ns += x->outer_sw;
+        if (x->min_ns < f->min_ns)
+            f->min_ns = x->min_ns;
+        if (x->max_ns > f->max_ns)
+            f->max_ns = x->max_ns;
+        if (x->arc != NP_NONE) { /* none only when memory ran out at its first call */
+            struct np_arc *a = &m->arcs[x->arc];
+            a->calls += n->calls;
+            a->total_ns += n->total_ns;
+            a->switched_ns += n->switched_ns;
+        }
+        m->threads[n->thread].calls += n->calls;
+    }
+}
+
 int np_model_finish(struct np_model *m)
 {
     int rc = on_end(m);
+    add_up_nodes(m);
     for (size_t i = 0; i < m->n_functions; i++)
         if (!m->functions[i].calls)
             m->functions[i].min_ns = 0;
@@ -821,6 +1154,7 @@ void np_model_free(struct np_model *m)
         free(m->blocks[i].file);
     free(m->blocks);
     free(m->fn_flags);
+    free(m->node_ext);
     free(m->ts);
     free(m->processes);
     free(m->threads);

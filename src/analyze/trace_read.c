@@ -5,9 +5,17 @@
  * the one function that reads chunk headers and checks their bounds. Pass
  * one reads chunk headers only, plus the END chunk: its refined
  * ns_per_tick converts every time, so it is needed before the first event
- * is delivered. Pass two decodes the chunks in order and feeds the sink;
- * it alone reports problems, so that everything before the damage has
- * reached the sink when the error line goes out.
+ * is delivered; it also notes where the EVENTS chunks are. Pass two
+ * decodes the chunks in order and feeds the sink; it alone reports
+ * problems, so that everything before the damage has reached the sink
+ * when the error line goes out.
+ *
+ * Events are decoded (events_decode.c) in batches and given to the sink
+ * as runs when it takes them (np_event_sink.events), else one callback
+ * each. Once INFO has given the clock, a file with several EVENTS chunks
+ * has them decoded ahead on a second thread (trace_ahead.c), which pass
+ * two takes batch by batch; a chunk the thread could not decode is read
+ * here as it would be without it, so problems read the same either way.
  *
  * Bytes come in with pread() into one payload buffer reused across chunks
  * and files, sized by the chunk, which next_chunk() has checked against
@@ -22,6 +30,8 @@
 #define _GNU_SOURCE
 #include "trace_read.h"
 #include "common/trace_format.h"
+#include "events_decode.h"
+#include "trace_ahead.h"
 #include "containers.h"
 #include "textfmt.h"
 #include <dirent.h>
@@ -37,11 +47,10 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#define EVENTS_HEADER 21       /* u32 tid, u64 base tick, u32 count, u8 compression, u32 length */
 #define END_PAYLOAD 24         /* u64 end tick, u64 lost, u64 ns_per_tick */
-#define ZSTD_MAX_RATIO 32768u  /* a 4-byte RLE block decodes to at most 128 KiB */
 #define NS_PER_TICK_MAX 1e12   /* a tick longer than 1000 s is not a clock */
 #define NO_OFFSET UINT64_MAX   /* a problem of the whole file or path */
+#define AHEAD_MIN_CHUNKS 2     /* fewer EVENTS chunks are not worth a thread */
 
 struct chunk {
     uint64_t off; /* of its header in the file */
@@ -69,15 +78,16 @@ struct reader {
 
     uint8_t *buf;         /* the payload being decoded */
     size_t bufcap;
-    uint8_t *dec;         /* a decoded event stream */
-    size_t deccap;
+    struct np_stream_buf stream; /* a decoded event stream */
     char *arena;          /* strings of the payload, NUL-terminated */
     size_t arenacap, arenalen;
     const char **argv;
     size_t argvcap;
+    struct np_ahead_chunk *chunks; /* the file's EVENTS chunks (pass one) */
+    size_t nchunks, chunkscap;
+    struct np_ahead *ahead;        /* decoding them ahead, or NULL */
     struct np_trace_block *blocks; /* a BLOCKS chunk's entries */
     size_t blockscap;
-    ZSTD_DCtx *zstd;
 
     struct np_trace_process proc;
     uint64_t frames[NP_SAMPLE_MAX_FRAMES]; /* a SAMPLE's, decoded */
@@ -201,24 +211,6 @@ static const char *take_string(struct reader *r, struct cursor *c, size_t *len)
 static bool good_ns_per_tick(double d)
 {
     return isfinite(d) && d > 0 && d <= NS_PER_TICK_MAX;
-}
-
-static uint64_t ticks_ns(double ns_per_tick, uint64_t ticks)
-{
-    double ns = (double)ticks * ns_per_tick + 0.5;
-    return ns >= 0x1p64 ? UINT64_MAX : (uint64_t)ns;
-}
-
-/* Unix ns of TICK. */
-static uint64_t tick_time(const struct reader *r, uint64_t tick)
-{
-    const struct np_trace_process *p = &r->proc;
-    if (tick >= p->start_tick) {
-        uint64_t d = ticks_ns(p->ns_per_tick, tick - p->start_tick);
-        return p->start_ns > UINT64_MAX - d ? UINT64_MAX : p->start_ns + d;
-    }
-    uint64_t d = ticks_ns(p->ns_per_tick, p->start_tick - tick);
-    return p->start_ns > d ? p->start_ns - d : 0;
 }
 
 /* ---- chunks ------------------------------------------------------------- */
@@ -351,7 +343,7 @@ static int do_info(struct reader *r, const struct chunk *c)
     p->argc = (unsigned)argc;
     p->argv = r->argv;
     if (p->has_end) /* pass one read it, before the start tick was known */
-        p->end_ns = tick_time(r, p->end_ns);
+        p->end_ns = np_tick_time(p, p->end_ns);
     r->begun = true;
     r->sum->files_read++;
     SINK(r, c->off, begin, p);
@@ -458,7 +450,7 @@ static int do_sampling(struct reader *r, const struct chunk *c)
 {
     struct cursor cur = payload(r, c);
     struct np_trace_sampling smp;
-    smp.time_ns = tick_time(r, take(&cur, 8));
+    smp.time_ns = np_tick_time(&r->proc, take(&cur, 8));
     smp.hz = (uint32_t)take(&cur, 4);
     smp.unwinder = (unsigned)take(&cur, 1);
     smp.flags = (uint32_t)take(&cur, 4);
@@ -499,115 +491,235 @@ static const char *take_sample(struct reader *r, const uint8_t **p, const uint8_
     return NULL;
 }
 
-/* The event stream of an EVENTS chunk, decoded: *STREAM, *LEN. */
-static int events_stream(struct reader *r, const struct chunk *c, struct cursor *cur, unsigned compression,
-                         uint32_t declen, const uint8_t **stream)
+/* The stream of the EVENTS chunk C with header H, decoded: *STREAM. */
+static int events_stream(struct reader *r, const struct chunk *c, const struct np_events_head *h,
+                         const uint8_t **stream)
 {
-    size_t have = (size_t)(cur->end - cur->p);
-    if (compression == NP_COMPRESS_NONE) {
-        if (declen != have)
-            return fail(r, NP_TRACE_ECORRUPT, c->off, "EVENTS stream of %u bytes in %zu bytes of payload",
-                        declen, have);
-        *stream = cur->p;
+    uint64_t detail = 0, at = c->off + NP_TRACE_CHUNK_HEADER + NP_EVENTS_HEADER;
+    size_t have = c->len - NP_EVENTS_HEADER;
+    switch (np_events_stream(&r->stream, h, r->buf, c->len, stream, &detail)) {
+    case NP_EVENTS_OK:
+        return 0;
+    case NP_EVENTS_RAW_SIZE:
+        return fail(r, NP_TRACE_ECORRUPT, c->off, "EVENTS stream of %u bytes in %zu bytes of payload", h->declen,
+                    have);
+    case NP_EVENTS_COMPRESSION:
+        return fail(r, NP_TRACE_ECORRUPT, at - 5, "EVENTS compression %u is unknown", h->compression);
+    case NP_EVENTS_RATIO:
+        return fail(r, NP_TRACE_ECORRUPT, at - 4, "EVENTS claims %u decoded bytes from %zu zstd bytes", h->declen,
+                    have);
+    case NP_EVENTS_NOT_ZSTD:
+        return fail(r, NP_TRACE_ECORRUPT, at, "EVENTS payload is not a zstd frame");
+    case NP_EVENTS_FRAME_SIZE:
+        return fail(r, NP_TRACE_ECORRUPT, at, "zstd frame holds %llu bytes, EVENTS says %u",
+                    (unsigned long long)detail, h->declen);
+    case NP_EVENTS_NOMEM:
+        return fail(r, NP_TRACE_ENOMEM, c->off, "out of memory for %u decoded bytes", h->declen);
+    case NP_EVENTS_ZSTD:
+        return fail(r, NP_TRACE_ECORRUPT, at, "corrupt zstd frame: %s", ZSTD_getErrorName((size_t)detail));
+    default:
+        return fail(r, NP_TRACE_ECORRUPT, at, "zstd frame holds %zu bytes, EVENTS says %u", (size_t)detail,
+                    h->declen);
+    }
+}
+
+/* Where a record of an EVENTS chunk is, for messages: a file offset (raw
+ * stream), or the chunk's offset and the record's decoded offset. */
+struct where {
+    bool raw;
+    uint64_t base;
+    char in[48];
+};
+
+static struct where where_of(const struct chunk *c, const struct np_events_head *h)
+{
+    bool raw = h->compression == NP_COMPRESS_NONE;
+    return (struct where){ raw, raw ? c->off + NP_TRACE_CHUNK_HEADER + NP_EVENTS_HEADER : c->off, "" };
+}
+
+static uint64_t where_off(const struct where *w, uint32_t at)
+{
+    return w->raw ? w->base + at : w->base;
+}
+
+static const char *where_in(struct where *w, uint32_t at)
+{
+    if (w->raw)
+        return "";
+    snprintf(w->in, sizeof w->in, " (decoded byte %u)", at);
+    return w->in;
+}
+
+/* Hands N decoded events of thread TID to the sink: in one run when it
+ * takes runs, else one callback each. */
+static int deliver(struct reader *r, uint32_t tid, const struct np_event *ev, const uint32_t *at, uint32_t n,
+                   const struct where *w)
+{
+    if (!n || !r->sink)
+        return 0;
+    if (r->sink->events) {
+        size_t done = n;
+        int rc = r->sink->events(r->sink->ctx, tid, ev, n, &done);
+        if (rc) {
+            done = done < n ? done : n - 1;
+            r->sum->events += done;
+            return stopped(r, rc, where_off(w, at[done]));
+        }
+        r->sum->events += n;
         return 0;
     }
-    uint64_t at = field_off(r, c, cur);
-    if (compression != NP_COMPRESS_ZSTD)
-        return fail(r, NP_TRACE_ECORRUPT, at - 5, "EVENTS compression %u is unknown", compression);
-    if ((uint64_t)declen > (uint64_t)have * ZSTD_MAX_RATIO)
-        return fail(r, NP_TRACE_ECORRUPT, at - 4, "EVENTS claims %u decoded bytes from %zu zstd bytes",
-                    declen, have);
-    unsigned long long framed = ZSTD_getFrameContentSize(cur->p, have);
-    if (framed == ZSTD_CONTENTSIZE_ERROR)
-        return fail(r, NP_TRACE_ECORRUPT, at, "EVENTS payload is not a zstd frame");
-    if (framed != ZSTD_CONTENTSIZE_UNKNOWN && framed != declen)
-        return fail(r, NP_TRACE_ECORRUPT, at, "zstd frame holds %llu bytes, EVENTS says %u", framed, declen);
-    if (NP_GROW(r->dec, r->deccap, (size_t)declen + 1) < 0 || (!r->zstd && !(r->zstd = ZSTD_createDCtx())))
-        return fail(r, NP_TRACE_ENOMEM, c->off, "out of memory for %u decoded bytes", declen);
-    size_t got = ZSTD_decompressDCtx(r->zstd, r->dec, declen, cur->p, have);
-    if (ZSTD_isError(got))
-        return fail(r, NP_TRACE_ECORRUPT, at, "corrupt zstd frame: %s", ZSTD_getErrorName(got));
-    if (got != declen)
-        return fail(r, NP_TRACE_ECORRUPT, at, "zstd frame holds %zu bytes, EVENTS says %u", got, declen);
-    *stream = r->dec;
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t now = ev[k].time_ns, arg = ev[k].arg, off = where_off(w, at[k]);
+        switch (ev[k].kind) {
+        case NP_EVENT_ENTER:
+            SINK(r, off, enter, tid, now, arg);
+            break;
+        case NP_EVENT_EXIT:
+            SINK(r, off, exit, tid, now);
+            break;
+        case NP_EVENT_LOST:
+            SINK(r, off, lost, tid, now, arg);
+            break;
+        default:
+            SINK(r, off, switch_out, tid, now, arg);
+            break;
+        }
+        r->sum->events++;
+    }
     return 0;
+}
+
+/* After the first I of COUNT events of a chunk were delivered: the bad
+ * record decoding stopped at (BAD, BAD_KIND, at offset POS), or the bytes
+ * left after the last event (POS < DECLEN). */
+static int events_end(struct reader *r, struct where *w, int bad, unsigned bad_kind, uint32_t pos, uint32_t declen,
+                      uint32_t i, uint32_t count)
+{
+    if (bad == NP_DECODE_BAD_VARINT)
+        return fail(r, NP_TRACE_ECORRUPT, where_off(w, pos), "corrupt varint in event %u of %u%s", i, count,
+                    where_in(w, pos));
+    if (bad == NP_DECODE_BAD_KIND)
+        return fail(r, NP_TRACE_ECORRUPT, where_off(w, pos), "unknown event kind %u in event %u of %u%s", bad_kind,
+                    i, count, where_in(w, pos));
+    if (pos != declen)
+        return fail(r, NP_TRACE_ECORRUPT, where_off(w, pos), "%u bytes after the last of %u events%s",
+                    declen - pos, count, where_in(w, pos));
+    return 0;
+}
+
+/* The SAMPLE record at D (the batch decoder stops at each), to the sink;
+ * event I of COUNT. */
+static int read_sample(struct reader *r, struct np_decode *d, const uint8_t *stream, uint32_t tid, struct where *w,
+                       uint32_t i, uint32_t count)
+{
+    const uint8_t *rec = d->p, *p = rec;
+    uint64_t v, overrun = 0, skipped = 0;
+    unsigned n = 0;
+    uint32_t at = (uint32_t)(rec - stream);
+    const char *bad = np_get_varint(&p, d->end, &v) ? take_sample(r, &p, d->end, &d->pc, &n, &overrun, &skipped)
+                                                    : "corrupt varint";
+    if (bad)
+        return fail(r, NP_TRACE_ECORRUPT, where_off(w, at), "%s in SAMPLE event %u of %u%s", bad, i, count,
+                    where_in(w, at));
+    d->tick += v >> NP_EV_KIND_BITS;
+    d->p = p;
+    d->bad = NP_DECODE_GOOD;
+    SINK(r, where_off(w, at), sample, tid, np_tick_time(&r->proc, d->tick), r->frames, n,
+         overrun == UINT64_MAX ? overrun : overrun + 1, skipped);
+    r->sum->events++;
+    return 0;
+}
+
+/* Events I.. of the EVENTS chunk C (header H, decoded STREAM) from D on,
+ * to the sink, in batches; samples one by one. */
+static int events_from(struct reader *r, const struct chunk *c, const struct np_events_head *h,
+                       const uint8_t *stream, struct np_decode *d, uint32_t i)
+{
+    struct where w = where_of(c, h);
+    struct np_event ev[NP_DECODE_BATCH];
+    uint32_t at[NP_DECODE_BATCH];
+    int st;
+    while (i < h->count) {
+        uint32_t max = h->count - i < NP_DECODE_BATCH ? h->count - i : NP_DECODE_BATCH;
+        uint32_t n = np_events_decode(&r->proc, d, stream, ev, at, max);
+        /* what came before a bad record is delivered before it is reported */
+        if ((st = deliver(r, h->tid, ev, at, n, &w)))
+            return st;
+        i += n;
+        if (d->bad == NP_DECODE_SAMPLE) {
+            if ((st = read_sample(r, d, stream, h->tid, &w, i, h->count)))
+                return st;
+            i++;
+        } else if (d->bad) {
+            break;
+        }
+    }
+    return events_end(r, &w, d->bad, d->bad_kind, (uint32_t)(d->p - stream), h->declen, i, h->count);
 }
 
 static int do_events(struct reader *r, const struct chunk *c)
 {
-    struct cursor cur = payload(r, c);
-    uint32_t tid = (uint32_t)take(&cur, 4);
-    uint64_t tick = take(&cur, 8);
-    uint32_t count = (uint32_t)take(&cur, 4);
-    unsigned compression = (unsigned)take(&cur, 1);
-    uint32_t declen = (uint32_t)take(&cur, 4);
-    if (cur.bad)
+    struct np_events_head h;
+    switch (np_events_head(r->buf, c->len, &h)) {
+    case NP_EVENTS_OK:
+        break;
+    case NP_EVENTS_SHORT:
         return fail(r, NP_TRACE_ECORRUPT, c->off, "EVENTS chunk of %u bytes is shorter than its %d-byte header",
-                    c->len, EVENTS_HEADER);
-    if (declen > NP_TRACE_CHUNK_MAX)
-        return fail(r, NP_TRACE_ECORRUPT, field_off(r, c, &cur) - 4,
-                    "EVENTS stream of %u bytes, over the %u-byte limit", declen, NP_TRACE_CHUNK_MAX);
-    if (count > declen)
-        return fail(r, NP_TRACE_ECORRUPT, c->off, "EVENTS claims %u events in %u bytes", count, declen);
+                    c->len, NP_EVENTS_HEADER);
+    case NP_EVENTS_TOO_LONG:
+        return fail(r, NP_TRACE_ECORRUPT, c->off + NP_TRACE_CHUNK_HEADER + NP_EVENTS_HEADER - 4,
+                    "EVENTS stream of %u bytes, over the %u-byte limit", h.declen, NP_TRACE_CHUNK_MAX);
+    default:
+        return fail(r, NP_TRACE_ECORRUPT, c->off, "EVENTS claims %u events in %u bytes", h.count, h.declen);
+    }
     const uint8_t *stream = NULL;
-    int st = events_stream(r, c, &cur, compression, declen, &stream);
+    int st = events_stream(r, c, &h, &stream);
     if (st)
         return st;
-    /* where a record sits: a file offset, or a decoded offset in the chunk */
-    bool raw = compression == NP_COMPRESS_NONE;
-    uint64_t base = raw ? field_off(r, c, &cur) : c->off;
-    char in[48] = "";
-#define WHERE(q) (raw ? base + (uint64_t)((q) - stream) : base)
-#define IN(q) (raw ? "" : (snprintf(in, sizeof in, " (decoded byte %zu)", (size_t)((q) - stream)), in))
-    const uint8_t *p = stream, *end = stream + declen;
-    uint64_t addr = 0, prev_pc = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        const uint8_t *rec = p;
-        uint64_t v, arg = 0;
-        if (!np_get_varint(&p, end, &v))
-            return fail(r, NP_TRACE_ECORRUPT, WHERE(rec), "corrupt varint in event %u of %u%s", i, count, IN(rec));
-        unsigned kind = (unsigned)(v & ((1u << NP_EV_KIND_BITS) - 1));
-        tick += v >> NP_EV_KIND_BITS;
-        if (kind <= NP_EV_SWITCH && kind != NP_EV_EXIT && !np_get_varint(&p, end, &arg))
-            return fail(r, NP_TRACE_ECORRUPT, WHERE(rec), "corrupt varint in event %u of %u%s", i, count, IN(rec));
-        uint64_t now = tick_time(r, tick);
-        switch (kind) {
-        case NP_EV_ENTRY:
-            addr += (uint64_t)np_unzigzag(arg);
-            SINK(r, WHERE(rec), enter, tid, now, addr);
-            break;
-        case NP_EV_EXIT:
-            SINK(r, WHERE(rec), exit, tid, now);
-            break;
-        case NP_EV_LOST:
-            SINK(r, WHERE(rec), lost, tid, now, arg);
-            break;
-        case NP_EV_SWITCH:
-            SINK(r, WHERE(rec), switch_out, tid, now, ticks_ns(r->proc.ns_per_tick, arg));
-            break;
-        case NP_EV_SAMPLE: {
-            unsigned n = 0;
-            uint64_t overrun = 0, skipped = 0;
-            const char *bad = take_sample(r, &p, end, &prev_pc, &n, &overrun, &skipped);
-            if (bad)
-                return fail(r, NP_TRACE_ECORRUPT, WHERE(rec), "%s in SAMPLE event %u of %u%s", bad, i, count,
-                            IN(rec));
-            SINK(r, WHERE(rec), sample, tid, now, r->frames, n, overrun == UINT64_MAX ? overrun : overrun + 1,
-                 skipped);
-            break;
-        }
-        default:
-            return fail(r, NP_TRACE_ECORRUPT, WHERE(rec), "unknown event kind %u in event %u of %u%s", kind, i,
-                        count, IN(rec));
-        }
-        r->sum->events++;
+    struct np_decode d = { .p = stream, .end = stream + h.declen, .tick = h.tick };
+    return events_from(r, c, &h, stream, &d, 0);
+}
+
+/* The read-ahead stopped at a sample, event I of chunk C, at offset POS
+ * of the stream (it decodes calls only): the rest of the chunk is read
+ * here, from the decoder's state in D. */
+static int events_resume(struct reader *r, const struct chunk *c, const struct np_events_head *h,
+                         const struct np_decode *d, uint32_t pos, uint32_t i)
+{
+    int st = load_payload(r, c);
+    const uint8_t *stream = NULL;
+    if (st || (st = events_stream(r, c, h, &stream)))
+        return st;
+    struct np_decode from = *d;
+    from.p = stream + pos;
+    from.end = stream + h->declen;
+    return events_from(r, c, h, stream, &from, i);
+}
+
+/* The same from the batches the read-ahead thread decoded, the first B. */
+static int events_ahead(struct reader *r, const struct chunk *c, const struct np_ahead_batch *b)
+{
+    struct np_events_head h = b->head;
+    struct where w = where_of(c, &h);
+    uint32_t i = 0;
+    for (;;) {
+        int st = deliver(r, h.tid, b->ev, b->at, b->n, &w);
+        i += b->n;
+        bool last = b->last;
+        int bad = b->bad;
+        unsigned bad_kind = b->bad_kind;
+        uint32_t pos = b->pos;
+        struct np_decode resume = { .tick = b->tick, .addr = b->addr, .pc = b->pc };
+        np_ahead_release(r->ahead);
+        if (st)
+            return st;
+        if (last && bad == NP_DECODE_SAMPLE)
+            return events_resume(r, c, &h, &resume, pos, i);
+        if (last)
+            return events_end(r, &w, bad, bad_kind, pos, h.declen, i, h.count);
+        if (!(b = np_ahead_next(r->ahead, c->off)))
+            return fail(r, NP_TRACE_EIO, c->off, "read-ahead ended inside an EVENTS chunk"); /* cannot happen */
     }
-    if (p != end)
-        return fail(r, NP_TRACE_ECORRUPT, WHERE(p), "%zu bytes after the last of %u events%s", (size_t)(end - p),
-                    count, IN(p));
-#undef WHERE
-#undef IN
-    return 0;
 }
 
 static int do_chunk(struct reader *r, const struct chunk *c, bool first)
@@ -626,6 +738,13 @@ static int do_chunk(struct reader *r, const struct chunk *c, bool first)
         break;
     default:
         return 0; /* unknown types are skipped */
+    }
+    if (c->type == NP_CHUNK_EVENTS && r->ahead) {
+        const struct np_ahead_batch *b = np_ahead_next(r->ahead, c->off);
+        if (b && b->decoded)
+            return events_ahead(r, c, b);
+        if (b)
+            np_ahead_release(r->ahead); /* not decoded: read here, where problems are reported */
     }
     int st = load_payload(r, c);
     if (st)
@@ -650,13 +769,23 @@ static int do_chunk(struct reader *r, const struct chunk *c, bool first)
     }
 }
 
-/* Pass one: the first END chunk's values into r->proc, quietly. */
-static void find_end(struct reader *r, uint64_t pos)
+/* Pass one, quietly: the first END chunk's values into r->proc, and
+ * where the EVENTS chunks are (for the read-ahead; none when out of
+ * memory). */
+static void scan_chunks(struct reader *r, uint64_t pos)
 {
     struct chunk c;
+    bool end = false, nomem = false;
+    r->nchunks = 0;
     while (next_chunk(r, &pos, &c) == 0 && !c.eof) {
-        if (c.type != NP_CHUNK_END)
+        if (c.type == NP_CHUNK_EVENTS && !nomem) {
+            nomem = NP_GROW(r->chunks, r->chunkscap, r->nchunks + 1) < 0;
+            if (!nomem)
+                r->chunks[r->nchunks++] = (struct np_ahead_chunk){ c.off, c.len };
+        }
+        if (c.type != NP_CHUNK_END || end)
             continue;
+        end = true;
         uint64_t tick, lost;
         double nspt;
         if (load_payload(r, &c) == 0 && parse_end(r, &c, &tick, &lost, &nspt) == 0) {
@@ -665,8 +794,9 @@ static void find_end(struct reader *r, uint64_t pos)
             r->proc.events_lost = lost;
             r->proc.ns_per_tick = nspt;
         }
-        return;
     }
+    if (nomem)
+        r->nchunks = 0;
 }
 
 static void progress(struct reader *r, uint64_t pos)
@@ -686,7 +816,7 @@ static int read_file(struct reader *r)
     int st = read_header(r, &pos);
     if (st)
         return report(r, st);
-    find_end(r, pos);
+    scan_chunks(r, pos);
     struct chunk c;
     for (bool first = true;; first = false) {
         st = next_chunk(r, &pos, &c);
@@ -695,8 +825,13 @@ static int read_file(struct reader *r)
         st = do_chunk(r, &c, first);
         if (st)
             break;
+        /* INFO gave the clock: the events can be decoded ahead */
+        if (first && r->nchunks >= AHEAD_MIN_CHUNKS)
+            r->ahead = np_ahead_start(r->fd, &r->proc, r->chunks, r->nchunks);
         progress(r, pos);
     }
+    np_ahead_stop(r->ahead);
+    r->ahead = NULL;
     if (!r->end_seen) {
         r->sum->files_unfinished++;
         if (!st && r->begun) {
@@ -729,11 +864,11 @@ static void reader_init(struct reader *r, const struct np_event_sink *sink, cons
 static void reader_free(struct reader *r)
 {
     free(r->buf);
-    free(r->dec);
+    np_stream_buf_free(&r->stream);
     free(r->arena);
     free(r->argv);
+    free(r->chunks);
     free(r->blocks);
-    ZSTD_freeDCtx(r->zstd);
 }
 
 /* Reads the regular file on FD; the file's size was SIZE when listed. */

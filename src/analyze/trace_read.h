@@ -88,6 +88,14 @@ struct np_trace_sampling {
     unsigned max_frames;   /* deeper stacks were cut to their innermost frames */
 };
 
+/* One event of a batch (np_event_sink.events). */
+enum np_sink_event { NP_EVENT_ENTER, NP_EVENT_EXIT, NP_EVENT_LOST, NP_EVENT_SWITCH };
+struct np_event {
+    uint64_t time_ns;
+    uint64_t arg;              /* ENTER: the address; LOST: how many; SWITCH: ns switched out; EXIT: 0 */
+    uint32_t kind;             /* enum np_sink_event */
+};
+
 /* The consumer of events. Strings and structs passed in are valid only
  * during the call. Every callback may be NULL; each returns 0 to go on or
  * non-zero to stop reading (the reader then returns NP_TRACE_ESTOP, or the
@@ -118,6 +126,12 @@ struct np_event_sink {
     /* A NAME chunk: ENTRY records at ADDRESS are calls of the region an
      * NP_ENTER(NAME) marks, not of a function at that address. */
     int (*name)(void *ctx, uint64_t address, const char *name);
+    /* Optional: when set, the reader gives a thread's events in runs
+     * through it in place of enter, exit, lost and switch_out: N events of
+     * thread TID, in order, each as that callback would get it. Returns 0,
+     * or non-zero with *DONE the events handled before the one that
+     * stopped. */
+    int (*events)(void *ctx, uint32_t tid, const struct np_event *ev, size_t n, size_t *done);
 };
 
 /* How the caller hears about problems and progress; any member may be

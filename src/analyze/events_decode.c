@@ -1,0 +1,194 @@
+/* events_decode.c - decoding an EVENTS chunk's payload (interface in
+ * events_decode.h). */
+#include "events_decode.h"
+#include "common/trace_format.h"
+#include "containers.h"
+#include <stdlib.h>
+
+#define ZSTD_MAX_RATIO 32768u  /* a 4-byte RLE block decodes to at most 128 KiB */
+
+_Static_assert((int)NP_EVENT_ENTER == (int)NP_EV_ENTRY && (int)NP_EVENT_EXIT == (int)NP_EV_EXIT &&
+                   (int)NP_EVENT_LOST == (int)NP_EV_LOST && (int)NP_EVENT_SWITCH == (int)NP_EV_SWITCH,
+               "the sink's event kinds are the format's");
+
+int np_events_head(const uint8_t *payload, size_t len, struct np_events_head *h)
+{
+    if (len < NP_EVENTS_HEADER)
+        return NP_EVENTS_SHORT;
+    h->tid = np_get_u32(payload);
+    h->tick = np_get_u64(payload + 4);
+    h->count = np_get_u32(payload + 12);
+    h->compression = payload[16];
+    h->declen = np_get_u32(payload + 17);
+    if (h->declen > NP_TRACE_CHUNK_MAX)
+        return NP_EVENTS_TOO_LONG;
+    if (h->count > h->declen)
+        return NP_EVENTS_COUNT;
+    return NP_EVENTS_OK;
+}
+
+void np_stream_buf_free(struct np_stream_buf *b)
+{
+    free(b->dec);
+    ZSTD_freeDCtx(b->zstd);
+    b->dec = NULL;
+    b->deccap = 0;
+    b->zstd = NULL;
+}
+
+int np_events_stream(struct np_stream_buf *b, const struct np_events_head *h, const uint8_t *payload, size_t len,
+                     const uint8_t **stream, uint64_t *detail)
+{
+    const uint8_t *src = payload + NP_EVENTS_HEADER;
+    size_t have = len - NP_EVENTS_HEADER;
+    uint32_t declen = h->declen;
+    if (h->compression == NP_COMPRESS_NONE) {
+        if (declen != have)
+            return NP_EVENTS_RAW_SIZE;
+        *stream = src;
+        return NP_EVENTS_OK;
+    }
+    if (h->compression != NP_COMPRESS_ZSTD)
+        return NP_EVENTS_COMPRESSION;
+    if ((uint64_t)declen > (uint64_t)have * ZSTD_MAX_RATIO)
+        return NP_EVENTS_RATIO;
+    unsigned long long framed = ZSTD_getFrameContentSize(src, have);
+    if (framed == ZSTD_CONTENTSIZE_ERROR)
+        return NP_EVENTS_NOT_ZSTD;
+    if (framed != ZSTD_CONTENTSIZE_UNKNOWN && framed != declen) {
+        *detail = framed;
+        return NP_EVENTS_FRAME_SIZE;
+    }
+    if (NP_GROW(b->dec, b->deccap, (size_t)declen + 1) < 0 || (!b->zstd && !(b->zstd = ZSTD_createDCtx())))
+        return NP_EVENTS_NOMEM;
+    size_t got = ZSTD_decompressDCtx(b->zstd, b->dec, declen, src, have);
+    if (ZSTD_isError(got)) {
+        *detail = got;
+        return NP_EVENTS_ZSTD;
+    }
+    if (got != declen) {
+        *detail = got;
+        return NP_EVENTS_DECODED_SIZE;
+    }
+    *stream = b->dec;
+    return NP_EVENTS_OK;
+}
+
+/* ---- times ------------------------------------------------------------------- */
+
+uint64_t np_ticks_ns(double ns_per_tick, uint64_t ticks)
+{
+    double ns = (double)ticks * ns_per_tick + 0.5;
+    return ns >= 0x1p64 ? UINT64_MAX : (uint64_t)ns;
+}
+
+uint64_t np_tick_time(const struct np_trace_process *p, uint64_t tick)
+{
+    if (tick >= p->start_tick) {
+        uint64_t d = np_ticks_ns(p->ns_per_tick, tick - p->start_tick);
+        return p->start_ns > UINT64_MAX - d ? UINT64_MAX : p->start_ns + d;
+    }
+    uint64_t d = np_ticks_ns(p->ns_per_tick, p->start_tick - tick);
+    return p->start_ns > d ? p->start_ns - d : 0;
+}
+
+/* Turns the ticks in EV[0..N).time_ns into times. They do not decrease
+ * (from FIRST on, unless WRAPPED past 2^64), so when the last one needs
+ * none of np_tick_time's care (a time before the start, a value past
+ * 2^63, an overflow), none does: the conversion is monotonic. Below 2^63
+ * the signed conversions give the values of the unsigned ones, cheaper. */
+static void ticks_to_times(const struct np_trace_process *p, struct np_event *ev, uint32_t n, uint64_t first,
+                           bool wrapped)
+{
+    if (!n)
+        return;
+    uint64_t dt = ev[n - 1].time_ns - p->start_tick;
+    double last = (double)(int64_t)dt * p->ns_per_tick + 0.5;
+    if (wrapped || first < p->start_tick || dt >= (UINT64_C(1) << 63) || !(last < 0x1p63) ||
+        (uint64_t)(int64_t)last > UINT64_MAX - p->start_ns) {
+        for (uint32_t i = 0; i < n; i++)
+            ev[i].time_ns = np_tick_time(p, ev[i].time_ns);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        double ns = (double)(int64_t)(ev[i].time_ns - p->start_tick) * p->ns_per_tick + 0.5;
+        ev[i].time_ns = p->start_ns + (uint64_t)(int64_t)ns;
+    }
+}
+
+/* ---- events ------------------------------------------------------------------ */
+
+/* np_get_varint, with the one- and two-byte values of most events first;
+ * when ROOMY, the caller knows that NP_VARINT_MAX bytes are there. */
+static inline __attribute__((always_inline)) int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v,
+                                                            bool roomy)
+{
+    const uint8_t *q = *p;
+    if (roomy || end - q >= 2) {
+        if (q[0] < 0x80) {
+            *v = q[0];
+            *p = q + 1;
+            return 1;
+        }
+        if (q[1] < 0x80) {
+            *v = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
+            *p = q + 2;
+            return 1;
+        }
+    }
+    return np_get_varint(p, end, v);
+}
+
+/* The ticks first, then the times: the conversions (floating point, a
+ * long chain each) of successive events then overlap. ROOMY: the stream
+ * holds the longest MAX events could take, so no varint needs checking
+ * for its end before its second byte. */
+static inline __attribute__((always_inline)) uint32_t decode(const struct np_trace_process *pr, struct np_decode *d,
+                                                             const uint8_t *stream, struct np_event *ev,
+                                                             uint32_t *at, uint32_t max, bool roomy)
+{
+    const uint8_t *p = d->p, *end = d->end;
+    uint64_t tick = d->tick, first = tick, addr = d->addr;
+    bool wrapped = false;
+    uint32_t n = 0;
+    for (; n < max; n++) {
+        const uint8_t *rec = p;
+        uint64_t v, arg = 0;
+        if (!get_varint(&p, end, &v, roomy)) {
+            d->bad = NP_DECODE_BAD_VARINT;
+            p = rec;
+            break;
+        }
+        unsigned kind = (unsigned)(v & ((1u << NP_EV_KIND_BITS) - 1));
+        if (kind > NP_EV_SWITCH) { /* the tick stays before the record */
+            d->bad = kind == NP_EV_SAMPLE ? NP_DECODE_SAMPLE : NP_DECODE_BAD_KIND;
+            d->bad_kind = kind;
+            p = rec;
+            break;
+        }
+        tick += v >> NP_EV_KIND_BITS;
+        wrapped |= tick < (v >> NP_EV_KIND_BITS);
+        if (kind != NP_EV_EXIT && !get_varint(&p, end, &arg, roomy)) {
+            d->bad = NP_DECODE_BAD_VARINT;
+            p = rec;
+            break;
+        }
+        if (kind == NP_EV_ENTRY)
+            arg = addr += (uint64_t)np_unzigzag(arg);
+        else if (kind == NP_EV_SWITCH)
+            arg = np_ticks_ns(pr->ns_per_tick, arg);
+        ev[n] = (struct np_event){ tick, arg, kind }; /* the tick, converted below */
+        at[n] = (uint32_t)(rec - stream);
+    }
+    d->p = p, d->tick = tick, d->addr = addr;
+    ticks_to_times(pr, ev, n, first, wrapped);
+    return n;
+}
+
+uint32_t np_events_decode(const struct np_trace_process *pr, struct np_decode *d, const uint8_t *stream,
+                          struct np_event *ev, uint32_t *at, uint32_t max)
+{
+    if ((size_t)(d->end - d->p) / (2 * NP_VARINT_MAX) >= max)
+        return decode(pr, d, stream, ev, at, max, true);
+    return decode(pr, d, stream, ev, at, max, false);
+}

@@ -1,0 +1,83 @@
+/* events_decode.h - decoding the payload of an EVENTS chunk (format in
+ * docs/trace-format.md): its header, its stream (zstd or raw) and its
+ * events, in batches, into struct np_event with times in ns.
+ *
+ * Internal to the reader: trace_read.c decodes with these as it delivers,
+ * and trace_ahead.c runs them on a second thread. They write no
+ * messages: each problem is a code, and the reader, which alone reports,
+ * turns it into its line. Everything here reads only its arguments, so
+ * the two threads share nothing but what they hand over. */
+#ifndef NP_ANALYZE_EVENTS_DECODE_H
+#define NP_ANALYZE_EVENTS_DECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <zstd.h>
+#include "trace_read.h"
+
+#define NP_EVENTS_HEADER 21   /* u32 tid, u64 base tick, u32 count, u8 compression, u32 length */
+#define NP_DECODE_BATCH 256   /* events decoded at a time on the reader's stack */
+
+/* An EVENTS chunk's header. */
+struct np_events_head {
+    uint32_t tid;
+    uint64_t tick;
+    uint32_t count;
+    unsigned compression;
+    uint32_t declen;          /* the decoded stream's length */
+};
+
+enum np_events_problem {
+    NP_EVENTS_OK,
+    NP_EVENTS_SHORT,          /* the payload is shorter than the header */
+    NP_EVENTS_TOO_LONG,       /* declen over NP_TRACE_CHUNK_MAX */
+    NP_EVENTS_COUNT,          /* more events than bytes */
+    NP_EVENTS_RAW_SIZE,       /* raw: declen is not the bytes left */
+    NP_EVENTS_COMPRESSION,    /* an unknown compression */
+    NP_EVENTS_RATIO,          /* more decoded bytes than zstd can give */
+    NP_EVENTS_NOT_ZSTD,
+    NP_EVENTS_FRAME_SIZE,     /* the frame says another size (detail) */
+    NP_EVENTS_NOMEM,
+    NP_EVENTS_ZSTD,           /* zstd failed (detail: its error code) */
+    NP_EVENTS_DECODED_SIZE    /* zstd gave another size (detail) */
+};
+
+/* Reads the header of PAYLOAD (LEN bytes); NP_EVENTS_OK or a problem. */
+int np_events_head(const uint8_t *payload, size_t len, struct np_events_head *h);
+
+/* A reusable buffer and zstd context for decoded streams. */
+struct np_stream_buf {
+    uint8_t *dec;
+    size_t deccap;
+    ZSTD_DCtx *zstd;
+};
+void np_stream_buf_free(struct np_stream_buf *b);
+
+/* The stream of an EVENTS chunk whose header H was read from PAYLOAD
+ * (LEN bytes): *STREAM is in PAYLOAD (raw) or in B (zstd). Returns
+ * NP_EVENTS_OK or a problem, with *DETAIL as the problem says. */
+int np_events_stream(struct np_stream_buf *b, const struct np_events_head *h, const uint8_t *payload, size_t len,
+                     const uint8_t **stream, uint64_t *detail);
+
+/* Where decoding is in a stream. */
+enum { NP_DECODE_GOOD, NP_DECODE_BAD_VARINT, NP_DECODE_BAD_KIND, NP_DECODE_SAMPLE };
+struct np_decode {
+    const uint8_t *p, *end;   /* on a bad record or a sample, p is at its start */
+    uint64_t tick, addr;      /* before that record */
+    uint64_t pc;              /* the chunk's previous sample PC (the reader's) */
+    int bad;                  /* NP_DECODE_BAD_*: stopped at a bad record;
+                                 NP_DECODE_SAMPLE: at a SAMPLE, which the reader reads */
+    unsigned bad_kind;
+};
+
+/* Decodes up to MAX events of stream STREAM from D into EV, and their
+ * offsets in the stream into AT; returns how many. Times as P says. */
+uint32_t np_events_decode(const struct np_trace_process *p, struct np_decode *d, const uint8_t *stream,
+                          struct np_event *ev, uint32_t *at, uint32_t max);
+
+/* Unix ns of TICK, and ns of TICKS, as P's clock says. */
+uint64_t np_tick_time(const struct np_trace_process *p, uint64_t tick);
+uint64_t np_ticks_ns(double ns_per_tick, uint64_t ticks);
+
+#endif

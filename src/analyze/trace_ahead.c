@@ -1,0 +1,220 @@
+/* trace_ahead.c - the read-ahead thread (design in trace_ahead.h).
+ *
+ * One producer (the thread), one consumer (the reader), a ring of SLOTS
+ * batches under one mutex. Counters only grow: the thread fills slot
+ * tail % SLOTS, the reader reads slot head % SLOTS, and a slot is the
+ * reader's from the moment tail passes it until its release. A batch
+ * holds thousands of events, so the lock is taken rarely. Everything the
+ * thread reads was copied at the start, or is its own. */
+#define _GNU_SOURCE
+#include "trace_ahead.h"
+#include "common/trace_format.h"
+#include "containers.h"
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SLOTS 16
+#define BATCH 4096 /* events per batch */
+/* The thread, once it waits for free slots, is woken when this many are
+ * free: it then fills them in one go instead of waking for each. */
+#define WAKE_FREE (SLOTS / 2)
+
+struct np_ahead {
+    int fd;
+    struct np_trace_process proc;
+    struct np_ahead_chunk *chunks;
+    size_t nchunks;
+    pthread_t thread;
+
+    pthread_mutex_t lock;
+    pthread_cond_t cond;         /* either side waiting for the other */
+    struct np_ahead_batch slots[SLOTS];
+    uint64_t head, tail;         /* batches released, batches filled */
+    bool finished;               /* the thread filled its last batch */
+    bool stop;                   /* the reader wants no more */
+    bool thread_waits, reader_waits;
+
+    uint8_t *payload;            /* the thread's own buffers */
+    size_t payloadcap;
+    struct np_stream_buf stream;
+};
+
+/* The next slot to fill, once the reader has freed it; NULL on stop. */
+static struct np_ahead_batch *free_slot(struct np_ahead *a)
+{
+    pthread_mutex_lock(&a->lock);
+    while (!a->stop && a->tail - a->head == SLOTS) {
+        a->thread_waits = true;
+        pthread_cond_wait(&a->cond, &a->lock);
+        a->thread_waits = false;
+    }
+    struct np_ahead_batch *b = a->stop ? NULL : &a->slots[a->tail % SLOTS];
+    pthread_mutex_unlock(&a->lock);
+    return b;
+}
+
+static void publish(struct np_ahead *a)
+{
+    pthread_mutex_lock(&a->lock);
+    a->tail++;
+    if (a->reader_waits)
+        pthread_cond_broadcast(&a->cond);
+    pthread_mutex_unlock(&a->lock);
+}
+
+/* Reads the payload of chunk C into a->payload; false if it cannot. */
+static bool read_payload(struct np_ahead *a, const struct np_ahead_chunk *c)
+{
+    if (NP_GROW(a->payload, a->payloadcap, (size_t)c->len + 1) < 0)
+        return false;
+    uint8_t *p = a->payload;
+    size_t n = c->len;
+    off_t off = (off_t)(c->off + NP_TRACE_CHUNK_HEADER);
+    while (n) {
+        ssize_t got = pread(a->fd, p, n, off);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return false;
+        p += got, off += got, n -= (size_t)got;
+    }
+    return true;
+}
+
+/* Decodes chunk C into batches; false on stop. */
+static bool decode_chunk(struct np_ahead *a, const struct np_ahead_chunk *c)
+{
+    struct np_ahead_batch *b = free_slot(a);
+    if (!b)
+        return false;
+    b->chunk = c->off;
+    b->decoded = false;
+    b->last = true;
+    b->n = 0;
+    const uint8_t *stream;
+    uint64_t detail;
+    if (!read_payload(a, c) || np_events_head(a->payload, c->len, &b->head) != NP_EVENTS_OK ||
+        np_events_stream(&a->stream, &b->head, a->payload, c->len, &stream, &detail) != NP_EVENTS_OK) {
+        publish(a); /* the reader reads it, and says what is wrong */
+        return true;
+    }
+    struct np_events_head head = b->head;
+    struct np_decode d = { .p = stream, .end = stream + head.declen, .tick = head.tick };
+    for (uint32_t i = 0;;) {
+        uint32_t max = head.count - i < BATCH ? head.count - i : BATCH;
+        b->chunk = c->off;
+        b->decoded = true;
+        b->head = head;
+        b->n = np_events_decode(&a->proc, &d, stream, b->ev, b->at, max);
+        i += b->n;
+        b->pos = (uint32_t)(d.p - stream);
+        b->tick = d.tick, b->addr = d.addr, b->pc = d.pc;
+        b->bad = d.bad;
+        b->bad_kind = d.bad_kind;
+        b->last = d.bad || i == head.count;
+        publish(a);
+        if (b->last)
+            return true;
+        if (!(b = free_slot(a)))
+            return false;
+    }
+}
+
+static void *run(void *arg)
+{
+    struct np_ahead *a = arg;
+    for (size_t i = 0; i < a->nchunks && decode_chunk(a, &a->chunks[i]); i++)
+        ;
+    pthread_mutex_lock(&a->lock);
+    a->finished = true;
+    pthread_cond_broadcast(&a->cond);
+    pthread_mutex_unlock(&a->lock);
+    return NULL;
+}
+
+static void free_ahead(struct np_ahead *a)
+{
+    for (size_t i = 0; i < SLOTS; i++) {
+        free(a->slots[i].ev);
+        free(a->slots[i].at);
+    }
+    free(a->chunks);
+    free(a->payload);
+    np_stream_buf_free(&a->stream);
+    free(a);
+}
+
+struct np_ahead *np_ahead_start(int fd, const struct np_trace_process *p, const struct np_ahead_chunk *chunks,
+                                size_t n)
+{
+    struct np_ahead *a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    a->fd = fd;
+    a->proc = *p;
+    a->nchunks = n;
+    bool ok = (a->chunks = malloc(n * sizeof *chunks)) != NULL;
+    for (size_t i = 0; ok && i < SLOTS; i++)
+        ok = (a->slots[i].ev = malloc(BATCH * sizeof *a->slots[i].ev)) &&
+             (a->slots[i].at = malloc(BATCH * sizeof *a->slots[i].at));
+    if (!ok) {
+        free_ahead(a);
+        return NULL;
+    }
+    memcpy(a->chunks, chunks, n * sizeof *chunks);
+    if (pthread_mutex_init(&a->lock, NULL)) {
+        free_ahead(a);
+        return NULL;
+    }
+    if (pthread_cond_init(&a->cond, NULL)) {
+        pthread_mutex_destroy(&a->lock);
+        free_ahead(a);
+        return NULL;
+    }
+    if (pthread_create(&a->thread, NULL, run, a)) {
+        pthread_cond_destroy(&a->cond);
+        pthread_mutex_destroy(&a->lock);
+        free_ahead(a);
+        return NULL;
+    }
+    return a;
+}
+
+const struct np_ahead_batch *np_ahead_next(struct np_ahead *a, uint64_t off)
+{
+    pthread_mutex_lock(&a->lock);
+    while (a->head == a->tail && !a->finished) {
+        a->reader_waits = true;
+        pthread_cond_wait(&a->cond, &a->lock);
+        a->reader_waits = false;
+    }
+    const struct np_ahead_batch *b = a->head == a->tail ? NULL : &a->slots[a->head % SLOTS];
+    pthread_mutex_unlock(&a->lock);
+    return b && b->chunk == off ? b : NULL;
+}
+
+void np_ahead_release(struct np_ahead *a)
+{
+    pthread_mutex_lock(&a->lock);
+    a->head++;
+    if (a->thread_waits && SLOTS - (a->tail - a->head) >= WAKE_FREE)
+        pthread_cond_broadcast(&a->cond);
+    pthread_mutex_unlock(&a->lock);
+}
+
+void np_ahead_stop(struct np_ahead *a)
+{
+    if (!a)
+        return;
+    pthread_mutex_lock(&a->lock);
+    a->stop = true;
+    pthread_cond_broadcast(&a->cond);
+    pthread_mutex_unlock(&a->lock);
+    pthread_join(a->thread, NULL);
+    pthread_cond_destroy(&a->cond);
+    pthread_mutex_destroy(&a->lock);
+    free_ahead(a);
+}
