@@ -256,6 +256,7 @@ record() { # record DIR MODE...: rec_prog MODE... recorded into DIR
 record "$tmp/rec_tree" tree
 record "$tmp/rec_threads" threads
 record "$tmp/rec_fib" fib 12
+record "$tmp/rec_named" named
 for t in rec_tree rec_threads rec_fib; do
     report_calls "$tmp/$t" >"$tmp/report_calls"
     [ -s "$tmp/report_calls" ] || bad "$t: report lists functions"
@@ -295,6 +296,17 @@ worker 2"
     bad "threads mode: three roots"
 [ "$("$np" replay "$tmp/rec_threads" --depth=1 | grep -c '^# thread ')" = 3 ] && ok "threads mode: replay per thread" ||
     bad "threads mode: replay per thread"
+# NP_ENTER regions: named as marked (NAME chunks), nested as called
+report_calls "$tmp/rec_named" | grep -v '^main ' >"$tmp/calls"
+same "named regions: their names and calls" "$tmp/calls" "f1 6
+f2 1
+phase one 3
+phase two 1"
+"$np" tree --ascii "$tmp/rec_named" | tail -n +5 | sed -E 's/^ *([0-9]+) .*%  /\1 /' >"$tmp/named_tree"
+same "named regions: the tree" "$tmp/named_tree" "3    |- phase one
+6    |  \`- f1
+1    \`- phase two
+1       \`- f2"
 report_calls "$tmp/rec_fib" | grep '^fib ' >"$tmp/calls"
 same "fib 12: the calls rec_prog makes" "$tmp/calls" "fib 465"
 "$np" graph "$tmp/rec_fib" fib | grep -E '^ +[0-9.]+ [num]?s +464 +fib \[' >/dev/null && ok "fib 12: recursive arc" ||

@@ -351,6 +351,8 @@ static void forget_process_caches(struct np_model *m)
     m->last_tid_valid = false;
 }
 
+static int intern_function(struct np_model *m, const struct np_symbol *sym, uint64_t addr, uint32_t *out);
+
 /* The function at run-time address ADDR in *OUT. */
 static int function_of(struct np_model *m, uint64_t addr, uint32_t *out)
 {
@@ -369,6 +371,18 @@ static int function_of(struct np_model *m, uint64_t addr, uint32_t *out)
     struct np_symbol sym = { .elf_addr = addr };
     if (m->space)
         np_addrspace_lookup(m->space, addr, &sym);
+    int rc = intern_function(m, &sym, addr, out);
+    if (rc)
+        return rc;
+    *slot = (struct addr_slot){ addr, *out };
+    return np_hmap_put(&m->addr_fn, addr, (uint64_t)*out) ? ENOMEM_RC : 0;
+}
+
+/* The function SYM names (one row per module, address and name; ADDR
+ * names it in hex when SYM has no name) in *OUT, added when new. */
+static int intern_function(struct np_model *m, const struct np_symbol *symp, uint64_t addr, uint32_t *out)
+{
+    struct np_symbol sym = *symp;
     struct fn_key key = { m, sym.module, sym.name, sym.elf_addr };
     uint64_t hash = np_hash_bytes(&key.address, sizeof key.address, 0);
     if (sym.module)
@@ -396,8 +410,7 @@ static int function_of(struct np_model *m, uint64_t addr, uint32_t *out)
                          (matches(m->opt.exclude, m->opt.nexclude, fn->name) ? FN_EXCLUDED : 0);
     }
     *out = (uint32_t)f;
-    *slot = (struct addr_slot){ addr, *out };
-    return np_hmap_put(&m->addr_fn, addr, (uint64_t)f) ? ENOMEM_RC : 0;
+    return 0;
 }
 
 /* The guess for PARENT's next child: the one found after its last. */
@@ -961,6 +974,24 @@ static int on_begin(void *ctx, const struct np_trace_process *p)
     return m->syms && !m->space ? ENOMEM_RC : 0;
 }
 
+/* NAME: calls at ADDRESS are of the region NP_ENTER(NAME) marks, one
+ * function by that name (no module, address 0) in every process. */
+static int on_name(void *ctx, uint64_t address, const char *name)
+{
+    struct np_model *m = ctx;
+    if (m->process == NP_NONE)
+        return 0;
+    struct np_symbol sym = { .name = name };
+    uint32_t f;
+    int rc = intern_function(m, &sym, 0, &f);
+    if (rc)
+        return rc;
+    struct addr_slot *slot = &m->addr_cache[addr_hash(address)];
+    if (slot->addr == address)
+        slot->fn = NP_NONE; /* a later NAME replaces what the address meant */
+    return np_hmap_put(&m->addr_fn, address, f) ? ENOMEM_RC : 0;
+}
+
 static int on_module(void *ctx, const struct np_trace_module *mod)
 {
     struct np_model *m = ctx;
@@ -1027,6 +1058,7 @@ struct np_event_sink np_model_sink(struct np_model *m)
         .ctx = m,
         .begin = on_begin,
         .module = on_module,
+        .name = on_name,
         .thread = on_thread,
         .enter = on_enter,
         .exit = on_return,

@@ -24,6 +24,8 @@
  *   longjmp          guard: setjmp, then jumper(5) nests 5 deep and longjmps
  *                    back; then f3 x2
  *   dlopen LIB       f1 x1, then dlopen LIB and call its plugin_work x3
+ *   named            NP_ENTER("phase one") { f1 x2 } x3, then
+ *                    NP_ENTER("phase two") { f2 x1 } x1 (linked builds only)
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -46,6 +48,9 @@
 #define NOPROF __attribute__((no_instrument_function))
 
 extern char **environ;
+/* the runtime's manual markers, when it is linked in */
+extern void np_enter(const char *name) __attribute__((weak));
+extern void np_exit(void) __attribute__((weak));
 static int sink;
 #define TOUCH() __atomic_add_fetch(&sink, 1, __ATOMIC_RELAXED) /* threads too */
 static int *volatile nowhere; /* NULL */
@@ -229,6 +234,20 @@ int main(int argc, char **argv)
             f1();
         execl("/proc/self/exe", argv[0], "execd", (char *)NULL);
         return 1;
+    }
+    if (strcmp(mode, "named") == 0) {
+        if (!np_enter)
+            return 2;
+        for (int i = 0; i < 3; i++) {
+            np_enter("phase one");
+            f1();
+            f1();
+            np_exit();
+        }
+        np_enter("phase two");
+        f2();
+        np_exit();
+        return 0;
     }
     if (strcmp(mode, "fexecve") == 0) {
         SHOW(f1);
