@@ -180,6 +180,40 @@ static void exec_case(const char *how)
 static void test_exec(void **state) { (void)state; exec_case("exec"); }
 static void test_fexecve(void **state) { (void)state; exec_case("fexecve"); }
 
+/* Threads of a user-level scheduler (np_thread_switch) get streams of
+ * their own, with ids above any OS thread's, and the time each spent
+ * switched out as SWITCH records. */
+static void test_user_threads(void **state)
+{
+    (void)state;
+    struct run r;
+    run_init(&r, "uthreads");
+    run_prog(&r, ARGS("uthreads"), NULL, 1);
+    assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+    check_files(&r, 1);
+    const struct dec_file *f = &r.dec[0];
+    assert_true(f->has_end);
+    assert_int_equal(f->nthreads, 3);
+    uint32_t ua = 0x40000001u, ub = 0x40000002u, os = f->pid;
+    CALLS(f, os, "main", 1, 1);
+    CALLS(f, os, "f3", 3, 3);
+    CALLS(f, os, "f1", 0, 0);
+    CALLS(f, ua, "ua", 1, 0); /* it yields for the last time inside */
+    CALLS(f, ua, "f1", 3, 3);
+    CALLS(f, ub, "ub", 1, 0);
+    CALLS(f, ub, "f2", 6, 6);
+    for (int i = 0; i < f->nthreads; i++) {
+        const struct dec_thread *t = &f->threads[i];
+        if (t->tid == ua || t->tid == ub) {
+            assert_string_equal(t->name, t->tid == ua ? "uthread 1" : "uthread 2");
+            assert_int_equal(t->switches, 2); /* switched back in twice */
+        } else {
+            assert_true(t->switches >= 3); /* after each of its three turns */
+        }
+    }
+    run_cleanup(&r);
+}
+
 static void test_exec_fails(void **state)
 {
     (void)state;
@@ -369,6 +403,7 @@ int main(void)
         cmocka_unit_test(test_sigsegv),     cmocka_unit_test(test_sigabrt),
         cmocka_unit_test(test_sigkill),     cmocka_unit_test(test_stack_overflow),
         cmocka_unit_test(test__exit_deep),  cmocka_unit_test(test_fexecve),
+        cmocka_unit_test(test_user_threads),
         cmocka_unit_test(test_fork),
         cmocka_unit_test(test_exec),        cmocka_unit_test(test_exec_fails),
         cmocka_unit_test(test_filters),     cmocka_unit_test(test_time_filter),

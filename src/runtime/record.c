@@ -74,6 +74,7 @@ static struct {
     struct np_rec_buf *bufs[MAX_BUFS];
     struct np_rec_stream *streams;
     unsigned nstreams;        /* atomic: slots ever used */
+    unsigned uthreads;        /* user-level threads given a stream */
     int writer_started;       /* 1 running, -1 could not start */
     int wstate;               /* atomic: W_* */
     uint64_t lost_ended;      /* events lost by threads that ended */
@@ -406,7 +407,8 @@ static np_raw *put_lost(struct np_rec_stream *s, np_raw *p, uint64_t now)
 
 static void count_lost(struct np_rec_stream *s, uint64_t w0)
 {
-    int64_t d = s->lost_d + ((w0 >> NP_RAW_SHIFT) == NP_RAW_EXIT ? -1 : 1);
+    unsigned kind = (unsigned)(w0 >> NP_RAW_SHIFT);
+    int64_t d = s->lost_d + (kind == NP_RAW_EXIT ? -1 : kind == NP_RAW_ENTRY || kind == NP_RAW_NAMED ? 1 : 0);
     __atomic_store_n(&s->lost_n, s->lost_n + 1, __ATOMIC_RELAXED);
     __atomic_store_n(&s->lost_d, d, __ATOMIC_RELAXED);
     if (d < s->lost_min)
@@ -537,6 +539,8 @@ static void rec_attach(struct np_thread *t)
         pthread_mutex_unlock(&R.lock);
         return;
     }
+    /* a user-level thread (np_thread_init) gets a stream of its own */
+    int user = t != np_thread_os();
     struct np_rec_stream *s = NULL;
     unsigned n = R.nstreams;
     for (unsigned i = 0; i < n && !s; i++)
@@ -555,19 +559,53 @@ static void rec_attach(struct np_thread *t)
         STORE(&s->buf, (struct np_rec_buf *)NULL);
         STORE(&s->pos, (np_raw *)NULL);
         s->end = NULL;
-        s->tid = np_port_tid();
         memset(s->name, 0, sizeof s->name);
-        prctl(PR_GET_NAME, s->name);
+        s->out_tick = 0;
+        if (user) {
+            unsigned u = ++R.uthreads;
+            s->tid = NP_REC_UTHREAD_TID + (long)u;
+            snprintf(s->name, sizeof s->name, "uthread %u", u);
+        } else {
+            s->tid = np_port_tid();
+            prctl(PR_GET_NAME, s->name);
+        }
         np_rec_wstate_reset(&s->w);
         memset(&s->smp, 0, sizeof s->smp);
-        np_sample_thread_begin(s);
+        if (!user) /* the OS thread's timer samples whichever thread runs */
+            np_sample_thread_begin(s);
     }
     pthread_mutex_unlock(&R.lock);
     if (s) {
-        s->altstack = altstack_on();
+        s->altstack = user ? NULL : altstack_on();
         t->rec = s;
         t->flags |= NP_F_REC_ON;
     }
+}
+
+/* A user-level scheduler switched threads (np_thread_switch): TO gets a
+ * stream the first time it runs; after that, the time it spent switched
+ * out is a SWITCH record, as for an OS thread the kernel switched out. */
+static void rec_switch(struct np_thread *from, struct np_thread *to)
+{
+    if (!R.active || LOAD(&R.stopping))
+        return;
+    uint64_t now = np_rec_ticks();
+    if ((from->flags & NP_F_REC_ON) && from->rec)
+        from->rec->out_tick = now;
+    if (!(to->flags & NP_F_REC_ON)) {
+        rec_attach(to);
+        return;
+    }
+    struct np_rec_stream *s = to->rec;
+    uint64_t out = s->out_tick;
+    s->out_tick = 0;
+    if (!out || now <= out || (to->flags & NP_F_BUSY))
+        return;
+    to->flags |= NP_F_BUSY;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    np_rec_slow(to, (uint64_t)NP_RAW_SWITCH << NP_RAW_SHIFT | ((now - out) & NP_RAW_VALUE));
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    to->flags &= ~NP_F_BUSY;
 }
 
 /* The thread ends (its thread-specific data destructors run): its last
@@ -990,6 +1028,7 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv, char **
     __atomic_store_n(&np_rec_exit_hook, rec_thread_exit, __ATOMIC_RELEASE);
     __atomic_store_n(&np_rec_jump_hook, rec_jump, __ATOMIC_RELEASE);
     __atomic_store_n(&np_rec_attach_hook, rec_attach, __ATOMIC_RELEASE);
+    __atomic_store_n(&np_rec_switch_hook, rec_switch, __ATOMIC_RELEASE);
     __atomic_store_n(&np_blocks_start_hook, rec_blocks_start, __ATOMIC_RELEASE);
     struct np_thread *t = np_thread_os();
     if (t)

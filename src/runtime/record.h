@@ -135,6 +135,7 @@ struct np_rec_stream {
     long tid;
     char name[16];
     void *altstack;              /* the signal stack given to the thread, or NULL */
+    uint64_t out_tick;           /* a user-level thread: when it was switched out, or 0 */
     /* the sampler's (sample.c), under the lock but `skipped` (the owner's
      * signal handler) */
     struct {
@@ -243,5 +244,10 @@ extern void (*np_rec_exit_hook)(struct np_thread *t);
 /* setjmp.c: a setjmp or longjmp (KIND) on ENV, on a recorded thread that
  * is marked busy. */
 extern void (*np_rec_jump_hook)(struct np_thread *t, unsigned kind, const void *env);
+/* np_thread_switch between user-level threads (thread.c): FROM leaves the
+ * OS thread, TO runs on it from now. */
+extern void (*np_rec_switch_hook)(struct np_thread *from, struct np_thread *to);
+/* Stream ids of user-level threads (np_thread_init): above any Linux tid. */
+#define NP_REC_UTHREAD_TID 0x40000000L
 
 #endif

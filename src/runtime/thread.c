@@ -12,6 +12,7 @@ static __thread struct np_thread own __attribute__((tls_model("initial-exec"), a
 void (*np_rec_attach_hook)(struct np_thread *t);
 void (*np_rec_exit_hook)(struct np_thread *t);
 void (*np_rec_jump_hook)(struct np_thread *t, unsigned kind, const void *env);
+void (*np_rec_switch_hook)(struct np_thread *from, struct np_thread *to);
 
 struct np_thread *np_thread_attach(void)
 {
@@ -90,4 +91,7 @@ void np_thread_switch(np_thread *from, np_thread *to)
         to->out_at = 0;
     }
     np_cur = to;
+    void (*rec)(struct np_thread *, struct np_thread *) = __atomic_load_n(&np_rec_switch_hook, __ATOMIC_ACQUIRE);
+    if (rec)
+        rec(from, to);
 }

@@ -26,6 +26,9 @@
  *   dlopen LIB       f1 x1, then dlopen LIB and call its plugin_work x3
  *   named            NP_ENTER("phase one") { f1 x2 } x3, then
  *                    NP_ENTER("phase two") { f2 x1 } x1 (linked builds only)
+ *   uthreads         two user-level threads (ucontext, np_thread_switch):
+ *                    ua calls f1 once per turn, ub f2 twice, three turns
+ *                    each, main f3 between turns (linked builds only)
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -38,6 +41,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #if defined(__clang__)
@@ -51,6 +55,8 @@ extern char **environ;
 /* the runtime's manual markers, when it is linked in */
 extern void np_enter(const char *name) __attribute__((weak));
 extern void np_exit(void) __attribute__((weak));
+extern void *np_thread_init(void *mem, size_t size) __attribute__((weak));
+extern void np_thread_switch(void *from, void *to) __attribute__((weak));
 static int sink;
 #define TOUCH() __atomic_add_fetch(&sink, 1, __ATOMIC_RELAXED) /* threads too */
 static int *volatile nowhere; /* NULL */
@@ -159,6 +165,58 @@ KEEP unsigned fib(unsigned n)
     return r;
 }
 
+/* user-level threads: each turn runs until it yields back to main */
+static ucontext_t uc_main, uc_thread[2];
+static void *np_main /* NULL: the OS thread's own state */, *np_uthread[2];
+
+NOPROF static void yield_to_main(int i)
+{
+    np_thread_switch(np_uthread[i], np_main);
+    swapcontext(&uc_thread[i], &uc_main);
+}
+
+KEEP void ua(void)
+{
+    for (int turn = 0; turn < 3; turn++) {
+        f1();
+        yield_to_main(0);
+    }
+}
+
+KEEP void ub(void)
+{
+    for (int turn = 0; turn < 3; turn++) {
+        f2();
+        f2();
+        yield_to_main(1);
+    }
+}
+
+NOPROF static int uthreads(void)
+{
+    static _Alignas(16) char mem[2][512], stack[2][65536];
+    if (!np_thread_init)
+        return 2;
+    SHOW(ua), SHOW(ub), SHOW(f1), SHOW(f2), SHOW(f3);
+    fflush(stdout);
+    for (int i = 0; i < 2; i++) {
+        np_uthread[i] = np_thread_init(mem[i], sizeof mem[i]);
+        getcontext(&uc_thread[i]);
+        uc_thread[i].uc_stack.ss_sp = stack[i];
+        uc_thread[i].uc_stack.ss_size = sizeof stack[i];
+        uc_thread[i].uc_link = &uc_main;
+        makecontext(&uc_thread[i], i ? ub : ua, 0);
+    }
+    for (int turn = 0; turn < 3; turn++) {
+        for (int i = 0; i < 2; i++) {
+            np_thread_switch(np_main, np_uthread[i]);
+            swapcontext(&uc_main, &uc_thread[i]);
+        }
+        f3();
+    }
+    return 0;
+}
+
 static jmp_buf jump_env;
 
 static volatile int armed = 1;
@@ -235,6 +293,8 @@ int main(int argc, char **argv)
         execl("/proc/self/exe", argv[0], "execd", (char *)NULL);
         return 1;
     }
+    if (strcmp(mode, "uthreads") == 0)
+        return uthreads();
     if (strcmp(mode, "named") == 0) {
         if (!np_enter)
             return 2;
