@@ -28,6 +28,7 @@ struct np_exporter {
     unsigned options;        /* NP_EXPORT_OPT_* it takes */
     /* 0, or -1 when out of memory (what was written is then incomplete). */
     int (*write)(const struct np_model *m, const struct np_export_options *o, FILE *out);
+    bool labels_estimate;    /* its output says when times are estimated from samples */
 };
 
 /* Every exporter, ending with a NULL name. */
