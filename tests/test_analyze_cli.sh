@@ -154,4 +154,12 @@ if command -v script >/dev/null 2>&1; then
     grep -q 'reading' "$tmp/tty" && bad "no progress bar for a small trace" || ok "no progress bar for a small trace"
 fi
 
+# the header says which time: wall, or wall less the switched-out time
+run "$tmp/sample"
+head -n 1 "$tmp/out" | grep -q ', wall time$' && ok "header: wall time" || bad "header: wall time"
+run "$tmp/sample" --exclude-switched --format=csv
+grep -q '^sample_square,2,45,35,' "$tmp/out" && ok "--exclude-switched: square's 5 ns out" || { bad "--exclude-switched"; cat "$tmp/out"; }
+run "$tmp/sample" --exclude-switched
+head -n 1 "$tmp/out" | grep -q ', wall time less switched-out time$' && ok "header: switched-out time excluded" ||
+    bad "header: switched-out time excluded"
 finish

@@ -56,7 +56,7 @@ static void print_timeline(const struct np_view *v, const struct np_model *m)
         shown += th[i].calls > 0;
     fputs("# ", stdout);
     np_text_field(stdout, v->path);
-    printf(": %zu calls in %zu thread%s, wall time\n", ncalls, shown, shown == 1 ? "" : "s");
+    printf(": %zu calls in %zu thread%s, %s\n", ncalls, shown, shown == 1 ? "" : "s", np_view_time_kind(v, m));
     printf("%14s %12s  %s\n", "Start", "Duration", "Function");
     uint32_t thread = NP_NONE;
     uint64_t base = 0;

@@ -149,7 +149,7 @@ static void print_text(const struct report *r, const struct np_model *m, const u
     np_text_field(stdout, r->view.path);
     printf(": %zu process%s, %zu thread%s, %" PRIu64 " %s of %zu functions, %s\n", nproc, nproc == 1 ? "" : "es",
            nthreads, nthreads == 1 ? "" : "s", total_calls(m), est ? "samples" : "calls", count,
-           np_view_time_kind(m));
+           np_view_time_kind(&r->view, m));
     np_view_print_estimate(stdout, m, "# ");
     if (!est && sampling->samples)
         printf("# the trace also holds %" PRIu64 " samples: --samples shows the profile estimated from them\n",

@@ -192,10 +192,10 @@ void np_view_print_estimate(FILE *out, const struct np_model *m, const char *pre
         fprintf(out, "%s%s\n", prefix, np_model_estimate_label(m, label, sizeof label));
 }
 
-const char *np_view_time_kind(const struct np_model *m)
+const char *np_view_time_kind(const struct np_view *v, const struct np_model *m)
 {
     if (!np_model_estimated(m))
-        return "wall time";
+        return v->opt.exclude_switched ? "wall time less switched-out time" : "wall time";
     return np_model_sampling(m)->cpu_time ? "CPU time (estimated)" : "wall time (estimated)";
 }
 

@@ -83,7 +83,7 @@ void np_view_print_thread(FILE *out, const struct np_thread *t);
  * nothing otherwise. */
 void np_view_print_estimate(FILE *out, const struct np_model *m, const char *prefix);
 /* What the times are: "wall time", or "CPU time (estimated)" from samples. */
-const char *np_view_time_kind(const struct np_model *m);
+const char *np_view_time_kind(const struct np_view *v, const struct np_model *m);
 /* The heading of the calls column: "Samples" for an estimated profile. */
 const char *np_view_calls_heading(const struct np_model *m, const char *calls);
 
