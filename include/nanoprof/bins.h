@@ -12,13 +12,9 @@
 
 #include <stdint.h>
 
-#ifndef NP_API
-#define NP_API __attribute__((visibility("default")))
-#endif
+#include "nanoprof/api.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+NP_BEGIN_DECLS
 
 /* The current bin. Written by NP_BIN, read by the tick. */
 NP_API extern unsigned np_bin_current;
@@ -76,7 +72,5 @@ NP_API unsigned np_bins_max(void);
 /* The timer's signal while running on a host, else 0. */
 NP_API int np_bins_signal(void);
 
-#ifdef __cplusplus
-}
-#endif
+NP_END_DECLS
 #endif

@@ -21,13 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifndef NP_API
-#define NP_API __attribute__((visibility("default")))
-#endif
+#include "nanoprof/api.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+NP_BEGIN_DECLS
 
 /* Turn counting on or off for the whole process; each returns the
  * previous state (1 on, 0 off). */
@@ -80,7 +76,5 @@ NP_API int np_blocks_log(size_t n);
  * old. */
 NP_API size_t np_blocks_recent(const void **out, size_t max);
 
-#ifdef __cplusplus
-}
-#endif
+NP_END_DECLS
 #endif

@@ -6,13 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifndef NP_API
-#define NP_API __attribute__((visibility("default")))
-#endif
+#include "nanoprof/api.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+NP_BEGIN_DECLS
 
 typedef enum np_calltrace_mode {
     /* entry pushes a record, exit pops it: a dump shows the active chain */
@@ -65,7 +61,5 @@ NP_API int np_calltrace_read(np_calltrace_entry *out, int max);
  * or records overwritten by the ring (log mode). */
 NP_API uint64_t np_calltrace_lost(void);
 
-#ifdef __cplusplus
-}
-#endif
+NP_END_DECLS
 #endif

@@ -7,13 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifndef NP_API
-#define NP_API __attribute__((visibility("default")))
-#endif
+#include "nanoprof/api.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+NP_BEGIN_DECLS
 
 /* Bytes per measurement record (16: one entry or one exit). */
 #define NP_COST_RECORD_SIZE 16
@@ -74,7 +70,5 @@ NP_API uint64_t np_stats_lost(void *stats);
  * "monotonic". */
 NP_API const char *np_cost_clock_name(void);
 
-#ifdef __cplusplus
-}
-#endif
+NP_END_DECLS
 #endif

@@ -13,12 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+#include "nanoprof/api.h"
 
-/* Marks the runtime's public functions (the rest of it is hidden). */
-#define NP_API __attribute__((visibility("default")))
+NP_BEGIN_DECLS
 
 #define NP_VERSION_MAJOR 0
 #define NP_VERSION_MINOR 1
@@ -88,9 +85,7 @@ NP_API np_thread *np_thread_current(void);
  * current one; TO may be NULL for the OS thread's own state. */
 NP_API void np_thread_switch(np_thread *from, np_thread *to);
 
-#ifdef __cplusplus
-}
-#endif
+NP_END_DECLS
 
 #include "nanoprof/blocks.h"
 #include "nanoprof/calltrace.h"

@@ -5,13 +5,9 @@
 #ifndef NANOPROF_SAMPLE_H
 #define NANOPROF_SAMPLE_H
 
-#ifndef NP_API
-#define NP_API __attribute__((visibility("default")))
-#endif
+#include "nanoprof/api.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+NP_BEGIN_DECLS
 
 /* 997: a prime, so the rate does not beat against periodic work. */
 #define NP_SAMPLE_HZ_DEFAULT 997
@@ -28,8 +24,6 @@ NP_API int np_sample_start(unsigned hz);
  * NP_EBUSY, as np_sample_start. */
 NP_API int np_sample_stop(void);
 
-#ifdef __cplusplus
-}
-#endif
+NP_END_DECLS
 
 #endif

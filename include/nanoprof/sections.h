@@ -7,13 +7,9 @@
 
 #include <stdint.h>
 
-#ifndef NP_API
-#define NP_API __attribute__((visibility("default")))
-#endif
+#include "nanoprof/api.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+NP_BEGIN_DECLS
 
 /* Section 0 is the global section: bracket the measured region with it
  * (NP_SECTIONS_START / NP_SECTIONS_STOP) and every other section reads as
@@ -74,7 +70,5 @@ NP_API int np_sections_clear(void);
  * has no time. */
 NP_API int np_sections_dump(void);
 
-#ifdef __cplusplus
-}
-#endif
+NP_END_DECLS
 #endif
