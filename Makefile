@@ -20,9 +20,22 @@ build: deps
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
+DEMO = $(BUILD)/demo
 demo: build
-	@echo "== nanoprof demo: examples/demo.c, two threads, call trace + function cost =="
+	@echo "== 1. inside the program: examples/demo.c, two threads, call trace + function cost =="
 	@$(BUILD)/examples/demo
+	@echo
+	@echo "== 2. from outside: nanoprof record, then report, tree, graph, flame and dump =="
+	@rm -rf $(DEMO) && mkdir -p $(DEMO)
+	$(BUILD)/src/nanoprof record -o $(DEMO)/trace -- $(BUILD)/examples/demo 2>/dev/null >/dev/null
+	$(BUILD)/src/nanoprof report $(DEMO)/trace
+	$(BUILD)/src/nanoprof tree --depth=4 $(DEMO)/trace
+	$(BUILD)/src/nanoprof graph $(DEMO)/trace load_file
+	$(BUILD)/src/nanoprof flame -o $(DEMO)/flame.svg $(DEMO)/trace
+	$(BUILD)/src/nanoprof dump --format=chrome -o $(DEMO)/trace.json $(DEMO)/trace
+	$(BUILD)/src/nanoprof dump --format=callgrind -o $(DEMO)/callgrind.out $(DEMO)/trace
+	@echo "written: $(DEMO)/flame.svg (open in a browser), $(DEMO)/trace.json (ui.perfetto.dev),"
+	@echo "         $(DEMO)/callgrind.out (kcachegrind, callgrind_annotate)"
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
