@@ -965,6 +965,215 @@ static void samples_decode(void **state)
     np_model_free(m);
 }
 
+/* ---- samples in the model ------------------------------------------------------ */
+
+static struct np_model *load_samples(bool with_calls, const struct np_model_options *opt)
+{
+    struct tb b;
+    tb_init(&b);
+    tb_samples_trace(&b, &fns, with_calls);
+    assert_int_equal(tb_write(&b, file_in_dir("4545.npt")), 0);
+    tb_free(&b);
+    struct np_trace_summary sum;
+    struct np_model *m = load(file_in_dir("4545.npt"), opt, &sum);
+    assert_int_equal(sum.status, NP_TRACE_OK);
+    return m;
+}
+
+/* The PC row of function NAME (NULL: the PC in no module at ADDRESS). */
+static const struct np_sample_pc *pc_of(const struct np_model *m, const char *name, uint64_t address)
+{
+    size_t n;
+    const struct np_sample_pc *pc = np_model_sample_pcs(m, &n);
+    for (size_t i = 0; i < n; i++) {
+        if (!name && pc[i].function == NP_NONE && !pc[i].module && pc[i].address == address)
+            return &pc[i];
+        if (name && fn(m, name) && pc[i].function == fn_index(m, name))
+            return &pc[i];
+    }
+    return NULL;
+}
+
+static void expect_sampling(const struct np_model *m, uint64_t samples, uint64_t periods, uint64_t skipped)
+{
+    const struct np_model_sampling *s = np_model_sampling(m);
+    assert_int_equal(s->hz, 1000);
+    assert_int_equal(s->period_ns, 1000000);
+    assert_true(s->cpu_time);
+    assert_int_equal(s->unwinder, NP_UNWIND_FP);
+    assert_int_equal(s->samples, samples);
+    assert_int_equal(s->periods, periods);
+    assert_int_equal(s->skipped, skipped);
+}
+
+static void samples_pcs(void **state)
+{
+    (void)state;
+    struct np_model *m = load_samples(true, NULL);
+    expect_sampling(m, 8, 9, 2);
+    size_t n;
+    np_model_sample_pcs(m, &n);
+    assert_int_equal(n, 4);
+    static const struct { const char *name; uint64_t samples, periods; } want[] = {
+        { "sample_leaf", 3, 4 }, { "sample_square", 3, 3 }, { "sample_fib", 1, 1 }
+    };
+    for (size_t i = 0; i < 3; i++) {
+        const struct np_sample_pc *pc = pc_of(m, want[i].name, 0);
+        const struct np_function *f = fn(m, want[i].name);
+        assert_non_null(pc);
+        assert_string_equal(pc->module, f->module);
+        assert_int_equal(pc->address, f->address); /* the PCs are the functions' entries */
+        assert_int_equal(pc->samples, want[i].samples);
+        assert_int_equal(pc->periods, want[i].periods);
+    }
+    const struct np_sample_pc *unknown = pc_of(m, NULL, 0x10);
+    assert_non_null(unknown);
+    assert_int_equal(unknown->samples, 1);
+    /* calls in the trace: their exact profile, the samples beside it */
+    assert_false(np_model_estimated(m));
+    expect_fn(m, "sample_main", 1, 5500, 5500);
+    expect_fn(m, "sample_leaf", -1, 0, 0);
+    np_model_free(m);
+
+    /* filters: threads, then stacks inside / not inside functions */
+    struct np_model_options opt = { 0 };
+    char err[128];
+    assert_int_equal(np_model_option(&opt, NP_MODEL_OPT_TID, "201", err, sizeof err), 0);
+    m = load_samples(true, &opt);
+    expect_sampling(m, 3, 3, 0);
+    assert_int_equal(pc_of(m, "sample_square", 0)->samples, 2);
+    assert_null(pc_of(m, "sample_leaf", 0));
+    np_model_free(m);
+    np_model_options_free(&opt);
+    assert_int_equal(np_model_option(&opt, NP_MODEL_OPT_EXCLUDE, "sample_help*", err, sizeof err), 0);
+    m = load_samples(true, &opt);
+    expect_sampling(m, 5, 5, 2);
+    assert_null(pc_of(m, "sample_leaf", 0));
+    np_model_free(m);
+    np_model_options_free(&opt);
+    assert_int_equal(np_model_option(&opt, NP_MODEL_OPT_INCLUDE, "sample_twice", err, sizeof err), 0);
+    m = load_samples(true, &opt);
+    expect_sampling(m, 3, 3, 2);
+    assert_int_equal(pc_of(m, "sample_square", 0)->samples, 2);
+    np_model_free(m);
+    np_model_options_free(&opt);
+}
+
+/* The arc CALLER -> CALLEE (NULL: a thread's root). */
+static const struct np_arc *arc_of(const struct np_model *m, const char *caller, const char *callee)
+{
+    size_t n;
+    const struct np_arc *a = np_model_arcs(m, &n);
+    uint32_t from = caller ? fn_index(m, caller) : NP_NONE, to = fn_index(m, callee);
+    for (size_t i = 0; i < n; i++)
+        if (a[i].caller == from && a[i].callee == to)
+            return &a[i];
+    return NULL;
+}
+
+static void expect_arc(const struct np_model *m, const char *caller, const char *callee, uint64_t calls,
+                       uint64_t total)
+{
+    const struct np_arc *a = arc_of(m, caller, callee);
+    if (!a || a->calls != calls || a->total_ns != total)
+        fail_msg("arc %s -> %s: %lu calls %lu ns, want %lu %lu", caller ? caller : "root", callee,
+                 a ? (unsigned long)a->calls : 0, a ? (unsigned long)a->total_ns : 0, (unsigned long)calls,
+                 (unsigned long)total);
+}
+
+#define MS 1000000ull
+
+static void samples_profile(void **state)
+{
+    (void)state;
+    /* samples only: the profile comes from them, on its own */
+    struct np_model *m = load_samples(false, NULL);
+    assert_true(np_model_estimated(m));
+    expect_fn(m, "sample_main", 5, 6 * MS, 0);
+    expect_fn(m, "sample_helper", 3, 4 * MS, 0);
+    expect_fn(m, "sample_leaf", 3, 4 * MS, 4 * MS);
+    expect_fn(m, "sample_square", 3, 3 * MS, 3 * MS);
+    expect_fn(m, "sample_fib", 1, 1 * MS, 1 * MS); /* in the stack twice, counted once */
+    expect_fn(m, "sample_twice", 3, 3 * MS, 0);
+    expect_fn(m, "0x10", 1, 1 * MS, 1 * MS);
+    assert_int_equal(fn(m, "sample_leaf")->min_ns, 0);
+    assert_int_equal(fn(m, "sample_leaf")->max_ns, 0);
+    assert_int_equal(check_self_sum(m), 9 * MS);
+    expect_arc(m, NULL, "sample_main", 5, 6 * MS);
+    expect_arc(m, "sample_main", "sample_helper", 3, 4 * MS);
+    expect_arc(m, "sample_helper", "sample_leaf", 3, 4 * MS);
+    expect_arc(m, "sample_main", "sample_fib", 1, 1 * MS);
+    expect_arc(m, "sample_fib", "sample_fib", 1, 1 * MS);
+    expect_arc(m, "sample_twice", "sample_square", 2, 2 * MS);
+    expect_arc(m, NULL, "sample_twice", 3, 3 * MS);
+    size_t nt, nn;
+    const struct np_thread *t = np_model_threads(m, &nt);
+    const struct np_node *node = np_model_nodes(m, &nn);
+    assert_int_equal(nt, 2);
+    assert_int_equal(t[0].tid, 200);
+    assert_int_equal(t[0].calls, 5);
+    assert_int_equal(t[0].total_ns, 6 * MS);
+    assert_int_equal(t[0].first_ns, 1000001000ull);
+    assert_int_equal(t[0].last_ns, 1000005000ull);
+    assert_int_equal(t[1].calls, 3);
+    assert_int_equal(t[1].total_ns, 3 * MS);
+    /* the tree of thread 200: main (helper (leaf), square, fib (fib)) */
+    const struct np_node *main_node = &node[node[t[0].root].first_child];
+    assert_int_equal(main_node->function, fn_index(m, "sample_main"));
+    assert_int_equal(main_node->calls, 5);
+    assert_int_equal(main_node->total_ns, 6 * MS);
+    assert_int_equal(main_node->next_sibling, NP_NONE);
+    static const char *const kids[] = { "sample_helper", "sample_square", "sample_fib" };
+    static const uint64_t kid_calls[] = { 3, 1, 1 }, kid_total[] = { 4 * MS, 1 * MS, 1 * MS },
+                          kid_self[] = { 0, 1 * MS, 0 };
+    uint32_t k = main_node->first_child;
+    for (int i = 0; i < 3; k = node[k].next_sibling, i++) {
+        assert_int_not_equal(k, NP_NONE);
+        assert_int_equal(node[k].function, fn_index(m, kids[i]));
+        assert_int_equal(node[k].calls, kid_calls[i]);
+        assert_int_equal(node[k].total_ns, kid_total[i]);
+        assert_int_equal(node[k].self_ns, kid_self[i]);
+    }
+    assert_int_equal(k, NP_NONE);
+    size_t ncalls;
+    np_model_calls(m, &ncalls);
+    assert_int_equal(ncalls, 0);
+    np_model_free(m);
+
+    /* calls and samples: from the samples when asked, the calls ignored */
+    struct np_model_options opt = { .from_samples = true, .timeline = true };
+    m = load_samples(true, &opt);
+    assert_true(np_model_estimated(m));
+    expect_fn(m, "sample_main", 5, 6 * MS, 0);
+    assert_int_equal(check_self_sum(m), 9 * MS);
+    np_model_free(m);
+
+    /* -F: the paths start at the included function; --depth cuts them */
+    char err[128];
+    assert_int_equal(np_model_option(&opt, NP_MODEL_OPT_INCLUDE, "sample_fib", err, sizeof err), 0);
+    m = load_samples(false, &opt);
+    expect_fn(m, "sample_main", -1, 0, 0);
+    expect_fn(m, "sample_fib", 1, 1 * MS, 1 * MS);
+    expect_arc(m, NULL, "sample_fib", 1, 1 * MS);
+    expect_arc(m, "sample_fib", "sample_fib", 1, 1 * MS);
+    assert_int_equal(check_self_sum(m), 1 * MS);
+    np_model_free(m);
+    np_model_options_free(&opt);
+    opt.from_samples = true;
+    assert_int_equal(np_model_option(&opt, NP_MODEL_OPT_DEPTH, "2", err, sizeof err), 0);
+    m = load_samples(false, &opt);
+    expect_fn(m, "sample_main", 5, 6 * MS, 0);
+    expect_fn(m, "sample_helper", 3, 4 * MS, 4 * MS); /* leaf's samples: its caller's self */
+    expect_fn(m, "sample_leaf", -1, 0, 0);
+    expect_fn(m, "sample_square", 3, 3 * MS, 3 * MS);
+    expect_fn(m, "sample_fib", 1, 1 * MS, 1 * MS);
+    expect_arc(m, "sample_main", "sample_fib", 1, 1 * MS);
+    assert_null(arc_of(m, "sample_fib", "sample_fib"));
+    assert_int_equal(check_self_sum(m), 9 * MS);
+    np_model_free(m);
+    np_model_options_free(&opt);
+}
+
 /* ---- every cut, random damage ------------------------------------------------------ */
 
 /* A sink that records events, to compare a damaged read with the whole. */
@@ -1137,6 +1346,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(bad_chunks, setup, teardown),
         cmocka_unit_test_setup_teardown(blocks_counts, setup, teardown),
         cmocka_unit_test_setup_teardown(samples_decode, setup, teardown),
+        cmocka_unit_test_setup_teardown(samples_pcs, setup, teardown),
+        cmocka_unit_test_setup_teardown(samples_profile, setup, teardown),
         cmocka_unit_test_setup_teardown(every_cut, setup, teardown),
         cmocka_unit_test_setup_teardown(random_damage, setup, teardown),
         cmocka_unit_test(xml_text_escapes),

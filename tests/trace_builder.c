@@ -429,3 +429,33 @@ void tb_blocks_trace(struct tb *b, const struct tb_sample *s)
     tb_blocks(b, 2, 2, (const uint64_t[]){ s->fib, 3, 0x10, 2 }, 2);
     tb_end(b, 100, 0, 1.0);
 }
+
+void tb_samples_trace(struct tb *b, const struct tb_sample *s, bool with_calls)
+{
+    const uint64_t leaf[] = { s->leaf, s->helper + 1, s->main + 1 }, square[] = { s->square, s->main + 1 },
+                   fib[] = { s->fib, s->fib + 1, s->main + 1 }, wsquare[] = { s->square, s->twice + 1 },
+                   unknown[] = { 0x10, s->twice + 1 };
+    tb_header(b);
+    tb_info(b, 4545, 1, 1.0, 0, 1000000000ull, "monotonic", 0, NULL);
+    tb_module_self(b);
+    tb_sampling(b, 0, 1000, NP_UNWIND_FP, NP_SAMPLING_CPU_TIME | NP_SAMPLING_RETURN_ADDRS, 1000000, 128);
+    tb_thread(b, 200, "main");
+    tb_thread(b, 201, "worker");
+    tb_events_begin(b, 200, 0);
+    if (with_calls)
+        tb_enter(b, 500, s->main);
+    tb_sample(b, 1000, leaf, 3, 0, 0);
+    tb_sample(b, 2000, leaf, 3, 1, 0);
+    tb_sample(b, 3000, leaf, 3, 0, 0);
+    tb_sample(b, 4000, square, 2, 0, 2);
+    tb_sample(b, 5000, fib, 3, 0, 0);
+    if (with_calls)
+        tb_exit(b, 6000);
+    tb_events_end(b, NP_COMPRESS_NONE);
+    tb_events_begin(b, 201, 0);
+    tb_sample(b, 1500, wsquare, 2, 0, 0);
+    tb_sample(b, 2500, wsquare, 2, 0, 0);
+    tb_sample(b, 3500, unknown, 2, 0, 0);
+    tb_events_end(b, NP_COMPRESS_ZSTD);
+    tb_end(b, 10000, 0, 1.0);
+}

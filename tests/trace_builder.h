@@ -120,4 +120,21 @@ void tb_sample_trace(struct tb *b, const struct tb_sample *s, bool with_end);
  * (no function, no line), 7 executions lost. */
 void tb_blocks_trace(struct tb *b, const struct tb_sample *s);
 
+/* Samples (docs/sampling.md): pid 4545, ns_per_tick 1, start tick 0 = Unix
+ * ns 1e9, the running executable as module, SAMPLING at tick 0: 1000 Hz,
+ * period 1 ms, frame pointers, CPU time, return addresses. Stacks:
+ *   thread 200 "main": 3 samples main > helper > leaf (overruns 0, 1, 0:
+ *     4 periods), at ticks 1000, 2000, 3000; main > square at 4000
+ *     (skipped 2); main > fib > fib at 5000;
+ *   thread 201 "worker": twice > square at 1500 and 2500; twice > 0x10 (in
+ *     no module) at 3500.
+ *   END at tick 10000.
+ * WITH_CALLS adds one call of main on thread 200 from tick 500 to 6000.
+ * Expected: 8 samples, 9 periods, 2 skipped; PCs leaf 3 samples 4 periods,
+ * square 3/3, fib 1/1, 0x10 1/1 (no function). From the samples (in ms):
+ * main 5 samples total 6 self 0; helper 3/4/0; leaf 3/4/4; square 3/3/3;
+ * fib 1/1/1 (recursion once); twice 3/3/0; 0x10 1/1/1. Threads: 5 samples
+ * 6 ms, 3 samples 3 ms. */
+void tb_samples_trace(struct tb *b, const struct tb_sample *s, bool with_calls);
+
 #endif

@@ -21,6 +21,7 @@
  * function in a forked child or a second run of a program is one row. */
 #define _GNU_SOURCE
 #include "model.h"
+#include "model_internal.h"
 #include "containers.h"
 #include "textfmt.h"
 #include <errno.h>
@@ -82,6 +83,7 @@ struct np_model {
     size_t fn_flags_cap;
     struct tstate *ts;
     size_t ts_cap;
+    struct np_model_samples *samples; /* model_samples.c's, NULL until a sample comes */
 
 #define ARRAY(type, name) type *name; size_t n_##name, cap_##name
     ARRAY(struct np_process, processes);
@@ -735,12 +737,15 @@ struct np_event_sink np_model_sink(struct np_model *m)
         .begin = on_begin,
         .module = on_module,
         .thread = on_thread,
-        .enter = on_enter,
-        .exit = on_return,
-        .lost = on_lost,
-        .switch_out = on_switch,
+        /* from samples: the calls are not read (their profile is not shown) */
+        .enter = m->opt.from_samples ? NULL : on_enter,
+        .exit = m->opt.from_samples ? NULL : on_return,
+        .lost = m->opt.from_samples ? NULL : on_lost,
+        .switch_out = m->opt.from_samples ? NULL : on_switch,
         .end = on_end,
         .blocks = on_blocks,
+        .sample = np_model_on_sample,
+        .sampling = np_model_on_sampling,
     };
 }
 
@@ -776,6 +781,8 @@ static void unlink_empty_nodes(struct np_model *m)
 int np_model_finish(struct np_model *m)
 {
     int rc = on_end(m);
+    if (!rc)
+        rc = np_model_samples_finish(m);
     for (size_t i = 0; i < m->n_functions; i++)
         if (!m->functions[i].calls)
             m->functions[i].min_ns = 0;
@@ -796,6 +803,7 @@ void np_model_free(struct np_model *m)
     if (!m)
         return;
     on_end(m);
+    np_model_samples_free(m->samples);
     for (size_t i = 0; i < m->n_processes; i++) {
         struct np_process *p = &m->processes[i];
         for (unsigned a = 0; p->argv && a < p->argc; a++)
@@ -845,6 +853,29 @@ ACCESSOR(np_node, nodes)
 ACCESSOR(np_call, calls)
 ACCESSOR(np_block, blocks)
 #undef ACCESSOR
+
+/* ---- for model_samples.c (model_internal.h) ---------------------------------- */
+
+struct np_model_samples *np_model_samples_get(const struct np_model *m) { return m->samples; }
+void np_model_samples_set(struct np_model *m, struct np_model_samples *s) { m->samples = s; }
+const struct np_model_options *np_model_opts(const struct np_model *m) { return &m->opt; }
+uint32_t np_model_current_process(const struct np_model *m) { return m->process; }
+struct np_addrspace *np_model_addrspace(struct np_model *m) { return m->space; }
+int np_model_thread_at(struct np_model *m, uint32_t tid, uint32_t *out) { return thread_of(m, tid, out); }
+int np_model_function_at(struct np_model *m, uint64_t addr, uint32_t *out) { return function_of(m, addr, out); }
+
+int np_model_child_at(struct np_model *m, uint32_t parent, uint32_t function, uint32_t *out)
+{
+    return child_node(m, parent, function, out);
+}
+
+int np_model_add_arc(struct np_model *m, uint32_t caller, uint32_t callee, uint64_t calls, uint64_t ns)
+{
+    int rc = add_arc(m, caller, callee, ns, 0); /* one call */
+    if (!rc)
+        m->arcs[*np_hmap_find(&m->arc_by, (uint64_t)caller << 32 | callee)].calls += calls - 1;
+    return rc;
+}
 
 /* ---- loading a trace --------------------------------------------------------- */
 

@@ -65,6 +65,7 @@ struct np_model_options {
     uint64_t min_duration_ns;
     bool exclude_switched;   /* durations without the switched-out time */
     bool timeline;           /* keep every call in np_model_calls() */
+    bool from_samples;       /* build the profile from the samples (below), not the calls */
 };
 
 enum np_model_opt {
@@ -190,6 +191,40 @@ const struct np_arc *np_model_arcs(const struct np_model *m, size_t *n);
 const struct np_node *np_model_nodes(const struct np_model *m, size_t *n);
 const struct np_call *np_model_calls(const struct np_model *m, size_t *n);
 const struct np_block *np_model_blocks(const struct np_model *m, size_t *n);
+
+/* ---- samples (SAMPLE events, docs/sampling.md) ----------------------------
+ *
+ * Samples of the selected threads (tids) count when their stack is inside
+ * an included function (include globs; any frame) and not inside an
+ * excluded one (any frame), as calls do; the other filters do not apply
+ * to them. A sample stands for periods * period_ns of its thread's CPU
+ * time, period_ns being that of the SAMPLING in force at its time. */
+
+/* Sampled program counters: one row per distinct (module, address) of the
+ * interrupted PC (a sample's frames[0]), over every process and thread kept. */
+struct np_sample_pc {
+    uint32_t function;     /* the function holding it, NP_NONE when none */
+    const char *module;    /* its ELF file, NULL when in no module */
+    uint64_t address;      /* ELF address (run-time minus the module's bias); run-time when no module */
+    uint64_t samples;      /* samples taken there */
+    uint64_t periods;      /* timer periods they stand for (each sample: 1 + overruns) */
+};
+const struct np_sample_pc *np_model_sample_pcs(const struct np_model *m, size_t *n);
+/* What the samples were: zeros when the trace has none. */
+struct np_model_sampling {
+    uint32_t hz;           /* of the first SAMPLING with hz > 0 */
+    uint64_t period_ns;
+    bool cpu_time;         /* periods of thread CPU time */
+    unsigned unwinder;
+    uint64_t samples, periods, skipped;
+};
+const struct np_model_sampling *np_model_sampling(const struct np_model *m);
+/* Whether the profile (functions, arcs, nodes, thread totals) was built
+ * from the samples (options.from_samples, or a trace whose selected
+ * threads have samples but no calls): then times are estimates (samples
+ * times their period), a function's, arc's or node's calls are the samples
+ * it appears in, min, max and sum are 0, and there is no timeline. */
+bool np_model_estimated(const struct np_model *m);
 
 static inline uint64_t np_function_avg_ns(const struct np_function *f)
 {

@@ -474,6 +474,12 @@ void np_addrspace_lookup(struct np_addrspace *a, uint64_t addr, struct np_symbol
     source_line(map->file, out->elf_addr, out);
 }
 
+const char *np_addrspace_module(struct np_addrspace *a, uint64_t addr, uint64_t *elf_addr)
+{
+    const struct mapping *map = mapping_of(a, addr, elf_addr);
+    return map ? map->path : NULL;
+}
+
 void np_addrspace_line(struct np_addrspace *a, uint64_t addr, struct np_source_line *out)
 {
     memset(out, 0, sizeof *out);

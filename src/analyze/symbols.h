@@ -44,6 +44,11 @@ int np_addrspace_map(struct np_addrspace *a, const struct np_trace_module *m);
 /* Resolves ADDR (always fills OUT). */
 void np_addrspace_lookup(struct np_addrspace *a, uint64_t addr, struct np_symbol *out);
 
+/* The module (its path, or NULL outside every module) holding ADDR, and
+ * ADDR as an ELF address of that module in *ELF_ADDR (ADDR itself outside
+ * every module). */
+const char *np_addrspace_module(struct np_addrspace *a, uint64_t addr, uint64_t *elf_addr);
+
 /* The source line of the instruction at ADDR itself (the DWARF line
  * table's row holding it), not of its function. */
 struct np_source_line {

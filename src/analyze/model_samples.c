@@ -1,0 +1,475 @@
+/* model_samples.c - the model's side of the SAMPLE events (model.h,
+ * docs/sampling.md).
+ *
+ * Samples are aggregated as they come, into three things whose size grows
+ * with what is distinct, not with the number of samples:
+ *   - the sampling parameters and totals (np_model_sampling);
+ *   - the sampled PCs, one row per (module, ELF address) (np_sample_pc);
+ *   - a tree of sampled stacks per thread: one node per path of functions
+ *     from the thread's outermost frame, holding the samples whose stack
+ *     ends there (their count, periods and time).
+ * Addresses are resolved while their process is read (its address space
+ * goes with it), through the model's own function table, so sampled and
+ * called functions are the same rows.
+ *
+ * When the profile is to come from the samples (options.from_samples, or
+ * a trace whose selected threads have samples but no calls), finishing
+ * turns the stack tree into the model's call tree, functions, arcs and
+ * thread totals: each sample is one path root -> leaf; every node on it
+ * gets the sample's time, the leaf node and function its self time; a
+ * function or arc appears once per sample however often the stack
+ * repeats it (recursion counted once), and its calls count the samples it
+ * appears in. */
+#define _GNU_SOURCE
+#include "model_internal.h"
+#include "containers.h"
+#include "common/trace_format.h"
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A SAMPLING with hz > 0 of the process being read. */
+struct setting {
+    uint64_t time_ns, period_ns;
+    bool return_addrs;
+};
+
+/* A node of a thread's tree of sampled stacks. */
+struct snode {
+    uint32_t parent;          /* NP_NONE: the thread's root */
+    uint32_t function;        /* NP_NONE: the thread's root */
+    uint32_t thread;
+    uint64_t samples, periods, ns; /* of the samples whose stack ends here */
+};
+
+/* Per thread of the model. */
+struct sthread {
+    uint64_t first_ns, last_ns; /* of its samples */
+    uint32_t root_plus1;        /* its stack tree's root + 1, 0: no sample yet */
+};
+
+enum fn_flag { FNF_KNOWN = 1, FNF_INCLUDED = 2, FNF_EXCLUDED = 4 };
+
+struct np_model_samples {
+    struct np_model_sampling info;
+    bool estimated;
+    uint32_t process; /* the process SETTINGS are of */
+    struct setting *settings;
+    size_t n_settings, cap_settings;
+    struct np_sample_pc *pcs;
+    size_t n_pcs, cap_pcs;
+    struct np_hmap pc_by;     /* hash of (module, address) -> pc */
+    char **modules;           /* the module paths the pcs point to */
+    size_t n_modules, cap_modules;
+    struct np_hmap module_by; /* hash of the path -> module */
+    uint8_t *fn_flags;        /* function -> enum fn_flag */
+    size_t cap_fn_flags;
+    struct sthread *threads;
+    size_t cap_threads;
+    struct snode *nodes;
+    size_t n_nodes, cap_nodes;
+    struct np_hmap node_by;   /* parent << 32 | function -> node; roots: NP_NONE << 32 | thread */
+};
+
+#define ENOMEM_RC NP_TRACE_ENOMEM
+
+static struct np_model_samples *state_of(struct np_model *m)
+{
+    struct np_model_samples *s = np_model_samples_get(m);
+    if (!s && (s = calloc(1, sizeof *s))) {
+        s->process = NP_NONE;
+        np_model_samples_set(m, s);
+    }
+    return s;
+}
+
+void np_model_samples_free(struct np_model_samples *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n_modules; i++)
+        free(s->modules[i]);
+    free(s->modules);
+    free(s->settings);
+    free(s->pcs);
+    free(s->fn_flags);
+    free(s->threads);
+    free(s->nodes);
+    np_hmap_free(&s->pc_by);
+    np_hmap_free(&s->module_by);
+    np_hmap_free(&s->node_by);
+    free(s);
+}
+
+/* Settings belong to one process: a new one starts without any. */
+static void follow_process(struct np_model *m, struct np_model_samples *s)
+{
+    uint32_t p = np_model_current_process(m);
+    if (p != s->process) {
+        s->process = p;
+        s->n_settings = 0;
+    }
+}
+
+int np_model_on_sampling(void *ctx, const struct np_trace_sampling *set)
+{
+    struct np_model *m = ctx;
+    struct np_model_samples *s = state_of(m);
+    if (!s)
+        return ENOMEM_RC;
+    follow_process(m, s);
+    if (!set->hz)
+        return 0; /* a stop: samples still to come keep their own setting */
+    if (!s->info.hz) {
+        s->info.hz = set->hz;
+        s->info.period_ns = set->period_ns;
+        s->info.cpu_time = set->flags & NP_SAMPLING_CPU_TIME;
+        s->info.unwinder = set->unwinder;
+    }
+    if (NP_GROW(s->settings, s->cap_settings, s->n_settings + 1) < 0)
+        return ENOMEM_RC;
+    s->settings[s->n_settings++] =
+        (struct setting){ set->time_ns, set->period_ns, (set->flags & NP_SAMPLING_RETURN_ADDRS) != 0 };
+    return 0;
+}
+
+/* The setting of a sample at T: the last one at or before T (the first
+ * when T precedes them all); NULL when the process has none. */
+static const struct setting *setting_at(const struct np_model_samples *s, uint64_t t)
+{
+    for (size_t i = s->n_settings; i-- > 0;)
+        if (s->settings[i].time_ns <= t)
+            return &s->settings[i];
+    return s->n_settings ? &s->settings[0] : NULL;
+}
+
+static uint8_t flags_of(struct np_model *m, struct np_model_samples *s, uint32_t fi, int *rc)
+{
+    if (fi >= s->cap_fn_flags) {
+        size_t old = s->cap_fn_flags;
+        if (NP_GROW(s->fn_flags, s->cap_fn_flags, (size_t)fi + 1) < 0) {
+            *rc = ENOMEM_RC;
+            return 0;
+        }
+        memset(s->fn_flags + old, 0, s->cap_fn_flags - old);
+    }
+    if (!(s->fn_flags[fi] & FNF_KNOWN)) {
+        const struct np_model_options *o = np_model_opts(m);
+        size_t n;
+        const char *name = np_model_functions(m, &n)[fi].name;
+        uint8_t f = FNF_KNOWN;
+        for (size_t i = 0; i < o->ninclude; i++)
+            if (!fnmatch(o->include[i], name, 0))
+                f |= FNF_INCLUDED;
+        for (size_t i = 0; i < o->nexclude; i++)
+            if (!fnmatch(o->exclude[i], name, 0))
+                f |= FNF_EXCLUDED;
+        s->fn_flags[fi] = f;
+    }
+    return s->fn_flags[fi];
+}
+
+struct module_key {
+    const struct np_model_samples *s;
+    const char *path;
+};
+
+static int same_module(void *ctx, uint64_t index)
+{
+    const struct module_key *k = ctx;
+    return !strcmp(k->s->modules[index], k->path);
+}
+
+/* Our copy of module path PATH (the symbols' copy goes with them). */
+static int module_copy(struct np_model_samples *s, const char *path, const char **out)
+{
+    struct module_key key = { s, path };
+    uint64_t free_key;
+    int64_t i = np_hmap_find_by(&s->module_by, np_hash_bytes(path, strlen(path), 0), same_module, &key, &free_key);
+    if (i < 0) {
+        if (NP_GROW(s->modules, s->cap_modules, s->n_modules + 1) < 0 ||
+            !(s->modules[s->n_modules] = strdup(path)) || np_hmap_put(&s->module_by, free_key, s->n_modules))
+            return ENOMEM_RC;
+        i = (int64_t)s->n_modules++;
+    }
+    *out = s->modules[i];
+    return 0;
+}
+
+struct pc_key {
+    const struct np_model_samples *s;
+    const char *module; /* ours: compared by pointer */
+    uint64_t address;
+};
+
+static int same_pc(void *ctx, uint64_t index)
+{
+    const struct pc_key *k = ctx;
+    const struct np_sample_pc *p = &k->s->pcs[index];
+    return p->module == k->module && p->address == k->address;
+}
+
+/* Counts a sample of PERIODS periods at run-time PC, in function FI. */
+static int add_pc(struct np_model *m, struct np_model_samples *s, uint64_t pc, uint32_t fi, uint64_t periods)
+{
+    struct pc_key key = { s, NULL, pc };
+    struct np_addrspace *space = np_model_addrspace(m);
+    const char *module = space ? np_addrspace_module(space, pc, &key.address) : NULL;
+    if (module && module_copy(s, module, &key.module))
+        return ENOMEM_RC;
+    uint64_t hash = np_hash_bytes(&key.address, sizeof key.address, (uint64_t)(uintptr_t)key.module), free_key;
+    int64_t i = np_hmap_find_by(&s->pc_by, hash, same_pc, &key, &free_key);
+    if (i < 0) {
+        if (NP_GROW(s->pcs, s->cap_pcs, s->n_pcs + 1) < 0 || np_hmap_put(&s->pc_by, free_key, s->n_pcs))
+            return ENOMEM_RC;
+        size_t n;
+        const char *name = np_model_functions(m, &n)[fi].name;
+        bool unnamed = name[0] == '0' && name[1] == 'x'; /* no symbol: the model names it in hex */
+        s->pcs[s->n_pcs] = (struct np_sample_pc){ unnamed ? NP_NONE : fi, key.module, key.address, 0, 0 };
+        i = (int64_t)s->n_pcs++;
+    }
+    s->pcs[i].samples++;
+    s->pcs[i].periods += periods;
+    return 0;
+}
+
+/* The node of the stack tree under PARENT for FUNCTION of thread TI. */
+static int stack_node(struct np_model_samples *s, uint32_t parent, uint32_t function, uint32_t ti, uint32_t *out)
+{
+    uint64_t key = parent == NP_NONE ? (uint64_t)NP_NONE << 32 | ti : (uint64_t)parent << 32 | function;
+    uint64_t *v = np_hmap_find(&s->node_by, key);
+    if (v) {
+        *out = (uint32_t)*v;
+        return 0;
+    }
+    if (s->n_nodes >= NP_NONE || NP_GROW(s->nodes, s->cap_nodes, s->n_nodes + 1) < 0 ||
+        np_hmap_put(&s->node_by, key, s->n_nodes))
+        return ENOMEM_RC;
+    s->nodes[s->n_nodes] = (struct snode){ parent, function, ti, 0, 0, 0 };
+    *out = (uint32_t)s->n_nodes++;
+    return 0;
+}
+
+/* The thread's sample times and the node of its stack tree's root. */
+static int thread_root(struct np_model_samples *s, uint32_t ti, uint64_t t, uint32_t *root)
+{
+    if (ti >= s->cap_threads) {
+        size_t old = s->cap_threads;
+        if (NP_GROW(s->threads, s->cap_threads, (size_t)ti + 1) < 0)
+            return ENOMEM_RC;
+        memset(s->threads + old, 0, (s->cap_threads - old) * sizeof *s->threads);
+    }
+    struct sthread *th = &s->threads[ti];
+    if (!th->root_plus1) {
+        if (stack_node(s, NP_NONE, NP_NONE, ti, root))
+            return ENOMEM_RC;
+        th->root_plus1 = *root + 1;
+        th->first_ns = th->last_ns = t;
+    }
+    if (t < th->first_ns)
+        th->first_ns = t;
+    if (t > th->last_ns)
+        th->last_ns = t;
+    *root = th->root_plus1 - 1;
+    return 0;
+}
+
+int np_model_on_sample(void *ctx, uint32_t tid, uint64_t time_ns, const uint64_t *frames, unsigned n,
+                       uint64_t periods, uint64_t skipped)
+{
+    struct np_model *m = ctx;
+    struct np_model_samples *s = state_of(m);
+    uint32_t ti;
+    int rc = s ? np_model_thread_at(m, tid, &ti) : ENOMEM_RC;
+    if (rc || ti == NP_NONE || !n)
+        return rc;
+    follow_process(m, s);
+    s->info.skipped += skipped;
+    const struct setting *set = setting_at(s, time_ns);
+    bool return_addrs = set ? set->return_addrs : true;
+    if (n > NP_SAMPLE_MAX_FRAMES)
+        n = NP_SAMPLE_MAX_FRAMES;
+    /* the functions of the stack, outermost first; a return address's
+     * call is the instruction before it */
+    uint32_t fns[NP_SAMPLE_MAX_FRAMES];
+    bool included = !np_model_opts(m)->ninclude;
+    unsigned first = 0; /* the outermost frame kept: the outermost included one */
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t addr = frames[i] - (i && return_addrs && frames[i]);
+        unsigned at = n - 1 - i;
+        if ((rc = np_model_function_at(m, addr, &fns[at])))
+            return rc;
+        uint8_t f = flags_of(m, s, fns[at], &rc);
+        if (rc || (f & FNF_EXCLUDED))
+            return rc; /* inside an excluded function: not kept */
+        if (f & FNF_INCLUDED)
+            included = true, first = at;
+    }
+    if (!included)
+        return 0;
+    uint64_t period_ns = set ? set->period_ns : 0;
+    uint64_t ns = period_ns && periods > UINT64_MAX / period_ns ? UINT64_MAX : periods * period_ns;
+    s->info.samples++;
+    s->info.periods += periods;
+    if ((rc = add_pc(m, s, frames[0], fns[n - 1], periods)))
+        return rc;
+    unsigned end = n, max_depth = np_model_opts(m)->max_depth;
+    if (max_depth && end - first > max_depth)
+        end = first + max_depth; /* deeper frames' time stays in the deepest kept */
+    uint32_t node;
+    if ((rc = thread_root(s, ti, time_ns, &node)))
+        return rc;
+    for (unsigned i = first; i < end; i++)
+        if ((rc = stack_node(s, node, fns[i], ti, &node)))
+            return rc;
+    struct snode *leaf = &s->nodes[node];
+    leaf->samples++;
+    leaf->periods += periods;
+    leaf->ns += ns;
+    return 0;
+}
+
+/* ---- the profile from the samples ------------------------------------------ */
+
+/* Adds each sample ending at stack node K to the functions and arcs on
+ * its path, each once. STAMP: function -> last K + 1 that counted it. */
+static int add_path(struct np_model *m, struct np_model_samples *s, uint32_t k, uint32_t *stamp)
+{
+    const struct snode *leaf = &s->nodes[k];
+    struct { uint32_t caller, callee; } arcs[NP_SAMPLE_MAX_FRAMES];
+    unsigned narcs = 0;
+    size_t nf;
+    struct np_function *fns = (struct np_function *)np_model_functions(m, &nf);
+    fns[leaf->function].self_ns += leaf->ns;
+    for (uint32_t i = k; s->nodes[i].function != NP_NONE; i = s->nodes[i].parent) {
+        const struct snode *n = &s->nodes[i];
+        struct np_function *f = &fns[n->function];
+        if (stamp[n->function] != k + 1) {
+            stamp[n->function] = k + 1;
+            f->calls += leaf->samples;
+            f->total_ns += leaf->ns;
+        }
+        uint32_t caller = s->nodes[n->parent].function;
+        bool seen = false;
+        for (unsigned a = 0; a < narcs && !seen; a++)
+            seen = arcs[a].caller == caller && arcs[a].callee == n->function;
+        if (!seen && narcs < NP_SAMPLE_MAX_FRAMES)
+            arcs[narcs].caller = caller, arcs[narcs++].callee = n->function;
+    }
+    for (unsigned a = 0; a < narcs; a++) {
+        int rc = np_model_add_arc(m, arcs[a].caller, arcs[a].callee, leaf->samples, leaf->ns);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* The stack trees become the call trees: node K (parents come before
+ * children) is the model's node TO[K]; each gets the samples of its
+ * subtree. */
+static int build_tree(struct np_model *m, struct np_model_samples *s, uint32_t *to, uint64_t *sub_samples,
+                      uint64_t *sub_ns)
+{
+    size_t n;
+    struct np_thread *threads = (struct np_thread *)np_model_threads(m, &n);
+    for (size_t k = 0; k < s->n_nodes; k++) {
+        const struct snode *sn = &s->nodes[k];
+        if (sn->parent == NP_NONE)
+            to[k] = threads[sn->thread].root;
+        else if (np_model_child_at(m, to[sn->parent], sn->function, &to[k]))
+            return ENOMEM_RC;
+        sub_samples[k] = sn->samples;
+        sub_ns[k] = sn->ns;
+    }
+    for (size_t k = s->n_nodes; k-- > 0;)
+        if (s->nodes[k].parent != NP_NONE) {
+            sub_samples[s->nodes[k].parent] += sub_samples[k];
+            sub_ns[s->nodes[k].parent] += sub_ns[k];
+        }
+    struct np_node *nodes = (struct np_node *)np_model_nodes(m, &n);
+    for (size_t k = 0; k < s->n_nodes; k++) {
+        struct np_node *mn = &nodes[to[k]];
+        mn->calls += sub_samples[k];
+        mn->total_ns += sub_ns[k];
+        if (s->nodes[k].parent == NP_NONE) {
+            threads[s->nodes[k].thread].calls += sub_samples[k];
+            threads[s->nodes[k].thread].total_ns += sub_ns[k];
+        } else {
+            mn->self_ns += s->nodes[k].ns;
+        }
+    }
+    return 0;
+}
+
+static int build_profile(struct np_model *m, struct np_model_samples *s)
+{
+    size_t nf;
+    np_model_functions(m, &nf);
+    uint32_t *stamp = calloc(nf ? nf : 1, sizeof *stamp);
+    uint32_t *to = malloc((s->n_nodes ? s->n_nodes : 1) * sizeof *to);
+    uint64_t *sub = malloc((s->n_nodes ? s->n_nodes : 1) * 2 * sizeof *sub);
+    int rc = stamp && to && sub ? build_tree(m, s, to, sub, sub + s->n_nodes) : ENOMEM_RC;
+    for (uint32_t k = 0; !rc && k < s->n_nodes; k++)
+        if (s->nodes[k].samples && s->nodes[k].function != NP_NONE)
+            rc = add_path(m, s, k, stamp);
+    /* one sample has no duration: no min, max or sum per call */
+    struct np_function *fns = (struct np_function *)np_model_functions(m, &nf);
+    for (size_t i = 0; i < nf; i++)
+        fns[i].min_ns = fns[i].max_ns = fns[i].sum_ns = 0;
+    free(stamp);
+    free(to);
+    free(sub);
+    return rc;
+}
+
+int np_model_samples_finish(struct np_model *m)
+{
+    struct np_model_samples *s = np_model_samples_get(m);
+    bool from_samples = np_model_opts(m)->from_samples;
+    if (!s && !from_samples)
+        return 0;
+    if (!s && !(s = state_of(m)))
+        return ENOMEM_RC;
+    size_t nt, np;
+    struct np_thread *threads = (struct np_thread *)np_model_threads(m, &nt);
+    struct np_process *procs = (struct np_process *)np_model_processes(m, &np);
+    bool calls_seen = false; /* a call event (ENTRY, EXIT, LOST, SWITCH) of a selected thread */
+    for (size_t i = 0; i < nt; i++)
+        calls_seen |= threads[i].first_ns || threads[i].last_ns;
+    /* threads seen only through their samples span their samples */
+    for (size_t i = 0; i < nt && i < s->cap_threads; i++) {
+        const struct sthread *st = &s->threads[i];
+        struct np_thread *th = &threads[i];
+        if (!st->root_plus1 || th->first_ns || th->last_ns)
+            continue;
+        th->first_ns = st->first_ns;
+        th->last_ns = st->last_ns;
+        struct np_process *p = &procs[th->process];
+        if (!p->complete && p->end_ns < th->last_ns)
+            p->end_ns = th->last_ns;
+    }
+    s->estimated = from_samples || (s->info.samples && !calls_seen);
+    return s->estimated ? build_profile(m, s) : 0;
+}
+
+/* ---- accessors ------------------------------------------------------------------ */
+
+const struct np_sample_pc *np_model_sample_pcs(const struct np_model *m, size_t *n)
+{
+    const struct np_model_samples *s = np_model_samples_get(m);
+    *n = s ? s->n_pcs : 0;
+    return s ? s->pcs : NULL;
+}
+
+const struct np_model_sampling *np_model_sampling(const struct np_model *m)
+{
+    static const struct np_model_sampling none;
+    const struct np_model_samples *s = np_model_samples_get(m);
+    return s ? &s->info : &none;
+}
+
+bool np_model_estimated(const struct np_model *m)
+{
+    const struct np_model_samples *s = np_model_samples_get(m);
+    return s && s->estimated;
+}
