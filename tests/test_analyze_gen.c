@@ -292,7 +292,7 @@ static void gmon(struct tb *b)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|ties|blocks|blocks_corrupt|gmon|big|deep|hostile|corpus DIR\n", stderr);
+        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|ties|blocks|blocks_corrupt|gmon|gmon_empty|big|deep|hostile|corpus DIR\n", stderr);
         return 2;
     }
     const char *kind = argv[1];
@@ -333,6 +333,11 @@ int main(int argc, char **argv)
     } else if (!strcmp(kind, "gmon")) {
         gmon(&b);
         save(&b, "4545.npt", b.len);
+    } else if (!strcmp(kind, "gmon_empty")) { /* a process that did nothing to profile */
+        struct tb_sample s;
+        begin_self(&b, 4546, &s);
+        tb_end(&b, 10, 0, 1.0);
+        save(&b, "4546.npt", b.len);
     } else if (!strcmp(kind, "big")) {
         big(&b, BIG_BYTES);
         save(&b, "7.npt", b.len);

@@ -27,7 +27,7 @@
  * buckets of B bytes, B a power of two: the ratio is then exact. Arcs
  * come from the model's exact call counts; from_pc is the caller's own
  * ELF address (gprof maps it to the function holding it), self_pc the
- * callee's; calls from a thread's root have no caller and are left out
+ * callee's, sorted by both; calls from a thread's root have no caller and are left out
  * (gprof shows the function as <spontaneous>). gprof needs a histogram
  * for its flat profile, so one is written even without samples. */
 #define _GNU_SOURCE
@@ -121,10 +121,11 @@ static int by_weight(const void *a, const void *b)
  * 0, NP_EXPORT_ENOMEM, or NP_EXPORT_FAILED with the reason said. */
 static int pick_program(struct gmon *g, const struct np_model *m)
 {
-    size_t nf, nb;
+    size_t nf, nb, npcs;
     const struct np_function *fns = np_model_functions(m, &nf);
     const struct np_block *blocks = np_model_blocks(m, &nb);
-    size_t cap = nf + 1, n = 0;
+    const struct np_sample_pc *pcs = np_model_sample_pcs(m, &npcs);
+    size_t cap = nf + npcs + 1, n = 0;
     struct module_weight *mw = malloc(cap * sizeof *mw);
     if (!mw)
         return NP_EXPORT_ENOMEM;
@@ -132,6 +133,8 @@ static int pick_program(struct gmon *g, const struct np_model *m)
         add_weight(mw, &n, cap, fns[i].module, fns[i].calls);
     for (size_t i = 0; i < nb; i++)
         add_weight(mw, &n, cap, fns[blocks[i].function].module, blocks[i].count);
+    for (size_t i = 0; i < npcs; i++)
+        add_weight(mw, &n, cap, pcs[i].module, pcs[i].periods);
     qsort(mw, n, sizeof *mw, by_weight);
     size_t programs = 0;
     const char *why = NULL, *why_path = NULL;
@@ -179,30 +182,81 @@ static uint64_t default_bucket(uint64_t text)
     return b;
 }
 
-static void write_histogram(const struct gmon *g, const struct np_model *m)
+/* The histogram over the program's .text: the periods sampled there. */
+static int write_histogram(const struct gmon *g, const struct np_model *m)
 {
-    (void)m;
+    size_t npcs;
+    const struct np_sample_pc *pcs = np_model_sample_pcs(m, &npcs);
+    const struct np_model_sampling *sampling = np_model_sampling(m);
     uint64_t bucket = g->o->bucket ? g->o->bucket : default_bucket(g->elf.end - g->elf.start);
     uint64_t low = g->elf.start & ~(bucket - 1);
     uint64_t high = (g->elf.end + bucket - 1) & ~(bucket - 1);
     uint64_t nbins = (high - low) / bucket;
+    uint16_t *bins = calloc(nbins, sizeof *bins);
+    if (!bins)
+        return NP_EXPORT_ENOMEM;
+    uint64_t outside = 0, total = 0, saturated = 0;
+    for (size_t i = 0; i < npcs; i++) {
+        const struct np_sample_pc *pc = &pcs[i];
+        total += pc->periods;
+        if (!in_program(g, pc->module) || pc->address < g->elf.start || pc->address >= g->elf.end) {
+            outside += pc->periods;
+            continue;
+        }
+        uint16_t *bin = &bins[(pc->address - low) / bucket];
+        if (pc->periods > (uint64_t)(GMON_BIN_MAX - *bin)) {
+            saturated += *bin + pc->periods - GMON_BIN_MAX;
+            *bin = GMON_BIN_MAX;
+        } else {
+            *bin += (uint16_t)pc->periods;
+        }
+    }
     static const char dimension[15] = "seconds";
     putc(GMON_TAG_TIME_HIST, g->out);
     put_vma(g, low);
     put_vma(g, high);
     put_u32(g, nbins);
-    put_u32(g, GMON_RATE_UNSAMPLED);
+    put_u32(g, sampling->hz ? sampling->hz : GMON_RATE_UNSAMPLED);
     fwrite(dimension, 1, sizeof dimension, g->out);
     putc('s', g->out);
     for (uint64_t i = 0; i < nbins; i++)
-        put_uint(g, 0, 2);
+        put_uint(g, bins[i], 2);
+    free(bins);
+    if (outside)
+        say(g->o, NP_DIAG_WARNING, "gmon: sampled periods outside the .text of %s left out: %" PRIu64 " of %" PRIu64,
+            g->program, outside, total);
+    if (saturated)
+        say(g->o, NP_DIAG_WARNING,
+            "gmon: %" PRIu64 " sampled periods lost: histogram bins hold at most %u (gprof's are 16-bit)", saturated,
+            GMON_BIN_MAX);
+    return 0;
 }
 
-static void write_arcs(const struct gmon *g, const struct np_model *m)
+struct gmon_arc {
+    uint64_t from, self, count;
+};
+
+static int arc_cmp(const void *a, const void *b)
 {
-    size_t na;
+    const struct gmon_arc *x = a, *y = b;
+    if (x->from != y->from)
+        return (x->from > y->from) - (x->from < y->from);
+    return (x->self > y->self) - (x->self < y->self);
+}
+
+/* The exact calls between functions of the program, by caller and callee
+ * address (none when the model was estimated from samples: its arcs then
+ * count samples, not calls). */
+static int write_arcs(const struct gmon *g, const struct np_model *m)
+{
+    if (np_model_estimated(m))
+        return 0;
+    size_t na, n = 0;
     const struct np_arc *arcs = np_model_arcs(m, &na);
     const struct np_function *fns = np_model_functions(m, &(size_t){ 0 });
+    struct gmon_arc *kept = malloc((na ? na : 1) * sizeof *kept);
+    if (!kept)
+        return NP_EXPORT_ENOMEM;
     uint64_t out_arcs = 0, out_calls = 0, saturated = 0;
     for (size_t i = 0; i < na; i++) {
         const struct np_arc *a = &arcs[i];
@@ -214,19 +268,25 @@ static void write_arcs(const struct gmon *g, const struct np_model *m)
             out_calls += a->calls;
             continue;
         }
-        putc(GMON_TAG_CG_ARC, g->out);
-        put_vma(g, from->address);
-        put_vma(g, to->address);
         saturated += a->calls > UINT32_MAX;
-        put_u32(g, a->calls > UINT32_MAX ? UINT32_MAX : a->calls);
+        kept[n++] = (struct gmon_arc){ from->address, to->address, a->calls > UINT32_MAX ? UINT32_MAX : a->calls };
     }
+    qsort(kept, n, sizeof *kept, arc_cmp);
+    for (size_t i = 0; i < n; i++) {
+        putc(GMON_TAG_CG_ARC, g->out);
+        put_vma(g, kept[i].from);
+        put_vma(g, kept[i].self);
+        put_u32(g, kept[i].count);
+    }
+    free(kept);
     if (out_arcs)
         say(g->o, NP_DIAG_WARNING,
-            "gmon: %" PRIu64 " call arcs (%" PRIu64 " calls) from or to functions outside %s left out", out_arcs,
-            out_calls, g->program);
+            "gmon: call arcs from or to functions outside %s left out: %" PRIu64 " (%" PRIu64 " calls)", g->program,
+            out_arcs, out_calls);
     if (saturated)
         say(g->o, NP_DIAG_WARNING, "gmon: %" PRIu64 " call arcs over %" PRIu32 " calls written as %" PRIu32,
             saturated, UINT32_MAX, UINT32_MAX);
+    return 0;
 }
 
 /* The blocks of the program, if any: one BB_COUNT record. */
@@ -246,7 +306,7 @@ static int write_blocks(const struct gmon *g, const struct np_model *m)
         }
     }
     if (n < all)
-        say(g->o, NP_DIAG_WARNING, "gmon: %zu basic blocks outside %s left out", all - n, g->program);
+        say(g->o, NP_DIAG_WARNING, "gmon: basic blocks outside %s left out: %zu of %zu", g->program, all - n, all);
     free(bb);
     return 0;
 }
@@ -254,9 +314,12 @@ static int write_blocks(const struct gmon *g, const struct np_model *m)
 /* Whether the model holds anything a gmon.out can: calls, samples, blocks. */
 static bool has_profile(const struct np_model *m)
 {
-    size_t nf, nb;
+    size_t nf, nb, npcs;
     const struct np_function *fns = np_model_functions(m, &nf);
     np_model_blocks(m, &nb);
+    np_model_sample_pcs(m, &npcs);
+    if (npcs)
+        return true;
     for (size_t i = 0; i < nf; i++)
         if (fns[i].calls)
             return true;
@@ -277,7 +340,9 @@ int np_export_gmon(const struct np_model *m, const struct np_export_options *o, 
     fwrite(header, 1, 4, out);
     put_u32(&g, 1);
     fwrite(header + 8, 1, 12, out);
-    write_histogram(&g, m);
-    write_arcs(&g, m);
+    if ((rc = write_histogram(&g, m)))
+        return rc;
+    if ((rc = write_arcs(&g, m)))
+        return rc;
     return write_blocks(&g, m);
 }
