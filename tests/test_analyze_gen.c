@@ -292,7 +292,7 @@ static void gmon(struct tb *b)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|ties|blocks|blocks_corrupt|gmon|gmon_empty|big|deep|hostile|corpus DIR\n", stderr);
+        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|ties|blocks|blocks_corrupt|gmon|gmon_empty|gmon_saturate|big|deep|hostile|corpus DIR\n", stderr);
         return 2;
     }
     const char *kind = argv[1];
@@ -338,6 +338,18 @@ int main(int argc, char **argv)
         begin_self(&b, 4546, &s);
         tb_end(&b, 10, 0, 1.0);
         save(&b, "4546.npt", b.len);
+    } else if (!strcmp(kind, "gmon_saturate")) { /* 80002 periods at main+4: over a 16-bit bin */
+        struct tb_sample s;
+        begin_self(&b, 4547, &s);
+        tb_sampling(&b, 0, 997, NP_UNWIND_FP, NP_SAMPLING_CPU_TIME, 1003009, 128);
+        tb_events_begin(&b, 1, 0);
+        tb_enter(&b, 0, s.main);
+        tb_sample(&b, 10, (const uint64_t[]){ s.main + 4 }, 1, 40000, 0);
+        tb_sample(&b, 20, (const uint64_t[]){ s.main + 4 }, 1, 40000, 0);
+        tb_exit(&b, 30);
+        tb_events_end(&b, NP_COMPRESS_NONE);
+        tb_end(&b, 40, 0, 1.0);
+        save(&b, "4547.npt", b.len);
     } else if (!strcmp(kind, "big")) {
         big(&b, BIG_BYTES);
         save(&b, "7.npt", b.len);

@@ -4,7 +4,8 @@
 #     writes (numbers in test_analyze_gen.c): the file's exact bytes
 #     against the layout rebuilt here from readelf and nm, with the default
 #     bucket and --bucket=64; GNU gprof reads it without a word on stderr
-#     (flat profile, call graph, block counts); bad input and usage.
+#     (flat profile, call graph, block counts); a bin that saturates; bad
+#     input and usage.
 # test_gmon_cli.sh NANOPROF record GMON_PROG GMON_PROG_NOPIE BLOCKS_PROG
 #     real programs under `nanoprof record`: gmon_prog (PIE and not;
 #     tests/programs/gmon_prog.c) sampled at 997 Hz: gprof's call counts
@@ -127,6 +128,14 @@ sample_leaf,1,20.00"
     gprof_run "block counts" -l -C "$gen" "$tmp/gmon.out"
     grep -q "(sample_leaf:0x[0-9a-f]*) 4 executions" "$tmp/gp" && grep -q "(sample_fib:0x[0-9a-f]*) 7 executions" "$tmp/gp" &&
         ok "block counts: leaf 4, fib 7" || { bad "block counts: leaf 4, fib 7"; cat "$tmp/gp"; }
+
+    # ---- a bin over 16 bits ----
+    "$gen" gmon_saturate "$tmp/sat" || exit 1
+    run --format=gmon "$tmp/sat" -o "$tmp/sat.out"
+    status "80002 periods in one bin: a warning" 0 "14467 sampled periods lost: histogram bins hold at most 65535"
+    bin=$((20 + 1 + 8 + 8 + 4 + 4 + 16 + (main + 4 - text_lo / 4 * 4) / 4 * 2))
+    [ "$(od -An -tu2 -j $bin -N 2 "$tmp/sat.out" | tr -d ' ')" = 65535 ] && ok "the bin holds 65535" ||
+        bad "the bin holds 65535"
 
     # ---- bad input, usage ----
     "$gen" gmon_empty "$tmp/empty" || exit 1
