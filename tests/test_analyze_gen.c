@@ -292,7 +292,7 @@ static void gmon(struct tb *b)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|ties|blocks|blocks_corrupt|gmon|gmon_empty|gmon_saturate|big|deep|hostile|corpus DIR\n", stderr);
+        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|ties|blocks|blocks_corrupt|samples|samples_calls|gmon|gmon_empty|gmon_saturate|big|deep|hostile|corpus DIR\n", stderr);
         return 2;
     }
     const char *kind = argv[1];
@@ -324,6 +324,11 @@ int main(int argc, char **argv)
         tb_sample_functions(&s);
         tb_blocks_trace(&b, &s);
         save(&b, "4343.npt", b.len);
+    } else if (!strcmp(kind, "samples") || !strcmp(kind, "samples_calls")) {
+        struct tb_sample s;
+        tb_sample_functions(&s);
+        tb_samples_trace(&b, &s, !strcmp(kind, "samples_calls"));
+        save(&b, "4545.npt", b.len);
     } else if (!strcmp(kind, "blocks_corrupt")) {
         tb_header(&b);
         tb_info(&b, 1, 0, 1.0, 0, 0, "c", 0, NULL);

@@ -329,7 +329,7 @@ cfn=sample_fib
 calls=3 L
 L 0"
 # positions: each function's own DWARF line, the same on its calls
-helper_line=$("$np" report --format=csv "$s" | grep '^sample_helper,' | awk -F, '{ print $NF }')
+helper_line=$("$np" report --format=csv "$s" | grep '^sample_helper,' | awk -F, '{ print $10 }')
 grep -A1 '^fn=sample_helper$' "$tmp/cg" | tail -n 1 | grep -q "^$helper_line 20\$" &&
     grep -B1 -A1 '^cfn=sample_helper$' "$tmp/cg" | grep -q "^calls=1 $helper_line\$" &&
     ok "callgrind: positions are DWARF lines ($helper_line)" || bad "callgrind: positions"

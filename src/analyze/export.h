@@ -44,6 +44,7 @@ struct np_exporter {
      * incomplete); NP_EXPORT_FAILED when there is nothing the format can
      * hold, nothing written and the reason given to o->diag. */
     int (*write)(const struct np_model *m, const struct np_export_options *o, FILE *out);
+    bool labels_estimate;    /* its output says when times are estimated from samples */
 };
 
 /* Every exporter, ending with a NULL name. */

@@ -99,6 +99,10 @@ static void header(const struct np_model *m, FILE *out)
     for (size_t i = 0; i < nt; i++)
         total += t[i].total_ns;
     fputs("# callgrind format\nversion: 1\ncreator: nanoprof " NP_VERSION_STRING "\n", out);
+    if (np_model_estimated(m)) { /* calls= then count samples */
+        char label[NP_ESTIMATE_LABEL_MAX];
+        fprintf(out, "desc: Estimate: %s, calls are samples\n", np_model_estimate_label(m, label, sizeof label));
+    }
     if (np) { /* the first process: its children's costs are added in */
         fprintf(out, "pid: %" PRIu32 "\ncmd:", p[0].pid);
         for (unsigned a = 0; a < p[0].argc; a++) {

@@ -109,7 +109,14 @@ int np_export_chrome(const struct np_model *m, const struct np_export_options *o
     const struct np_thread *cur = NULL; /* whose calls are open */
     int rc = 0;
     fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":\"nanoprof\",", out);
-    fprintf(out, "\"start_unix_ns\":%" PRIu64 "},\"traceEvents\":[", c.base_ns);
+    fprintf(out, "\"start_unix_ns\":%" PRIu64, c.base_ns);
+    if (np_model_estimated(m)) { /* samples have no durations: no call events */
+        char label[NP_ESTIMATE_LABEL_MAX];
+        fputs(",\"estimate\":", out);
+        np_json_string(out, np_model_estimate_label(m, label, sizeof label));
+        fputs(",\"events\":\"none: samples have no durations\"", out);
+    }
+    fputs("},\"traceEvents\":[", out);
     write_names(&c, m);
     for (size_t i = 0; i < nc; i++) {
         const struct np_call *k = &calls[i];

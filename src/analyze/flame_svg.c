@@ -182,6 +182,7 @@ struct writer {
     const struct layout *l;
     double usable;
     bool inverted;
+    const char *calls_word;  /* "samples" in a profile estimated from them */
 };
 
 static void write_frame(const struct writer *w, size_t i, const char *name)
@@ -198,7 +199,7 @@ static void write_frame(const struct writer *w, size_t i, const char *name)
     fprintf(out, "<g class=\"frame\" id=\"f%zu\" data-parent=\"%ld\"><title>", i,
             f->parent == NP_NONE ? -1L : (long)f->parent);
     np_xml_text(out, name, SIZE_MAX);
-    fprintf(out, " (calls %" PRIu64 ", total %s, self %s, %.2f%%)</title><rect x=\"", f->calls,
+    fprintf(out, " (%s %" PRIu64 ", total %s, self %s, %.2f%%)</title><rect x=\"", w->calls_word, f->calls,
             np_format_duration(total, sizeof total, f->total), np_format_duration(self, sizeof self, f->self),
             all->total ? 100.0 * (double)f->total / (double)all->total : 0.0);
     put_number(out, x);
@@ -261,7 +262,8 @@ static const char *const script[] = {
     "    var g = groups[i], rect = g.getElementsByTagName('rect')[0];\n",
     "    var title = g.getElementsByTagName('title')[0].textContent, parent = +g.getAttribute('data-parent');\n",
     "    frames.push({ g: g, rect: rect, text: g.getElementsByTagName('text')[0], title: title,\n",
-    "      name: title.slice(0, title.lastIndexOf(' (calls ')), parent: parent,\n",
+    "      name: title.slice(0, Math.max(title.lastIndexOf(' (calls '), title.lastIndexOf(' (samples '))),\n",
+    "      parent: parent,\n",
     "      depth: parent < 0 ? 0 : frames[parent].depth + 1, x: +rect.getAttribute('x'),\n",
     "      w: +rect.getAttribute('width'), fill: rect.getAttribute('fill') });\n",
     "  }\n",
@@ -400,7 +402,7 @@ int np_flame_svg(FILE *out, const struct np_model *m, const struct np_flame_opti
         return -1;
     }
     unsigned height = TOP + (l.max_depth + 1) * FRAME_H + BOTTOM;
-    struct writer w = { out, m, &l, usable, o->inverted };
+    struct writer w = { out, m, &l, usable, o->inverted, np_model_estimated(m) ? "samples" : "calls" };
     write_head(&w, o, width, height);
     int rc = write_frames(&w);
     if (!rc) {

@@ -225,6 +225,10 @@ const struct np_model_sampling *np_model_sampling(const struct np_model *m);
  * times their period), a function's, arc's or node's calls are the samples
  * it appears in, min, max and sum are 0, and there is no timeline. */
 bool np_model_estimated(const struct np_model *m);
+/* What every view says of an estimated profile, in BUF: "times estimated
+ * from N samples at H Hz (CPU time)". */
+const char *np_model_estimate_label(const struct np_model *m, char *buf, size_t size);
+#define NP_ESTIMATE_LABEL_MAX 128
 
 static inline uint64_t np_function_avg_ns(const struct np_function *f)
 {

@@ -25,6 +25,8 @@
 #include "containers.h"
 #include "common/trace_format.h"
 #include <fnmatch.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -472,4 +474,12 @@ bool np_model_estimated(const struct np_model *m)
 {
     const struct np_model_samples *s = np_model_samples_get(m);
     return s && s->estimated;
+}
+
+const char *np_model_estimate_label(const struct np_model *m, char *buf, size_t size)
+{
+    const struct np_model_sampling *s = np_model_sampling(m);
+    snprintf(buf, size, "times estimated from %" PRIu64 " sample%s at %" PRIu32 " Hz (%s time)", s->samples,
+             s->samples == 1 ? "" : "s", s->hz, s->cpu_time ? "CPU" : "wall");
+    return buf;
 }

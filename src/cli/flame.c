@@ -100,9 +100,11 @@ static int run(struct flame *f)
         np_view_output_close(&f->view, &out, false);
         return 1;
     }
-    char *subtitle;
+    char *subtitle, label[NP_ESTIMATE_LABEL_MAX];
     if (asprintf(&subtitle, "%s, %s", f->view.path,
-                 f->view.opt.exclude_switched ? "wall time less switched-out time" : "wall time") < 0)
+                 np_model_estimated(m)          ? np_model_estimate_label(m, label, sizeof label)
+                 : f->view.opt.exclude_switched ? "wall time less switched-out time"
+                                                : "wall time") < 0)
         subtitle = NULL;
     f->svg.subtitle = subtitle;
     bool ok = np_flame_svg(out.file, m, &f->svg, NULL) == 0;

@@ -212,9 +212,11 @@ static int print_graph(struct graph *g, const char *glob)
             char t[NP_DURATION_MAX];
             fputs("# ", stdout);
             np_text_field(stdout, g->view.path);
-            printf(": call graph of %zu function%s, total time %s, wall time\n", g->count, g->count == 1 ? "" : "s",
-                   np_format_duration(t, sizeof t, g->total_ns));
-            printf(ROW "%s\n", "index", "% time", "total", "self", "called", "name");
+            printf(": call graph of %zu function%s, total time %s, %s\n", g->count, g->count == 1 ? "" : "s",
+                   np_format_duration(t, sizeof t, g->total_ns), np_view_time_kind(g->m));
+            np_view_print_estimate(stdout, g->m, "# ");
+            printf(ROW "%s\n", "index", "% time", "total", "self",
+                   np_model_estimated(g->m) ? "samples" : "called", "name");
         }
         print_entry(g, g->order[i], scratch);
     }

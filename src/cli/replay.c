@@ -86,6 +86,10 @@ static int run(struct np_view *v)
     v->opt.timeline = true;
     if (np_view_load(v, &m, &rc))
         return 1;
+    if (np_model_estimated(m)) /* (the calls are not read) */
+        fputs("nanoprof replay: the profile is estimated from samples, which have no durations: no timeline "
+              "(report, tree, graph and flame show it)\n",
+              stderr);
     print_timeline(v, m);
     if (np_view_flush(v, stdout, "the timeline"))
         rc = 1;

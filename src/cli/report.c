@@ -42,7 +42,10 @@ static void usage(FILE *out)
           "  --sort=KEY     total (default), self, calls, avg, min, max or name\n"
           "  --format=FMT   text (default), csv or json\n" NP_VIEW_OPTIONS_HELP
           "\n"
-          "Times are wall time. Recursive calls add to a function's total once.\n",
+          "Times are wall time. Recursive calls add to a function's total once.\n"
+          "With --samples (and for a trace with samples but no calls), times are\n"
+          "estimated from the samples, labelled so; the calls column counts the\n"
+          "samples a function appears in, and min, max and average are '-'.\n",
           out);
 }
 
@@ -128,17 +131,31 @@ static uint64_t total_calls(const struct np_model *m)
     return calls;
 }
 
+/* A duration, or "-" where an estimated profile has none (per call). */
+static const char *per_call(char *buf, size_t size, bool estimated, uint64_t ns)
+{
+    return estimated ? "-" : np_format_duration(buf, size, ns);
+}
+
 static void print_text(const struct report *r, const struct np_model *m, const uint32_t *order, size_t count)
 {
     size_t nproc, nthreads;
     const struct np_function *fns = np_model_functions(m, &(size_t){ 0 });
+    const struct np_model_sampling *sampling = np_model_sampling(m);
+    bool est = np_model_estimated(m);
     np_model_processes(m, &nproc);
     np_model_threads(m, &nthreads);
     fputs("# ", stdout);
     np_text_field(stdout, r->view.path);
-    printf(": %zu process%s, %zu thread%s, %" PRIu64 " calls of %zu functions, wall time\n", nproc,
-           nproc == 1 ? "" : "es", nthreads, nthreads == 1 ? "" : "s", total_calls(m), count);
-    printf("%12s %12s %10s %12s %12s %12s  %s\n", "Total", "Self", "Calls", "Average", "Min", "Max", "Function");
+    printf(": %zu process%s, %zu thread%s, %" PRIu64 " %s of %zu functions, %s\n", nproc, nproc == 1 ? "" : "es",
+           nthreads, nthreads == 1 ? "" : "s", total_calls(m), est ? "samples" : "calls", count,
+           np_view_time_kind(m));
+    np_view_print_estimate(stdout, m, "# ");
+    if (!est && sampling->samples)
+        printf("# the trace also holds %" PRIu64 " samples: --samples shows the profile estimated from them\n",
+               sampling->samples);
+    printf("%12s %12s %10s %12s %12s %12s  %s\n", "Total", "Self", np_view_calls_heading(m, "Calls"), "Average",
+           "Min", "Max", "Function");
     printf("%12s %12s %10s %12s %12s %12s  %s\n", "==========", "==========", "========", "==========",
            "==========", "==========", "========");
     for (size_t i = 0; i < count; i++) {
@@ -146,8 +163,8 @@ static void print_text(const struct report *r, const struct np_model *m, const u
         char t[6][NP_DURATION_MAX];
         printf("%12s %12s %10" PRIu64 " %12s %12s %12s  ", np_format_duration(t[0], sizeof t[0], f->total_ns),
                np_format_duration(t[1], sizeof t[1], f->self_ns), f->calls,
-               np_format_duration(t[2], sizeof t[2], np_function_avg_ns(f)),
-               np_format_duration(t[3], sizeof t[3], f->min_ns), np_format_duration(t[4], sizeof t[4], f->max_ns));
+               per_call(t[2], sizeof t[2], est, np_function_avg_ns(f)), per_call(t[3], sizeof t[3], est, f->min_ns),
+               per_call(t[4], sizeof t[4], est, f->max_ns));
         np_text_field(stdout, f->name);
         putchar('\n');
     }
@@ -156,19 +173,25 @@ static void print_text(const struct report *r, const struct np_model *m, const u
 static void print_csv(const struct np_model *m, const uint32_t *order, size_t count)
 {
     const struct np_function *fns = np_model_functions(m, &(size_t){ 0 });
-    puts("function,calls,total_ns,self_ns,min_ns,max_ns,avg_ns,module,file,line");
+    bool est = np_model_estimated(m);
+    /* estimated: calls are samples, and a sample has no duration of its own */
+    puts("function,calls,total_ns,self_ns,min_ns,max_ns,avg_ns,module,file,line,source");
     for (size_t i = 0; i < count; i++) {
         const struct np_function *f = &fns[order[i]];
         np_csv_field(stdout, f->name);
-        printf(",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", f->calls, f->total_ns,
-               f->self_ns, f->min_ns, f->max_ns, np_function_avg_ns(f));
+        printf(",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", f->calls, f->total_ns, f->self_ns);
+        if (est)
+            fputs(",,,", stdout);
+        else
+            printf("%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", f->min_ns, f->max_ns, np_function_avg_ns(f));
         np_csv_field(stdout, f->module);
         putchar(',');
         np_csv_field(stdout, f->file);
         if (f->line)
-            printf(",%u\n", f->line);
+            printf(",%u", f->line);
         else
-            puts(",");
+            putchar(',');
+        puts(est ? ",samples" : ",calls");
     }
 }
 
@@ -249,7 +272,19 @@ static void print_json(const struct report *r, const struct np_model *m, const s
     json_key("status");
     np_json_string(stdout, sum->status ? np_trace_strerror(sum->status) : "ok");
     puts(",");
-    printf("  \"sort\":\"%s\",\n  \"time\":\"wall\",\n", sort_names[r->sort]);
+    const struct np_model_sampling *s = np_model_sampling(m);
+    bool est = np_model_estimated(m);
+    printf("  \"sort\":\"%s\",\n  \"time\":\"%s\",\n  \"source\":\"%s\",\n", sort_names[r->sort],
+           est && s->cpu_time ? "cpu" : "wall", est ? "samples" : "calls");
+    if (est) {
+        char label[NP_ESTIMATE_LABEL_MAX];
+        fputs("  \"estimate\":", stdout);
+        np_json_string(stdout, np_model_estimate_label(m, label, sizeof label));
+        puts(",");
+    }
+    printf("  \"sampling\":{\"hz\":%" PRIu32 ",\"period_ns\":%" PRIu64 ",\"cpu_time\":%s,\"samples\":%" PRIu64
+           ",\"periods\":%" PRIu64 ",\"skipped\":%" PRIu64 "},\n",
+           s->hz, s->period_ns, s->cpu_time ? "true" : "false", s->samples, s->periods, s->skipped);
     print_json_processes(m);
     print_json_threads(m);
     puts("  \"functions\": [");
@@ -262,9 +297,13 @@ static void print_json(const struct report *r, const struct np_model *m, const s
         json_u64("calls", f->calls, ",");
         json_u64("total_ns", f->total_ns, ",");
         json_u64("self_ns", f->self_ns, ",");
-        json_u64("min_ns", f->min_ns, ",");
-        json_u64("max_ns", f->max_ns, ",");
-        json_u64("avg_ns", np_function_avg_ns(f), ",");
+        if (est) {
+            fputs("\"min_ns\":null,\"max_ns\":null,\"avg_ns\":null,", stdout);
+        } else {
+            json_u64("min_ns", f->min_ns, ",");
+            json_u64("max_ns", f->max_ns, ",");
+            json_u64("avg_ns", np_function_avg_ns(f), ",");
+        }
         json_key("module");
         np_json_string(stdout, f->module);
         putchar(',');

@@ -192,8 +192,9 @@ static int print_tree(struct tree *t, const struct np_model *m)
         shown += th[i].calls > 0;
     fputs("# ", stdout);
     np_text_field(stdout, t->view.path);
-    printf(": call tree of %zu thread%s, wall time\n", shown, shown == 1 ? "" : "s");
-    printf(ROW "%s\n", "Calls", "Total", "Self", "Total%", "Function");
+    printf(": call tree of %zu thread%s, %s\n", shown, shown == 1 ? "" : "s", np_view_time_kind(m));
+    np_view_print_estimate(stdout, m, "# ");
+    printf(ROW "%s\n", np_view_calls_heading(m, "Calls"), "Total", "Self", "Total%", "Function");
     for (size_t i = 0; i < nthreads; i++) {
         if (!th[i].calls || th[i].root == NP_NONE)
             continue;

@@ -11,13 +11,14 @@
 #include "common/trace_format.h"
 
 /* Below any command's own long option values, above any character. */
-enum { OPT_TID = 300, OPT_DEPTH, OPT_MIN_DURATION, OPT_EXCLUDE_SWITCHED, OPT_HELP };
+enum { OPT_TID = 300, OPT_DEPTH, OPT_MIN_DURATION, OPT_EXCLUDE_SWITCHED, OPT_SAMPLES, OPT_HELP };
 
 static const struct option common_longopts[] = {
     { "tid", required_argument, NULL, OPT_TID },
     { "depth", required_argument, NULL, OPT_DEPTH },
     { "min-duration", required_argument, NULL, OPT_MIN_DURATION },
     { "exclude-switched", no_argument, NULL, OPT_EXCLUDE_SWITCHED },
+    { "samples", no_argument, NULL, OPT_SAMPLES },
     { "help", no_argument, NULL, OPT_HELP },
 };
 #define NCOMMON (sizeof common_longopts / sizeof common_longopts[0])
@@ -54,6 +55,9 @@ static int common_option(struct np_view *v, int c, const char *arg)
     case 'N': opt = NP_MODEL_OPT_EXCLUDE; break;
     case OPT_EXCLUDE_SWITCHED:
         v->opt.exclude_switched = true;
+        return 0;
+    case OPT_SAMPLES:
+        v->opt.from_samples = true;
         return 0;
     default:
         return 1;
@@ -179,6 +183,25 @@ void np_view_print_thread(FILE *out, const struct np_thread *t)
         putc('"', out);
     }
     fprintf(out, " (pid %" PRIu32 ")", t->pid);
+}
+
+void np_view_print_estimate(FILE *out, const struct np_model *m, const char *prefix)
+{
+    char label[NP_ESTIMATE_LABEL_MAX];
+    if (np_model_estimated(m))
+        fprintf(out, "%s%s\n", prefix, np_model_estimate_label(m, label, sizeof label));
+}
+
+const char *np_view_time_kind(const struct np_model *m)
+{
+    if (!np_model_estimated(m))
+        return "wall time";
+    return np_model_sampling(m)->cpu_time ? "CPU time (estimated)" : "wall time (estimated)";
+}
+
+const char *np_view_calls_heading(const struct np_model *m, const char *calls)
+{
+    return np_model_estimated(m) ? "Samples" : calls;
 }
 
 int np_view_flush(const struct np_view *v, FILE *out, const char *what)

@@ -22,6 +22,7 @@
     "  --depth=N      only calls less than N levels deep\n"                           \
     "  --min-duration=TIME  only calls lasting at least TIME (250ns, 1.5us, 2ms)\n"   \
     "  --exclude-switched   take the time threads were switched out off every call\n" \
+    "  --samples      the profile estimated from the trace's samples, not its calls\n" \
     "  --help         print this help and exit\n"
 
 struct np_view {
@@ -80,6 +81,15 @@ void np_view_diag(void *ctx, enum np_diag_level level, const char *line);
 /* T as `thread TID "NAME" (pid PID)` (no name when it has none), on one
  * line without its end: the label tree and replay give each thread. */
 void np_view_print_thread(FILE *out, const struct np_thread *t);
+
+/* For a profile estimated from samples (np_model_estimated), the line
+ * "PREFIXtimes estimated from N samples at H Hz (CPU time)\n" on OUT;
+ * nothing otherwise. */
+void np_view_print_estimate(FILE *out, const struct np_model *m, const char *prefix);
+/* What the times are: "wall time", or "CPU time (estimated)" from samples. */
+const char *np_view_time_kind(const struct np_model *m);
+/* The heading of the calls column: "Samples" for an estimated profile. */
+const char *np_view_calls_heading(const struct np_model *m, const char *calls);
 
 /* Flushes OUT; 0, or 1 with a message when writing failed. */
 int np_view_flush(const struct np_view *v, FILE *out, const char *what);
