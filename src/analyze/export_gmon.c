@@ -37,6 +37,7 @@
 #include <string.h>
 #include "export.h"
 #include "gmon_bb.h"
+#include "textfmt.h"
 
 #define GMON_TAG_TIME_HIST 0
 #define GMON_TAG_CG_ARC 1
@@ -65,9 +66,8 @@ static void say(const struct np_export_options *o, enum np_diag_level level, con
     if (!o->diag)
         return;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    o->diag(o->diag_ctx, level, np_format_line(line, sizeof line, fmt, ap)); /* paths come from the trace */
     va_end(ap);
-    o->diag(o->diag_ctx, level, line);
 }
 
 /* ---- writing, in the ELF's byte order ------------------------------------- */

@@ -90,9 +90,8 @@ static void warn(struct np_symbols *s, const char *fmt, ...)
     if (!s->warn)
         return;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    s->warn(s->ctx, np_format_line(line, sizeof line, fmt, ap)); /* paths come from the trace */
     va_end(ap);
-    s->warn(s->ctx, np_scrub_line(line)); /* paths come from the trace */
 }
 
 /* The index of the last of N sorted elements of STRIDE bytes at BASE whose
