@@ -250,3 +250,5 @@ fi
 sh "$(dirname "$0")/record.sh" "$BUILD"
 # The sampling figure (nanoprof record --sample on the uninstrumented build).
 sh "$(dirname "$0")/sample.sh" "$BUILD"
+# How close the sampled shares come to the true ones (sample_accuracy.sh).
+sh "$(dirname "$0")/sample_accuracy.sh" "$BUILD"

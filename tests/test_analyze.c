@@ -980,6 +980,15 @@ static struct np_model *load_samples(bool with_calls, const struct np_model_opti
     return m;
 }
 
+/* The samples trace with calls, under OPT reset to one option. */
+static struct np_model *load_samples_with(struct np_model_options *opt, enum np_model_opt which, const char *value)
+{
+    char err[128];
+    np_model_options_free(opt);
+    assert_int_equal(np_model_option(opt, which, value, err, sizeof err), 0);
+    return load_samples(true, opt);
+}
+
 /* The PC row of function NAME (NULL: the PC in no module at ADDRESS). */
 static const struct np_sample_pc *pc_of(const struct np_model *m, const char *name, uint64_t address)
 {
@@ -1037,22 +1046,16 @@ static void samples_pcs(void **state)
 
     /* filters: threads, then stacks inside / not inside functions */
     struct np_model_options opt = { 0 };
-    char err[128];
-    assert_int_equal(np_model_option(&opt, NP_MODEL_OPT_TID, "201", err, sizeof err), 0);
-    m = load_samples(true, &opt);
+    m = load_samples_with(&opt, NP_MODEL_OPT_TID, "201");
     expect_sampling(m, 3, 3, 0);
     assert_int_equal(pc_of(m, "sample_square", 0)->samples, 2);
     assert_null(pc_of(m, "sample_leaf", 0));
     np_model_free(m);
-    np_model_options_free(&opt);
-    assert_int_equal(np_model_option(&opt, NP_MODEL_OPT_EXCLUDE, "sample_help*", err, sizeof err), 0);
-    m = load_samples(true, &opt);
+    m = load_samples_with(&opt, NP_MODEL_OPT_EXCLUDE, "sample_help*");
     expect_sampling(m, 5, 5, 2);
     assert_null(pc_of(m, "sample_leaf", 0));
     np_model_free(m);
-    np_model_options_free(&opt);
-    assert_int_equal(np_model_option(&opt, NP_MODEL_OPT_INCLUDE, "sample_twice", err, sizeof err), 0);
-    m = load_samples(true, &opt);
+    m = load_samples_with(&opt, NP_MODEL_OPT_INCLUDE, "sample_twice");
     expect_sampling(m, 3, 3, 2);
     assert_int_equal(pc_of(m, "sample_square", 0)->samples, 2);
     np_model_free(m);
