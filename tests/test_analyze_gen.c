@@ -248,10 +248,51 @@ static void corpus(void)
     tb_free(&b);
 }
 
+/* "gmon" (tests/test_gmon_cli.sh): pid 4545, 1 ns per tick, the running
+ * executable as module, sampled at 997 Hz (period 1003009 ns, CPU time);
+ * thread 100:
+ *   0 main { 10 helper { [20: PC helper+4, 1 period] [30: helper+4, 3
+ *   periods] 40 leaf { [50: leaf+2, 1 period] } 60 } 70 80 helper { } 90
+ *   100 0x10 { [105: PC 0x10, outside every module] } 110 } 130
+ *   200 fib { 210 fib { } 220 } 230
+ * then blocks: fib 7 times, leaf 4, address 0x10 twice; END at 300.
+ * Expected: arcs main -> helper 2, helper -> leaf 1, fib -> fib 1 (and
+ * main -> 0x10 1, outside the program); calls from the root: main, fib;
+ * periods: helper+4 4, leaf+2 1 (0x10: 1, outside). */
+static void gmon(struct tb *b)
+{
+    struct tb_sample s;
+    begin_self(b, 4545, &s);
+    tb_sampling(b, 0, 997, NP_UNWIND_FP, NP_SAMPLING_CPU_TIME | NP_SAMPLING_RETURN_ADDRS, 1003009, 128);
+    tb_thread(b, 100, "main");
+    tb_events_begin(b, 100, 0);
+    tb_enter(b, 0, s.main);
+    tb_enter(b, 10, s.helper);
+    tb_sample(b, 20, (const uint64_t[]){ s.helper + 4, s.main + 8 }, 2, 0, 0);
+    tb_sample(b, 30, (const uint64_t[]){ s.helper + 4, s.main + 8 }, 2, 2, 0);
+    tb_enter(b, 40, s.leaf);
+    tb_sample(b, 50, (const uint64_t[]){ s.leaf + 2, s.helper + 8, s.main + 8 }, 3, 0, 0);
+    tb_exit(b, 60);
+    tb_exit(b, 70);
+    tb_enter(b, 80, s.helper);
+    tb_exit(b, 90);
+    tb_enter(b, 100, 0x10);
+    tb_sample(b, 105, (const uint64_t[]){ 0x10 }, 1, 0, 0);
+    tb_exit(b, 110);
+    tb_exit(b, 130);
+    tb_enter(b, 200, s.fib);
+    tb_enter(b, 210, s.fib);
+    tb_exit(b, 220);
+    tb_exit(b, 230);
+    tb_events_end(b, NP_COMPRESS_NONE);
+    tb_blocks(b, 0, 3, (const uint64_t[]){ s.fib, 7, s.leaf, 4, 0x10, 2 }, 3);
+    tb_end(b, 300, 0, 1.0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|ties|blocks|blocks_corrupt|samples|samples_calls|big|deep|hostile|corpus DIR\n", stderr);
+        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|ties|blocks|blocks_corrupt|samples|samples_calls|gmon|gmon_empty|gmon_saturate|big|deep|hostile|corpus DIR\n", stderr);
         return 2;
     }
     const char *kind = argv[1];
@@ -294,6 +335,26 @@ int main(int argc, char **argv)
         tb_blocks(&b, 0, 3, (const uint64_t[]){ 0x1000, 1, 0x2000, 2 }, 2);
         tb_end(&b, 10, 0, 1.0);
         save(&b, "1.npt", b.len);
+    } else if (!strcmp(kind, "gmon")) {
+        gmon(&b);
+        save(&b, "4545.npt", b.len);
+    } else if (!strcmp(kind, "gmon_empty")) { /* a process that did nothing to profile */
+        struct tb_sample s;
+        begin_self(&b, 4546, &s);
+        tb_end(&b, 10, 0, 1.0);
+        save(&b, "4546.npt", b.len);
+    } else if (!strcmp(kind, "gmon_saturate")) { /* 80002 periods at main+4: over a 16-bit bin */
+        struct tb_sample s;
+        begin_self(&b, 4547, &s);
+        tb_sampling(&b, 0, 997, NP_UNWIND_FP, NP_SAMPLING_CPU_TIME, 1003009, 128);
+        tb_events_begin(&b, 1, 0);
+        tb_enter(&b, 0, s.main);
+        tb_sample(&b, 10, (const uint64_t[]){ s.main + 4 }, 1, 40000, 0);
+        tb_sample(&b, 20, (const uint64_t[]){ s.main + 4 }, 1, 40000, 0);
+        tb_exit(&b, 30);
+        tb_events_end(&b, NP_COMPRESS_NONE);
+        tb_end(&b, 40, 0, 1.0);
+        save(&b, "4547.npt", b.len);
     } else if (!strcmp(kind, "big")) {
         big(&b, BIG_BYTES);
         save(&b, "7.npt", b.len);

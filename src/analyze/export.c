@@ -9,6 +9,9 @@ const struct np_exporter np_exporters[] = {
       NP_EXPORT_OPT_VALUE | NP_EXPORT_OPT_PER_THREAD | NP_EXPORT_OPT_EXCLUDE_SWITCHED, np_export_folded, false },
     { "callgrind", "callgrind profile: self and inclusive time, calls (KCachegrind, callgrind_annotate)",
       false, NP_EXPORT_OPT_EXCLUDE_SWITCHED, np_export_callgrind, true },
+    /* gmon's time is its histogram of samples, which gprof labels as such */
+    { "gmon", "gmon.out: sampled histogram, call arcs, block counts (gprof)", false,
+      NP_EXPORT_OPT_BUCKET | NP_EXPORT_BINARY, np_export_gmon, true },
     { NULL, NULL, false, 0, NULL, false },
 };
 

@@ -14,19 +14,35 @@
 enum np_export_value { NP_EXPORT_SELF_NS, NP_EXPORT_CALLS };
 
 /* Options a format may take; the table says which make sense for it
- * (EXCLUDE_SWITCHED is the model's --exclude-switched). */
-enum { NP_EXPORT_OPT_VALUE = 1, NP_EXPORT_OPT_PER_THREAD = 2, NP_EXPORT_OPT_EXCLUDE_SWITCHED = 4 };
+ * (EXCLUDE_SWITCHED is the model's --exclude-switched). NP_EXPORT_BINARY
+ * is no option: it marks a format whose output is binary data. */
+enum {
+    NP_EXPORT_OPT_VALUE = 1,
+    NP_EXPORT_OPT_PER_THREAD = 2,
+    NP_EXPORT_OPT_EXCLUDE_SWITCHED = 4,
+    NP_EXPORT_OPT_BUCKET = 8,
+    NP_EXPORT_BINARY = 0x100
+};
 struct np_export_options {
     enum np_export_value value;
     bool per_thread;         /* a frame for the thread below each stack */
+    uint64_t bucket;         /* gmon: bytes of text per histogram bin; 0: the default */
+    /* Warnings, and the reason of NP_EXPORT_FAILED, one line each (NULL: none). */
+    void (*diag)(void *ctx, enum np_diag_level level, const char *line);
+    void *diag_ctx;
 };
+
+/* What write returns besides 0. */
+enum { NP_EXPORT_ENOMEM = -1, NP_EXPORT_FAILED = -2 };
 
 struct np_exporter {
     const char *name;        /* --format=NAME */
     const char *description; /* one line, for --help */
     bool needs_timeline;     /* reads np_model_calls(): build with options.timeline */
     unsigned options;        /* NP_EXPORT_OPT_* it takes */
-    /* 0, or -1 when out of memory (what was written is then incomplete). */
+    /* 0; NP_EXPORT_ENOMEM when out of memory (what was written is then
+     * incomplete); NP_EXPORT_FAILED when there is nothing the format can
+     * hold, nothing written and the reason given to o->diag. */
     int (*write)(const struct np_model *m, const struct np_export_options *o, FILE *out);
     bool labels_estimate;    /* its output says when times are estimated from samples */
 };
@@ -39,5 +55,6 @@ const struct np_exporter *np_exporter_find(const char *name);
 int np_export_chrome(const struct np_model *m, const struct np_export_options *o, FILE *out);
 int np_export_folded(const struct np_model *m, const struct np_export_options *o, FILE *out);
 int np_export_callgrind(const struct np_model *m, const struct np_export_options *o, FILE *out);
+int np_export_gmon(const struct np_model *m, const struct np_export_options *o, FILE *out);
 
 #endif

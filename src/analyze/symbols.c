@@ -90,9 +90,8 @@ static void warn(struct np_symbols *s, const char *fmt, ...)
     if (!s->warn)
         return;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    s->warn(s->ctx, np_format_line(line, sizeof line, fmt, ap)); /* paths come from the trace */
     va_end(ap);
-    s->warn(s->ctx, np_scrub_line(line)); /* paths come from the trace */
 }
 
 /* The index of the last of N sorted elements of STRIDE bytes at BASE whose
@@ -177,21 +176,33 @@ static void read_build_id(struct elf_file *f, Elf_Scn *scn)
     }
 }
 
+/* Opens PATH (a regular file only: never blocks) as ELF into *FD and
+ * *ELF, which the caller ends and closes even on failure (-1 and NULL
+ * when not opened); fills EH. Returns NULL or why it cannot be read. */
+static const char *open_elf(const char *path, int *fd, Elf **elf, GElf_Ehdr *eh)
+{
+    struct stat st;
+    *elf = NULL;
+    *fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (*fd < 0)
+        return strerror(errno);
+    if (fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return "not a regular file";
+    *elf = elf_begin(*fd, ELF_C_READ, NULL);
+    if (!*elf || elf_kind(*elf) != ELF_K_ELF)
+        return "not an ELF file";
+    if (!gelf_getehdr(*elf, eh))
+        return elf_errmsg(-1);
+    return NULL;
+}
+
 /* Opens and parses F->path; returns NULL or why it cannot be used. */
 static const char *load_file(struct elf_file *f)
 {
-    struct stat st;
-    f->fd = open(f->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (f->fd < 0)
-        return strerror(errno);
-    if (fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode))
-        return "not a regular file";
-    f->elf = elf_begin(f->fd, ELF_C_READ, NULL);
-    if (!f->elf || elf_kind(f->elf) != ELF_K_ELF)
-        return "not an ELF file";
     GElf_Ehdr eh;
-    if (!gelf_getehdr(f->elf, &eh))
-        return elf_errmsg(-1);
+    const char *why = open_elf(f->path, &f->fd, &f->elf, &eh);
+    if (why)
+        return why;
     bool thumb = eh.e_machine == EM_ARM;
     size_t cap = 0;
     for (unsigned rank = 0; rank < 2; rank++) { /* .symtab, then .dynsym */
@@ -475,4 +486,60 @@ void np_addrspace_line(struct np_addrspace *a, uint64_t addr, struct np_source_l
     Dwarf_Die *cu = map && map->file ? cu_of(map->file, out->elf_addr) : NULL;
     if (cu)
         out->line = line_at(cu, out->elf_addr, &out->file);
+}
+
+/* ---- the text section, for gmon.out --------------------------------------- */
+
+/* Whether the dynamic section of ELF marks a position-independent
+ * executable (DF_1_PIE in DT_FLAGS_1). */
+static bool has_pie_flag(Elf *elf)
+{
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        Elf_Data *d;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+            continue;
+        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+            GElf_Dyn dyn;
+            if (gelf_getdyn(d, (int)i, &dyn) && dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_PIE))
+                return true;
+        }
+    }
+    return false;
+}
+
+const char *np_elf_text(const char *path, struct np_elf_text *out)
+{
+    int fd;
+    Elf *elf;
+    GElf_Ehdr eh;
+    elf_version(EV_CURRENT);
+    memset(out, 0, sizeof *out);
+    const char *why = open_elf(path, &fd, &elf, &eh);
+    size_t shstrndx;
+    if (!why && elf_getshdrstrndx(elf, &shstrndx) != 0)
+        why = elf_errmsg(-1);
+    for (Elf_Scn *scn = NULL; !why && (scn = elf_nextscn(elf, scn));) {
+        GElf_Shdr sh;
+        const char *name;
+        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+            strcmp(name, ".text") == 0) {
+            out->start = sh.sh_addr;
+            out->end = sh.sh_addr + sh.sh_size;
+        }
+    }
+    if (!why && out->end <= out->start)
+        why = "no .text section";
+    if (!why) {
+        out->addr_bytes = eh.e_ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
+        out->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
+        out->pie = eh.e_type == ET_DYN && has_pie_flag(elf);
+        out->executable = eh.e_type == ET_EXEC || out->pie;
+    }
+    if (elf)
+        elf_end(elf);
+    if (fd >= 0)
+        close(fd);
+    return why;
 }

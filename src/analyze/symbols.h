@@ -15,6 +15,7 @@
 #ifndef NP_ANALYZE_SYMBOLS_H
 #define NP_ANALYZE_SYMBOLS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "trace_read.h"
 
@@ -57,5 +58,17 @@ struct np_source_line {
 };
 /* Fills OUT for ADDR (always). */
 void np_addrspace_line(struct np_addrspace *a, uint64_t addr, struct np_source_line *out);
+
+/* What gmon.out needs to know of an ELF file. */
+struct np_elf_text {
+    uint64_t start, end;   /* its .text section's ELF addresses */
+    unsigned addr_bytes;   /* 4 or 8: its class */
+    bool big_endian;
+    bool executable;       /* a program (ET_EXEC, or ET_DYN marked DF_1_PIE), not a library */
+    bool pie;
+};
+/* Reads PATH's header and .text section into OUT. Returns NULL, or why
+ * it cannot (a one-line reason). */
+const char *np_elf_text(const char *path, struct np_elf_text *out);
 
 #endif

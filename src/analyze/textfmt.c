@@ -59,6 +59,12 @@ char *np_scrub_line(char *s)
     return s;
 }
 
+char *np_format_line(char *buf, size_t size, const char *fmt, va_list ap)
+{
+    vsnprintf(buf, size, fmt, ap);
+    return np_scrub_line(buf);
+}
+
 void np_text_field(FILE *out, const char *s)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++)

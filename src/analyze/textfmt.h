@@ -7,6 +7,7 @@
 #ifndef NP_ANALYZE_TEXTFMT_H
 #define NP_ANALYZE_TEXTFMT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +24,10 @@ int np_parse_duration(const char *text, uint64_t *ns);
  * (paths, names) cannot break a message or a row into several lines;
  * returns S. */
 char *np_scrub_line(char *s);
+/* FMT and AP formatted into BUF (SIZE bytes, cut to fit), scrubbed as
+ * np_scrub_line does: a one-line message with text from a trace in it.
+ * Returns BUF. */
+char *np_format_line(char *buf, size_t size, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 /* S on one line: control characters printed as '?'. */
 void np_text_field(FILE *out, const char *s);
 

@@ -1,13 +1,17 @@
 /* dump.c - `nanoprof dump --format=FORMAT`: the model written in another
  * tool's format (src/analyze/export.h; one file per format there), to
- * stdout or, with -o FILE, to FILE only once complete.
+ * stdout or, with -o FILE, to FILE only once complete. A binary format
+ * is never written to a terminal.
  *
  * Exit: 0; 1 when the trace is unreadable or damaged (what was read is
- * still written to stdout, never to -o's file) or writing failed; 2 for
- * bad usage. */
+ * still written to stdout, never to -o's file), holds nothing the format
+ * can, or writing failed; 2 for bad usage. */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "analyze/export.h"
 #include "cli.h"
 #include "view.h"
@@ -39,13 +43,27 @@ static void usage(FILE *out)
           "  --format=FORMAT  one of the formats above\n"
           "  -o, --output=FILE  write FILE (replaced only once complete), not stdout\n"
           "  --value=WHAT   folded: each line's number is self-ns (default) or calls\n"
-          "  --per-thread   folded: a frame NAME-TID for the thread below each stack\n" NP_VIEW_OPTIONS_HELP
+          "  --per-thread   folded: a frame NAME-TID for the thread below each stack\n"
+          "  --bucket=BYTES gmon: bytes of code per histogram bin, a power of two\n"
+          "                 from 2 to 1048576 (default 4, more for a large program)\n" NP_VIEW_OPTIONS_HELP
           "\n"
           "docs/exporters.md describes each format and how to open it.\n",
           out);
 }
 
-enum { OPT_FORMAT = NP_VIEW_OPT_OWN, OPT_VALUE, OPT_PER_THREAD };
+enum { OPT_FORMAT = NP_VIEW_OPT_OWN, OPT_VALUE, OPT_PER_THREAD, OPT_BUCKET };
+
+#define MAX_BUCKET (1u << 20)
+
+/* A power of two from 2 to MAX_BUCKET, in decimal; 0 otherwise. */
+static uint64_t parse_bucket(const char *arg)
+{
+    char *end;
+    if (arg[0] < '0' || arg[0] > '9')
+        return 0;
+    unsigned long long v = strtoull(arg, &end, 10);
+    return *end || v < 2 || v > MAX_BUCKET || (v & (v - 1)) ? 0 : v;
+}
 
 static int option(void *ctx, int c, const char *arg)
 {
@@ -69,6 +87,11 @@ static int option(void *ctx, int c, const char *arg)
         d->options.per_thread = true;
         d->options_given |= NP_EXPORT_OPT_PER_THREAD;
         break;
+    case OPT_BUCKET:
+        if (!(d->options.bucket = parse_bucket(arg)))
+            return np_view_usage_error(&d->view, "--bucket=%s: not a power of two from 2 to 1048576", arg);
+        d->options_given |= NP_EXPORT_OPT_BUCKET;
+        break;
     }
     return 0;
 }
@@ -83,6 +106,8 @@ static int check_options(struct dump *d)
         return np_view_usage_error(&d->view, "--value does not apply to format %s", d->format->name);
     if (extra & NP_EXPORT_OPT_PER_THREAD)
         return np_view_usage_error(&d->view, "--per-thread does not apply to format %s", d->format->name);
+    if (extra & NP_EXPORT_OPT_BUCKET)
+        return np_view_usage_error(&d->view, "--bucket does not apply to format %s", d->format->name);
     if (d->view.opt.exclude_switched && !(d->format->options & NP_EXPORT_OPT_EXCLUDE_SWITCHED))
         return np_view_usage_error(&d->view, "--exclude-switched does not apply to format %s (wall time)",
                                    d->format->name);
@@ -94,6 +119,11 @@ static int run(struct dump *d)
     struct np_view_output out;
     if (np_view_output_open(&d->view, &out, d->output ? d->output : "-"))
         return 1;
+    if ((d->format->options & NP_EXPORT_BINARY) && isatty(fileno(out.file))) {
+        np_view_output_close(&d->view, &out, false);
+        return np_view_usage_error(&d->view, "format %s is binary data: not written to a terminal (use -o FILE)",
+                                   d->format->name);
+    }
     d->view.opt.timeline = d->format->needs_timeline;
     struct np_model *m;
     int rc;
@@ -107,10 +137,13 @@ static int run(struct dump *d)
                         "no call events (folded and callgrind show it)\n", d->format->name);
     else if (np_model_estimated(m) && !d->format->labels_estimate)
         fprintf(stderr, "nanoprof dump: %s: %s\n", d->format->name, np_model_estimate_label(m, label, sizeof label));
-    if (d->format->write(m, &d->options, out.file)) {
+    d->options.diag = np_view_diag;
+    d->options.diag_ctx = &d->view;
+    int written = d->format->write(m, &d->options, out.file);
+    if (written == NP_EXPORT_ENOMEM)
         fputs("nanoprof dump: out of memory\n", stderr);
+    if (written)
         rc = 1;
-    }
     if (np_view_output_close(&d->view, &out, rc == 0))
         rc = 1;
     np_model_free(m);
@@ -124,6 +157,7 @@ int np_cmd_dump(int argc, char **argv)
         { "output", required_argument, NULL, 'o' },
         { "value", required_argument, NULL, OPT_VALUE },
         { "per-thread", no_argument, NULL, OPT_PER_THREAD },
+        { "bucket", required_argument, NULL, OPT_BUCKET },
         { NULL, 0, NULL, 0 },
     };
     static const struct np_view_spec spec = { "o:", longopts, option, usage, 1 };

@@ -135,7 +135,7 @@ const char *np_view_path_and_name(struct np_view *v)
 
 #define PROGRESS_MIN_BYTES (8u << 20)
 
-static void on_diag(void *ctx, enum np_diag_level level, const char *line)
+void np_view_diag(void *ctx, enum np_diag_level level, const char *line)
 {
     struct np_view *v = ctx;
     np_progress_done(&v->progress);
@@ -156,7 +156,7 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
 
 int np_view_load(struct np_view *v, struct np_model **m, int *rc)
 {
-    struct np_trace_hooks hooks = { v, on_diag, on_progress };
+    struct np_trace_hooks hooks = { v, np_view_diag, on_progress };
     int status = np_model_load(v->path, &v->opt, &hooks, m, &v->summary);
     np_progress_done(&v->progress);
     if (!*m) {

@@ -74,6 +74,10 @@ const char *np_view_path_and_name(struct np_view *v);
  * (not merely cut short), else 0. */
 int np_view_load(struct np_view *v, struct np_model **m, int *rc);
 
+/* A diagnostic LINE for V (CTX), as the loading reports them:
+ * "nanoprof CMD: [warning: ]LINE" on stderr, control characters shown. */
+void np_view_diag(void *ctx, enum np_diag_level level, const char *line);
+
 /* T as `thread TID "NAME" (pid PID)` (no name when it has none), on one
  * line without its end: the label tree and replay give each thread. */
 void np_view_print_thread(FILE *out, const struct np_thread *t);
