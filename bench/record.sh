@@ -7,7 +7,9 @@
 #
 # The workloads time themselves (their own printed minimum over
 # --offsets x --reps runs), so start-up and the final flush are left out of
-# the slowdown; they are in the bytes and in the report times.
+# the slowdown; they are in the bytes and in the report times. Each report
+# time is the median of NP_REC_REPORT_RUNS (5) runs of it: one run on this
+# kind of shared machine moves by 10% or more.
 set -eu
 BUILD=${1:-build}
 B=$BUILD/bench
@@ -15,6 +17,7 @@ NP=$BUILD/src/nanoprof
 OFFSETS=${NP_REC_OFFSETS:-4}
 REPS=${NP_REC_REPS:-1}
 WORKLOADS=${NP_BENCH_WORKLOADS:-"fib wordfreq"}
+REPORT_RUNS=${NP_REC_REPORT_RUNS:-5} # report times: the median of this many runs
 UFTRACE=${UFTRACE:-uftrace}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/nprec.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
@@ -22,11 +25,15 @@ trap 'rm -rf "$TMP"' EXIT INT TERM
 field() { # field NAME LINE
     echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
 }
-secs() { # secs COMMAND...: wall seconds of the command, output discarded
-    s=$(date +%s.%N)
-    "$@" >/dev/null 2>&1 || { echo "record.sh: failed: $*" >&2; exit 1; }
-    e=$(date +%s.%N)
-    echo "$s $e" | awk '{ printf "%.3f", $2 - $1 }'
+secs() { # secs COMMAND...: wall seconds of the command (the median of REPORT_RUNS runs), output discarded
+    i=0
+    while [ $i -lt "$REPORT_RUNS" ]; do
+        s=$(date +%s.%N)
+        "$@" >/dev/null 2>&1 || { echo "record.sh: failed: $*" >&2; exit 1; }
+        e=$(date +%s.%N)
+        echo "$s $e" | awk '{ printf "%.4f\n", $2 - $1 }'
+        i=$((i + 1))
+    done | sort -n | awk '{ v[NR] = $1 } END { printf "%.3f", v[int((NR + 1) / 2)] }'
 }
 ratio() { echo "$1 $2" | awk '{ printf "%.2f", ($2 > 0 ? $1 / $2 : 0) }'; }
 
