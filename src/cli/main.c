@@ -19,7 +19,7 @@ static const struct np_command commands[] = {
     { "graph", "the call graph, as gprof prints it: callers and callees per function", np_cmd_graph },
     { "tree", "the call tree of each thread: calls and times per path", np_cmd_tree },
     { "replay", "every call in the order it was made, with its time", np_cmd_replay },
-    { "dump", "the profile in another tool's format (Chrome trace, folded stacks, callgrind)", np_cmd_dump },
+    { "dump", "the profile in another tool's format (Chrome trace, folded stacks, callgrind, gmon.out)", np_cmd_dump },
     { "flame", "the call tree as an SVG flame graph", np_cmd_flame },
     { "blocks", "basic-block counts per function and source line", np_cmd_blocks },
     { NULL, NULL, NULL }
@@ -29,7 +29,8 @@ static void usage(FILE *out)
 {
     fputs("usage: nanoprof [--version] [--help] <command> [<args>]\n"
           "\n"
-          "nanoprof profiles C programs built with -finstrument-functions.\n"
+          "nanoprof profiles C programs: built with -finstrument-functions (every call),\n"
+          "with -fsanitize-coverage=trace-pc (basic blocks), or as they are (sampling).\n"
           "\n"
           "commands:\n",
           out);
