@@ -307,6 +307,13 @@ same "named regions: the tree" "$tmp/named_tree" "3    |- phase one
 6    |  \`- f1
 1    \`- phase two
 1       \`- f2"
+# samples taken while a user-level thread runs are that thread's
+NANOPROF_SAMPLE=997 REC_PROG_BURN=1 record "$tmp/rec_usample" uthreads
+"$np" tree --samples --ascii "$tmp/rec_usample" >"$tmp/usample_tree" 2>&1
+# (its stack is not the OS thread's: the PC only, mostly in the vDSO's clock)
+awk '/ thread 1073741825 "uthread 1" / && $1 > 0 { found = 1 } END { exit !found }' \
+    "$tmp/usample_tree" && ok "samples of a user-level thread: in its tree" ||
+    { bad "samples of a user-level thread: in its tree"; cat "$tmp/usample_tree"; }
 report_calls "$tmp/rec_fib" | grep '^fib ' >"$tmp/calls"
 same "fib 12: the calls rec_prog makes" "$tmp/calls" "fib 465"
 "$np" graph "$tmp/rec_fib" fib | grep -E '^ +[0-9.]+ [num]?s +464 +fib \[' >/dev/null && ok "fib 12: recursive arc" ||

@@ -28,7 +28,9 @@
  *                    NP_ENTER("phase two") { f2 x1 } x1 (linked builds only)
  *   uthreads         two user-level threads (ucontext, np_thread_switch):
  *                    ua calls f1 once per turn, ub f2 twice, three turns
- *                    each, main f3 between turns (linked builds only)
+ *                    each, main f3 between turns (linked builds only);
+ *                    with REC_PROG_BURN set, ua's first turn also spins
+ *                    150 ms of CPU in spin (for the sampler)
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -175,9 +177,20 @@ NOPROF static void yield_to_main(int i)
     swapcontext(&uc_thread[i], &uc_main);
 }
 
+KEEP void spin(long ms)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    do
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000L + (t.tv_nsec - t0.tv_nsec) / 1000000L < ms);
+}
+
 KEEP void ua(void)
 {
     for (int turn = 0; turn < 3; turn++) {
+        if (turn == 0 && getenv("REC_PROG_BURN"))
+            spin(150);
         f1();
         yield_to_main(0);
     }
