@@ -1151,6 +1151,17 @@ static void add_up_nodes(struct np_model *m)
     }
 }
 
+/* The look-up maps, needed only while events come in. */
+static void free_maps(struct np_model *m)
+{
+    np_hmap_free(&m->addr_fn);
+    np_hmap_free(&m->node_by);
+    np_hmap_free(&m->arc_by);
+    np_hmap_free(&m->fn_by);
+    np_hmap_free(&m->threads_by);
+    np_hmap_free(&m->block_by);
+}
+
 int np_model_finish(struct np_model *m)
 {
     int rc = on_end(m);
@@ -1163,12 +1174,7 @@ int np_model_finish(struct np_model *m)
     unlink_empty_nodes(m);
     if (m->n_calls)
         qsort(m->calls, m->n_calls, sizeof *m->calls, call_cmp);
-    np_hmap_free(&m->addr_fn);
-    np_hmap_free(&m->node_by);
-    np_hmap_free(&m->arc_by);
-    np_hmap_free(&m->fn_by);
-    np_hmap_free(&m->threads_by);
-    np_hmap_free(&m->block_by);
+    free_maps(m);
     return rc;
 }
 
@@ -1193,12 +1199,7 @@ void np_model_free(struct np_model *m)
         free(m->functions[i].module);
         free(m->functions[i].file);
     }
-    np_hmap_free(&m->addr_fn);
-    np_hmap_free(&m->node_by);
-    np_hmap_free(&m->arc_by);
-    np_hmap_free(&m->fn_by);
-    np_hmap_free(&m->threads_by);
-    np_hmap_free(&m->block_by);
+    free_maps(m);
     for (size_t i = 0; i < m->n_blocks; i++)
         free(m->blocks[i].file);
     free(m->blocks);
