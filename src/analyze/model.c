@@ -353,7 +353,46 @@ static void forget_process_caches(struct np_model *m)
     m->last_tid_valid = false;
 }
 
-static int intern_function(struct np_model *m, const struct np_symbol *sym, uint64_t addr, uint32_t *out);
+/* The function SYM names (one row per module, address and name; ADDR
+ * names it in hex when SYM has no name) in *OUT, added when new. */
+static int intern_function(struct np_model *m, const struct np_symbol *sym, uint64_t addr, uint32_t *out)
+{
+    struct fn_key key = { m, sym->module, sym->name, sym->elf_addr };
+    uint64_t hash = np_hash_bytes(&key.address, sizeof key.address, 0);
+    if (sym->module)
+        hash = np_hash_bytes(sym->module, strlen(sym->module), hash);
+    if (sym->name)
+        hash = np_hash_bytes(sym->name, strlen(sym->name), hash);
+    uint64_t free_key;
+    int64_t f = np_hmap_find_by(&m->fn_by, hash, same_function, &key, &free_key);
+    if (f < 0) {
+        char hex[2 + 16 + 1];
+        snprintf(hex, sizeof hex, "0x%" PRIx64, addr);
+        if ((f = PUSH(m, functions)) < 0 || NP_GROW(m->fn_flags, m->fn_flags_cap, m->n_functions) < 0)
+            return ENOMEM_RC;
+        struct np_function *fn = &m->functions[f];
+        fn->name = strdup(sym->name ? sym->name : hex);
+        fn->module = np_strdup(sym->module);
+        fn->file = np_strdup(sym->file);
+        fn->line = sym->line;
+        fn->address = sym->elf_addr;
+        fn->min_ns = UINT64_MAX;
+        if (!fn->name || (sym->module && !fn->module) || (sym->file && !fn->file) ||
+            np_hmap_put(&m->fn_by, free_key, (uint64_t)f))
+            return ENOMEM_RC;
+        m->fn_flags[f] = (matches(m->opt.include, m->opt.ninclude, fn->name) ? FN_INCLUDED : 0) |
+                         (matches(m->opt.exclude, m->opt.nexclude, fn->name) ? FN_EXCLUDED : 0);
+    }
+    *out = (uint32_t)f;
+    return 0;
+}
+
+/* Run-time address ADDR is function F (for the rest of this process). */
+static int remember_function(struct np_model *m, uint64_t addr, uint32_t f)
+{
+    m->addr_cache[addr_hash(addr)] = (struct addr_slot){ addr, f };
+    return np_hmap_put(&m->addr_fn, addr, f) ? ENOMEM_RC : 0;
+}
 
 /* The function at run-time address ADDR in *OUT. */
 static int function_of(struct np_model *m, uint64_t addr, uint32_t *out)
@@ -374,45 +413,7 @@ static int function_of(struct np_model *m, uint64_t addr, uint32_t *out)
     if (m->space)
         np_addrspace_lookup(m->space, addr, &sym);
     int rc = intern_function(m, &sym, addr, out);
-    if (rc)
-        return rc;
-    *slot = (struct addr_slot){ addr, *out };
-    return np_hmap_put(&m->addr_fn, addr, (uint64_t)*out) ? ENOMEM_RC : 0;
-}
-
-/* The function SYM names (one row per module, address and name; ADDR
- * names it in hex when SYM has no name) in *OUT, added when new. */
-static int intern_function(struct np_model *m, const struct np_symbol *symp, uint64_t addr, uint32_t *out)
-{
-    struct np_symbol sym = *symp;
-    struct fn_key key = { m, sym.module, sym.name, sym.elf_addr };
-    uint64_t hash = np_hash_bytes(&key.address, sizeof key.address, 0);
-    if (sym.module)
-        hash = np_hash_bytes(sym.module, strlen(sym.module), hash);
-    if (sym.name)
-        hash = np_hash_bytes(sym.name, strlen(sym.name), hash);
-    uint64_t free_key;
-    int64_t f = np_hmap_find_by(&m->fn_by, hash, same_function, &key, &free_key);
-    if (f < 0) {
-        char hex[2 + 16 + 1];
-        snprintf(hex, sizeof hex, "0x%" PRIx64, addr);
-        if ((f = PUSH(m, functions)) < 0 || NP_GROW(m->fn_flags, m->fn_flags_cap, m->n_functions) < 0)
-            return ENOMEM_RC;
-        struct np_function *fn = &m->functions[f];
-        fn->name = strdup(sym.name ? sym.name : hex);
-        fn->module = np_strdup(sym.module);
-        fn->file = np_strdup(sym.file);
-        fn->line = sym.line;
-        fn->address = sym.elf_addr;
-        fn->min_ns = UINT64_MAX;
-        if (!fn->name || (sym.module && !fn->module) || (sym.file && !fn->file) ||
-            np_hmap_put(&m->fn_by, free_key, (uint64_t)f))
-            return ENOMEM_RC;
-        m->fn_flags[f] = (matches(m->opt.include, m->opt.ninclude, fn->name) ? FN_INCLUDED : 0) |
-                         (matches(m->opt.exclude, m->opt.nexclude, fn->name) ? FN_EXCLUDED : 0);
-    }
-    *out = (uint32_t)f;
-    return 0;
+    return rc ? rc : remember_function(m, addr, *out);
 }
 
 /* The guess for PARENT's next child: the one found after its last. */
@@ -995,12 +996,7 @@ static int on_name(void *ctx, uint64_t address, const char *name)
     struct np_symbol sym = { .name = name };
     uint32_t f;
     int rc = intern_function(m, &sym, 0, &f);
-    if (rc)
-        return rc;
-    struct addr_slot *slot = &m->addr_cache[addr_hash(address)];
-    if (slot->addr == address)
-        slot->fn = NP_NONE; /* a later NAME replaces what the address meant */
-    return np_hmap_put(&m->addr_fn, address, f) ? ENOMEM_RC : 0;
+    return rc ? rc : remember_function(m, address, f); /* a later NAME replaces it */
 }
 
 static int on_module(void *ctx, const struct np_trace_module *mod)
