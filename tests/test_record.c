@@ -206,7 +206,10 @@ static void test_user_threads(void **state)
         const struct dec_thread *t = &f->threads[i];
         if (t->tid == ua || t->tid == ub) {
             assert_string_equal(t->name, t->tid == ua ? "uthread 1" : "uthread 2");
-            assert_int_equal(t->switches, 2); /* switched back in twice */
+            /* switched back in twice; the kernel may add its own
+             * (preempting the OS thread while this one ran) */
+            assert_true(t->switches >= 2);
+            assert_true(t->switched > 0);
         } else {
             assert_true(t->switches >= 3); /* after each of its three turns */
         }
