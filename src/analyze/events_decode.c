@@ -144,8 +144,7 @@ static inline __attribute__((always_inline)) int get_varint(const uint8_t **p, c
  * holds the longest MAX events could take, so no varint needs checking
  * for its end before its second byte. */
 static inline __attribute__((always_inline)) uint32_t decode(const struct np_trace_process *pr, struct np_decode *d,
-                                                             const uint8_t *stream, struct np_event *ev,
-                                                             uint32_t *at, uint32_t max, bool roomy)
+                                                             struct np_event *ev, uint32_t max, bool roomy)
 {
     const uint8_t *p = d->p, *end = d->end;
     uint64_t tick = d->tick, first = tick, addr = d->addr;
@@ -178,17 +177,28 @@ static inline __attribute__((always_inline)) uint32_t decode(const struct np_tra
         else if (kind == NP_EV_SWITCH)
             arg = np_ticks_ns(pr->ns_per_tick, arg);
         ev[n] = (struct np_event){ tick, arg, kind }; /* the tick, converted below */
-        at[n] = (uint32_t)(rec - stream);
     }
     d->p = p, d->tick = tick, d->addr = addr;
     ticks_to_times(pr, ev, n, first, wrapped);
     return n;
 }
 
-uint32_t np_events_decode(const struct np_trace_process *pr, struct np_decode *d, const uint8_t *stream,
-                          struct np_event *ev, uint32_t *at, uint32_t max)
+uint32_t np_events_decode(const struct np_trace_process *pr, struct np_decode *d, struct np_event *ev, uint32_t max)
 {
-    if ((size_t)(d->end - d->p) / (2 * NP_VARINT_MAX) >= max)
-        return decode(pr, d, stream, ev, at, max, true);
-    return decode(pr, d, stream, ev, at, max, false);
+    /* as many as the bytes left surely hold without checks, and again
+     * (fewer each time) until few bytes are left */
+    uint32_t n = 0;
+    for (;;) {
+        size_t roomy = (size_t)(d->end - d->p) / (2 * NP_VARINT_MAX);
+        if (roomy < 64 || n == max)
+            break;
+        uint32_t want = roomy < max - n ? (uint32_t)roomy : max - n;
+        uint32_t got = decode(pr, d, ev + n, want, true);
+        n += got;
+        if (got < want)
+            return n; /* stopped at a record */
+    }
+    if (n < max)
+        n += decode(pr, d, ev + n, max - n, false);
+    return n;
 }

@@ -71,10 +71,9 @@ struct np_decode {
     unsigned bad_kind;
 };
 
-/* Decodes up to MAX events of stream STREAM from D into EV, and their
- * offsets in the stream into AT; returns how many. Times as P says. */
-uint32_t np_events_decode(const struct np_trace_process *p, struct np_decode *d, const uint8_t *stream,
-                          struct np_event *ev, uint32_t *at, uint32_t max);
+/* Decodes up to MAX events from D into EV; returns how many. Times as P
+ * says. */
+uint32_t np_events_decode(const struct np_trace_process *p, struct np_decode *d, struct np_event *ev, uint32_t max);
 
 /* Unix ns of TICK, and ns of TICKS, as P's clock says. */
 uint64_t np_tick_time(const struct np_trace_process *p, uint64_t tick);

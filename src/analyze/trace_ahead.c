@@ -108,7 +108,7 @@ static bool decode_chunk(struct np_ahead *a, const struct np_ahead_chunk *c)
         b->chunk = c->off;
         b->decoded = true;
         b->head = head;
-        b->n = np_events_decode(&a->proc, &d, stream, b->ev, b->at, max);
+        b->n = np_events_decode(&a->proc, &d, b->ev, max);
         i += b->n;
         b->pos = (uint32_t)(d.p - stream);
         b->tick = d.tick, b->addr = d.addr, b->pc = d.pc;
@@ -139,7 +139,6 @@ static void free_ahead(struct np_ahead *a)
 {
     for (size_t i = 0; i < SLOTS; i++) {
         free(a->slots[i].ev);
-        free(a->slots[i].at);
     }
     free(a->chunks);
     free(a->payload);
@@ -158,8 +157,7 @@ struct np_ahead *np_ahead_start(int fd, const struct np_trace_process *p, const 
     a->nchunks = n;
     bool ok = (a->chunks = malloc(n * sizeof *chunks)) != NULL;
     for (size_t i = 0; ok && i < SLOTS; i++)
-        ok = (a->slots[i].ev = malloc(BATCH * sizeof *a->slots[i].ev)) &&
-             (a->slots[i].at = malloc(BATCH * sizeof *a->slots[i].at));
+        ok = (a->slots[i].ev = malloc(BATCH * sizeof *a->slots[i].ev)) != NULL;
     if (!ok) {
         free_ahead(a);
         return NULL;

@@ -34,7 +34,6 @@ struct np_ahead_batch {
     struct np_events_head head;
     uint32_t n;                  /* events */
     struct np_event *ev;
-    uint32_t *at;                /* their offsets in the stream */
     /* after these events: where decoding stopped (offset in the stream),
      * and why, if at a bad record (NP_DECODE_BAD_*) or a sample, which the
      * reader reads (NP_DECODE_SAMPLE) */

@@ -551,8 +551,10 @@ static const char *where_in(struct where *w, uint32_t at)
 }
 
 /* Hands N decoded events of thread TID to the sink: in one run when it
- * takes runs, else one callback each. */
-static int deliver(struct reader *r, uint32_t tid, const struct np_event *ev, const uint32_t *at, uint32_t n,
+ * takes runs, else one callback each. FROM: the offset of the first in
+ * the stream, which a sink that stops is told (decoding keeps no offset
+ * per event, which would cost every event a store for a rare message). */
+static int deliver(struct reader *r, uint32_t tid, const struct np_event *ev, uint32_t n, uint32_t from,
                    const struct where *w)
 {
     if (!n || !r->sink)
@@ -563,13 +565,13 @@ static int deliver(struct reader *r, uint32_t tid, const struct np_event *ev, co
         if (rc) {
             done = done < n ? done : n - 1;
             r->sum->events += done;
-            return stopped(r, rc, where_off(w, at[done]));
+            return stopped(r, rc, where_off(w, from));
         }
         r->sum->events += n;
         return 0;
     }
     for (uint32_t k = 0; k < n; k++) {
-        uint64_t now = ev[k].time_ns, arg = ev[k].arg, off = where_off(w, at[k]);
+        uint64_t now = ev[k].time_ns, arg = ev[k].arg, off = where_off(w, from);
         switch (ev[k].kind) {
         case NP_EVENT_ENTER:
             SINK(r, off, enter, tid, now, arg);
@@ -637,13 +639,13 @@ static int events_from(struct reader *r, const struct chunk *c, const struct np_
 {
     struct where w = where_of(c, h);
     struct np_event ev[NP_DECODE_BATCH];
-    uint32_t at[NP_DECODE_BATCH];
     int st;
     while (i < h->count) {
         uint32_t max = h->count - i < NP_DECODE_BATCH ? h->count - i : NP_DECODE_BATCH;
-        uint32_t n = np_events_decode(&r->proc, d, stream, ev, at, max);
+        uint32_t from = (uint32_t)(d->p - stream);
+        uint32_t n = np_events_decode(&r->proc, d, ev, max);
         /* what came before a bad record is delivered before it is reported */
-        if ((st = deliver(r, h->tid, ev, at, n, &w)))
+        if ((st = deliver(r, h->tid, ev, n, from, &w)))
             return st;
         i += n;
         if (d->bad == NP_DECODE_SAMPLE) {
@@ -701,9 +703,10 @@ static int events_ahead(struct reader *r, const struct chunk *c, const struct np
 {
     struct np_events_head h = b->head;
     struct where w = where_of(c, &h);
-    uint32_t i = 0;
+    uint32_t i = 0, from = 0;
     for (;;) {
-        int st = deliver(r, h.tid, b->ev, b->at, b->n, &w);
+        int st = deliver(r, h.tid, b->ev, b->n, from, &w);
+        from = b->pos;
         i += b->n;
         bool last = b->last;
         int bad = b->bad;
