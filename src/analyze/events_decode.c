@@ -92,28 +92,40 @@ uint64_t np_tick_time(const struct np_trace_process *p, uint64_t tick)
     return p->start_ns > d ? p->start_ns - d : 0;
 }
 
-/* Turns the ticks in EV[0..N).time_ns into times. They do not decrease
- * (from FIRST on, unless WRAPPED past 2^64), so when the last one needs
- * none of np_tick_time's care (a time before the start, a value past
- * 2^63, an overflow), none does: the conversion is monotonic. Below 2^63
- * the signed conversions give the values of the unsigned ones, cheaper. */
+/* Whether np_tick_time needs none of its care (a time before the start,
+ * a value past 2^63, an overflow) for ticks from FIRST to LAST, which do
+ * not decrease (unless WRAPPED past 2^64): then fast_time, monotonic,
+ * gives its values for all of them. */
+static bool fast_times(const struct np_trace_process *p, uint64_t first, uint64_t last, bool wrapped)
+{
+    uint64_t dt = last - p->start_tick;
+    double ns = (double)(int64_t)dt * p->ns_per_tick + 0.5;
+    return !wrapped && first >= p->start_tick && dt < (UINT64_C(1) << 63) && ns < 0x1p63 &&
+           (uint64_t)(int64_t)ns <= UINT64_MAX - p->start_ns;
+}
+
+/* np_tick_time where fast_times holds: below 2^63 the signed conversions
+ * give the values of the unsigned ones, cheaper. */
+static inline uint64_t fast_time(const struct np_trace_process *p, uint64_t tick)
+{
+    double ns = (double)(int64_t)(tick - p->start_tick) * p->ns_per_tick + 0.5;
+    return p->start_ns + (uint64_t)(int64_t)ns;
+}
+
+/* Turns the ticks in EV[0..N).time_ns into times (FIRST, WRAPPED: as
+ * fast_times has them). */
 static void ticks_to_times(const struct np_trace_process *p, struct np_event *ev, uint32_t n, uint64_t first,
                            bool wrapped)
 {
     if (!n)
         return;
-    uint64_t dt = ev[n - 1].time_ns - p->start_tick;
-    double last = (double)(int64_t)dt * p->ns_per_tick + 0.5;
-    if (wrapped || first < p->start_tick || dt >= (UINT64_C(1) << 63) || !(last < 0x1p63) ||
-        (uint64_t)(int64_t)last > UINT64_MAX - p->start_ns) {
+    if (!fast_times(p, first, ev[n - 1].time_ns, wrapped)) {
         for (uint32_t i = 0; i < n; i++)
             ev[i].time_ns = np_tick_time(p, ev[i].time_ns);
         return;
     }
-    for (uint32_t i = 0; i < n; i++) {
-        double ns = (double)(int64_t)(ev[i].time_ns - p->start_tick) * p->ns_per_tick + 0.5;
-        ev[i].time_ns = p->start_ns + (uint64_t)(int64_t)ns;
-    }
+    for (uint32_t i = 0; i < n; i++)
+        ev[i].time_ns = fast_time(p, ev[i].time_ns);
 }
 
 /* ---- events ------------------------------------------------------------------ */
@@ -139,12 +151,14 @@ static inline __attribute__((always_inline)) int get_varint(const uint8_t **p, c
     return np_get_varint(p, end, v);
 }
 
-/* The ticks first, then the times: the conversions (floating point, a
- * long chain each) of successive events then overlap. ROOMY: the stream
- * holds the longest MAX events could take, so no varint needs checking
- * for its end before its second byte. */
+/* Decodes up to MAX events. ROOMY: the stream holds the longest MAX
+ * events could take, so no varint needs checking for its end before its
+ * second byte. TIMES: each tick is made a time at once, as if fast_times
+ * held; the caller checks that it did. Else the ticks first, then the
+ * times. */
 static inline __attribute__((always_inline)) uint32_t decode(const struct np_trace_process *pr, struct np_decode *d,
-                                                             struct np_event *ev, uint32_t max, bool roomy)
+                                                             struct np_event *ev, uint32_t max, bool roomy,
+                                                             bool times)
 {
     const uint8_t *p = d->p, *end = d->end;
     uint64_t tick = d->tick, first = tick, addr = d->addr;
@@ -176,10 +190,13 @@ static inline __attribute__((always_inline)) uint32_t decode(const struct np_tra
             arg = addr += (uint64_t)np_unzigzag(arg);
         else if (kind == NP_EV_SWITCH)
             arg = np_ticks_ns(pr->ns_per_tick, arg);
-        ev[n] = (struct np_event){ tick, arg, kind }; /* the tick, converted below */
+        ev[n] = (struct np_event){ times ? fast_time(pr, tick) : tick, arg, kind };
     }
     d->p = p, d->tick = tick, d->addr = addr;
-    ticks_to_times(pr, ev, n, first, wrapped);
+    if (!times)
+        ticks_to_times(pr, ev, n, first, wrapped);
+    else if (!fast_times(pr, first, tick, wrapped))
+        d->slow_times = true; /* np_events_decode decodes these again */
     return n;
 }
 
@@ -193,12 +210,18 @@ uint32_t np_events_decode(const struct np_trace_process *pr, struct np_decode *d
         if (roomy < 64 || n == max)
             break;
         uint32_t want = roomy < max - n ? (uint32_t)roomy : max - n;
-        uint32_t got = decode(pr, d, ev + n, want, true);
+        struct np_decode from = *d;
+        uint32_t got = d->slow_times ? 0 : decode(pr, d, ev + n, want, true, true);
+        if (d->slow_times) { /* times that need np_tick_time: rare */
+            *d = from;
+            d->slow_times = true;
+            got = decode(pr, d, ev + n, want, true, false);
+        }
         n += got;
         if (got < want)
             return n; /* stopped at a record */
     }
     if (n < max)
-        n += decode(pr, d, ev + n, max - n, false);
+        n += decode(pr, d, ev + n, max - n, false, false);
     return n;
 }

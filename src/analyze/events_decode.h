@@ -69,6 +69,7 @@ struct np_decode {
     int bad;                  /* NP_DECODE_BAD_*: stopped at a bad record;
                                  NP_DECODE_SAMPLE: at a SAMPLE, which the reader reads */
     unsigned bad_kind;
+    bool slow_times;          /* its times need np_tick_time's care */
 };
 
 /* Decodes up to MAX events from D into EV; returns how many. Times as P
