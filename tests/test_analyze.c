@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "analyze/events_decode.h"
 #include "analyze/gmon_bb.h"
 #include "analyze/model.h"
 #include "analyze/textfmt.h"
@@ -1224,6 +1225,52 @@ static const char *sample_file(struct tb *b, const char *name)
     return path;
 }
 
+/* Times as np_tick_time gives them, whichever way a batch is converted:
+ * at once while decoding (ticks after the start, small enough), or with
+ * care (before the start, past 2^63 ns, wrapping past 2^64 ticks). Each
+ * chunk holds enough events for the fast path to serve most of them. */
+static void times_every_way(void **state)
+{
+    (void)state;
+    const double nspt = 0.37;
+    const uint64_t start_tick = 5000000, start_ns = UINT64_C(1700000000000000000);
+    /* each chunk's first tick, and its step between events */
+    const uint64_t first[] = { 1000, 6000000, (UINT64_C(1) << 63) / 37 * 100 - 20000, UINT64_MAX - 30000 };
+    const uint64_t step = 7;
+    enum { PER_CHUNK = 4000 };
+    struct tb b;
+    tb_init(&b);
+    tb_header(&b);
+    tb_info(&b, 1, 0, nspt, start_tick, start_ns, "test", 0, NULL);
+    uint64_t ticks[4 * PER_CHUNK];
+    size_t nt = 0;
+    for (int c = 0; c < 4; c++) {
+        tb_events_begin(&b, 7, first[c]);
+        uint64_t t = first[c];
+        for (int i = 0; i < PER_CHUNK; i++, t += step) {
+            if (i % 2)
+                tb_exit(&b, t);
+            else
+                tb_enter(&b, t, 0x1000);
+            ticks[nt++] = t;
+        }
+        tb_events_end(&b, c % 2 ? NP_COMPRESS_ZSTD : NP_COMPRESS_NONE);
+    }
+    const char *path = file_in_dir("times.npt");
+    tb_write(&b, path);
+    struct recorder r = { 0 };
+    struct np_trace_summary sum;
+    assert_int_equal(read_events(path, &r, &sum), NP_TRACE_OK);
+    assert_int_equal(r.n, nt);
+    struct np_trace_process p = { .ns_per_tick = nspt, .start_tick = start_tick, .start_ns = start_ns };
+    for (size_t i = 0; i < nt; i++)
+        if (r.ev[i].t != np_tick_time(&p, ticks[i]))
+            fail_msg("event %zu (tick %llu): %llu ns, not %llu", i, (unsigned long long)ticks[i],
+                     (unsigned long long)r.ev[i].t, (unsigned long long)np_tick_time(&p, ticks[i]));
+    free(r.ev);
+    tb_free(&b);
+}
+
 static void every_cut(void **state)
 {
     (void)state;
@@ -1510,6 +1557,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(samples_decode, setup, teardown),
         cmocka_unit_test_setup_teardown(samples_pcs, setup, teardown),
         cmocka_unit_test_setup_teardown(samples_profile, setup, teardown),
+        cmocka_unit_test_setup_teardown(times_every_way, setup, teardown),
         cmocka_unit_test_setup_teardown(every_cut, setup, teardown),
         cmocka_unit_test_setup_teardown(random_damage, setup, teardown),
         cmocka_unit_test(xml_text_escapes),
