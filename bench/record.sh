@@ -7,9 +7,11 @@
 #
 # The workloads time themselves (their own printed minimum over
 # --offsets x --reps runs), so start-up and the final flush are left out of
-# the slowdown; they are in the bytes and in the report times. Each report
-# time is the median of NP_REC_REPORT_RUNS (5) runs of it: one run on this
-# kind of shared machine moves by 10% or more.
+# the slowdown; they are in the bytes and in the report times. The two
+# reports run in turn, NP_REC_REPORT_RUNS (7) times each: their ratio is
+# the median of the pairs' ratios, so that a slow spell of the machine
+# (one run moves by 10% or more here) slows both sides of a pair; the
+# times shown are each side's median.
 set -eu
 BUILD=${1:-build}
 B=$BUILD/bench
@@ -17,7 +19,7 @@ NP=$BUILD/src/nanoprof
 OFFSETS=${NP_REC_OFFSETS:-4}
 REPS=${NP_REC_REPS:-1}
 WORKLOADS=${NP_BENCH_WORKLOADS:-"fib wordfreq"}
-REPORT_RUNS=${NP_REC_REPORT_RUNS:-5} # report times: the median of this many runs
+REPORT_RUNS=${NP_REC_REPORT_RUNS:-7} # report times: this many runs of each, in turn
 UFTRACE=${UFTRACE:-uftrace}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/nprec.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
@@ -25,16 +27,13 @@ trap 'rm -rf "$TMP"' EXIT INT TERM
 field() { # field NAME LINE
     echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
 }
-secs() { # secs COMMAND...: wall seconds of the command (the median of REPORT_RUNS runs), output discarded
-    i=0
-    while [ $i -lt "$REPORT_RUNS" ]; do
-        s=$(date +%s.%N)
-        "$@" >/dev/null 2>&1 || { echo "record.sh: failed: $*" >&2; exit 1; }
-        e=$(date +%s.%N)
-        echo "$s $e" | awk '{ printf "%.4f\n", $2 - $1 }'
-        i=$((i + 1))
-    done | sort -n | awk '{ v[NR] = $1 } END { printf "%.3f", v[int((NR + 1) / 2)] }'
+wall() { # wall COMMAND...: its wall seconds, output discarded
+    s=$(date +%s.%N)
+    "$@" >/dev/null 2>&1 || { echo "record.sh: failed: $*" >&2; exit 1; }
+    e=$(date +%s.%N)
+    echo "$s $e" | awk '{ printf "%.4f\n", $2 - $1 }'
 }
+median() { sort -n | awk '{ v[NR] = $1 } END { printf "%.3f", v[int((NR + 1) / 2)] }'; }
 ratio() { echo "$1 $2" | awk '{ printf "%.2f", ($2 > 0 ? $1 / $2 : 0) }'; }
 
 if [ ! -x "$NP" ] || ! "$NP" --help | grep -q "^  record"; then
@@ -56,22 +55,32 @@ for w in $WORKLOADS; do
     npline=$("$NP" record -o "$TMP/np.data" -- "$B/bench_${w}_hookless" $args 2>/dev/null | grep '^bench=')
     np=$(field ns_min "$npline")
     npbytes=$(du -sb "$TMP/np.data" | cut -f1)
-    nprep=$(secs "$NP" report "$TMP/np.data")
-    uf=0 ufbytes=0 ufrep=0
+    uf=0 ufbytes=0
     if [ $have_uftrace = 1 ]; then
         ufline=$("$UFTRACE" record -d "$TMP/uf.data" --no-libcall --no-sched "$B/bench_${w}_hookless" $args 2>/dev/null | grep '^bench=')
         uf=$(field ns_min "$ufline")
         ufbytes=$(du -sb "$TMP/uf.data" | cut -f1)
-        ufrep=$(secs "$UFTRACE" report -d "$TMP/uf.data")
     fi
+    : >"$TMP/pairs"
+    i=0
+    while [ $i -lt "$REPORT_RUNS" ]; do
+        a=$(wall "$NP" report "$TMP/np.data")
+        b=0
+        if [ $have_uftrace = 1 ]; then b=$(wall "$UFTRACE" report -d "$TMP/uf.data"); fi
+        echo "$a $b" >>"$TMP/pairs"
+        i=$((i + 1))
+    done
+    nprep=$(cut -d' ' -f1 "$TMP/pairs" | median)
+    ufrep=$(cut -d' ' -f2 "$TMP/pairs" | median)
+    reprx=$(awk '{ printf "%.4f\n", ($1 > 0 ? $2 / $1 : 0) }' "$TMP/pairs" | median | awk '{ printf "%.2f", $1 }')
     percall() { echo "$1 $calls $runs" | awk '{ printf "%.2f", $1 / ($2 * $3) }'; }
     printf '%-10s %12.3f %12.3f %12.3f %9s %9s %10s %10s %10s %10s %8s\n' "$w" \
         "$(echo "$base" | awk '{print $1/1e6}')" "$(echo "$np" | awk '{print $1/1e6}')" \
         "$(echo "$uf" | awk '{print $1/1e6}')" "$(ratio "$np" "$base")" "$(ratio "$uf" "$base")" \
-        "$(percall "$npbytes")" "$(percall "$ufbytes")" "$nprep" "$ufrep" "$(ratio "$ufrep" "$nprep")"
+        "$(percall "$npbytes")" "$(percall "$ufbytes")" "$nprep" "$ufrep" "$reprx"
     over_np=$(echo "$np $base $calls" | awk '{ printf "%.2f", ($1 - $2) / $3 }')
     over_uf=$(echo "$uf $base $calls" | awk '{ printf "%.2f", ($1 - $2) / $3 }')
-    echo "$w" "$over_np" "$over_uf" "$(percall "$npbytes")" "$(ratio "$ufrep" "$nprep")" >>"$TMP/targets"
+    echo "$w" "$over_np" "$over_uf" "$(percall "$npbytes")" "$reprx" >>"$TMP/targets"
     rm -rf "$TMP/np.data" "$TMP/uf.data"
 done
 echo
@@ -83,6 +92,6 @@ while read -r w onp ouf bpc rx; do
         "$(echo "$r" | awk '{ print ($1 <= 0.4 ? "PASS" : "MISS") }')"
     printf '%-10s %-44s %10s %10s %6s\n' "$w" "bytes per call" "$bpc" "<= 4" \
         "$(echo "$bpc" | awk '{ print ($1 <= 4 ? "PASS" : "MISS") }')"
-    printf '%-10s %-44s %10s %10s %6s\n' "$w" "uftrace report time / nanoprof report" "$rx" ">= 10" \
+    printf '%-10s %-44s %10s %10s %6s\n' "$w" "uftrace report / nanoprof report, by pairs" "$rx" ">= 10" \
         "$(echo "$rx" | awk '{ print ($1 >= 10 ? "PASS" : "MISS") }')"
 done <"$TMP/targets"
