@@ -5,10 +5,11 @@
 #include "record_run.h"
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <cmocka.h>
 
-static char cli[] = NP_CLI, prog[] = REC_PROG;
+static char cli[] = NP_CLI, prog[] = REC_PROG, fortify[] = REC_PROG_FORTIFY;
 
 /* nanoprof record <args...>, run from r's directory (trace: -o r->dir). */
 #define RECORD(r, ...) run_prog(r, (char *const[]){ cli, "record", __VA_ARGS__, NULL }, NULL, 0)
@@ -148,6 +149,51 @@ static void test_statuses(void **state)
     run_cleanup(&r);
 }
 
+/* Whether the file at PATH holds the string S (a dynamic symbol's name). */
+static bool file_has(const char *path, const char *s)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    size_t n = strlen(s), at = 0;
+    int c;
+    while (at < n && (c = getc(f)) != EOF)
+        at = c == s[at] ? at + 1 : (c == s[0]);
+    fclose(f);
+    return at == n;
+}
+
+/* A program built as distributions build them (optimised, _FORTIFY_SOURCE:
+ * its longjmp is __longjmp_chk), and sigsetjmp/siglongjmp: each jump
+ * closes the calls it leaves, under the preloaded runtime. */
+static void test_jumps(void **state)
+{
+    (void)state;
+    assert_true(file_has(fortify, "__longjmp_chk"));
+    struct run r;
+    run_init(&r, "cli_jumps");
+    char *const progs[] = { fortify, prog };
+    const char *const modes[] = { "longjmp", "sigjmp" };
+    for (int i = 0; i < 2; i++) {
+        RECORD(&r, "-o", r.dir, progs[i], (char *)modes[i]);
+        assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+        assert_int_equal(r.nfiles, 1);
+        const struct dec_file *f = &r.dec[0];
+        if (f->err[0])
+            fail_msg("%s", f->err);
+        uint64_t jumper = addr_of(&r, "main", "jumper"), f3 = addr_of(&r, "main", "f3");
+        uint64_t guard = addr_of(&r, "main", i ? "guard_sig" : "guard");
+        assert_true(jumper && f3 && guard);
+        /* five calls of jumper entered, and closed by the jump */
+        assert_int_equal(dec_count(f, 0, jumper, 0), 5);
+        assert_int_equal(dec_count(f, 0, jumper, 1), 5);
+        assert_int_equal(dec_count(f, 0, guard, 1), 1);
+        assert_int_equal(dec_count(f, 0, f3, 1), 2);
+        assert_int_equal(f->threads[0].depth, 0);
+        assert_int_equal(f->threads[0].orphan_exits, 0);
+    }
+    run_cleanup(&r);
+}
+
 static void test_missing_lib(void **state)
 {
     (void)state;
@@ -165,6 +211,7 @@ int main(void)
         cmocka_unit_test(test_help),           cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_cannot_run),     cmocka_unit_test(test_record_threads),
         cmocka_unit_test(test_statuses),       cmocka_unit_test(test_missing_lib),
+        cmocka_unit_test(test_jumps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

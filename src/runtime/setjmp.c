@@ -11,12 +11,16 @@
  * to the real setjmp with the caller's stack as it was, so the real one
  * saves the right frame.
  *
- * Covered: setjmp and _setjmp, returned to by longjmp, _longjmp or
- * siglongjmp. Not covered: sigsetjmp (the C library's __sigsetjmp is the
- * implementation the others jump to, and the only one a static executable
- * has) and _FORTIFY_SOURCE's __longjmp_chk: a jump to or through those cuts
- * nothing. Where no assembly exists for the CPU, nothing is interposed.
- * docs/instrumenting.md says what that means. */
+ * Covered everywhere: setjmp and _setjmp, returned to by longjmp,
+ * _longjmp or siglongjmp. The shared library (NP_INTERPOSE_NEXT: what
+ * `nanoprof record` preloads) also covers sigsetjmp, which is the C
+ * library's __sigsetjmp (x86-64), and _FORTIFY_SOURCE's __longjmp_chk,
+ * what longjmp becomes in a program built with it and optimised: there
+ * the real ones are found with dlsym(RTLD_NEXT). A static library cannot
+ * (__sigsetjmp is the one implementation a static executable has, and
+ * __longjmp_chk its one public longjmp), so there a jump to or through
+ * those cuts nothing. Where no assembly exists for the CPU, nothing is
+ * interposed. docs/instrumenting.md says what that means. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include "cost_hot.h"
@@ -36,6 +40,13 @@ const char np_setjmp_linked = 1;
  * is left alone: it is the one real implementation every build can reach,
  * static executables included. */
 #if defined(__x86_64__)
+#if defined(NP_INTERPOSE_NEXT)
+/* __sigsetjmp is ours too: jump past it to the C library's, which
+ * np_setjmp_note has found */
+#define NP_SIGSETJMP_REAL "jmp *np_real_sigsetjmp(%rip)\n"
+#else
+#define NP_SIGSETJMP_REAL "jmp __sigsetjmp@PLT\n"
+#endif
 #define NP_SETJMP(name, savemask)                                           \
     ".globl " name "\n.type " name ", @function\n" name ":\n"             \
     ".cfi_startproc\n"                                                     \
@@ -43,8 +54,24 @@ const char np_setjmp_linked = 1;
     "call np_setjmp_note\n"                                                \
     "popq %rdi\n.cfi_adjust_cfa_offset -8\n"                               \
     "movl $" #savemask ", %esi\n"                                          \
-    "jmp __sigsetjmp@PLT\n"                                                \
+    NP_SIGSETJMP_REAL                                                      \
     ".cfi_endproc\n.size " name ", . - " name "\n"
+#if defined(NP_INTERPOSE_NEXT)
+/* __sigsetjmp(env, savemask): both arguments kept across the note (and
+ * the stack aligned for the call) */
+#define NP_SIGSETJMP                                                        \
+    ".globl __sigsetjmp\n.type __sigsetjmp, @function\n__sigsetjmp:\n"    \
+    ".cfi_startproc\n"                                                     \
+    "pushq %rdi\n.cfi_adjust_cfa_offset 8\n"                               \
+    "pushq %rsi\n.cfi_adjust_cfa_offset 8\n"                               \
+    "subq $8, %rsp\n.cfi_adjust_cfa_offset 8\n"                            \
+    "call np_setjmp_note\n"                                                \
+    "addq $8, %rsp\n.cfi_adjust_cfa_offset -8\n"                           \
+    "popq %rsi\n.cfi_adjust_cfa_offset -8\n"                               \
+    "popq %rdi\n.cfi_adjust_cfa_offset -8\n"                               \
+    "jmp *np_real_sigsetjmp(%rip)\n"                                       \
+    ".cfi_endproc\n.size __sigsetjmp, . - __sigsetjmp\n"
+#endif
 #elif defined(__aarch64__)
 #define NP_SETJMP(name, savemask)                                           \
     ".globl " name "\n.type " name ", %function\n" name ":\n"             \
@@ -61,25 +88,41 @@ const char np_setjmp_linked = 1;
     ".cfi_endproc\n.size " name ", . - " name "\n"
 #endif
 
+#if !defined(NP_SIGSETJMP)
+#define NP_SIGSETJMP ""
+#endif
+
 __asm__(".text\n"
         NP_SETJMP("setjmp", 1)
-        NP_SETJMP("_setjmp", 0));
+        NP_SETJMP("_setjmp", 0)
+        NP_SIGSETJMP);
 
 /* The C library's longjmp: found at the first setjmp (dlsym in a dynamic
  * executable, which also finds a sanitizer's interceptor); a fully static
  * executable has no dynamic symbols, and there __longjmp_chk, the one other
- * public longjmp, does the jump. */
+ * public longjmp, does the jump (a static library does not define it). */
 typedef void (*jmp_fn)(void *, int) __attribute__((noreturn));
 extern void __longjmp_chk(void *env, int val) __attribute__((noreturn));
 static jmp_fn real_longjmp;
+#if defined(NP_INTERPOSE_NEXT)
+static jmp_fn real_longjmp_chk;
+/* the C library's __sigsetjmp, for the assembly above */
+__attribute__((visibility("hidden"))) void *np_real_sigsetjmp;
+#endif
 
 static jmp_fn find_longjmp(void)
 {
     jmp_fn f = __atomic_load_n(&real_longjmp, __ATOMIC_ACQUIRE);
     if (!f) {
         f = (jmp_fn)dlsym(RTLD_NEXT, "siglongjmp");
+#if defined(NP_INTERPOSE_NEXT)
+        /* all three are there in any dynamic executable */
+        __atomic_store_n(&real_longjmp_chk, (jmp_fn)dlsym(RTLD_NEXT, "__longjmp_chk"), __ATOMIC_RELEASE);
+        __atomic_store_n(&np_real_sigsetjmp, dlsym(RTLD_NEXT, "__sigsetjmp"), __ATOMIC_RELEASE);
+#else
         if (!f)
             f = __longjmp_chk;
+#endif
         __atomic_store_n(&real_longjmp, f, __ATOMIC_RELEASE);
     }
     return f;
@@ -189,5 +232,16 @@ static __attribute__((noreturn)) void jump(void *env, int val)
 NP_HOOK __attribute__((noreturn)) void longjmp(void *env, int val) { jump(env, val); }
 NP_HOOK __attribute__((noreturn)) void _longjmp(void *env, int val) { jump(env, val); }
 NP_HOOK __attribute__((noreturn)) void siglongjmp(void *env, int val) { jump(env, val); }
+
+#if defined(NP_INTERPOSE_NEXT)
+/* _FORTIFY_SOURCE's longjmp: the same, then the C library's own check
+ * (that the jump does not go up the stack) and jump. */
+NP_HOOK __attribute__((noreturn)) void __longjmp_chk(void *env, int val)
+{
+    note_longjmp(env);
+    (void)find_longjmp();
+    __atomic_load_n(&real_longjmp_chk, __ATOMIC_ACQUIRE)(env, val);
+}
+#endif
 
 #endif

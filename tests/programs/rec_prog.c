@@ -22,7 +22,9 @@
  *   slow             slowf x2 (20 ms each), fastf x100
  *   fib N            fib(N)
  *   longjmp          guard: setjmp, then jumper(5) nests 5 deep and longjmps
- *                    back; then f3 x2
+ *                    back; then f3 x2 (built with _FORTIFY_SOURCE, the
+ *                    longjmp is __longjmp_chk)
+ *   sigjmp           the same with sigsetjmp and siglongjmp
  *   dlopen LIB       f1 x1, then dlopen LIB and call its plugin_work x3
  *   named            NP_ENTER("phase one") { f1 x2 } x3, then
  *                    NP_ENTER("phase two") { f2 x1 } x1 (linked builds only)
@@ -232,11 +234,14 @@ NOPROF static int uthreads(void)
 
 static jmp_buf jump_env;
 
-static volatile int armed = 1;
+static sigjmp_buf sig_env;
+static volatile int armed = 1, use_sig;
 
 KEEP void jumper(int n)
 {
     if (n <= 1) {
+        if (armed && use_sig)
+            siglongjmp(sig_env, 1);
         if (armed)
             longjmp(jump_env, 1);
     } else {
@@ -248,6 +253,16 @@ KEEP void jumper(int n)
 KEEP int guard(void)
 {
     if (setjmp(jump_env) == 0) {
+        jumper(5);
+        return 0;
+    }
+    return 1;
+}
+
+KEEP int guard_sig(void)
+{
+    use_sig = 1;
+    if (sigsetjmp(sig_env, 1) == 0) {
         jumper(5);
         return 0;
     }
@@ -368,9 +383,9 @@ int main(int argc, char **argv)
         printf("fib %u = %u\n", n, fib(n));
         return 0;
     }
-    if (strcmp(mode, "longjmp") == 0) {
-        SHOW(guard), SHOW(jumper), SHOW(f3);
-        int r = guard();
+    if (strcmp(mode, "longjmp") == 0 || strcmp(mode, "sigjmp") == 0) {
+        SHOW(guard), SHOW(guard_sig), SHOW(jumper), SHOW(f3);
+        int r = strcmp(mode, "sigjmp") == 0 ? guard_sig() : guard();
         for (int i = 0; i < 2; i++)
             f3();
         return r == 1 ? 0 : 1;
