@@ -81,7 +81,7 @@ static const char *root_of(const char *name)
 {
     static const char *const map[][2] = { { "fa", "thread_a" }, { "fb", "thread_a" }, { "fc", "thread_b" },
                                           { "fm", "main" },     { "fchild", "main" }, { "fphase", "main" },
-                                          { "fafter", "main" } };
+                                          { "fafter", "main" }, { "fdeep", "chain_outer" } };
     for (size_t i = 0; i < sizeof map / sizeof *map; i++)
         if (!strcmp(map[i][0], name))
             return map[i][1];
@@ -291,15 +291,17 @@ static void run_mode(struct run *r, const char *mode, const char *const *env)
     }
 }
 
-static void sampling_chunk(const struct proc_stat *p, unsigned hz)
+static void sampling_chunk_by(const struct proc_stat *p, unsigned hz, unsigned unwinder)
 {
     assert_true(p->nsampling >= 1);
     assert_int_equal(p->hz[0], hz);
     assert_int_equal(p->period_ns[0], (1000000000u + hz / 2) / hz);
-    assert_int_equal(p->unwinder, NP_UNWIND_FP);
+    assert_int_equal(p->unwinder, unwinder);
     assert_int_equal(p->flags, NP_SAMPLING_CPU_TIME | NP_SAMPLING_RETURN_ADDRS);
     assert_int_equal(p->max_frames, 128);
 }
+
+static void sampling_chunk(const struct proc_stat *p, unsigned hz) { sampling_chunk_by(p, hz, NP_UNWIND_FP); }
 
 static void test_shares(void **state)
 {
@@ -373,6 +375,35 @@ static void test_shares(void **state)
     free_trace(&t);
     run_cleanup(&r);
 }
+
+#if !defined(SAMPLE_CLI) && !defined(SAMPLE_INSTR)
+/* NANOPROF_UNWIND=dwarf (libunwind, in the shared runtime): the whole chain
+ * above fdeep (main, chain_outer, chain_middle, chain_inner), in every
+ * build, sanitizers included; a bad value is one line, and no sampling.
+ * test_samples_unwind.sh runs it on code without frame pointers. */
+static void test_dwarf(void **state)
+{
+    (void)state;
+    struct run r;
+    struct trace_stat t;
+    run_init(&r, "dwarf");
+    run_mode(&r, "chain", (const char *const[]){ "NANOPROF_UNWIND=dwarf", NULL });
+    read_trace(r.dir, &t);
+    assert_int_equal(t.nprocs, 1);
+    const struct proc_stat *p = &t.procs[0];
+    sampling_chunk_by(p, 997, NP_UNWIND_DWARF);
+    const struct thr_stat *m = thread_in(p, "fdeep");
+    assert_true(periods_in(m, "fdeep") > 300); /* 600 ms */
+    stacks_reach(m, "fdeep", 0.9);
+    free_trace(&t);
+
+    run_mode(&r, "chain", (const char *const[]){ "NANOPROF_UNWIND=frames", NULL });
+    char first[1024];
+    assert_int_equal(count_lines(r.err, first, sizeof first), 1);
+    assert_non_null(strstr(first, "nanoprof: recording: NANOPROF_UNWIND: not fp or dwarf"));
+    run_cleanup(&r);
+}
+#endif
 
 #ifndef SAMPLE_INSTR
 /* A thread that blocks SIGPROF is not sampled; nothing else changes. Not
@@ -540,6 +571,7 @@ int main(void)
 #endif
 #if !defined(SAMPLE_CLI) && !defined(SAMPLE_INSTR)
         cmocka_unit_test(test_api),
+        cmocka_unit_test(test_dwarf),
 #endif
 #ifdef SAMPLE_CLI
         cmocka_unit_test(test_cli_usage),

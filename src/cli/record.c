@@ -60,6 +60,11 @@ static const char usage_text[] =
     "                        of its CPU time (1 to 100000, default 997); PROG\n"
     "                        then needs no instrumentation (docs/sampling.md)\n"
     "                                                              [NANOPROF_SAMPLE]\n"
+    "      --unwind HOW      how a sample finds its callers: fp, along the frame\n"
+    "                        pointers (default: cheapest, needs code built with\n"
+    "                        -fno-omit-frame-pointer), or dwarf, from the call-\n"
+    "                        frame information (libunwind: any code, costs\n"
+    "                        more)                                 [NANOPROF_UNWIND]\n"
     "  -h, --help            print this help and exit\n"
     "\n"
     "The runtime is found next to this command (build tree) or in ../lib*\n"
@@ -267,7 +272,7 @@ static void forward(int sig)
 int np_cmd_record(int argc, char **argv)
 {
     const char *out = getenv("NANOPROF_RECORD");
-    const char *depth = NULL, *tfilter = NULL, *buffer = NULL, *sample = NULL;
+    const char *depth = NULL, *tfilter = NULL, *buffer = NULL, *sample = NULL, *unwind = NULL;
     char *filter = NULL, *notrace = NULL;
     int i = 1;
     if (!out || !*out)
@@ -294,9 +299,10 @@ int np_cmd_record(int argc, char **argv)
         static const struct {
             const char *s, *l;
         } opts[] = { { "-o", "--output" }, { "-F", "--filter" }, { "-N", "--notrace" },
-                     { "-D", "--depth" }, { NULL, "--time-filter" }, { "-b", "--buffer" } };
+                     { "-D", "--depth" }, { NULL, "--time-filter" }, { "-b", "--buffer" },
+                     { NULL, "--unwind" } };
         int which = -1;
-        for (int k = 0; k < 6 && which < 0; k++) {
+        for (int k = 0; k < 7 && which < 0; k++) {
             size_t ll = strlen(opts[k].l);
             if (strcmp(a, opts[k].l) == 0 || (opts[k].s && strcmp(a, opts[k].s) == 0)) {
                 which = k;
@@ -340,6 +346,11 @@ int np_cmd_record(int argc, char **argv)
             if (!valid_size(val))
                 return usage_error("-b: '%s' is not a size from 4k to 1G%s", val, "");
             buffer = val;
+            break;
+        case 6:
+            if (strcmp(val, "fp") != 0 && strcmp(val, "dwarf") != 0)
+                return usage_error("--unwind: '%s' is not fp or dwarf%s", val, "");
+            unwind = val;
             break;
         default:
             return usage_error("unknown option '%s'%s", a, "");
@@ -388,6 +399,8 @@ int np_cmd_record(int argc, char **argv)
             setenv("NANOPROF_BUFFER", buffer, 1);
         if (sample)
             setenv("NANOPROF_SAMPLE", sample, 1);
+        if (unwind)
+            setenv("NANOPROF_UNWIND", unwind, 1);
         execvp(argv[i], argv + i);
         int e = errno;
         if (write(pfd[1], &e, sizeof e) < 0)

@@ -49,7 +49,8 @@ enum np_event_kind {
 #define NP_SAMPLE_MAX_FRAMES 256
 enum np_unwinder {
     NP_UNWIND_PC = 0,     /* the interrupted PC only */
-    NP_UNWIND_FP = 1      /* PC, then return addresses along the frame-pointer chain */
+    NP_UNWIND_FP = 1,     /* PC, then return addresses along the frame-pointer chain */
+    NP_UNWIND_DWARF = 2   /* PC, then return addresses found from the DWARF call-frame information */
 };
 enum np_sampling_flags {
     NP_SAMPLING_CPU_TIME = 1u << 0,    /* periods are of the thread's CPU time */

@@ -31,6 +31,10 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#if defined(NP_HAVE_LIBUNWIND)
+#define UNW_LOCAL_ONLY /* this process only: the faster, smaller API */
+#include <libunwind.h>
+#endif
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +67,7 @@ _Static_assert(MAX_FRAMES <= NP_SAMPLE_MAX_FRAMES && MAX_FRAMES <= 255, "frame c
 
 static struct {
     unsigned cfg_hz;   /* NANOPROF_SAMPLE */
+    unsigned unwinder; /* NANOPROF_UNWIND: NP_UNWIND_FP or NP_UNWIND_DWARF */
     unsigned hz;       /* atomic: sampling at this rate now, or 0 */
     int wanted;        /* atomic: sampling was asked for in this process */
     int installed;     /* atomic: our handler is in place */
@@ -173,6 +178,33 @@ UNSANITIZED static unsigned walk(const ucontext_t *uc, const struct np_rec_strea
     return n;
 }
 
+/* The same from the DWARF call-frame information (.eh_frame), through
+ * libunwind, for code built without frame pointers. libunwind's local
+ * unwinding is async-signal-safe (libunwind(3)); it reads the unwind
+ * tables of the loaded objects, which it finds with dl_iterate_phdr, so it
+ * costs more than the frame-pointer walk (docs/sampling.md). Starting from
+ * the signal's context (UNW_INIT_SIGNAL_FRAME) makes the first frame the
+ * interrupted PC itself. */
+UNSANITIZED static unsigned walk_dwarf(ucontext_t *uc, uint64_t *out)
+{
+#if defined(NP_HAVE_LIBUNWIND)
+    unw_cursor_t cur;
+    unsigned n = 0;
+    if (unw_init_local2(&cur, uc, UNW_INIT_SIGNAL_FRAME) == 0) {
+        do {
+            unw_word_t ip;
+            if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || !ip)
+                break;
+            out[n++] = (uint64_t)ip & NP_ADDR_MASK;
+        } while (n < MAX_FRAMES && unw_step(&cur) > 0);
+    }
+    return n;
+#else
+    (void)uc, (void)out;
+    return 0;
+#endif
+}
+
 static uint64_t field(uint64_t v)
 {
     return v > NP_RAW_SAMPLE_FIELD_MAX ? NP_RAW_SAMPLE_FIELD_MAX : v;
@@ -215,7 +247,9 @@ static void take(const siginfo_t *si, void *uc)
     }
     if (!np_rec_stopped()) {
         uint64_t fr[MAX_FRAMES];
-        unsigned n = walk(uc, s, fr);
+        unsigned n = S.unwinder == NP_UNWIND_DWARF ? walk_dwarf(uc, fr) : 0;
+        if (!n) /* or libunwind found nothing: the PC, at least */
+            n = walk(uc, s, fr);
         if (!append(s, fr, n, overrun))
             s->smp.skipped += 1 + overrun;
     }
@@ -308,7 +342,7 @@ static void arm(struct np_rec_stream *s, unsigned hz)
 
 static void write_sampling(int fd, unsigned hz)
 {
-    np_rec_write_sampling(fd, np_rec_ticks(), hz, NP_UNWIND_FP, NP_SAMPLING_CPU_TIME | NP_SAMPLING_RETURN_ADDRS,
+    np_rec_write_sampling(fd, np_rec_ticks(), hz, S.unwinder, NP_SAMPLING_CPU_TIME | NP_SAMPLING_RETURN_ADDRS,
                           hz ? period_ns(hz) : 0, MAX_FRAMES);
 }
 
@@ -327,6 +361,27 @@ int np_sample_configure(void)
         return 0;
     }
     S.cfg_hz = hz;
+    S.unwinder = NP_UNWIND_FP;
+    const char *u = getenv("NANOPROF_UNWIND");
+    if (u && *u && strcmp(u, "fp") != 0) {
+        if (strcmp(u, "dwarf") != 0) {
+            np_rec_say("NANOPROF_UNWIND: not fp or dwarf", u);
+            return 0;
+        }
+#if defined(NP_HAVE_LIBUNWIND)
+        S.unwinder = NP_UNWIND_DWARF;
+        /* a cache per thread takes no lock in the handler; one unwind
+         * here sets libunwind up outside any signal handler */
+        unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+        unw_context_t ctx;
+        unw_cursor_t cur;
+        if (unw_getcontext(&ctx) == 0 && unw_init_local(&cur, &ctx) == 0)
+            (void)unw_step(&cur);
+#else
+        np_rec_say("NANOPROF_UNWIND=dwarf: this runtime has no DWARF unwinder (libnanoprof.so has): "
+                   "frame pointers only", NULL);
+#endif
+    }
     STORE(&S.wanted, 1);
     return 1;
 }

@@ -15,7 +15,10 @@
  *             setitimer(ITIMER_PROF) every 10 ms during fm 1000 ms; prints
  *             "own signals N" and "own handler intact 0|1"
  *   api       np_sample_start(500), fphase 400 ms, np_sample_stop(), fafter
- *             300 ms; prints "start R" and "stop R" (the return values) */
+ *             300 ms; prints "start R" and "stop R" (the return values)
+ *   chain     main -> chain_outer -> chain_middle -> chain_inner -> fdeep
+ *             600 ms (for the unwinders: sample_prog_nofp is built
+ *             without frame pointers) */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -67,6 +70,24 @@ BURN(fm, 11)
 BURN(fchild, 13)
 BURN(fphase, 17)
 BURN(fafter, 19)
+BURN(fdeep, 23)
+
+/* Each does something after its call, so that none is a tail call. */
+KEEP void chain_inner(double ms)
+{
+    fdeep(ms);
+    sink += 1;
+}
+KEEP void chain_middle(double ms)
+{
+    chain_inner(ms);
+    sink += 2;
+}
+KEEP void chain_outer(double ms)
+{
+    chain_middle(ms);
+    sink += 3;
+}
 
 KEEP void *thread_a(void *arg)
 {
@@ -157,8 +178,10 @@ int main(int argc, char **argv)
         fphase(400);
         printf("stop %d\n", np_sample_stop());
         fafter(300);
+    } else if (!strcmp(mode, "chain")) {
+        chain_outer(600);
     } else {
-        fprintf(stderr, "usage: sample_prog shares|blocked|fork|own|api\n");
+        fprintf(stderr, "usage: sample_prog shares|blocked|fork|own|api|chain\n");
         return 2;
     }
     return 0;

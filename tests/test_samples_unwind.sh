@@ -1,0 +1,61 @@
+#!/bin/sh
+# test_samples_unwind.sh NANOPROF SAMPLE_PROG_NOFP - the unwinders on code
+# built without frame pointers (-O2 -fomit-frame-pointer): sample_prog in
+# mode "chain" burns 600 ms of CPU in fdeep, called by main through
+# chain_outer, chain_middle and chain_inner. `--unwind=dwarf` (libunwind,
+# from the call-frame information) finds that whole chain above fdeep in
+# nearly every sample; the default frame-pointer walk cannot (shown, not
+# required). The SAMPLING chunk says which unwinder took the samples.
+set -u
+np=$1
+prog=$2
+np_cmd=dump
+. "$(dirname "$0")/cli_test.sh"
+
+chain='main;chain_outer;chain_middle;chain_inner;fdeep'
+# share PATH: the percentage of fdeep's estimated time whose stack has the
+# whole chain above it
+share() {
+    "$np" dump --format=folded "$1" 2>/dev/null | awk -v chain="$chain" '
+        { v = $NF; if (index($0, ";fdeep") || $0 ~ /^fdeep/) { all += v; if (index($0, chain)) whole += v } }
+        END { if (all > 0) printf "%d", 100 * whole / all; else print "none" }'
+}
+
+for how in dwarf fp; do
+    rm -rf "$tmp/$how"
+    if ! "$np" record --sample=997 --unwind=$how -o "$tmp/$how" -- "$prog" chain >"$tmp/rec.out" 2>"$tmp/rec.err"; then
+        bad "record --unwind=$how"; cat "$tmp/rec.err"; continue
+    fi
+    grep -q 'exited with status 0' "$tmp/rec.err" && [ "$(wc -l <"$tmp/rec.err")" = 1 ] &&
+        ok "record --unwind=$how: one line on stderr" || { bad "record --unwind=$how: stderr"; cat "$tmp/rec.err"; }
+done
+
+s=$(share "$tmp/dwarf")
+echo "dwarf: $s% of fdeep's samples have the whole chain above it"
+case $s in
+    none) bad "dwarf: no samples in fdeep" ;;
+    *) [ "$s" -ge 90 ] && ok "dwarf: the whole chain in $s% of fdeep's samples" ||
+        { bad "dwarf: the whole chain in only $s%"; "$np" dump --format=folded "$tmp/dwarf"; } ;;
+esac
+echo "fp: $(share "$tmp/fp")% (the frame-pointer walk, on code without frame pointers)"
+
+# the unwinder is in the trace: byte 12 of the SAMPLING chunk's payload
+# (trace-format.md), 2 for dwarf and 1 for fp
+unwinder() {
+    od -An -v -tu1 "$1"/*.npt | tr -s ' ' '\n' | awk '
+        NF { b[n++] = $1 }
+        END { p = 16
+              while (p + 8 <= n) {
+                  t = b[p] + 256 * b[p + 1]; len = b[p + 4] + 256 * b[p + 5] + 65536 * b[p + 6] + 16777216 * b[p + 7]
+                  if (t == 8) { print b[p + 8 + 12]; exit }
+                  p += 8 + len } }'
+}
+[ "$(unwinder "$tmp/dwarf")" = 2 ] && [ "$(unwinder "$tmp/fp")" = 1 ] && ok "SAMPLING: unwinder 2 (dwarf), 1 (fp)" ||
+    bad "SAMPLING: unwinder $(unwinder "$tmp/dwarf") and $(unwinder "$tmp/fp"), want 2 and 1"
+
+# a bad value is refused before the program runs
+"$np" record --sample --unwind=frames -o "$tmp/bad" -- "$prog" chain >"$tmp/out" 2>"$tmp/err"
+rc=$?
+status "--unwind=frames: refused" 2 "not fp or dwarf"
+[ ! -e "$tmp/bad" ] && ok "--unwind=frames: nothing run" || bad "--unwind=frames: a trace was written"
+finish
