@@ -119,11 +119,34 @@ if command -v callgrind_annotate >/dev/null 2>&1; then
     callgrind_annotate "$tmp/callgrind.out" >"$tmp/ann" 2>&1 && grep -q 'Estimate: times estimated' "$tmp/ann" &&
         ok "callgrind_annotate reads it, shows the estimate" || { bad "callgrind_annotate"; cat "$tmp/ann"; }
 fi
+# the timeline from successive samples: a frame that stays on the stack
+# is one call, from the start of its first sample's period (a sample at t
+# stands for the 1 ms, or 2 with an overrun, before t) to its last sample;
+# a frame that leaves ends at the sample before
 run --format=chrome "$tmp/s"
-status "chrome: a notice" 0 "samples, which have no durations: no call events"
-jq -r '[.otherData.estimate, ([.traceEvents[] | select(.ph != "M")] | length)] | map(tostring) | join(" ")' \
+status "chrome: exit 0, quiet (the estimate is in otherData)" 0
+jq -r '.otherData.estimate, .otherData.events, (.traceEvents[] | select(.ph != "M") | "\(.ph) \(.tid) \(.ts) \(.name)")' \
     "$tmp/out" >"$tmp/chrome"
-same "chrome: the estimate, no call events" "$tmp/chrome" "times estimated from 8 samples at 1000 Hz (CPU time) 0"
+same "chrome: calls estimated from successive samples" "$tmp/chrome" "times estimated from 8 samples at 1000 Hz (CPU time)
+each call spans the successive samples its frame was on the stack in
+B 200 0 sample_main
+B 200 0 sample_helper
+B 200 0 sample_leaf
+E 200 1002 sample_leaf
+E 200 1002 sample_helper
+B 200 1002 sample_square
+E 200 1003 sample_square
+B 200 1003 sample_fib
+B 200 1003 sample_fib
+E 200 1004 sample_fib
+E 200 1004 sample_fib
+E 200 1004 sample_main
+B 201 0.5 sample_twice
+B 201 0.5 sample_square
+E 201 1001.5 sample_square
+B 201 1001.5 0x10
+E 201 1002.5 0x10
+E 201 1002.5 sample_twice"
 np_cmd=flame
 run "$tmp/s" -o "$tmp/f.svg"
 status "flame: exit 0" 0
@@ -132,5 +155,28 @@ grep -q "times estimated from 8 samples at 1000 Hz (CPU time)" "$tmp/f.svg" &&
     ok "flame: subtitle and tooltips say samples" || bad "flame: labels"
 np_cmd=replay
 run "$tmp/s"
-status "replay: no timeline, said so" 0 "no timeline"
+status "replay: exit 0" 0
+same "replay: the same calls, labelled" "$tmp/out" "# $tmp/s: 9 calls in 2 threads, CPU time (estimated)
+# each call spans the successive samples its frame was on the stack in
+$label
+         Start     Duration  Function
+# thread 200 \"main\" (pid 4545): 5 calls, 6.000 ms
+  -0.000999000     1.004 ms  sample_main
+  -0.000999000     1.002 ms    sample_helper
+  -0.000999000     1.002 ms      sample_leaf
+   0.000003000     1.000 us    sample_square
+   0.000004000     1.000 us    sample_fib
+   0.000004000     1.000 us      sample_fib
+# thread 201 \"worker\" (pid 4545): 3 calls, 3.000 ms
+  -0.000998500     1.002 ms  sample_twice
+  -0.000998500     1.001 ms    sample_square
+   0.000002500     1.000 us    0x10"
+run "$tmp/s" --tid=201 -N 0x10
+same "replay: --tid, -N (a sample left out ends the calls open)" "$tmp/out" "# $tmp/s: 2 calls in 1 thread, CPU time (estimated)
+# each call spans the successive samples its frame was on the stack in
+# times estimated from 2 samples at 1000 Hz (CPU time)
+         Start     Duration  Function
+# thread 201 \"worker\" (pid 4545): 2 calls, 2.000 ms
+  -0.000998500     1.001 ms  sample_twice
+  -0.000998500     1.001 ms    sample_square"
 finish

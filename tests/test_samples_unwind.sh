@@ -39,6 +39,23 @@ case $s in
 esac
 echo "fp: $(share "$tmp/fp")% (the frame-pointer walk, on code without frame pointers)"
 
+# the timeline from the samples: B and E balance, and fdeep's calls,
+# under chain_inner, span most of its 600 ms
+if command -v jq >/dev/null 2>&1; then
+    "$np" dump --format=chrome "$tmp/dwarf" >"$tmp/chrome.json" 2>"$tmp/err"
+    balance=$(jq '([.traceEvents[] | select(.ph == "B")] | length) == ([.traceEvents[] | select(.ph == "E")] | length)' \
+        "$tmp/chrome.json")
+    span=$(jq '[.traceEvents[] | select(.name == "fdeep")] | sort_by(.ts) as $e
+               | [range(0; $e | length; 2) | $e[. + 1].ts - $e[.].ts] | add / 1000 | floor' "$tmp/chrome.json")
+    [ "$balance" = true ] && [ "$span" -ge 400 ] && [ "$span" -le 800 ] &&
+        ok "chrome: B and E balance; fdeep spans $span ms of its 600" ||
+        bad "chrome: balance $balance, fdeep spans $span ms"
+fi
+"$np" replay "$tmp/dwarf" >"$tmp/replay" 2>"$tmp/err"
+awk '/ chain_inner$/ { d = index($0, "chain_inner") } / fdeep$/ && d { if (index($0, "fdeep") == d + 2) n++ }
+     END { exit !(n >= 1) }' "$tmp/replay" && ok "replay: fdeep nested under chain_inner" ||
+    { bad "replay: fdeep under chain_inner"; head -20 "$tmp/replay"; }
+
 # the unwinder is in the trace: byte 12 of the SAMPLING chunk's payload
 # (trace-format.md), 2 for dwarf and 1 for fp
 unwinder() {

@@ -110,11 +110,11 @@ int np_export_chrome(const struct np_model *m, const struct np_export_options *o
     int rc = 0;
     fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":\"nanoprof\",", out);
     fprintf(out, "\"start_unix_ns\":%" PRIu64, c.base_ns);
-    if (np_model_estimated(m)) { /* samples have no durations: no call events */
+    if (np_model_estimated(m)) { /* calls from successive samples */
         char label[NP_ESTIMATE_LABEL_MAX];
         fputs(",\"estimate\":", out);
         np_json_string(out, np_model_estimate_label(m, label, sizeof label));
-        fputs(",\"events\":\"none: samples have no durations\"", out);
+        fputs(",\"events\":\"each call spans the successive samples its frame was on the stack in\"", out);
     }
     fputs("},\"traceEvents\":[", out);
     write_names(&c, m);

@@ -1241,6 +1241,15 @@ int np_model_child_at(struct np_model *m, uint32_t parent, uint32_t function, ui
     return child_node(m, parent, function, 0, out);
 }
 
+int np_model_add_call(struct np_model *m, const struct np_call *c)
+{
+    int64_t i = PUSH(m, calls);
+    if (i < 0)
+        return ENOMEM_RC;
+    m->calls[i] = *c;
+    return 0;
+}
+
 int np_model_add_arc(struct np_model *m, uint32_t caller, uint32_t callee, uint64_t calls, uint64_t ns)
 {
     uint32_t i;

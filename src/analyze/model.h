@@ -223,7 +223,9 @@ const struct np_model_sampling *np_model_sampling(const struct np_model *m);
  * from the samples (options.from_samples, or a trace whose selected
  * threads have samples but no calls): then times are estimates (samples
  * times their period), a function's, arc's or node's calls are the samples
- * it appears in, min, max and sum are 0, and there is no timeline. */
+ * it appears in, min, max and sum are 0, and the timeline (with
+ * options.timeline) has a call per stretch of successive samples that
+ * have a frame on their stacks (model_samples.c). */
 bool np_model_estimated(const struct np_model *m);
 /* What every view says of an estimated profile, in BUF: "times estimated
  * from N samples at H Hz (CPU time)". */

@@ -19,7 +19,16 @@
  * gets the sample's time, the leaf node and function its self time; a
  * function or arc appears once per sample however often the stack
  * repeats it (recursion counted once), and its calls count the samples it
- * appears in. */
+ * appears in.
+ *
+ * With a timeline (options.timeline), each thread's successive samples
+ * also give calls: a frame that stays on the stack from one sample to the
+ * next (the same path from the root, so the same stack node) is one call,
+ * from the start of the first sample's period to the end of the last
+ * one's (the sample's time). A gap between samples (the thread did not
+ * run: sampling counts CPU time; more than twice a sample's time since the
+ * last) or a sample left out by the filters ends every open call. These calls become the timeline when the profile is
+ * the samples' (np_model_estimated), and are dropped otherwise. */
 #define _GNU_SOURCE
 #include "model_internal.h"
 #include "containers.h"
@@ -44,10 +53,20 @@ struct snode {
     uint64_t samples, periods, ns; /* of the samples whose stack ends here */
 };
 
+/* A call of the timeline estimated from the samples, open. */
+struct open_frame {
+    uint32_t node;  /* its stack node */
+    uint64_t start_ns;
+};
+
 /* Per thread of the model. */
 struct sthread {
     uint64_t first_ns, last_ns; /* of its samples */
     uint32_t root_plus1;        /* its stack tree's root + 1, 0: no sample yet */
+    /* the timeline: the frames of the last sample, outermost first */
+    struct open_frame *open;
+    size_t depth, cap;
+    uint64_t prev_ns;           /* the last sample's time */
 };
 
 enum fn_flag { FNF_KNOWN = 1, FNF_INCLUDED = 2, FNF_EXCLUDED = 4 };
@@ -71,6 +90,8 @@ struct np_model_samples {
     struct snode *nodes;
     size_t n_nodes, cap_nodes;
     struct np_hmap node_by;   /* parent << 32 | function -> node; roots: NP_NONE << 32 | thread */
+    struct np_call *calls;    /* the estimated timeline; node: the stack node */
+    size_t n_calls, cap_calls;
 };
 
 #define ENOMEM_RC NP_TRACE_ENOMEM
@@ -95,7 +116,10 @@ void np_model_samples_free(struct np_model_samples *s)
     free(s->settings);
     free(s->pcs);
     free(s->fn_flags);
+    for (size_t i = 0; i < s->cap_threads; i++)
+        free(s->threads[i].open);
     free(s->threads);
+    free(s->calls);
     free(s->nodes);
     np_hmap_free(&s->pc_by);
     np_hmap_free(&s->module_by);
@@ -276,6 +300,59 @@ static int thread_root(struct np_model_samples *s, uint32_t ti, uint64_t t, uint
     return 0;
 }
 
+/* ---- the timeline estimated from the samples --------------------------------- */
+
+/* Ends the open calls of thread TI deeper than KEEP at END. */
+static int close_frames(struct np_model_samples *s, uint32_t ti, size_t keep, uint64_t end)
+{
+    struct sthread *th = &s->threads[ti];
+    for (; th->depth > keep; th->depth--) {
+        const struct open_frame *f = &th->open[th->depth - 1];
+        if (s->n_calls >= NP_NONE || NP_GROW(s->calls, s->cap_calls, s->n_calls + 1) < 0)
+            return ENOMEM_RC;
+        s->calls[s->n_calls++] = (struct np_call){ ti, s->nodes[f->node].function, f->node,
+                                                   (uint32_t)(th->depth - 1), f->start_ns,
+                                                   end > f->start_ns ? end - f->start_ns : 0, 0 };
+    }
+    return 0;
+}
+
+/* A sample of thread TI at T, for LEN ns before it, whose kept path
+ * (outermost first) is PATH[0..N); N 0: a sample left out. */
+static int timeline_sample(struct np_model_samples *s, uint32_t ti, uint64_t t, uint64_t len, const uint32_t *path,
+                           size_t n)
+{
+    struct sthread *th = &s->threads[ti];
+    uint64_t from = t > len ? t - len : 0;
+    int rc = 0;
+    /* a gap: more than twice the CPU time the sample stands for since the
+     * last one (wall time runs a little ahead of CPU time anyway) */
+    bool gap = t - th->prev_ns > 2 * len;
+    if (th->depth && (gap || !n)) /* or a sample left out */
+        rc = close_frames(s, ti, 0, th->prev_ns);
+    size_t same = 0;
+    while (same < th->depth && same < n && th->open[same].node == path[same])
+        same++;
+    if (!rc && th->depth)
+        rc = close_frames(s, ti, same, th->prev_ns);
+    uint64_t start = th->depth ? th->prev_ns : from; /* contiguous, or after a gap */
+    if (!rc && NP_GROW(th->open, th->cap, n) < 0)
+        rc = ENOMEM_RC;
+    for (size_t i = same; !rc && i < n; i++)
+        th->open[th->depth++] = (struct open_frame){ path[i], start };
+    th->prev_ns = t;
+    return rc;
+}
+
+/* A sample of thread TI at T that the filters leave out: it ends the
+ * thread's open calls on the timeline. */
+static int left_out(struct np_model *m, struct np_model_samples *s, uint32_t ti, uint64_t t)
+{
+    if (!np_model_opts(m)->timeline || ti >= s->cap_threads || !s->threads[ti].root_plus1)
+        return 0;
+    return timeline_sample(s, ti, t, 0, NULL, 0);
+}
+
 int np_model_on_sample(void *ctx, uint32_t tid, uint64_t time_ns, const uint64_t *frames, unsigned n,
                        uint64_t periods, uint64_t skipped)
 {
@@ -302,13 +379,15 @@ int np_model_on_sample(void *ctx, uint32_t tid, uint64_t time_ns, const uint64_t
         if ((rc = np_model_function_at(m, addr, &fns[at])))
             return rc;
         uint8_t f = flags_of(m, s, fns[at], &rc);
-        if (rc || (f & FNF_EXCLUDED))
-            return rc; /* inside an excluded function: not kept */
+        if (rc)
+            return rc;
+        if (f & FNF_EXCLUDED)
+            return left_out(m, s, ti, time_ns); /* inside an excluded function */
         if (f & FNF_INCLUDED)
             included = true, first = at;
     }
     if (!included)
-        return 0;
+        return left_out(m, s, ti, time_ns);
     uint64_t period_ns = set ? set->period_ns : 0;
     uint64_t ns = period_ns && periods > UINT64_MAX / period_ns ? UINT64_MAX : periods * period_ns;
     s->info.samples++;
@@ -318,12 +397,16 @@ int np_model_on_sample(void *ctx, uint32_t tid, uint64_t time_ns, const uint64_t
     unsigned end = n, max_depth = np_model_opts(m)->max_depth;
     if (max_depth && end - first > max_depth)
         end = first + max_depth; /* deeper frames' time stays in the deepest kept */
-    uint32_t node;
+    uint32_t node, path[NP_SAMPLE_MAX_FRAMES];
     if ((rc = thread_root(s, ti, time_ns, &node)))
         return rc;
     for (unsigned i = first; i < end; i++)
         if ((rc = stack_node(s, node, fns[i], ti, &node)))
             return rc;
+        else
+            path[i - first] = node;
+    if (np_model_opts(m)->timeline && (rc = timeline_sample(s, ti, time_ns, ns, path, end - first)))
+        return rc;
     struct snode *leaf = &s->nodes[node];
     leaf->samples++;
     leaf->periods += periods;
@@ -414,6 +497,16 @@ static int build_profile(struct np_model *m, struct np_model_samples *s)
     for (uint32_t k = 0; !rc && k < s->n_nodes; k++)
         if (s->nodes[k].samples && s->nodes[k].function != NP_NONE)
             rc = add_path(m, s, k, stamp);
+    /* the timeline: the calls still open end with their thread's last
+     * sample; each goes to the model's node of its stack node */
+    for (size_t ti = 0; !rc && ti < s->cap_threads; ti++)
+        if (s->threads[ti].depth)
+            rc = close_frames(s, (uint32_t)ti, 0, s->threads[ti].prev_ns);
+    for (size_t i = 0; !rc && i < s->n_calls; i++) {
+        struct np_call c = s->calls[i];
+        c.node = to[c.node];
+        rc = np_model_add_call(m, &c);
+    }
     /* one sample has no duration: no min, max or sum per call */
     struct np_function *fns = (struct np_function *)np_model_functions(m, &nf);
     for (size_t i = 0; i < nf; i++)

@@ -132,10 +132,7 @@ static int run(struct dump *d)
         return 1;
     }
     char label[NP_ESTIMATE_LABEL_MAX];
-    if (np_model_estimated(m) && d->format->needs_timeline)
-        fprintf(stderr, "nanoprof dump: %s: the profile is estimated from samples, which have no durations: "
-                        "no call events (folded and callgrind show it)\n", d->format->name);
-    else if (np_model_estimated(m) && !d->format->labels_estimate)
+    if (np_model_estimated(m) && !d->format->labels_estimate)
         fprintf(stderr, "nanoprof dump: %s: %s\n", d->format->name, np_model_estimate_label(m, label, sizeof label));
     d->options.diag = np_view_diag;
     d->options.diag_ctx = &d->view;

@@ -57,6 +57,9 @@ static void print_timeline(const struct np_view *v, const struct np_model *m)
     fputs("# ", stdout);
     np_text_field(stdout, v->path);
     printf(": %zu calls in %zu thread%s, %s\n", ncalls, shown, shown == 1 ? "" : "s", np_view_time_kind(v, m));
+    if (np_model_estimated(m))
+        puts("# each call spans the successive samples its frame was on the stack in");
+    np_view_print_estimate(stdout, m, "# ");
     printf("%14s %12s  %s\n", "Start", "Duration", "Function");
     uint32_t thread = NP_NONE;
     uint64_t base = 0;
@@ -86,10 +89,6 @@ static int run(struct np_view *v)
     v->opt.timeline = true;
     if (np_view_load(v, &m, &rc))
         return 1;
-    if (np_model_estimated(m)) /* (the calls are not read) */
-        fputs("nanoprof replay: the profile is estimated from samples, which have no durations: no timeline "
-              "(report, tree, graph and flame show it)\n",
-              stderr);
     print_timeline(v, m);
     if (np_view_flush(v, stdout, "the timeline"))
         rc = 1;

@@ -121,8 +121,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         total += t[i].total_ns;
         calls += t[i].calls;
     }
-    /* a profile estimated from samples (no call kept) has no timeline:
-     * its "calls" count samples */
+    /* in a profile estimated from samples (no call kept), "calls" count
+     * samples, and the timeline is made of successive samples */
     if (self != total || (!np_model_estimated(m) && calls != nc))
         abort();
     np_model_free(m);
