@@ -110,7 +110,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t nf, nt, nc;
     const struct np_function *f = np_model_functions(m, &nf);
     const struct np_thread *t = np_model_threads(m, &nt);
-    np_model_calls(m, &nc);
+    const struct np_call *c = np_model_calls(m, &nc);
+    size_t nn;
+    const struct np_node *nodes = np_model_nodes(m, &nn);
+    for (size_t i = 0; i < nc; i++) /* each call is of its node's function, in its thread */
+        if (c[i].thread >= nt || c[i].function >= nf || c[i].node >= nn || nodes[c[i].node].function != c[i].function ||
+            nodes[c[i].node].thread != c[i].thread)
+            abort();
     uint64_t self = 0, total = 0, calls = 0;
     for (size_t i = 0; i < nf; i++) {
         self += f[i].self_ns;
