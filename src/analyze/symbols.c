@@ -4,7 +4,15 @@
  * terminated inside its section), so each cached file keeps its Elf handle
  * and descriptor open until np_symbols_free. Files are opened with
  * O_NONBLOCK and must be regular: a trace naming a FIFO or a device cannot
- * make the analysis block. */
+ * make the analysis block.
+ *
+ * A stripped file (no .symtab, or no DWARF) is paired with its separate
+ * debug file where one is installed, as GDB finds them: by build-id
+ * (DIR/.build-id/xx/rest.debug) and by .gnu_debuglink (beside the file,
+ * in its .debug/, and under DIR plus the file's directory), DIR being
+ * each of NANOPROF_DEBUG_DIR's (colon-separated) or /usr/lib/debug. A
+ * debug file whose build-id differs from the file's is not used. Its
+ * .symtab and DWARF then stand in for the file's. */
 #define _GNU_SOURCE
 #include "symbols.h"
 #include "containers.h"
@@ -59,6 +67,9 @@ struct elf_file {
     size_t build_id_len;
     struct sym *syms;
     size_t nsyms;
+    /* its separate debug file, when it has one (-1 and NULL otherwise) */
+    int dbg_fd;
+    Elf *dbg_elf;
 };
 
 struct np_symbols {
@@ -196,6 +207,98 @@ static const char *open_elf(const char *path, int *fd, Elf **elf, GElf_Ehdr *eh)
     return NULL;
 }
 
+/* ---- separate debug files ------------------------------------------------- */
+
+/* The section of ELF named NAME, or NULL. */
+static Elf_Scn *section_named(Elf *elf, const char *name)
+{
+    size_t shstrndx;
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return NULL;
+    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+        GElf_Shdr sh;
+        const char *n;
+        if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) && !strcmp(n, name))
+            return scn;
+    }
+    return NULL;
+}
+
+/* Whether the debug file at PATH (opened into *FD, *ELF: the caller
+ * ends them) may stand for F: an ELF file whose build-id, when both have
+ * one, is F's. */
+static bool debug_file_fits(const struct elf_file *f, const char *path, int *fd, Elf **elf)
+{
+    GElf_Ehdr eh;
+    if (open_elf(path, fd, elf, &eh))
+        return false;
+    if (!f->build_id_len)
+        return true;
+    struct elf_file probe = { .elf = *elf };
+    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(*elf, scn));) {
+        GElf_Shdr sh;
+        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE)
+            read_build_id(&probe, scn);
+    }
+    bool same = probe.build_id_len == f->build_id_len && !memcmp(probe.build_id, f->build_id, f->build_id_len);
+    free(probe.build_id);
+    return same;
+}
+
+/* Tries PATH as F's debug file; true when it is now. */
+static bool try_debug_file(struct elf_file *f, const char *path)
+{
+    int fd = -1;
+    Elf *elf = NULL;
+    if (strcmp(path, f->path) != 0 && debug_file_fits(f, path, &fd, &elf)) {
+        f->dbg_fd = fd;
+        f->dbg_elf = elf;
+        return true;
+    }
+    if (elf)
+        elf_end(elf);
+    if (fd >= 0)
+        close(fd);
+    return false;
+}
+
+/* Looks for F's separate debug file (above); true when found. */
+static bool find_debug_file(struct elf_file *f)
+{
+    const char *dirs = getenv("NANOPROF_DEBUG_DIR");
+    if (!dirs || !*dirs)
+        dirs = "/usr/lib/debug";
+    char path[4096];
+    /* the .gnu_debuglink name, a plain file name */
+    const char *link = NULL;
+    Elf_Scn *scn = section_named(f->elf, ".gnu_debuglink");
+    Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+    if (d && d->d_size > 1 && memchr(d->d_buf, 0, d->d_size) && !strchr(d->d_buf, '/') && *(char *)d->d_buf)
+        link = d->d_buf;
+    const char *slash = strrchr(f->path, '/');
+    int dirlen = slash ? (int)(slash - f->path) : 0;
+    for (const char *p = dirs; *p;) {
+        size_t n = strcspn(p, ":");
+        if (n && f->build_id_len) {
+            int len = snprintf(path, sizeof path, "%.*s/.build-id/%02x/", (int)n, p, f->build_id[0]);
+            for (size_t i = 1; i < f->build_id_len && len > 0 && (size_t)len + 3 < sizeof path; i++)
+                len += snprintf(path + len, sizeof path - (size_t)len, "%02x", f->build_id[i]);
+            if (len > 0 && (size_t)len + 7 < sizeof path && (strcpy(path + len, ".debug"), try_debug_file(f, path)))
+                return true;
+        }
+        if (n && link && (size_t)snprintf(path, sizeof path, "%.*s%.*s/%s", (int)n, p, dirlen, f->path, link) <
+                             sizeof path &&
+            try_debug_file(f, path))
+            return true;
+        p += n + (p[n] == ':');
+    }
+    if (link && (size_t)snprintf(path, sizeof path, "%.*s/%s", dirlen, f->path, link) < sizeof path &&
+        try_debug_file(f, path))
+        return true;
+    return link && (size_t)snprintf(path, sizeof path, "%.*s/.debug/%s", dirlen, f->path, link) < sizeof path &&
+           try_debug_file(f, path);
+}
+
 /* Opens and parses F->path; returns NULL or why it cannot be used. */
 static const char *load_file(struct elf_file *f)
 {
@@ -205,6 +308,7 @@ static const char *load_file(struct elf_file *f)
         return why;
     bool thumb = eh.e_machine == EM_ARM;
     size_t cap = 0;
+    bool symtab = false;
     for (unsigned rank = 0; rank < 2; rank++) { /* .symtab, then .dynsym */
         Elf_Scn *scn = NULL;
         while ((scn = elf_nextscn(f->elf, scn))) {
@@ -213,9 +317,23 @@ static const char *load_file(struct elf_file *f)
                 continue;
             if (rank == 0 && sh.sh_type == SHT_NOTE)
                 read_build_id(f, scn);
+            symtab |= sh.sh_type == SHT_SYMTAB;
             if (sh.sh_type == (rank ? SHT_DYNSYM : SHT_SYMTAB) && read_symtab(f, scn, &sh, rank, thumb, &cap) < 0)
                 return "out of memory";
         }
+    }
+    /* stripped: the debug file's .symtab, ranked as the file's own */
+    if ((!symtab || !section_named(f->elf, ".debug_info")) && find_debug_file(f) && !symtab) {
+        struct elf_file dbg = { .elf = f->dbg_elf, .syms = f->syms, .nsyms = f->nsyms };
+        for (Elf_Scn *scn = NULL; (scn = elf_nextscn(dbg.elf, scn));) {
+            GElf_Shdr sh;
+            if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB && read_symtab(&dbg, scn, &sh, 0, thumb, &cap) < 0) {
+                f->syms = dbg.syms;
+                return "out of memory";
+            }
+        }
+        f->syms = dbg.syms;
+        f->nsyms = dbg.nsyms;
     }
     if (f->nsyms > 1)
         qsort(f->syms, f->nsyms, sizeof *f->syms, sym_cmp);
@@ -232,6 +350,10 @@ static void free_file(struct elf_file *f)
 {
     if (f->dwarf)
         dwarf_end(f->dwarf);
+    if (f->dbg_elf)
+        elf_end(f->dbg_elf);
+    if (f->dbg_fd >= 0)
+        close(f->dbg_fd);
     if (f->elf)
         elf_end(f->elf);
     if (f->fd >= 0)
@@ -270,7 +392,7 @@ static struct elf_file *file_for(struct np_symbols *s, const char *path)
         free(f);
         return NULL;
     }
-    f->fd = -1;
+    f->fd = f->dbg_fd = -1;
     s->files[s->nfiles++] = f;
     /* pseudo-files ([vdso]) and anonymous mappings have no file to read */
     const char *why = path[0] && path[0] != '[' ? load_file(f) : NULL;
@@ -291,7 +413,7 @@ static int cu_cmp(const void *a, const void *b)
 static void open_dwarf(struct elf_file *f)
 {
     f->dwarf_tried = true;
-    f->dwarf = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
+    f->dwarf = dwarf_begin_elf(f->dbg_elf ? f->dbg_elf : f->elf, DWARF_C_READ, NULL);
     Dwarf_CU *unit = NULL;
     Dwarf_Die cu, sub;
     Dwarf_Half version;
