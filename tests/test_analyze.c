@@ -10,12 +10,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
+#include <link.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include "analyze/events_decode.h"
 #include "analyze/gmon_bb.h"
 #include "analyze/model.h"
+#include "analyze/symbols.h"
 #include "analyze/textfmt.h"
 #include "common/trace_format.h"
 #include "trace_builder.h"
@@ -220,6 +224,75 @@ static void sample_symbols(void **state)
     assert_non_null(strstr(h->file, "trace_builder.c"));
     assert_int_equal(h->line, fns.helper_line);
     np_model_free(m);
+}
+
+/* ---- the vDSO ------------------------------------------------------------------ */
+
+static int vdso_warnings;
+static char vdso_warning[256];
+static void on_vdso_warning(void *ctx, const char *line)
+{
+    (void)ctx;
+    vdso_warnings++;
+    snprintf(vdso_warning, sizeof vdso_warning, "%s", line);
+}
+
+/* Whether some address of M names a function starting "__vdso_". */
+static bool names_vdso(const struct np_trace_module *m)
+{
+    struct np_symbols *s = np_symbols_new(on_vdso_warning, NULL);
+    struct np_addrspace *a = np_addrspace_new(s);
+    assert_int_equal(np_addrspace_map(a, m), 0);
+    bool found = false;
+    for (uint64_t pc = m->start; pc < m->end && !found; pc += 4) {
+        struct np_symbol sym;
+        np_addrspace_lookup(a, pc, &sym);
+        found = sym.name && !strncmp(sym.name, "__vdso_", 7);
+    }
+    np_addrspace_free(a);
+    np_symbols_free(s);
+    return found;
+}
+
+/* The kernel's vDSO has no file: a MODULE "[vdso]" recorded under this
+ * kernel (the same build-id) is named from this process's own; one
+ * recorded under another kernel gives addresses, and one line says so. */
+static void vdso_symbols(void **state)
+{
+    (void)state;
+    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)(uintptr_t)getauxval(AT_SYSINFO_EHDR);
+    if (!eh)
+        skip();
+    /* its code's range and build-id, read here from its program headers */
+    const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
+    uint64_t base = (uint64_t)(uintptr_t)eh, lo = UINT64_MAX, hi = 0;
+    uint8_t id[64];
+    size_t idlen = 0;
+    for (int i = 0; i < eh->e_phnum; i++) {
+        if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
+            lo = ph[i].p_vaddr < lo ? ph[i].p_vaddr : lo;
+            hi = ph[i].p_vaddr + ph[i].p_memsz > hi ? ph[i].p_vaddr + ph[i].p_memsz : hi;
+        }
+        for (const char *p = (const char *)eh + ph[i].p_offset, *e = p + ph[i].p_filesz;
+             ph[i].p_type == PT_NOTE && p + 12 <= e;) {
+            const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+            const char *desc = p + 12 + ((n->n_namesz + 3) & ~3u);
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_descsz <= sizeof id) {
+                memcpy(id, desc, n->n_descsz);
+                idlen = n->n_descsz;
+            }
+            p = desc + ((n->n_descsz + 3) & ~3u);
+        }
+    }
+    assert_true(hi > lo && idlen > 0);
+    struct np_trace_module m = { base, base + lo, base + hi, id, idlen, "[vdso]" };
+    vdso_warnings = 0;
+    assert_true(names_vdso(&m));
+    assert_int_equal(vdso_warnings, 0);
+    id[0] ^= 1; /* another kernel's */
+    assert_false(names_vdso(&m));
+    assert_int_equal(vdso_warnings, 1);
+    assert_non_null(strstr(vdso_warning, "[vdso]: recorded under another kernel"));
 }
 
 static const struct np_arc *arc(const struct np_model *m, uint32_t caller, uint32_t callee)
@@ -1536,6 +1609,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(sample_profile, setup, teardown),
         cmocka_unit_test_setup_teardown(sample_symbols, setup, teardown),
+        cmocka_unit_test(vdso_symbols),
         cmocka_unit_test_setup_teardown(sample_graph_and_tree, setup, teardown),
         cmocka_unit_test_setup_teardown(sample_without_end, setup, teardown),
         cmocka_unit_test_setup_teardown(filter_exclude, setup, teardown),

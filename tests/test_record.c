@@ -46,6 +46,10 @@ static void test_threads(void **state)
     assert_int_equal(f->end_lost, 0);
     assert_int_equal(f->pid, f->pid); /* INFO read */
     assert_true(f->modules >= 2);     /* the program and libnanoprof at least */
+    int vdso = 0;                     /* and the kernel's vDSO, by its pseudo-path */
+    for (int i = 0; i < f->modules && i < DEC_MAX_MODULES; i++)
+        vdso += !strcmp(f->mod_path[i], "[vdso]");
+    assert_int_equal(vdso, 1);
     assert_int_equal(f->nthreads, 3);
     uint64_t step = addr_of(&r, "main", "step");
     uint32_t t1 = tid_with(f, step, 1000), t2 = tid_with(f, step, 3000), t0 = tid_with(f, step, 0);

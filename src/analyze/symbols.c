@@ -17,6 +17,7 @@
 #include "symbols.h"
 #include "containers.h"
 #include "textfmt.h"
+#include "common/trace_format.h"
 #include <elf.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -30,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -67,6 +69,9 @@ struct elf_file {
     size_t build_id_len;
     struct sym *syms;
     size_t nsyms;
+    void *image;       /* the vDSO: a copy of this process's */
+    char **owned;      /* names made here (versions cut off) */
+    size_t n_owned, cap_owned;
     /* its separate debug file, when it has one (-1 and NULL otherwise) */
     int dbg_fd;
     Elf *dbg_elf;
@@ -138,11 +143,13 @@ static unsigned bind_rank(unsigned bind)
 }
 
 /* Appends the functions of one symbol table section. */
-static int read_symtab(struct elf_file *f, Elf_Scn *scn, const GElf_Shdr *sh, unsigned table_rank, bool thumb,
-                       size_t *cap)
+/* Adds the functions of symbol table SCN (header SH) of ELF, F's or its
+ * debug file's, to F's symbols. */
+static int read_symtab(struct elf_file *f, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, unsigned table_rank,
+                       bool thumb, size_t *cap)
 {
     Elf_Data *data = elf_getdata(scn, NULL);
-    size_t entsize = gelf_fsize(f->elf, ELF_T_SYM, 1, EV_CURRENT);
+    size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
     if (!data || !entsize)
         return 0;
     size_t count = data->d_size / entsize;
@@ -153,16 +160,29 @@ static int read_symtab(struct elf_file *f, Elf_Scn *scn, const GElf_Shdr *sh, un
         unsigned type = GELF_ST_TYPE(sym.st_info);
         if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
             continue;
-        const char *name = elf_strptr(f->elf, sh->sh_link, sym.st_name);
-        if (!name || !*name)
+        const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
+        if (!name || !*name || *name == '@')
             continue;
+        /* a versioned name (name@@VERSION: a debug file's .symtab has
+         * them) is shown without its version */
+        const char *at = strchr(name, '@');
+        if (at) {
+            char *plain = strndup(name, (size_t)(at - name));
+            if (!plain || NP_GROW(f->owned, f->cap_owned, f->n_owned + 1) < 0) {
+                free(plain);
+                return -1;
+            }
+            name = f->owned[f->n_owned++] = plain;
+        }
         if (NP_GROW(f->syms, *cap, f->nsyms + 1) < 0)
             return -1;
         f->syms[f->nsyms++] = (struct sym){
             .addr = thumb ? sym.st_value & ~(uint64_t)THUMB_BIT : sym.st_value,
             .size = sym.st_size,
             .name = name,
-            .rank = table_rank * 4 + bind_rank(GELF_ST_BIND(sym.st_info)),
+            /* among aliases of one binding, a plain name before a
+             * versioned one */
+            .rank = table_rank * 8 + bind_rank(GELF_ST_BIND(sym.st_info)) * 2 + (at != NULL),
         };
     }
     return 0;
@@ -299,14 +319,10 @@ static bool find_debug_file(struct elf_file *f)
            try_debug_file(f, path);
 }
 
-/* Opens and parses F->path; returns NULL or why it cannot be used. */
-static const char *load_file(struct elf_file *f)
+/* Parses F->elf (header EH); returns NULL or why it cannot be used. */
+static const char *parse_file(struct elf_file *f, const GElf_Ehdr *eh)
 {
-    GElf_Ehdr eh;
-    const char *why = open_elf(f->path, &f->fd, &f->elf, &eh);
-    if (why)
-        return why;
-    bool thumb = eh.e_machine == EM_ARM;
+    bool thumb = eh->e_machine == EM_ARM;
     size_t cap = 0;
     bool symtab = false;
     for (unsigned rank = 0; rank < 2; rank++) { /* .symtab, then .dynsym */
@@ -318,22 +334,18 @@ static const char *load_file(struct elf_file *f)
             if (rank == 0 && sh.sh_type == SHT_NOTE)
                 read_build_id(f, scn);
             symtab |= sh.sh_type == SHT_SYMTAB;
-            if (sh.sh_type == (rank ? SHT_DYNSYM : SHT_SYMTAB) && read_symtab(f, scn, &sh, rank, thumb, &cap) < 0)
+            if (sh.sh_type == (rank ? SHT_DYNSYM : SHT_SYMTAB) && read_symtab(f, f->elf, scn, &sh, rank, thumb, &cap) < 0)
                 return "out of memory";
         }
     }
     /* stripped: the debug file's .symtab, ranked as the file's own */
     if ((!symtab || !section_named(f->elf, ".debug_info")) && find_debug_file(f) && !symtab) {
-        struct elf_file dbg = { .elf = f->dbg_elf, .syms = f->syms, .nsyms = f->nsyms };
-        for (Elf_Scn *scn = NULL; (scn = elf_nextscn(dbg.elf, scn));) {
+        for (Elf_Scn *scn = NULL; (scn = elf_nextscn(f->dbg_elf, scn));) {
             GElf_Shdr sh;
-            if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB && read_symtab(&dbg, scn, &sh, 0, thumb, &cap) < 0) {
-                f->syms = dbg.syms;
+            if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB &&
+                read_symtab(f, f->dbg_elf, scn, &sh, 0, thumb, &cap) < 0)
                 return "out of memory";
-            }
         }
-        f->syms = dbg.syms;
-        f->nsyms = dbg.nsyms;
     }
     if (f->nsyms > 1)
         qsort(f->syms, f->nsyms, sizeof *f->syms, sym_cmp);
@@ -344,6 +356,35 @@ static const char *load_file(struct elf_file *f)
     f->nsyms = n;
     f->usable = true;
     return NULL;
+}
+
+/* Opens and parses F->path; returns NULL or why it cannot be used. */
+static const char *load_file(struct elf_file *f)
+{
+    GElf_Ehdr eh;
+    const char *why = open_elf(f->path, &f->fd, &f->elf, &eh);
+    return why ? why : parse_file(f, &eh);
+}
+
+/* The kernel's vDSO has no file: this process's own stands in for the
+ * recorded one, when their build-ids say they are the same (the trace was
+ * recorded under this kernel). A copy of it, as libelf reads memory it
+ * may write to. */
+static const char *load_vdso(struct elf_file *f)
+{
+    const uint8_t *image = (const uint8_t *)(uintptr_t)getauxval(AT_SYSINFO_EHDR);
+    if (!image)
+        return "this system has no vDSO";
+    GElf_Ehdr eh;
+    memcpy(&eh, image, sizeof eh); /* the native class: checked by libelf below */
+    size_t size = (size_t)eh.e_shoff + (size_t)eh.e_shnum * eh.e_shentsize;
+    if (eh.e_shoff == 0 || size > (1u << 20) || !(f->image = malloc(size)))
+        return "cannot size the vDSO";
+    memcpy(f->image, image, size);
+    f->elf = elf_memory(f->image, size);
+    if (!f->elf || elf_kind(f->elf) != ELF_K_ELF || !gelf_getehdr(f->elf, &eh))
+        return "not an ELF image";
+    return parse_file(f, &eh);
 }
 
 static void free_file(struct elf_file *f)
@@ -359,6 +400,10 @@ static void free_file(struct elf_file *f)
     if (f->fd >= 0)
         close(f->fd);
     free(f->syms);
+    for (size_t i = 0; i < f->n_owned; i++)
+        free(f->owned[i]);
+    free(f->owned);
+    free(f->image);
     free(f->cus);
     free(f->build_id);
     free(f->path);
@@ -394,8 +439,8 @@ static struct elf_file *file_for(struct np_symbols *s, const char *path)
     }
     f->fd = f->dbg_fd = -1;
     s->files[s->nfiles++] = f;
-    /* pseudo-files ([vdso]) and anonymous mappings have no file to read */
-    const char *why = path[0] && path[0] != '[' ? load_file(f) : NULL;
+    /* pseudo-files and anonymous mappings have no file to read */
+    const char *why = !strcmp(path, NP_TRACE_VDSO) ? load_vdso(f) : path[0] && path[0] != '[' ? load_file(f) : NULL;
     if (why)
         warn(s, "%s: cannot read symbols (%s): its functions are shown as addresses", path, why);
     return f;
@@ -533,7 +578,9 @@ int np_addrspace_map(struct np_addrspace *a, const struct np_trace_module *m)
     bool usable = f->usable;
     if (usable && m->build_id_len && !same_build_id(f, m)) {
         usable = false;
-        if (!f->warned)
+        if (!f->warned && f->image)
+            warn(a->s, "%s: recorded under another kernel: its functions are shown as addresses", f->path);
+        else if (!f->warned)
             warn(a->s, "%s: build-id differs from the recorded one (rebuilt since?): its functions are shown "
                  "as addresses", f->path);
         f->warned = true;

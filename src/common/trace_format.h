@@ -47,6 +47,8 @@ enum np_event_kind {
  * NP_SAMPLE_MAX_FRAMES frames. */
 #define NP_SAMPLING_PAYLOAD 27
 #define NP_SAMPLE_MAX_FRAMES 256
+/* The MODULE path of the kernel's vDSO, which has no file. */
+#define NP_TRACE_VDSO "[vdso]"
 enum np_unwinder {
     NP_UNWIND_PC = 0,     /* the interrupted PC only */
     NP_UNWIND_FP = 1,     /* PC, then return addresses along the frame-pointer chain */

@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <time.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -185,8 +186,14 @@ static int module_cb(struct dl_phdr_info *info, size_t size, void *data)
         }
     }
     const char *name = info->dlpi_name;
-    if (name && name[0] && name[0] != '/')
-        return 0; /* the vDSO: no file to read */
+    char path[PATH_MAX];
+    if (info->dlpi_addr && info->dlpi_addr == (ElfW(Addr))getauxval(AT_SYSINFO_EHDR))
+        name = NP_TRACE_VDSO; /* the kernel's vDSO: no file, readers use their own (trace-format.md) */
+    else if (name && name[0] && name[0] != '/') {
+        if (!realpath(name, path)) /* dlopen'ed by a relative path */
+            return 0;
+        name = path;
+    }
     uint64_t lo = UINT64_MAX, hi = 0;
     const uint8_t *bid = NULL;
     size_t bidlen = 0;
