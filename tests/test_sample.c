@@ -449,8 +449,10 @@ static void test_fork(void **state)
     sampling_chunk(child, 997);
     assert_int_equal(child->nthreads, 1);
     /* ThreadSanitizer ignores most of what a child of a threaded process
-     * does (its interceptors, hence its deferred signals): few samples */
-    assert_true(periods_in(&child->threads[0], "fchild") > (UNDER_TSAN ? 0 : 150));
+     * does (its interceptors, hence its deferred signals): few samples,
+     * often none */
+    if (!UNDER_TSAN)
+        assert_true(periods_in(&child->threads[0], "fchild") > 150);
     assert_int_equal(periods_in(&child->threads[0], "fm"), 0);
     assert_true(periods_in(thread_in(parent, "fm"), "fm") > 100);
     for (int i = 0; i < parent->nthreads; i++)
