@@ -201,16 +201,26 @@ same "replay --min-duration" "$tmp/body" "         Start     Duration  Function
    0.000001000        40 ns  sample_square
    0.000001060        40 ns  sample_twice"
 
-# ---- a call 1000 deep (test_analyze_gen deep): every level printed ----
+# ---- a call 1000 deep (test_analyze_gen deep): every level printed, the
+# nesting drawn 100 levels deep at most (then each line says its depth) ----
 "$gen" deep "$tmp/deep" || { echo "FAIL generating deep"; exit 1; }
 run tree --ascii "$tmp/deep"
 status "deep tree: exit 0" 0
 [ "$(wc -l <"$tmp/out")" = 1003 ] && ok "deep tree: a line per level" || bad "deep tree: $(wc -l <"$tmp/out") lines"
+sed -n '104p' "$tmp/out" >"$tmp/level"
+same "deep tree: level 101, the deepest drawn" "$tmp/level" \
+    "$(printf '%10s %12s %12s %7s  %300s%s' 1 '1.799 us' '2 ns' 90.0% '' '`- sample_fib')"
 tail -n 1 "$tmp/out" >"$tmp/last"
-same "deep tree: the innermost call" "$tmp/last" "$(printf '%10s %12s %12s %7s  %2997s%s' 1 '1 ns' '1 ns' 0.1% '' '`- sample_fib')"
+same "deep tree: the innermost call, its depth said" "$tmp/last" \
+    "$(printf '%10s %12s %12s %7s  %300s%s' 1 '1 ns' '1 ns' 0.1% '' '[depth 1000] `- sample_fib')"
+[ "$(awk 'length($0) > 400' "$tmp/out" | wc -l)" = 0 ] && ok "deep tree: no line over 400 characters" ||
+    bad "deep tree: long lines"
 run replay "$tmp/deep"
 tail -n 1 "$tmp/out" >"$tmp/last"
-same "deep replay: the innermost call" "$tmp/last" "$(printf '%14s %12s  %1998s%s' 0.000000999 '1 ns' '' sample_fib)"
+same "deep replay: the innermost call, its depth said" "$tmp/last" \
+    "$(printf '%14s %12s  %200s%s' 0.000000999 '1 ns' '' '[depth 1000] sample_fib')"
+sed -n '104p' "$tmp/out" >"$tmp/level"
+same "deep replay: depth 101, the deepest drawn" "$tmp/level" "$(printf '%14s %12s  %200s%s' 0.000000100 '1.799 us' '' sample_fib)"
 run graph "$tmp/deep"
 grep 'sample_fib' "$tmp/out" | awk '{ print $(NF-2), $NF }' >"$tmp/arcs"
 same "deep graph: the recursive arc" "$tmp/arcs" "999 [1]

@@ -76,7 +76,11 @@ static void print_timeline(const struct np_view *v, const struct np_model *m)
         }
         char d[NP_DURATION_MAX];
         print_start(c->start_ns, base);
-        printf(" %12s  %*s", np_format_duration(d, sizeof d, c->duration_ns), (int)(2 * c->depth), "");
+        bool cut = c->depth > NP_VIEW_DRAWN_LEVELS;
+        printf(" %12s  %*s", np_format_duration(d, sizeof d, c->duration_ns),
+               (int)(2 * (cut ? NP_VIEW_DRAWN_LEVELS : c->depth)), "");
+        if (cut)
+            printf("[depth %" PRIu32 "] ", c->depth + 1);
         np_text_field(stdout, fns[c->function].name);
         putchar('\n');
     }

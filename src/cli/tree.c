@@ -123,12 +123,15 @@ static void print_row(const struct tree *t, const char *calls, uint64_t total, c
     fputs(t->prefix ? t->prefix : "", stdout);
 }
 
-static void print_node(struct tree *t, uint32_t n, bool last, uint64_t thread_ns)
+/* LEVEL: the node's depth when its drawing is cut (view.h), else 0. */
+static void print_node(struct tree *t, uint32_t n, bool last, uint64_t thread_ns, size_t level)
 {
     const struct np_node *node = &t->nodes[n];
     char calls[24], self[NP_DURATION_MAX];
     snprintf(calls, sizeof calls, "%" PRIu64, node->calls);
     print_row(t, calls, node->total_ns, np_format_duration(self, sizeof self, node->self_ns), thread_ns);
+    if (level)
+        printf("[depth %zu] ", level);
     fputs(last ? t->glyphs->last : t->glyphs->branch, stdout);
     np_text_field(stdout, node->function != NP_NONE ? t->fns[node->function].name : "?");
     putchar('\n');
@@ -161,10 +164,11 @@ static int print_subtree(struct tree *t, uint32_t root, uint64_t thread_ns)
         bool last = f->next == t->nkids[f->node];
         t->prefix_len = f->prefix_len;
         t->prefix[t->prefix_len] = '\0';
-        print_node(t, child, last, thread_ns);
+        /* the child is DEPTH deep, below DEPTH - 1 levels of drawing */
+        print_node(t, child, last, thread_ns, depth - 1 > NP_VIEW_DRAWN_LEVELS ? depth : 0);
         if (!t->nkids[child])
             continue;
-        if (push_prefix(t, last ? t->glyphs->blank : t->glyphs->through))
+        if (depth <= NP_VIEW_DRAWN_LEVELS && push_prefix(t, last ? t->glyphs->blank : t->glyphs->through))
             goto oom;
         if (depth == cap) {
             struct frame *s = realloc(stack, 2 * cap * sizeof *stack);

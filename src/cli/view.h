@@ -14,6 +14,12 @@
 
 #define NP_VIEW_MAX_ARGS 2
 
+/* tree and replay draw nesting this many levels deep at most; a deeper
+ * call is drawn at that indentation and says its depth ("[depth N] "), so
+ * that the output grows with the calls, not with the square of a deep
+ * recursion's depth. */
+#define NP_VIEW_DRAWN_LEVELS 100
+
 /* The common options, for every command's --help. */
 #define NP_VIEW_OPTIONS_HELP                                                          \
     "  --tid=LIST     only these threads (ids separated by commas)\n"                 \
