@@ -3,6 +3,7 @@
  * functions (tb_sample_trace), read back through np_model_load. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -293,6 +294,32 @@ static void vdso_symbols(void **state)
     assert_false(names_vdso(&m));
     assert_int_equal(vdso_warnings, 1);
     assert_non_null(strstr(vdso_warning, "[vdso]: recorded under another kernel"));
+}
+
+/* A function known by a versioned name only (versioned_fn@@V1 in .symtab,
+ * beside a local alias: glibc's are so in its debug file) is named without
+ * its version. */
+static void versioned_names(void **state)
+{
+    (void)state;
+    void *h = dlopen(NP_VERSIONED_LIB, RTLD_NOW);
+    assert_non_null(h);
+    void *fn = dlsym(h, "versioned_fn");
+    struct link_map *lm = NULL;
+    assert_non_null(fn);
+    assert_int_equal(dlinfo(h, RTLD_DI_LINKMAP, &lm), 0);
+    struct np_trace_module m = { lm->l_addr, (uint64_t)(uintptr_t)fn, (uint64_t)(uintptr_t)fn + 1, NULL, 0,
+                                 NP_VERSIONED_LIB };
+    struct np_symbols *s = np_symbols_new(on_vdso_warning, NULL);
+    struct np_addrspace *a = np_addrspace_new(s);
+    assert_int_equal(np_addrspace_map(a, &m), 0);
+    struct np_symbol sym;
+    np_addrspace_lookup(a, (uint64_t)(uintptr_t)fn, &sym);
+    assert_non_null(sym.name);
+    assert_string_equal(sym.name, "versioned_fn");
+    np_addrspace_free(a);
+    np_symbols_free(s);
+    dlclose(h);
 }
 
 static const struct np_arc *arc(const struct np_model *m, uint32_t caller, uint32_t callee)
@@ -1610,6 +1637,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(sample_profile, setup, teardown),
         cmocka_unit_test_setup_teardown(sample_symbols, setup, teardown),
         cmocka_unit_test(vdso_symbols),
+        cmocka_unit_test(versioned_names),
         cmocka_unit_test_setup_teardown(sample_graph_and_tree, setup, teardown),
         cmocka_unit_test_setup_teardown(sample_without_end, setup, teardown),
         cmocka_unit_test_setup_teardown(filter_exclude, setup, teardown),
