@@ -37,8 +37,9 @@ const char np_setjmp_linked = 1;
 /* NP_SETJMP(name, savemask): np_setjmp_note(env), then a tail jump to the
  * C library's __sigsetjmp(env, savemask), which is what setjmp and _setjmp
  * are, with the caller's stack untouched. __sigsetjmp itself (sigsetjmp)
- * is left alone: it is the one real implementation every build can reach,
- * static executables included. */
+ * is left alone except by the shared library on x86-64 (NP_SIGSETJMP): it
+ * is the one real implementation every build can reach, static
+ * executables included. */
 #if defined(__x86_64__)
 #if defined(NP_INTERPOSE_NEXT)
 /* __sigsetjmp is ours too: jump past it to the C library's, which
