@@ -4,7 +4,8 @@
 # its .symtab and DWARF, its debug file made by objcopy --only-keep-debug,
 # found through .gnu_debuglink (beside it, in .debug/) and through its
 # build-id under NANOPROF_DEBUG_DIR; a debug file of another build is not
-# used. Mode "tree": top calls a x3 and b x2, each calling leaf.
+# used; the recorder's -F finds names the same way. Mode "tree": top calls
+# a x3 and b x2, each calling leaf.
 set -u
 np=$1
 orig=$2
@@ -44,6 +45,11 @@ mkdir -p "$tmp/bin/.debug"
 mv "$tmp/bin/prog.debug" "$tmp/bin/.debug/prog.debug"
 got=$(names NANOPROF_DEBUG_DIR="$tmp/none")
 [ "$got" = "$want" ] && ok "debuglink in .debug/" || bad "debuglink in .debug/: '$got'"
+# the recorder's filters name the stripped program's functions the same way
+"$np" record -F top -o "$tmp/t" -- "$prog" tree >/dev/null 2>&1 || { echo "FAIL recording -F"; exit 1; }
+got=$(names NANOPROF_DEBUG_DIR="$tmp/none")
+[ "$got" = 'a,3 b,2 leaf,8 top,1 ' ] && ok "record -F top: the calls inside top only" || bad "record -F top: '$got'"
+"$np" record -o "$tmp/t" -- "$prog" tree >/dev/null 2>&1 || { echo "FAIL recording"; exit 1; }
 rm -rf "$tmp/bin/.debug"
 
 # build-id under NANOPROF_DEBUG_DIR (the second of two directories)

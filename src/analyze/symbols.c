@@ -7,16 +7,13 @@
  * make the analysis block.
  *
  * A stripped file (no .symtab, or no DWARF) is paired with its separate
- * debug file where one is installed, as GDB finds them: by build-id
- * (DIR/.build-id/xx/rest.debug) and by .gnu_debuglink (beside the file,
- * in its .debug/, and under DIR plus the file's directory), DIR being
- * each of NANOPROF_DEBUG_DIR's (colon-separated) or /usr/lib/debug. A
- * debug file whose build-id differs from the file's is not used. Its
+ * debug file where one is installed (common/debug_file.h); its
  * .symtab and DWARF then stand in for the file's. */
 #define _GNU_SOURCE
 #include "symbols.h"
 #include "containers.h"
 #include "textfmt.h"
+#include "common/debug_file.h"
 #include "common/trace_format.h"
 #include <elf.h>
 #include <dwarf.h>
@@ -227,98 +224,6 @@ static const char *open_elf(const char *path, int *fd, Elf **elf, GElf_Ehdr *eh)
     return NULL;
 }
 
-/* ---- separate debug files ------------------------------------------------- */
-
-/* The section of ELF named NAME, or NULL. */
-static Elf_Scn *section_named(Elf *elf, const char *name)
-{
-    size_t shstrndx;
-    if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-        return NULL;
-    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
-        GElf_Shdr sh;
-        const char *n;
-        if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) && !strcmp(n, name))
-            return scn;
-    }
-    return NULL;
-}
-
-/* Whether the debug file at PATH (opened into *FD, *ELF: the caller
- * ends them) may stand for F: an ELF file whose build-id, when both have
- * one, is F's. */
-static bool debug_file_fits(const struct elf_file *f, const char *path, int *fd, Elf **elf)
-{
-    GElf_Ehdr eh;
-    if (open_elf(path, fd, elf, &eh))
-        return false;
-    if (!f->build_id_len)
-        return true;
-    struct elf_file probe = { .elf = *elf };
-    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(*elf, scn));) {
-        GElf_Shdr sh;
-        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE)
-            read_build_id(&probe, scn);
-    }
-    bool same = probe.build_id_len == f->build_id_len && !memcmp(probe.build_id, f->build_id, f->build_id_len);
-    free(probe.build_id);
-    return same;
-}
-
-/* Tries PATH as F's debug file; true when it is now. */
-static bool try_debug_file(struct elf_file *f, const char *path)
-{
-    int fd = -1;
-    Elf *elf = NULL;
-    if (strcmp(path, f->path) != 0 && debug_file_fits(f, path, &fd, &elf)) {
-        f->dbg_fd = fd;
-        f->dbg_elf = elf;
-        return true;
-    }
-    if (elf)
-        elf_end(elf);
-    if (fd >= 0)
-        close(fd);
-    return false;
-}
-
-/* Looks for F's separate debug file (above); true when found. */
-static bool find_debug_file(struct elf_file *f)
-{
-    const char *dirs = getenv("NANOPROF_DEBUG_DIR");
-    if (!dirs || !*dirs)
-        dirs = "/usr/lib/debug";
-    char path[4096];
-    /* the .gnu_debuglink name, a plain file name */
-    const char *link = NULL;
-    Elf_Scn *scn = section_named(f->elf, ".gnu_debuglink");
-    Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
-    if (d && d->d_size > 1 && memchr(d->d_buf, 0, d->d_size) && !strchr(d->d_buf, '/') && *(char *)d->d_buf)
-        link = d->d_buf;
-    const char *slash = strrchr(f->path, '/');
-    int dirlen = slash ? (int)(slash - f->path) : 0;
-    for (const char *p = dirs; *p;) {
-        size_t n = strcspn(p, ":");
-        if (n && f->build_id_len) {
-            int len = snprintf(path, sizeof path, "%.*s/.build-id/%02x/", (int)n, p, f->build_id[0]);
-            for (size_t i = 1; i < f->build_id_len && len > 0 && (size_t)len + 3 < sizeof path; i++)
-                len += snprintf(path + len, sizeof path - (size_t)len, "%02x", f->build_id[i]);
-            if (len > 0 && (size_t)len + 7 < sizeof path && (strcpy(path + len, ".debug"), try_debug_file(f, path)))
-                return true;
-        }
-        if (n && link && (size_t)snprintf(path, sizeof path, "%.*s%.*s/%s", (int)n, p, dirlen, f->path, link) <
-                             sizeof path &&
-            try_debug_file(f, path))
-            return true;
-        p += n + (p[n] == ':');
-    }
-    if (link && (size_t)snprintf(path, sizeof path, "%.*s/%s", dirlen, f->path, link) < sizeof path &&
-        try_debug_file(f, path))
-        return true;
-    return link && (size_t)snprintf(path, sizeof path, "%.*s/.debug/%s", dirlen, f->path, link) < sizeof path &&
-           try_debug_file(f, path);
-}
-
 /* Parses F->elf (header EH); returns NULL or why it cannot be used. */
 static const char *parse_file(struct elf_file *f, const GElf_Ehdr *eh)
 {
@@ -339,7 +244,8 @@ static const char *parse_file(struct elf_file *f, const GElf_Ehdr *eh)
         }
     }
     /* stripped: the debug file's .symtab, ranked as the file's own */
-    if ((!symtab || !section_named(f->elf, ".debug_info")) && find_debug_file(f) && !symtab) {
+    if ((!symtab || !np_elf_section(f->elf, ".debug_info")) &&
+        (f->dbg_elf = np_debug_file_open(f->elf, f->path, &f->dbg_fd)) && !symtab) {
         for (Elf_Scn *scn = NULL; (scn = elf_nextscn(f->dbg_elf, scn));) {
             GElf_Shdr sh;
             if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB &&

@@ -12,15 +12,18 @@
  * (slower, equally exact). docs/cost.md explains this.
  *
  * Symbols: dl_iterate_phdr finds the module holding an address, libelf reads
- * its .symtab (static functions included), falling back to .dynsym. */
+ * its .symtab (static functions included) or, stripped, its separate debug
+ * file's (common/debug_file.h), falling back to .dynsym. */
 #define _GNU_SOURCE
 #include "port.h"
+#include "../common/debug_file.h"
 #include "../runtime/hooks.h"
 #include "../runtime/record.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <limits.h>
 #include <link.h>
 #include <pthread.h>
 #include <sched.h>
@@ -282,6 +285,8 @@ struct np_module {
     int loaded;
     Elf *elf;
     int fd;
+    Elf *dbg_elf;     /* its separate debug file, when stripped */
+    int dbg_fd;
     struct np_sym *syms;
     size_t nsyms;
 };
@@ -345,6 +350,7 @@ static size_t read_table(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct np_sym *o
 static void load_module(struct np_module *m)
 {
     m->loaded = 1;
+    m->dbg_fd = -1;
     elf_version(EV_CURRENT);
     m->fd = open(m->path, O_RDONLY | O_CLOEXEC);
     if (m->fd < 0)
@@ -362,14 +368,25 @@ static void load_module(struct np_module *m)
         else if (sh.sh_type == SHT_DYNSYM)
             dynsym = scn;
     }
+    Elf *names = m->elf;
+    if (!symtab) { /* stripped: its debug file's .symtab, where one is installed */
+        char real[PATH_MAX];
+        const char *path = realpath(m->path, real) ? real : m->path;
+        m->dbg_elf = np_debug_file_open(m->elf, path, &m->dbg_fd);
+        for (scn = NULL; m->dbg_elf && (scn = elf_nextscn(m->dbg_elf, scn));)
+            if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
+                symtab = scn;
+                names = m->dbg_elf;
+            }
+    }
     scn = symtab ? symtab : dynsym;
     if (!scn || !gelf_getshdr(scn, &use_sh))
         return;
-    size_t n = read_table(m->elf, scn, &use_sh, NULL);
+    size_t n = read_table(names, scn, &use_sh, NULL);
     m->syms = n ? malloc(n * sizeof *m->syms) : NULL;
     if (!m->syms)
         return;
-    m->nsyms = read_table(m->elf, scn, &use_sh, m->syms);
+    m->nsyms = read_table(names, scn, &use_sh, m->syms);
     qsort(m->syms, m->nsyms, sizeof *m->syms, sym_cmp);
     /* an executable (ET_EXEC) is not relocated */
     GElf_Ehdr eh;
@@ -425,8 +442,11 @@ int np_port_symbolize_at(const void *addr, char *buf, size_t len, uint64_t *offs
             name = sym->name;
             if (offset)
                 *offset = (uint64_t)(uintptr_t)addr - m->bias - sym->start;
-            strncpy(buf, name, len - 1);
-            buf[len - 1] = 0;
+            /* a debug file's versioned name (name@@VERSION) without its version */
+            size_t n = strcspn(name, "@");
+            n = n < len - 1 ? n : len - 1;
+            memcpy(buf, name, n);
+            buf[n] = 0;
         }
         pthread_mutex_unlock(&sym_lock);
     }
