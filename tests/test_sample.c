@@ -345,10 +345,16 @@ static void test_shares(void **state)
     if (share < 0.68 || share > 0.82)
         fail_msg("fa has %.3f of thread_a's samples in fa and fb, expected 0.75", share);
     assert_int_equal(periods_in(a, "fc") + periods_in(b, "fa") + periods_in(b, "fb"), 0);
-    /* thread_b: 600 ms, main 200 ms (within a third: few samples) */
+    /* thread_b: 600 ms, main 200 ms: about 600 and 200 periods. The lower
+     * bounds leave room for what a loaded machine loses (a third, seen
+     * here) and stay above what samples not weighted by their overruns
+     * would give (a quarter: one sample per 4 ms kernel tick) */
     uint64_t fc = periods_in(b, "fc"), fm = periods_in(m, "fm");
-    assert_true(fc > 400 && fc < 800);
-    assert_true(fm > 100 && fm < 300);
+    print_message("periods: fa %llu, fb %llu, fc %llu, fm %llu; skipped: a %llu, b %llu, main %llu\n",
+                  (unsigned long long)fa, (unsigned long long)fb, (unsigned long long)fc, (unsigned long long)fm,
+                  (unsigned long long)a->skipped, (unsigned long long)b->skipped, (unsigned long long)m->skipped);
+    assert_true(fc > 300 && fc < 800);
+    assert_true(fm > 75 && fm < 300);
     /* frame pointers: the callers are on the stacks */
     stacks_reach(a, "fa", 0.9);
     stacks_reach(a, "fb", 0.9);
