@@ -32,9 +32,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifndef NT_GNU_BUILD_ID
-#define NT_GNU_BUILD_ID 3
-#endif
 #define THUMB_BIT 1u
 
 /* Symbols at one address: the first of .symtab's wins, a global one over
@@ -62,7 +59,7 @@ struct elf_file {
     bool dwarf_tried;
     struct cu_range *cus; /* sorted by start */
     size_t ncus;
-    uint8_t *build_id;
+    uint8_t build_id[NP_BUILD_ID_MAX];
     size_t build_id_len;
     struct sym *syms;
     size_t nsyms;
@@ -139,7 +136,6 @@ static unsigned bind_rank(unsigned bind)
     return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
 }
 
-/* Appends the functions of one symbol table section. */
 /* Adds the functions of symbol table SCN (header SH) of ELF, F's or its
  * debug file's, to F's symbols. */
 static int read_symtab(struct elf_file *f, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, unsigned table_rank,
@@ -185,25 +181,6 @@ static int read_symtab(struct elf_file *f, Elf *elf, Elf_Scn *scn, const GElf_Sh
     return 0;
 }
 
-static void read_build_id(struct elf_file *f, Elf_Scn *scn)
-{
-    Elf_Data *data = elf_getdata(scn, NULL);
-    size_t off = 0, next, name_off, desc_off;
-    GElf_Nhdr nh;
-    while (data && (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp((char *)data->d_buf + name_off, "GNU", 4)) {
-            free(f->build_id);
-            f->build_id = malloc(nh.n_descsz ? nh.n_descsz : 1);
-            if (f->build_id) {
-                memcpy(f->build_id, (char *)data->d_buf + desc_off, nh.n_descsz);
-                f->build_id_len = nh.n_descsz;
-            }
-            return;
-        }
-        off = next;
-    }
-}
-
 /* Opens PATH (a regular file only: never blocks) as ELF into *FD and
  * *ELF, which the caller ends and closes even on failure (-1 and NULL
  * when not opened); fills EH. Returns NULL or why it cannot be read. */
@@ -230,16 +207,16 @@ static const char *parse_file(struct elf_file *f, const GElf_Ehdr *eh)
     bool thumb = eh->e_machine == EM_ARM;
     size_t cap = 0;
     bool symtab = false;
+    f->build_id_len = np_elf_build_id(f->elf, f->build_id, sizeof f->build_id);
     for (unsigned rank = 0; rank < 2; rank++) { /* .symtab, then .dynsym */
         Elf_Scn *scn = NULL;
         while ((scn = elf_nextscn(f->elf, scn))) {
             GElf_Shdr sh;
             if (!gelf_getshdr(scn, &sh))
                 continue;
-            if (rank == 0 && sh.sh_type == SHT_NOTE)
-                read_build_id(f, scn);
             symtab |= sh.sh_type == SHT_SYMTAB;
-            if (sh.sh_type == (rank ? SHT_DYNSYM : SHT_SYMTAB) && read_symtab(f, f->elf, scn, &sh, rank, thumb, &cap) < 0)
+            if (sh.sh_type == (rank ? SHT_DYNSYM : SHT_SYMTAB) &&
+                read_symtab(f, f->elf, scn, &sh, rank, thumb, &cap) < 0)
                 return "out of memory";
         }
     }
@@ -311,7 +288,6 @@ static void free_file(struct elf_file *f)
     free(f->owned);
     free(f->image);
     free(f->cus);
-    free(f->build_id);
     free(f->path);
     free(f);
 }
@@ -484,11 +460,9 @@ int np_addrspace_map(struct np_addrspace *a, const struct np_trace_module *m)
     bool usable = f->usable;
     if (usable && m->build_id_len && !same_build_id(f, m)) {
         usable = false;
-        if (!f->warned && f->image)
-            warn(a->s, "%s: recorded under another kernel: its functions are shown as addresses", f->path);
-        else if (!f->warned)
-            warn(a->s, "%s: build-id differs from the recorded one (rebuilt since?): its functions are shown "
-                 "as addresses", f->path);
+        if (!f->warned)
+            warn(a->s, "%s: %s: its functions are shown as addresses", f->path,
+                 f->image ? "recorded under another kernel" : "build-id differs from the recorded one (rebuilt since?)");
         f->warned = true;
     }
     a->maps[a->n++] = (struct mapping){ m->start, m->end, m->bias, usable ? f : NULL, f->path };

@@ -61,7 +61,7 @@ static Elf *open_candidate(const char *path, const uint8_t *id, size_t idlen, in
     Elf *elf = NULL;
     if (fstat(*fd, &st) == 0 && S_ISREG(st.st_mode) && (elf = elf_begin(*fd, ELF_C_READ, NULL)) &&
         elf_kind(elf) == ELF_K_ELF) {
-        uint8_t other[64];
+        uint8_t other[NP_BUILD_ID_MAX];
         if (!idlen || (np_elf_build_id(elf, other, sizeof other) == idlen && !memcmp(other, id, idlen)))
             return elf;
     }
@@ -74,7 +74,7 @@ static Elf *open_candidate(const char *path, const uint8_t *id, size_t idlen, in
 
 Elf *np_debug_file_open(Elf *elf, const char *path, int *fd)
 {
-    uint8_t id[64];
+    uint8_t id[NP_BUILD_ID_MAX];
     size_t idlen = np_elf_build_id(elf, id, sizeof id);
     const char *dirs = getenv("NANOPROF_DEBUG_DIR");
     if (!dirs || !*dirs)

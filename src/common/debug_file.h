@@ -11,6 +11,7 @@
 #include <libelf.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "trace_format.h" /* NP_BUILD_ID_MAX */
 
 /* The section of ELF named NAME, or NULL. */
 Elf_Scn *np_elf_section(Elf *elf, const char *name);

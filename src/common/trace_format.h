@@ -47,6 +47,8 @@ enum np_event_kind {
  * NP_SAMPLE_MAX_FRAMES frames. */
 #define NP_SAMPLING_PAYLOAD 27
 #define NP_SAMPLE_MAX_FRAMES 256
+/* The longest build-id a MODULE chunk holds (a longer one is left out). */
+#define NP_BUILD_ID_MAX 256
 /* The MODULE path of the kernel's vDSO, which has no file. */
 #define NP_TRACE_VDSO "[vdso]"
 enum np_unwinder {

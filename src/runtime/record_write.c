@@ -226,13 +226,13 @@ static int module_cb(struct dl_phdr_info *info, size_t size, void *data)
         exe[n > 0 ? n : 0] = 0;
         name = exe;
     }
-    uint8_t tmp[NP_TRACE_CHUNK_HEADER + 24 + 2 + 256 + 2 + PATH_MAX];
+    uint8_t tmp[NP_TRACE_CHUNK_HEADER + 24 + 2 + NP_BUILD_ID_MAX + 2 + PATH_MAX];
     struct cbuf b = { tmp, 0 };
     chunk_begin(&b);
     put_u64(&b, bias);
     put_u64(&b, start);
     put_u64(&b, end);
-    put_bytes(&b, bid, bid && bidlen <= 256 ? bidlen : 0);
+    put_bytes(&b, bid, bid && bidlen <= NP_BUILD_ID_MAX ? bidlen : 0);
     put_bytes(&b, name, strnlen(name, PATH_MAX));
     chunk_end(m->fd, &b, NP_CHUNK_MODULE);
     return 0;
