@@ -27,8 +27,9 @@
  * from the start of the first sample's period to the end of the last
  * one's (the sample's time). A gap between samples (the thread did not
  * run: sampling counts CPU time; more than twice a sample's time since the
- * last) or a sample left out by the filters ends every open call. These calls become the timeline when the profile is
- * the samples' (np_model_estimated), and are dropped otherwise. */
+ * last) or a sample left out by the filters ends every open call. These
+ * calls become the timeline when the profile is the samples'
+ * (np_model_estimated), and are dropped otherwise. */
 #define _GNU_SOURCE
 #include "model_internal.h"
 #include "containers.h"
@@ -324,17 +325,14 @@ static int timeline_sample(struct np_model_samples *s, uint32_t ti, uint64_t t, 
 {
     struct sthread *th = &s->threads[ti];
     uint64_t from = t > len ? t - len : 0;
-    int rc = 0;
     /* a gap: more than twice the CPU time the sample stands for since the
-     * last one (wall time runs a little ahead of CPU time anyway) */
+     * last one (wall time runs a little ahead of CPU time anyway); after
+     * one, as after a sample left out (N 0), no call stays open */
     bool gap = t - th->prev_ns > 2 * len;
-    if (th->depth && (gap || !n)) /* or a sample left out */
-        rc = close_frames(s, ti, 0, th->prev_ns);
     size_t same = 0;
-    while (same < th->depth && same < n && th->open[same].node == path[same])
+    while (!gap && same < th->depth && same < n && th->open[same].node == path[same])
         same++;
-    if (!rc && th->depth)
-        rc = close_frames(s, ti, same, th->prev_ns);
+    int rc = close_frames(s, ti, same, th->prev_ns);
     uint64_t start = th->depth ? th->prev_ns : from; /* contiguous, or after a gap */
     if (!rc && NP_GROW(th->open, th->cap, n) < 0)
         rc = ENOMEM_RC;

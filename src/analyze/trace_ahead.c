@@ -142,9 +142,8 @@ static void *run(void *arg)
 
 static void free_ahead(struct np_ahead *a)
 {
-    for (size_t i = 0; i < SLOTS; i++) {
+    for (size_t i = 0; i < SLOTS; i++)
         free(a->slots[i].ev);
-    }
     free(a->chunks);
     free(a->payload);
     np_stream_buf_free(&a->stream);
