@@ -366,19 +366,23 @@ static void test_dlopen(void **state)
 }
 
 /* Buffers of 256 records and one allowed in the queue: the thread outruns
- * the writer and drops events. Whatever was dropped is counted, in LOST
- * records and in END; the calls whose exits were dropped are closed at the
- * LOST record, so the trace still nests: every recorded call returns. Both
- * writer paths: no filter, and a filter (a depth limit that keeps all). */
+ * the writer. By default it waits, and every call is recorded. With
+ * NANOPROF_DROP=1 it drops events instead; whatever was dropped is counted,
+ * in LOST records and in END; the calls whose exits were dropped are closed
+ * at the LOST record, so the trace still nests: every recorded call
+ * returns. Both writer paths: no filter, and a filter (a depth limit that
+ * keeps all). */
 static void test_lost(void **state)
 {
     (void)state;
-    for (int filtered = 0; filtered < 2; filtered++) {
+    for (int mode = 0; mode < 4; mode++) {
+        int filtered = mode & 1, drop = mode >> 1;
         struct run r;
         run_init(&r, "lost");
         run_prog(&r, ARGS("fib", "22"),
                  (const char *const[]){ "NANOPROF_BUFFER=4k", "NANOPROF_QUEUE=1",
-                                        filtered ? "NANOPROF_DEPTH=1000" : "NANOPROF_DEPTH=", NULL },
+                                        filtered ? "NANOPROF_DEPTH=1000" : "NANOPROF_DEPTH=",
+                                        drop ? "NANOPROF_DROP=1" : "NANOPROF_DROP=0", NULL },
                  1);
         assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
         check_files(&r, 1);
@@ -389,9 +393,11 @@ static void test_lost(void **state)
             lost += f->threads[i].lost;
             assert_int_equal(f->threads[i].depth, 0);
         }
-        printf("fib(22), one queued 4k buffer%s: %llu of %llu calls recorded, %llu events lost\n",
-               filtered ? ", filtered" : "", (unsigned long long)in, (unsigned long long)calls,
-               (unsigned long long)lost);
+        printf("fib(22), one queued 4k buffer%s%s: %llu of %llu calls recorded, %llu events lost\n",
+               filtered ? ", filtered" : "", drop ? ", dropping" : "", (unsigned long long)in,
+               (unsigned long long)calls, (unsigned long long)lost);
+        if (!drop)
+            assert_int_equal(lost, 0);
         assert_int_equal(f->end_lost, lost);
         assert_true(in <= calls && out == in && in + lost >= calls);
         if (!lost)

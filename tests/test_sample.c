@@ -558,12 +558,13 @@ static void test_cli_usage(void **state)
     text[n] = 0;
     assert_non_null(strstr(text, "--sample[=HZ]"));
     assert_non_null(strstr(text, "NANOPROF_SAMPLE"));
-    /* a bad NANOPROF_SAMPLE reaching the runtime: one line, no recording */
+    /* a bad NANOPROF_SAMPLE in the environment: refused before the
+     * program runs, in one line */
     run_prog(&r, (char *const[]){ cli, "record", "-o", r.dir, prog, "blocked", NULL },
              (const char *const[]){ "NANOPROF_SAMPLE=fast", NULL }, 0);
-    assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
-    count_lines(r.err, first, sizeof first);
-    assert_non_null(strstr(first, "nanoprof: recording: NANOPROF_SAMPLE: not a rate"));
+    assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2);
+    assert_int_equal(count_lines(r.err, first, sizeof first), 1);
+    assert_non_null(strstr(first, "nanoprof record: NANOPROF_SAMPLE=fast in the environment is not a rate"));
     run_cleanup(&r);
 }
 #endif

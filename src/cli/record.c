@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
@@ -14,7 +15,9 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <gelf.h>
 #include "cli.h"
+#include "analyze/trace_read.h"
 #include "common/parse_units.h"
 #include "common/trace_format.h"
 #include "nanoprof/sample.h"
@@ -55,7 +58,14 @@ static const char usage_text[] =
     "      --time-filter T   drop calls that last less than T: nanoseconds, or a\n"
     "                        number with ns, us, ms or s             [NANOPROF_MIN_NS]\n"
     "  -b, --buffer SIZE     bytes of each thread's buffer, with k, M or G; 4k to\n"
-    "                        1G, default 1M                        [NANOPROF_BUFFER]\n"
+    "                        1G, default 1M (less each when many threads live)\n"
+    "                                                              [NANOPROF_BUFFER]\n"
+    "      --drop            when the writer falls behind, drop events (counted,\n"
+    "                        and said in every view) rather than make the\n"
+    "                        program's threads wait for it             [NANOPROF_DROP=1]\n"
+    "      --strict          exit with status 3 when the trace lost anything\n"
+    "                        (dropped events, a process that did not end\n"
+    "                        normally) and PROG's status was 0\n"
     "      --sample[=HZ]     also sample every thread's stack HZ times per second\n"
     "                        of its CPU time (1 to 100000, default 997); PROG\n"
     "                        then needs no instrumentation (docs/sampling.md)\n"
@@ -67,11 +77,23 @@ static const char usage_text[] =
     "                        more)                                 [NANOPROF_UNWIND]\n"
     "  -h, --help            print this help and exit\n"
     "\n"
-    "The runtime is found next to this command (build tree) or in ../lib*\n"
-    "(installed); NANOPROF_LIB=PATH names another libnanoprof.so.\n"
+    "Nothing is lost by default: a thread whose buffer is full while the\n"
+    "writer is behind waits for it. Tuning, in the environment only:\n"
+    "  NANOPROF_QUEUE=N      full buffers that may wait for the writer before\n"
+    "                        threads wait or drop (1 to 2048; default: 64 MiB\n"
+    "                        of buffers, at least 2, at most 64)\n"
+    "  NANOPROF_LIB=PATH     the libnanoprof.so to preload; by default the one\n"
+    "                        next to this command (build tree) or in ../lib*\n"
+    "                        (installed)\n"
+    "  NANOPROF_DEBUG_DIR=DIR  where views look for separate debug files\n"
     "\n"
-    "exit status: PROG's; 128+N when PROG was killed by signal N; 2 bad usage;\n"
-    "127 PROG could not be run; 1 the trace directory or runtime is missing.\n";
+    "The closing line on stderr gives PROG's status, the trace's size, and\n"
+    "what the trace lost, if anything.\n"
+    "\n"
+    "exit status: PROG's; 128+N when PROG was killed by signal N; 2 bad usage\n"
+    "(options, or a bad NANOPROF_* variable in the environment); 127 PROG could\n"
+    "not be run; 1 the trace directory or runtime is missing; 3 with --strict\n"
+    "when the trace lost anything and PROG's status was 0.\n";
 
 static int usage_error(const char *fmt, const char *a, const char *b)
 {
@@ -94,12 +116,37 @@ static int valid_time(const char *s)
     return np_parse_ns(s) >= 0;
 }
 
-static int valid_depth(const char *s)
+static int valid_range(const char *s, long lo, long hi)
 {
     char *end;
     errno = 0;
     long d = strtol(s, &end, 10);
-    return !errno && end != s && !*end && d >= 1 && d <= 65535;
+    return !errno && end != s && !*end && d >= lo && d <= hi;
+}
+
+static int valid_depth(const char *s)
+{
+    return valid_range(s, 1, 65535);
+}
+
+static int valid_queue(const char *s)
+{
+    return valid_range(s, 1, 2048);
+}
+
+static int valid_flag(const char *s)
+{
+    return !strcmp(s, "0") || !strcmp(s, "1");
+}
+
+static int valid_hz(const char *s)
+{
+    return np_parse_hz(s) != 0;
+}
+
+static int valid_unwind(const char *s)
+{
+    return !strcmp(s, "fp") || !strcmp(s, "dwarf");
 }
 
 /* Appends S to the comma-separated list *L. */
@@ -226,13 +273,19 @@ static int prepare_dir(const char *out, char *abs, size_t size)
     return 1;
 }
 
-/* Files, bytes and EVENTS chunks in the trace directory. */
-/* Files, bytes, and chunks that hold something recorded (events or block
- * counts) in the trace directory DIR. */
-static void summarise(const char *dir, int *files, long long *bytes, long long *data)
+/* What the trace directory holds, from its chunks' headers and END
+ * chunks: cheap, so that a trace that lost nothing is not read again. */
+struct trace_sum {
+    int files;
+    long long bytes;
+    long long data;       /* chunks with something recorded (events, block counts) */
+    int unfinished;       /* files without END: the process did not end normally */
+    uint64_t lost;        /* events lost, by the END chunks */
+};
+
+static void summarise(const char *dir, struct trace_sum *t)
 {
-    *files = 0;
-    *bytes = *data = 0;
+    memset(t, 0, sizeof *t);
     DIR *d = opendir(dir);
     if (!d)
         return;
@@ -246,19 +299,255 @@ static void summarise(const char *dir, int *files, long long *bytes, long long *
         FILE *f = fopen(p, "rb");
         if (!f)
             continue;
-        (*files)++;
-        uint8_t h[NP_TRACE_CHUNK_HEADER];
+        t->files++;
+        uint8_t h[NP_TRACE_CHUNK_HEADER], end[16];
         long off = NP_TRACE_HEADER_SIZE;
+        int has_end = 0;
         while (fseek(f, off, SEEK_SET) == 0 && fread(h, 1, sizeof h, f) == sizeof h) {
-            if (np_get_u32(h) == NP_CHUNK_EVENTS || np_get_u32(h) == NP_CHUNK_BLOCKS)
-                (*data)++;
-            off += NP_TRACE_CHUNK_HEADER + (long)np_get_u32(h + 4);
+            uint32_t type = np_get_u32(h), len = np_get_u32(h + 4);
+            if (type == NP_CHUNK_EVENTS || type == NP_CHUNK_BLOCKS)
+                t->data++;
+            if (type == NP_CHUNK_END && len >= sizeof end && fread(end, 1, sizeof end, f) == sizeof end) {
+                has_end = 1;
+                t->lost += np_get_u64(end + 8);
+            }
+            off += NP_TRACE_CHUNK_HEADER + (long)len;
         }
+        t->unfinished += !has_end;
         fseek(f, 0, SEEK_END);
-        *bytes += ftell(f);
+        t->bytes += ftell(f);
         fclose(f);
     }
     closedir(d);
+}
+
+/* Events lost per thread, read from the events themselves (only when the
+ * END chunks or their absence say something was lost). */
+struct loss_count {
+    uint64_t events;      /* LOST events' total */
+    uint32_t *tids;       /* open addressing, 0 = empty */
+    uint8_t *hit;         /* the thread lost events */
+    size_t cap, threads, hit_threads;
+    int nomem;
+};
+
+static size_t loss_slot(struct loss_count *c, uint32_t tid)
+{
+    uint32_t key = tid + 1; /* tid 0 is a valid id */
+    if (2 * (c->threads + 1) > c->cap) {
+        size_t ncap = c->cap ? 2 * c->cap : 1024;
+        uint32_t *nt = calloc(ncap, sizeof *nt);
+        uint8_t *nh = calloc(ncap, 1);
+        if (!nt || !nh) {
+            free(nt);
+            free(nh);
+            c->nomem = 1;
+            return SIZE_MAX;
+        }
+        for (size_t i = 0; i < c->cap; i++)
+            if (c->tids[i]) {
+                size_t k = c->tids[i] * 2654435761u & (ncap - 1);
+                while (nt[k])
+                    k = (k + 1) & (ncap - 1);
+                nt[k] = c->tids[i];
+                nh[k] = c->hit[i];
+            }
+        free(c->tids);
+        free(c->hit);
+        c->tids = nt;
+        c->hit = nh;
+        c->cap = ncap;
+    }
+    size_t k = key * 2654435761u & (c->cap - 1);
+    while (c->tids[k] && c->tids[k] != key)
+        k = (k + 1) & (c->cap - 1);
+    if (!c->tids[k]) {
+        c->tids[k] = key;
+        c->threads++;
+    }
+    return k;
+}
+
+static int loss_lost(void *ctx, uint32_t tid, uint64_t time_ns, uint64_t n)
+{
+    struct loss_count *c = ctx;
+    (void)time_ns;
+    size_t k = loss_slot(c, tid);
+    if (k == SIZE_MAX)
+        return NP_TRACE_ENOMEM;
+    c->events += n;
+    if (!c->hit[k]) {
+        c->hit[k] = 1;
+        c->hit_threads++;
+    }
+    return 0;
+}
+
+static int loss_events(void *ctx, uint32_t tid, const struct np_event *ev, size_t n, size_t *done)
+{
+    struct loss_count *c = ctx;
+    if (loss_slot(c, tid) == SIZE_MAX) {
+        *done = 0;
+        return NP_TRACE_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (ev[i].kind == NP_EVENT_LOST && loss_lost(c, tid, ev[i].time_ns, ev[i].arg)) {
+            *done = i;
+            return NP_TRACE_ENOMEM;
+        }
+    return 0;
+}
+
+static int loss_sample(void *ctx, uint32_t tid, uint64_t time_ns, const uint64_t *frames, unsigned n,
+                       uint64_t periods, uint64_t skipped)
+{
+    (void)time_ns, (void)frames, (void)n, (void)periods, (void)skipped;
+    return loss_slot(ctx, tid) == SIZE_MAX ? NP_TRACE_ENOMEM : 0;
+}
+
+/* The loss part of the closing line ("" when nothing was lost). */
+static void describe_loss(const char *dir, const struct trace_sum *t, char *out, size_t size)
+{
+    out[0] = 0;
+    if (!t->lost && !t->unfinished)
+        return;
+    struct loss_count c = { 0 };
+    struct np_event_sink sink = { .ctx = &c, .lost = loss_lost, .events = loss_events, .sample = loss_sample };
+    struct np_trace_summary sum;
+    np_trace_read(dir, &sink, NULL, &sum);
+    size_t n = 0;
+    if (c.events || t->lost)
+        n += (size_t)snprintf(out + n, size - n, "; LOST %" PRIu64 " events in %zu of %zu thread%s",
+                              c.events > t->lost ? c.events : t->lost, c.hit_threads, c.threads,
+                              c.threads == 1 ? "" : "s");
+    if (t->unfinished && n < size)
+        n += (size_t)snprintf(out + n, size - n, "; %d file%s cut short (the process did not end normally)",
+                              t->unfinished, t->unfinished == 1 ? "" : "s");
+    if (sum.status > NP_TRACE_ETRUNC && n < size)
+        snprintf(out + n, size - n, "; the trace is damaged: %s", sum.message);
+    free(c.tids);
+    free(c.hit);
+}
+
+/* PROG as exec would find it: PATH searched when it has no '/'. */
+static int find_prog(const char *prog, char *out, size_t size)
+{
+    if (strchr(prog, '/'))
+        return snprintf(out, size, "%s", prog) < (int)size;
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/bin:/bin";
+    for (const char *p = path;; p++) {
+        const char *e = strchr(p, ':');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (snprintf(out, size, "%.*s%s%s", (int)len, p, len ? "/" : "", prog) < (int)size &&
+            access(out, X_OK) == 0)
+            return 1;
+        if (!e)
+            return 0;
+        p = e;
+    }
+}
+
+/* What PROG's ELF file says about why nothing was recorded. */
+enum prog_kind { PROG_UNKNOWN, PROG_STATIC, PROG_PLAIN, PROG_HOOKED };
+
+static enum prog_kind examine_prog(const char *prog)
+{
+    char path[PATH_MAX];
+    if (!find_prog(prog, path, sizeof path))
+        return PROG_UNKNOWN;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return PROG_UNKNOWN;
+    enum prog_kind kind = PROG_UNKNOWN;
+    elf_version(EV_CURRENT);
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    size_t nph;
+    if (elf && elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &nph) == 0) {
+        int interp = 0;
+        for (size_t i = 0; i < nph; i++) {
+            GElf_Phdr ph;
+            if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP)
+                interp = 1;
+        }
+        kind = interp ? PROG_PLAIN : PROG_STATIC;
+        for (Elf_Scn *scn = NULL; interp && (scn = elf_nextscn(elf, scn));) {
+            GElf_Shdr sh;
+            Elf_Data *data;
+            if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !(data = elf_getdata(scn, NULL)) ||
+                !sh.sh_entsize)
+                continue;
+            for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+                GElf_Sym sym;
+                const char *name;
+                if (gelf_getsym(data, (int)i, &sym) && (name = elf_strptr(elf, sh.sh_link, sym.st_name)) &&
+                    (!strcmp(name, "__cyg_profile_func_enter") || !strcmp(name, "__sanitizer_cov_trace_pc")))
+                    kind = PROG_HOOKED;
+            }
+        }
+    }
+    if (elf)
+        elf_end(elf);
+    close(fd);
+    return kind;
+}
+
+/* Says why a run left nothing in the trace, as well as it can tell. */
+static void explain_nothing(const char *prog, int status, int signaled, int sampled, const struct trace_sum *t)
+{
+    const char *why;
+    char buf[256];
+    enum prog_kind kind = examine_prog(prog);
+    if (!signaled && status == 127 && !t->files) {
+        why = "it exited with status 127 before any recorded code ran (a command it runs was not found?)";
+    } else if (kind == PROG_STATIC) {
+        why = "it is statically linked, so the runtime cannot be preloaded: link it with libnanoprof.a "
+              "and run it with NANOPROF_RECORD=DIR (docs/recording.md)";
+    } else if (sampled && t->files) {
+        why = "no sample was taken (it ran for less than one sampling period of CPU time?)";
+    } else if (kind == PROG_PLAIN && !sampled) {
+        snprintf(buf, sizeof buf,
+                 "it is not built with -finstrument-functions or -fsanitize-coverage=trace-pc: rebuild it, "
+                 "or sample it (nanoprof record --sample -- %s)", prog);
+        why = buf;
+    } else if (kind == PROG_HOOKED) {
+        why = "it is instrumented, but no instrumented code ran in a recorded process "
+              "(does it exec another program, or clear LD_PRELOAD?)";
+    } else {
+        why = "no recorded process ran instrumented code";
+    }
+    fprintf(stderr, "nanoprof record: nothing was recorded from %s: %s\n", prog, why);
+}
+
+/* The NANOPROF_* variables already in the environment that the runtime
+ * would refuse (it would then run PROG without recording): refused here,
+ * before PROG runs. Options given replace them, so they are checked
+ * after the options. */
+static int check_env(void)
+{
+    static const struct {
+        const char *name;
+        int (*valid)(const char *);
+        const char *what;
+    } vars[] = {
+        { "NANOPROF_BUFFER", valid_size, "a size from 4k to 1G" },
+        { "NANOPROF_DEPTH", valid_depth, "a depth from 1 to 65535" },
+        { "NANOPROF_MIN_NS", valid_time, "a duration (ns, or a number with ns, us, ms, s)" },
+        { "NANOPROF_QUEUE", valid_queue, "a number of buffers from 1 to 2048" },
+        { "NANOPROF_DROP", valid_flag, "0 or 1" },
+        { "NANOPROF_SAMPLE", valid_hz, "a rate from 1 to 100000 (Hz)" },
+        { "NANOPROF_UNWIND", valid_unwind, "fp or dwarf" },
+    };
+    for (size_t k = 0; k < sizeof vars / sizeof *vars; k++) {
+        const char *v = getenv(vars[k].name);
+        if (v && *v && !vars[k].valid(v)) {
+            fprintf(stderr, "nanoprof record: %s=%s in the environment is not %s\n", vars[k].name, v,
+                    vars[k].what);
+            return 0;
+        }
+    }
+    return 1;
 }
 
 static pid_t child_pid;
@@ -274,7 +563,7 @@ int np_cmd_record(int argc, char **argv)
     const char *out = getenv("NANOPROF_RECORD");
     const char *depth = NULL, *tfilter = NULL, *buffer = NULL, *sample = NULL, *unwind = NULL;
     char *filter = NULL, *notrace = NULL;
-    int i = 1;
+    int i = 1, drop = 0, strict = 0;
     if (!out || !*out)
         out = NP_TRACE_DEFAULT_PATH;
     for (; i < argc; i++) {
@@ -288,6 +577,10 @@ int np_cmd_record(int argc, char **argv)
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage_text, stdout);
             return 0;
+        }
+        if (strcmp(a, "--drop") == 0 || strcmp(a, "--strict") == 0) {
+            *(a[2] == 'd' ? &drop : &strict) = 1;
+            continue;
         }
         /* its value is optional, so only --sample=HZ gives one */
         if (strcmp(a, "--sample") == 0 || strncmp(a, "--sample=", 9) == 0) {
@@ -348,7 +641,7 @@ int np_cmd_record(int argc, char **argv)
             buffer = val;
             break;
         case 6:
-            if (strcmp(val, "fp") != 0 && strcmp(val, "dwarf") != 0)
+            if (!valid_unwind(val))
                 return usage_error("--unwind: '%s' is not fp or dwarf%s", val, "");
             unwind = val;
             break;
@@ -358,6 +651,23 @@ int np_cmd_record(int argc, char **argv)
     }
     if (i >= argc)
         return usage_error("no program to run%s%s", "", "");
+    /* what the options set is checked already */
+    if (buffer)
+        setenv("NANOPROF_BUFFER", buffer, 1);
+    if (depth)
+        setenv("NANOPROF_DEPTH", depth, 1);
+    if (tfilter)
+        setenv("NANOPROF_MIN_NS", tfilter, 1);
+    if (sample)
+        setenv("NANOPROF_SAMPLE", sample, 1);
+    if (unwind)
+        setenv("NANOPROF_UNWIND", unwind, 1);
+    if (drop)
+        setenv("NANOPROF_DROP", "1", 1);
+    if (!check_env())
+        return 2;
+    const char *env_sample = getenv("NANOPROF_SAMPLE");
+    int sampled = env_sample && *env_sample;
 
     char lib[PATH_MAX], dir[PATH_MAX];
     if (!find_lib(lib, sizeof lib) || !prepare_dir(out, dir, sizeof dir))
@@ -391,16 +701,6 @@ int np_cmd_record(int argc, char **argv)
             setenv("NANOPROF_FILTER", filter, 1);
         if (notrace)
             setenv("NANOPROF_NOTRACE", notrace, 1);
-        if (depth)
-            setenv("NANOPROF_DEPTH", depth, 1);
-        if (tfilter)
-            setenv("NANOPROF_MIN_NS", tfilter, 1);
-        if (buffer)
-            setenv("NANOPROF_BUFFER", buffer, 1);
-        if (sample)
-            setenv("NANOPROF_SAMPLE", sample, 1);
-        if (unwind)
-            setenv("NANOPROF_UNWIND", unwind, 1);
         execvp(argv[i], argv + i);
         int e = errno;
         if (write(pfd[1], &e, sizeof e) < 0)
@@ -440,9 +740,8 @@ int np_cmd_record(int argc, char **argv)
         return 127;
     }
 
-    int files;
-    long long bytes, data;
-    summarise(dir, &files, &bytes, &data);
+    struct trace_sum t;
+    summarise(dir, &t);
     int rc;
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
@@ -452,10 +751,13 @@ int np_cmd_record(int argc, char **argv)
         rc = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
         fprintf(stderr, "nanoprof record: %s exited with status %d", argv[i], rc);
     }
-    fprintf(stderr, "; trace in %s: %d file%s, %lld bytes\n", out, files, files == 1 ? "" : "s", bytes);
-    if (!data)
-        fprintf(stderr, "nanoprof record: nothing was recorded: is %s built with -finstrument-functions "
-                "or -fsanitize-coverage=trace-pc?\n",
-                argv[i]);
+    char loss[600];
+    describe_loss(dir, &t, loss, sizeof loss);
+    fprintf(stderr, "; trace in %s: %d file%s, %lld bytes%s\n", out, t.files, t.files == 1 ? "" : "s", t.bytes,
+            loss);
+    if (!t.data)
+        explain_nothing(argv[i], rc, WIFSIGNALED(status), sampled, &t);
+    if (strict && loss[0] && rc == 0)
+        rc = 3;
     return rc;
 }

@@ -5,9 +5,19 @@
  * Buffers. Each recorded thread appends raw records to its live buffer (an
  * mmap of its own). A full buffer is queued for the writer thread under a
  * mutex, and the thread takes a free one: that happens once per buffer
- * (65,536 records by default), never per event. When NANOPROF_QUEUE
- * buffers wait already (the writer is behind), the thread records nothing
- * and counts what it drops: a LOST record when it has a buffer again.
+ * (65,536 records by default), never per event. When the queue is full
+ * (the writer is behind), the thread waits for the writer to free a buffer:
+ * nothing is lost. A thread waits in slices; when the writer makes no
+ * progress for NP_REC_STALL_MS (it may wait on a lock the waiting thread
+ * holds: the loader's, in a dlopen'ed constructor), the thread takes one
+ * buffer past the queue's limit instead. With NANOPROF_DROP=1 (--drop) the
+ * thread records nothing instead and counts what it drops: a LOST record
+ * when it has a buffer again.
+ *
+ * Sizes. The queue holds at most NP_REC_QUEUE_BYTES of buffers (64 of the
+ * default 1 MiB), and buffers mapped while many threads are live are
+ * smaller, so that memory does not grow with the number of threads times
+ * the buffer size.
  *
  * Buffer states (atomic, so that a fatal signal handler can read them
  * without the lock): FREE, LIVE (a thread appends to it), QUEUED, BUSY (the
@@ -50,6 +60,16 @@ struct np_rec_config np_rec_cfg;
 #define MAX_BUFS 4096
 #define MAX_STREAMS 4096
 #define BUF_HEADER 64
+/* What the queue may hold, in bytes: 64 buffers of the default size. */
+#define NP_REC_QUEUE_BYTES (64u << 20)
+/* What the live threads' buffers may take together before new buffers
+ * get smaller, and the smallest they get. */
+#define NP_REC_LIVE_BYTES (64u << 20)
+#define NP_REC_MIN_BUF_BYTES (64u << 10)
+/* A waiting thread looks again this often, and takes a buffer past the
+ * queue's limit after the writer made no progress for NP_REC_STALL_MS. */
+#define NP_REC_WAIT_SLICE_MS 10
+#define NP_REC_STALL_MS 200
 _Static_assert(sizeof(struct np_rec_buf) <= BUF_HEADER, "buffer header");
 
 enum { W_IDLE = 0, W_BUSY, W_STOPPED };
@@ -66,8 +86,12 @@ static struct {
     double ns_per_tick;
     size_t nrec;              /* records per buffer */
     unsigned max_queued;
+    int drop;                 /* NANOPROF_DROP: drop events rather than wait */
+    unsigned live;            /* threads with a stream, not ended (under the lock) */
+    uint64_t retired;         /* buffers the writer has written (under the lock) */
+    uint64_t waits, forced;   /* times a thread waited, buffers taken past the limit */
     pthread_mutex_t lock;
-    pthread_cond_t wake, idle;
+    pthread_cond_t wake, idle, space;
     struct np_rec_buf *qhead, *qtail, *free;
     unsigned nqueued;         /* atomic */
     unsigned nbufs;           /* atomic */
@@ -79,7 +103,8 @@ static struct {
     int wstate;               /* atomic: W_* */
     uint64_t lost_ended;      /* events lost by threads that ended */
 } R = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
-        .wake = PTHREAD_COND_INITIALIZER, .idle = PTHREAD_COND_INITIALIZER };
+        .wake = PTHREAD_COND_INITIALIZER, .idle = PTHREAD_COND_INITIALIZER,
+        .space = PTHREAD_COND_INITIALIZER };
 
 #define LOAD(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
 #define STORE(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
@@ -145,7 +170,19 @@ static int configure(void)
         }
         c->min_ns = (uint64_t)ns;
     }
-    R.max_queued = 64;
+    R.nrec = c->buf_bytes / sizeof(np_raw);
+    R.max_queued = NP_REC_QUEUE_BYTES / (unsigned)c->buf_bytes;
+    if (R.max_queued < 2)
+        R.max_queued = 2;
+    if (R.max_queued > 64)
+        R.max_queued = 64;
+    if ((v = getenv("NANOPROF_DROP")) && *v) {
+        if (strcmp(v, "0") && strcmp(v, "1")) {
+            np_rec_say("NANOPROF_DROP: not 0 (wait for the writer) or 1 (drop events)", v);
+            return 0;
+        }
+        R.drop = *v == '1';
+    }
     if ((v = getenv("NANOPROF_QUEUE")) && *v) {
         char *end;
         long q = strtol(v, &end, 10);
@@ -160,7 +197,6 @@ static int configure(void)
         np_rec_say("NANOPROF_FILTER/NANOPROF_NOTRACE: at most 64 patterns", NULL);
         return 0;
     }
-    R.nrec = c->buf_bytes / sizeof(np_raw);
     return np_sample_configure();
 }
 
@@ -186,6 +222,17 @@ static int make_dir(const char *dir)
 
 /* ---- buffers ------------------------------------------------------------ */
 
+/* Records in a buffer mapped now: the configured size, less when the
+ * live threads' buffers would take more than NP_REC_LIVE_BYTES. */
+static size_t buf_records_locked(void)
+{
+    size_t n = R.nrec, share = NP_REC_LIVE_BYTES / (R.live ? R.live : 1) / sizeof(np_raw);
+    size_t least = NP_REC_MIN_BUF_BYTES / sizeof(np_raw);
+    if (share < least)
+        share = least;
+    return share < n ? share : n;
+}
+
 static struct np_rec_buf *new_buf_locked(void)
 {
     struct np_rec_buf *b = R.free;
@@ -195,12 +242,13 @@ static struct np_rec_buf *new_buf_locked(void)
         unsigned n = R.nbufs;
         if (n >= MAX_BUFS)
             return NULL;
-        void *m = mmap(NULL, BUF_HEADER + R.nrec * sizeof(np_raw), PROT_READ | PROT_WRITE,
+        size_t nrec = buf_records_locked();
+        void *m = mmap(NULL, BUF_HEADER + nrec * sizeof(np_raw), PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (m == MAP_FAILED)
             return NULL;
         b = m;
-        b->cap = (uint32_t)R.nrec;
+        b->cap = (uint32_t)nrec;
         b->recs = (np_raw *)((char *)m + BUF_HEADER);
         R.bufs[n] = b;
         STORE(&R.nbufs, n + 1);
@@ -283,6 +331,8 @@ static void *writer_main(void *arg)
         pthread_mutex_lock(&R.lock);
         __atomic_sub_fetch(&R.nqueued, 1, __ATOMIC_RELEASE);
         retire_locked(b);
+        R.retired++;
+        pthread_cond_broadcast(&R.space);
         int busy = W_BUSY;
         __atomic_compare_exchange_n(&R.wstate, &busy, W_IDLE, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
         pthread_cond_broadcast(&R.idle);
@@ -322,19 +372,12 @@ static void drain_locked(void)
     }
 }
 
-/* Queues S's live buffer and gives it a fresh one (lock held); returns
- * it, or NULL (recording stopped, or the writer is behind). */
-static struct np_rec_buf *refill_locked(struct np_rec_stream *s)
+/* Gives S a fresh buffer (lock held, S has none): returns it, or NULL
+ * (recording stopped, the writer is behind and not FORCE, or no memory). */
+static struct np_rec_buf *take_locked(struct np_rec_stream *s, int force)
 {
-    struct np_rec_buf *old = s->buf;
-    if (old) {
-        STORE(&s->buf, (struct np_rec_buf *)NULL);
-        queue_locked(old, (uint64_t)(s->pos - old->recs), 0);
-    }
-    STORE(&s->pos, (np_raw *)NULL);
-    s->end = NULL;
     struct np_rec_buf *b = NULL;
-    if (!LOAD(&R.stopping) && !s->ended && LOAD(&R.nqueued) < R.max_queued)
+    if (!LOAD(&R.stopping) && !s->ended && (force || LOAD(&R.nqueued) < R.max_queued))
         b = new_buf_locked();
     if (b) {
         b->owner = s;
@@ -347,6 +390,55 @@ static struct np_rec_buf *refill_locked(struct np_rec_stream *s)
     return b;
 }
 
+/* Queues S's live buffer and gives it a fresh one (lock held); returns
+ * it, or NULL (recording stopped, or the writer is behind). */
+static struct np_rec_buf *refill_locked(struct np_rec_stream *s)
+{
+    struct np_rec_buf *old = s->buf;
+    if (old) {
+        STORE(&s->buf, (struct np_rec_buf *)NULL);
+        queue_locked(old, (uint64_t)(s->pos - old->recs), 0);
+    }
+    STORE(&s->pos, (np_raw *)NULL);
+    s->end = NULL;
+    return take_locked(s, 0);
+}
+
+/* Waits (lock held) until the writer has room, then takes a buffer for
+ * S; after NP_REC_STALL_MS without any progress of the writer, takes one
+ * past the queue's limit (see the top). NULL: the trace ended, or no
+ * buffer could be had at all. */
+static struct np_rec_buf *wait_locked(struct np_rec_stream *s)
+{
+    struct np_rec_buf *b = NULL;
+    uint64_t seen = R.retired;
+    unsigned stalled = 0;
+    R.waits++;
+    while (!b && !LOAD(&R.stopping) && !s->ended) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += NP_REC_WAIT_SLICE_MS * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&R.space, &R.lock, &until);
+        if (R.retired != seen) {
+            seen = R.retired;
+            stalled = 0;
+        } else {
+            stalled += NP_REC_WAIT_SLICE_MS;
+        }
+        int force = stalled >= NP_REC_STALL_MS;
+        b = take_locked(s, force);
+        if (!b && force)
+            break; /* not even past the limit: no memory */
+        if (b && force)
+            R.forced++;
+    }
+    return b;
+}
+
 static np_raw *refill(struct np_rec_stream *s)
 {
     pthread_mutex_lock(&R.lock);
@@ -355,6 +447,10 @@ static np_raw *refill(struct np_rec_stream *s)
         start_writer_locked();
     if (R.writer_started < 0)
         drain_locked();
+    if (!b && R.writer_started < 0)
+        b = take_locked(s, 0); /* drained: there is room */
+    if (!b && !R.drop)
+        b = wait_locked(s);
     pthread_mutex_unlock(&R.lock);
     return b ? b->recs : NULL;
 }
@@ -439,7 +535,7 @@ void np_rec_slow(struct np_thread *t, uint64_t w0)
     np_raw *p = s->pos;
     /* two slots stay free for the thread's end (rec_thread_exit) */
     if (!b || (size_t)(b->recs + b->cap - 2 - p) < need) {
-        if (!b && LOAD(&R.nqueued) >= R.max_queued)
+        if (!b && R.drop && LOAD(&R.nqueued) >= R.max_queued)
             p = NULL; /* still behind: do not take the lock for nothing */
         else
             p = refill(s);
@@ -553,6 +649,7 @@ static void rec_attach(struct np_thread *t)
     if (s) {
         s->used = 1;
         s->ended = 0;
+        R.live++;
         s->seq = 0;
         s->lost_n = 0;
         s->lost_d = s->lost_min = 0;
@@ -620,6 +717,8 @@ static void rec_thread_exit(struct np_thread *t)
     np_sample_thread_end(s);
     prctl(PR_GET_NAME, s->name);
     s->ended = 1;
+    R.live--;
+    pthread_cond_broadcast(&R.space); /* it may wait in a signal handler */
     if (!LOAD(&R.stopping)) {
         struct np_rec_buf *b = s->buf;
         np_raw *p = s->pos;
@@ -791,8 +890,10 @@ static void finish(int mode)
     }
     R.finisher = np_port_tid();
     STORE(&R.stopping, 1);
-    if (mode == NP_REC_NORMAL)
+    if (mode == NP_REC_NORMAL) {
         pthread_mutex_lock(&R.lock);
+        pthread_cond_broadcast(&R.space); /* waiting threads give up */
+    }
     stop_writer(mode);
     final_flush(mode);
     if (mode == NP_REC_NORMAL) {
@@ -877,6 +978,7 @@ static void fork_child(void)
     R.lock = m;
     R.wake = c;
     R.idle = c;
+    R.space = c;
     if (LOAD(&R.stopping)) {
         R.active = 0;
         return;
@@ -908,6 +1010,7 @@ static void fork_child(void)
     }
     R.qhead = R.qtail = NULL;
     R.nqueued = 0;
+    R.live = own ? 1 : 0;
     R.writer_started = 0;
     R.wstate = W_IDLE;
     R.finishing = 0;

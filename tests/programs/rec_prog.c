@@ -19,6 +19,9 @@
  *   fexecve          the same through fexecve of /proc/self/exe
  *   execfail         f1 x2, an exec that fails, f3 x3
  *   tree             top: a x3 (each: leaf x2), b x2 (each: leaf x1)
+ *   many T N         T threads at once, each many_worker x1 calling many_leaf
+ *                    N times; prints "calls <C>", the calls of many_leaf
+ *                    counted by the program itself
  *   slow             slowf x2 (20 ms each), fastf x100
  *   fib N            fib(N)
  *   longjmp          guard: setjmp, then jumper(5) nests 5 deep and longjmps
@@ -86,6 +89,24 @@ KEEP void top(void)
         a();
     for (int i = 0; i < 2; i++)
         b();
+}
+
+static unsigned long many_calls;
+static long many_n;
+static pthread_barrier_t many_start;
+
+KEEP void many_leaf(void)
+{
+    __atomic_add_fetch(&many_calls, 1, __ATOMIC_RELAXED);
+}
+
+KEEP void *many_worker(void *arg)
+{
+    (void)arg;
+    pthread_barrier_wait(&many_start); /* all at once: the writer falls behind */
+    for (long i = 0; i < many_n; i++)
+        many_leaf();
+    return NULL;
 }
 
 KEEP void *worker(void *arg)
@@ -284,6 +305,21 @@ int main(int argc, char **argv)
         main_work();
         pthread_join(t1, NULL);
         pthread_join(t2, NULL);
+        return 0;
+    }
+    if (strcmp(mode, "many") == 0 && argc > 3) {
+        int nt = atoi(argv[2]);
+        many_n = atol(argv[3]);
+        pthread_t *th = calloc((size_t)nt, sizeof *th);
+        if (!th || nt < 1 || pthread_barrier_init(&many_start, NULL, (unsigned)nt))
+            return 1;
+        for (int i = 0; i < nt; i++)
+            if (pthread_create(&th[i], NULL, many_worker, NULL))
+                return 1;
+        for (int i = 0; i < nt; i++)
+            pthread_join(th[i], NULL);
+        printf("calls %lu\n", many_calls);
+        free(th);
         return 0;
     }
     if (strcmp(mode, "exit") == 0 || strcmp(mode, "_exit") == 0 || strcmp(mode, "signal") == 0) {
