@@ -81,7 +81,8 @@ static const char *root_of(const char *name)
 {
     static const char *const map[][2] = { { "fa", "thread_a" }, { "fb", "thread_a" }, { "fc", "thread_b" },
                                           { "fm", "main" },     { "fchild", "main" }, { "fphase", "main" },
-                                          { "fafter", "main" }, { "fdeep", "chain_outer" } };
+                                          { "fafter", "main" }, { "fdeep", "chain_outer" },
+                                          { "fcall", "main" } };
     for (size_t i = 0; i < sizeof map / sizeof *map; i++)
         if (!strcmp(map[i][0], name))
             return map[i][1];
@@ -411,6 +412,43 @@ static void test_dwarf(void **state)
 }
 #endif
 
+#ifdef SAMPLE_INSTR
+/* A program that does little but calls spends most of its time in the
+ * hooks, and most samples land there. Each counts for the instrumented
+ * function its hook is for, with that function's callers; none for the
+ * runtime, whose own functions never appear. Samples taken in a hook
+ * before it knows its function are left out, and counted as skipped. */
+static void test_in_hooks(void **state)
+{
+    (void)state;
+    struct run r;
+    struct trace_stat t;
+    run_init(&r, "in_hooks");
+    /* the hooks run on every call; the writer keeps main's alone, which
+     * keeps the trace small (this test reads every call by name) */
+    run_mode(&r, "calls", (const char *const[]){ "NANOPROF_DEPTH=1", NULL });
+    assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+    read_trace(r.dir, &t);
+    const struct thr_stat *m = thread_in(&t.procs[0], "fcall");
+    uint64_t in_fcall = periods_in(m, "fcall");
+    printf("calls: %llu periods sampled, %llu in fcall, %llu skipped\n", (unsigned long long)m->periods,
+           (unsigned long long)in_fcall, (unsigned long long)m->skipped);
+    for (int i = 0; i < m->nfns; i++) {
+        const char *n = m->fns[i].name;
+        if (!strncmp(n, "__cyg_profile_func_", 19) || !strncmp(n, "np_", 3) || !strcmp(n, "rec_only") ||
+            !strcmp(n, "enter_full") || !strcmp(n, "exit_full") || !strcmp(n, "enter_slow") ||
+            !strcmp(n, "exit_slow"))
+            fail_msg("%llu periods in the runtime's %s", (unsigned long long)m->fns[i].periods, n);
+    }
+    /* 500 ms at 997 Hz: about 500 periods, nearly all in fcall */
+    if (in_fcall < 200 || (double)in_fcall < 0.9 * (double)m->periods)
+        fail_msg("%llu of %llu periods in fcall", (unsigned long long)in_fcall, (unsigned long long)m->periods);
+    stacks_reach(m, "fcall", 0.95);
+    free_trace(&t);
+    run_cleanup(&r);
+}
+#endif
+
 #ifndef SAMPLE_INSTR
 /* A thread that blocks SIGPROF is not sampled; nothing else changes. Not
  * under ThreadSanitizer, where the other thread is not sampled (above). */
@@ -573,6 +611,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shares),
+#ifdef SAMPLE_INSTR
+        cmocka_unit_test(test_in_hooks),
+#endif
 #ifndef SAMPLE_INSTR
         cmocka_unit_test(test_blocked),
         cmocka_unit_test(test_fork),

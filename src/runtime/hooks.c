@@ -89,6 +89,12 @@ np_on_event(int exit, uint64_t fn, const void *site)
 #if NP_HOOKS_MECHANISMS & (NP_MECH_COST | NP_MECH_USER | NP_MECH_RECORD)
     if (!(f & (NP_F_COST_ON | NP_F_REC_ON)) && !NP_USER_ON())
         return;
+#if NP_HOOKS_MECHANISMS & NP_MECH_RECORD
+    if (f & NP_F_REC_ON) {
+        t->rec->smp.hook_fn = fn | (exit ? NP_RAW_EXIT_BIT : 0);
+        t->rec->smp.hook_site = site;
+    }
+#endif
     t->flags |= NP_F_BUSY;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
 #if NP_HOOKS_MECHANISMS & NP_MECH_RECORD
@@ -118,12 +124,12 @@ np_on_event(int exit, uint64_t fn, const void *site)
 #define np_on_enter(fn, site) np_on_event(0, fn, site)
 #define np_on_exit(fn, site) np_on_event(1, fn, site)
 
-static __attribute__((noinline)) void enter_slow(uint64_t fn, void *site)
+static NP_HOOKS_TEXT __attribute__((noinline)) void enter_slow(uint64_t fn, void *site)
 {
     np_on_enter(fn, site);
 }
 
-static __attribute__((noinline)) void exit_slow(uint64_t fn, void *site)
+static NP_HOOKS_TEXT __attribute__((noinline)) void exit_slow(uint64_t fn, void *site)
 {
     np_on_exit(fn, site);
 }
@@ -135,11 +141,14 @@ static __attribute__((noinline)) void exit_slow(uint64_t fn, void *site)
 #define NP_REC_ONLY_MASK (NP_F_BUSY | NP_F_CT_ON | NP_F_COST_ON | NP_F_REC_ON)
 #define NP_REC_ONLY(t) ((t) && ((t)->flags & NP_REC_ONLY_MASK) == NP_F_REC_ON && !NP_USER_ON())
 
-static __attribute__((noinline)) void rec_only(struct np_thread *t, uint64_t w0, void *site)
+static NP_HOOKS_TEXT __attribute__((noinline)) void rec_only(struct np_thread *t, uint64_t w0, void *site)
 {
+    struct np_rec_stream *s = t->rec;
+    s->smp.hook_fn = w0;
+    s->smp.hook_site = site;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     t->flags |= NP_F_BUSY;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    struct np_rec_stream *s = t->rec;
     np_raw *p = s->pos;
     int ok = p < s->end && !np_port_switched();
     if (ok) {
@@ -166,7 +175,7 @@ static __attribute__((noinline)) void rec_only(struct np_thread *t, uint64_t w0,
  * attached thread, is handled here with no call at all, so these stay leaf
  * functions that save no registers; everything else goes to the full path
  * by a tail call (the recorder alone to its own, first). */
-static __attribute__((noinline)) void enter_full(void *fn, void *site)
+static NP_HOOKS_TEXT __attribute__((noinline)) void enter_full(void *fn, void *site)
 {
     uint64_t a = (uint64_t)(uintptr_t)fn & NP_ADDR_MASK;
     struct np_thread *t = np_cur;
@@ -176,7 +185,7 @@ static __attribute__((noinline)) void enter_full(void *fn, void *site)
         enter_slow(a, site);
 }
 
-static __attribute__((noinline)) void exit_full(void *fn, void *site)
+static NP_HOOKS_TEXT __attribute__((noinline)) void exit_full(void *fn, void *site)
 {
     uint64_t a = (uint64_t)(uintptr_t)fn & NP_ADDR_MASK;
     struct np_thread *t = np_cur;
@@ -188,7 +197,7 @@ static __attribute__((noinline)) void exit_full(void *fn, void *site)
 
 #define NP_FAST_MASK (NP_F_BUSY | NP_F_COST_ON | NP_F_REC_ON)
 
-NP_HOOK void __cyg_profile_func_enter(void *fn, void *site)
+NP_HOOK NP_HOOKS_TEXT void __cyg_profile_func_enter(void *fn, void *site)
 {
 #if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
     struct np_thread *t = np_cur;
@@ -209,7 +218,7 @@ NP_HOOK void __cyg_profile_func_enter(void *fn, void *site)
     enter_full(fn, site);
 }
 
-NP_HOOK void __cyg_profile_func_exit(void *fn, void *site)
+NP_HOOK NP_HOOKS_TEXT void __cyg_profile_func_exit(void *fn, void *site)
 {
 #if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
     struct np_thread *t = np_cur;

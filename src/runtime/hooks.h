@@ -7,6 +7,19 @@
 
 #define NP_HOOK __attribute__((no_instrument_function, visibility("default")))
 
+/* The compiler's hooks and what they call first live in a section of
+ * their own, so that the sampler can tell a sample taken inside them
+ * (np_hooks_text_start/end): it is the interrupted function's, not the
+ * runtime's. */
+#define NP_HOOKS_TEXT __attribute__((section("np_hooks_text")))
+extern const char __start_np_hooks_text[] __attribute__((weak, visibility("hidden")));
+extern const char __stop_np_hooks_text[] __attribute__((weak, visibility("hidden")));
+static inline int np_in_hooks_text(uint64_t pc)
+{
+    return __start_np_hooks_text && pc >= (uint64_t)(uintptr_t)__start_np_hooks_text &&
+           pc < (uint64_t)(uintptr_t)__stop_np_hooks_text;
+}
+
 /* Which mechanisms this library's hooks call (hooks.c). */
 #define NP_MECH_CALLTRACE 1
 #define NP_MECH_COST 2

@@ -514,6 +514,8 @@ static void count_lost(struct np_rec_stream *s, uint64_t w0)
 void np_rec_slow(struct np_thread *t, uint64_t w0)
 {
     struct np_rec_stream *s = t->rec;
+    if (s->smp.pending) /* a sample taken in the last hook (sample.c) */
+        np_sample_append_pending(s);
     uint64_t now, sw = 0;
     if (np_port_switched()) {
         uint64_t off0 = t->off;

@@ -64,6 +64,9 @@ enum np_raw_kind {
 #define NP_UNDER_TSAN 0
 #endif
 
+/* Frames of a sample that waits for a hook to end (sample.c). */
+#define NP_REC_PEND_FRAMES 128
+
 /* The fast path stops this many records short of a buffer's end, so that
  * the slow path always has room for LOST, SWITCH and the event itself. */
 #define NP_REC_RESERVE 4
@@ -144,6 +147,15 @@ struct np_rec_stream {
         int has_timer;
         uintptr_t stack_lo, stack_hi; /* bounds for the frame-pointer walk */
         uint64_t skipped;             /* periods not sampled since the last sample */
+        /* The hook under way (set before the thread is busy): a sample
+         * that finds the thread busy in it is that function's, and waits
+         * in pend until the hook is done with the buffer. */
+        uint64_t hook_fn;             /* address | NP_REC_NAMED | exit bit, as w0 */
+        const void *hook_site;        /* its caller's return address */
+        int pending;                  /* pend holds a sample (the owner's handler sets it) */
+        unsigned pend_n;
+        uint64_t pend_periods;
+        uint64_t pend[NP_REC_PEND_FRAMES];
     } smp;
     /* written by the writer (or a final flush, the writer stopped) */
     struct np_rec_wstate w;
@@ -220,6 +232,9 @@ int np_sample_configure(void);
 int np_sample_wanted(void);
 /* Starts sampling as configured, the file open (recording starts). */
 void np_sample_begin(int fd);
+/* Appends the sample taken while a hook ran (s->smp.pending), the thread
+ * busy: np_rec_slow, at the next event. */
+void np_sample_append_pending(struct np_rec_stream *s);
 /* A thread's stream is set up (lock held, on the thread): its timer. */
 void np_sample_thread_begin(struct np_rec_stream *s);
 /* The thread ends (lock held): its timer goes. */

@@ -231,6 +231,66 @@ static int append(struct np_rec_stream *s, const uint64_t *fr, unsigned n, uint6
     return 1;
 }
 
+/* The stack of a sample taken while the thread is in a hook: the
+ * instrumented function the hook is for, then its callers. The hook's
+ * SITE is the function's return address into its caller; when the walk
+ * (W, N frames) passes through SITE, the callers from there on are the
+ * walk's, else SITE alone stands for them. */
+static unsigned hook_stack(uint64_t fn, uint64_t site, const uint64_t *w, unsigned n, uint64_t *out)
+{
+    unsigned k = 1, m = 0;
+    while (k < n && w[k] != site)
+        k++;
+    out[m++] = fn;
+    if (k < n) {
+        while (k < n && m < MAX_FRAMES)
+            out[m++] = w[k++];
+    } else if (site) {
+        out[m++] = site;
+    }
+    return m;
+}
+
+/* A sample that found the thread busy in a hook: kept in the stream
+ * until the hook ends (np_sample_flush_pending), as a sample of the
+ * function the hook is for. A manual marker's hook (NP_ENTER) has no
+ * function: that sample is left out, counted as skipped. */
+static void defer(struct np_rec_stream *s, void *uc, uint64_t periods)
+{
+    if (s->smp.pending) {
+        s->smp.pend_periods += periods;
+        return;
+    }
+    uint64_t w0 = s->smp.hook_fn;
+    if (!w0 || (w0 & NP_REC_NAMED) || np_rec_stopped()) {
+        s->smp.skipped += periods;
+        return;
+    }
+    uint64_t w[MAX_FRAMES];
+    unsigned n = S.unwinder == NP_UNWIND_DWARF ? walk_dwarf(uc, w) : 0;
+    if (!n)
+        n = walk(uc, s, w);
+    s->smp.pend_n = hook_stack(w0 & NP_ADDR_MASK, (uint64_t)(uintptr_t)s->smp.hook_site & NP_ADDR_MASK, w, n,
+                               s->smp.pend);
+    s->smp.pend_periods = periods;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->smp.pending = 1;
+    /* the thread's next event takes the slow path, which appends it: the
+     * hook under way compared its position with the end already, and the
+     * hooks' fast path stays as it is */
+    s->end = NULL;
+}
+
+void np_sample_append_pending(struct np_rec_stream *s)
+{
+    struct np_rec_buf *b = s->buf;
+    s->end = b ? b->recs + b->cap - NP_REC_RESERVE : NULL;
+    if (!np_rec_stopped() && !append(s, s->smp.pend, s->smp.pend_n, s->smp.pend_periods - 1))
+        s->smp.skipped += s->smp.pend_periods;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->smp.pending = 0;
+}
+
 static void take(const siginfo_t *si, void *uc)
 {
     /* the thread running now: a user-level thread's own stream while a
@@ -242,15 +302,19 @@ static void take(const siginfo_t *si, void *uc)
     struct np_rec_stream *s = t->rec;
     uint64_t overrun = si->si_overrun > 0 ? (uint64_t)si->si_overrun : 0;
     if (!np_thread_lock(t)) { /* in a hook, which may be appending */
-        s->smp.skipped += 1 + overrun;
+        defer(s, uc, 1 + overrun);
         return;
     }
+    if (s->smp.pending) /* deferred, and no event since */
+        np_sample_append_pending(s);
     if (!np_rec_stopped()) {
         uint64_t fr[MAX_FRAMES];
         unsigned n = S.unwinder == NP_UNWIND_DWARF ? walk_dwarf(uc, fr) : 0;
         if (!n) /* or libunwind found nothing: the PC, at least */
             n = walk(uc, s, fr);
-        if (!append(s, fr, n, overrun))
+        /* in a hook, before it is busy or after: which function it is for
+         * is not known yet, or no longer; left out, counted */
+        if (np_in_hooks_text(fr[0]) || !append(s, fr, n, overrun))
             s->smp.skipped += 1 + overrun;
     }
     np_thread_unlock(t);

@@ -18,7 +18,9 @@
  *             300 ms; prints "start R" and "stop R" (the return values)
  *   chain     main -> chain_outer -> chain_middle -> chain_inner -> fdeep
  *             600 ms (for the unwinders: sample_prog_nofp is built
- *             without frame pointers) */
+ *             without frame pointers)
+ *   calls     main -> fcall, a recursion that does little but calls, for
+ *             500 ms (instrumented, most of its time is in the hooks) */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -87,6 +89,11 @@ KEEP void chain_outer(double ms)
 {
     chain_middle(ms);
     sink += 3;
+}
+
+KEEP unsigned long fcall(unsigned n)
+{
+    return n < 2 ? n : fcall(n - 1) + fcall(n - 2);
 }
 
 KEEP void *thread_a(void *arg)
@@ -180,8 +187,12 @@ int main(int argc, char **argv)
         fafter(300);
     } else if (!strcmp(mode, "chain")) {
         chain_outer(600);
+    } else if (!strcmp(mode, "calls")) {
+        double t0 = cpu_ms();
+        while (cpu_ms() - t0 < 500)
+            sink += fcall(20);
     } else {
-        fprintf(stderr, "usage: sample_prog shares|blocked|fork|own|api|chain\n");
+        fprintf(stderr, "usage: sample_prog shares|blocked|fork|own|api|chain|calls\n");
         return 2;
     }
     return 0;
