@@ -252,3 +252,6 @@ sh "$(dirname "$0")/record.sh" "$BUILD"
 sh "$(dirname "$0")/sample.sh" "$BUILD"
 # How close the sampled shares come to the true ones (sample_accuracy.sh).
 sh "$(dirname "$0")/sample_accuracy.sh" "$BUILD"
+# Recording programs that run many threads at once: nothing lost, and the
+# slowdown beside uftrace's (record_loss.sh).
+sh "$(dirname "$0")/record_loss.sh" "$BUILD"
