@@ -38,8 +38,10 @@ static void usage(FILE *out)
           "level; a call that made calls is two lines around theirs: \"name {\"\n"
           "with its start, and \"} /* name */\" with its duration. A \"# thread\"\n"
           "line comes whenever the thread changes (threads interleave as they\n"
-          "were recorded); the last line gives the totals. PATH is a trace\n"
-          "directory or one .npt file (default " NP_TRACE_DEFAULT_PATH ").\n"
+          "were recorded); the last line gives the totals. Only the calls still\n"
+          "open are kept, so any trace replays in a few MB, and `replay | head`\n"
+          "stops reading when head is done. PATH is a trace directory or one\n"
+          ".npt file (default " NP_TRACE_DEFAULT_PATH ").\n"
           "\n"
           "options:\n" NP_VIEW_OPTIONS_HELP
           "\n"
