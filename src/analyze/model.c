@@ -117,6 +117,7 @@ struct np_model {
     bool timed_filter;          /* a minimum duration or switched time taken out */
     const struct np_call_listener *listen; /* options.listener; NULL once it stopped the read */
     bool tell_late;             /* a listener and a minimum duration: begins told once known kept */
+    bool quick_leaves;          /* no filter, no listener: leaf_call takes an ENTRY-EXIT pair */
     struct np_hmap node_by;     /* parent << 32 | function -> node */
     struct node_ext *node_ext;  /* beside each node */
     size_t node_ext_cap;
@@ -625,6 +626,7 @@ static int tell(struct np_model *m, const struct np_call *c, bool begin)
     if ((begin ? l->begin : l->end)(l->ctx, m, c) == 0)
         return 0;
     m->listen = NULL;
+    m->tell_late = false;
     return NP_TRACE_ESTOP;
 }
 
@@ -662,6 +664,25 @@ static int tell_kept(struct np_model *m, struct cur *c, uint64_t t)
 
 #define TELL_KEPT(m, c, t) ((m)->tell_late && (c)->ts->told < (c)->depth ? tell_kept(m, c, t) : 0)
 
+/* A call was pushed at T: with a listener, its begin is told now, or
+ * with a minimum duration, those of the open calls that have run that
+ * long (out of the way of the model's own work). */
+static int told_entry(struct np_model *m, struct cur *c, struct frame *f, uint64_t t)
+{
+    if (m->tell_late)
+        return TELL_KEPT(m, c, t); /* the new call has not run: not told yet */
+    return f->flags & F_KEPT ? tell_begin(m, c, f) : 0;
+}
+
+/* The told call F at stack index c->depth, closed: lasted DUR. */
+static int told_exit(struct np_model *m, struct cur *c, const struct frame *f, uint64_t dur, uint64_t sw)
+{
+    if (c->ts->told > c->depth)
+        c->ts->told = c->depth;
+    const struct np_call call = { c->ti, f->function, f->node, f->kept_depth, f->start, dur, sw };
+    return tell(m, &call, false);
+}
+
 /* Closes the thread's innermost open call at T (with a minimum duration,
  * after TELL_KEPT at T: it was told iff it is kept). */
 HOT int close_call(struct np_model *m, struct cur *c, uint64_t t)
@@ -669,14 +690,17 @@ HOT int close_call(struct np_model *m, struct cur *c, uint64_t t)
     struct tstate *ts = c->ts;
     /* stays valid: nothing below pushes */
     const struct frame *f = &c->stack[--c->depth];
-    if (ts->told > c->depth)
-        ts->told = c->depth;
     if (f->flags & F_INCLUDED)
         ts->include_open--;
     if (f->flags & F_EXCLUDED)
         ts->exclude_open--;
-    if (!(f->flags & F_KEPT))
+    if (!(f->flags & F_KEPT)) {
+        /* decided (ts->told is past it) when below ts->told; a call kept
+         * and not told is above it, and one told moves it in told_exit */
+        if (ts->told > c->depth)
+            ts->told = c->depth;
         return 0;
+    }
     int rc = 0;
     add_active(ts, f->function, -1, NULL, &rc);
     uint64_t dur = t - f->start, sw = ts->switched - f->sw_at_entry;
@@ -689,8 +713,7 @@ HOT int close_call(struct np_model *m, struct cur *c, uint64_t t)
             return rc; /* dropped: its time stays in its caller's self */
     }
     if (f->flags & F_TOLD) {
-        const struct np_call call = { c->ti, f->function, f->node, f->kept_depth, f->start, dur, sw };
-        int trc = tell(m, &call, false);
+        int trc = told_exit(m, c, f, dur, sw);
         rc = rc ? rc : trc;
     }
     if (f->child_ns > dur || f->child_sw > sw) /* cannot happen either: callees nest */
@@ -805,13 +828,11 @@ HOT int enter_call(struct np_model *m, struct cur *c, uint64_t time_ns, uint64_t
     f->start = t;
     f->child_ns = f->child_sw = 0;
     f->sw_at_entry = ts->switched;
-    int rc = TELL_KEPT(m, c, t);
-    if (!rc)
-        rc = m->filtered ? enter_filtered(m, c, f, address) : enter_unfiltered(m, c, f, address);
+    int rc = m->filtered ? enter_filtered(m, c, f, address) : enter_unfiltered(m, c, f, address);
     if (rc)
         return rc;
     c->depth++;
-    return m->listen && !m->tell_late && (f->flags & F_KEPT) ? tell_begin(m, c, f) : 0;
+    return m->listen ? told_entry(m, c, f, t) : 0;
 }
 
 HOT int exit_call(struct np_model *m, struct cur *c, uint64_t time_ns)
@@ -829,9 +850,9 @@ HOT int exit_call(struct np_model *m, struct cur *c, uint64_t time_ns)
 }
 
 /* A call that returns at once, ENTRY then EXIT (a leaf: most calls),
- * unfiltered: what enter_call then exit_call do, without the frame. The
- * caller checks that enter_call would push it (not too deep, room on
- * the stack). *AT_EXIT: a failure is the EXIT's. */
+ * without filters or listener: what enter_call then exit_call do,
+ * without the frame. The caller checks that enter_call would push it
+ * (not too deep, room on the stack). *AT_EXIT: a failure is the EXIT's. */
 HOT int leaf_call(struct np_model *m, struct cur *c, uint64_t enter_ns, uint64_t address, uint64_t exit_ns,
                   bool *at_exit)
 {
@@ -844,19 +865,12 @@ HOT int leaf_call(struct np_model *m, struct cur *c, uint64_t enter_ns, uint64_t
     if (rc)
         return rc;
     *at_exit = true;
-    uint64_t end = advance(c, exit_ns), dur = end - t; /* no switch in between: nothing switched out */
-    /* its callers have run at least as long: told first, kept or not */
-    if ((rc = TELL_KEPT(m, c, end)))
-        return rc;
+    uint64_t dur = advance(c, exit_ns) - t; /* no switch in between: nothing switched out */
     if (m->timed_filter && dur < m->opt.min_duration_ns)
         return 0;
-    struct frame f = { .start = t, .function = fi, .node = node, .kept_parent = (int32_t)c->depth - 1,
-                       .kept_depth = (uint32_t)c->depth, .flags = F_KEPT | (open ? 0 : F_OUTERMOST) };
-    rc = record(m, c, &f, dur, 0);
-    if (rc || !m->listen || (rc = tell_begin(m, c, &f)))
-        return rc;
-    const struct np_call call = { c->ti, fi, node, f.kept_depth, t, dur, 0 };
-    return tell(m, &call, false);
+    const struct frame f = { .start = t, .function = fi, .node = node, .kept_parent = (int32_t)c->depth - 1,
+                             .kept_depth = (uint32_t)c->depth, .flags = F_KEPT | (open ? 0 : F_OUTERMOST) };
+    return record(m, c, &f, dur, 0);
 }
 
 static int lost_calls(struct np_model *m, struct cur *c, uint64_t time_ns, uint64_t n)
@@ -924,7 +938,7 @@ static int on_events(void *ctx, uint32_t tid, const struct np_event *ev, size_t 
     size_t i = 0;
     for (; i < n; i++) {
         const struct np_event *e = &ev[i];
-        if (e->kind == NP_EVENT_ENTER && i + 1 < n && e[1].kind == NP_EVENT_EXIT && !m->filtered &&
+        if (e->kind == NP_EVENT_ENTER && i + 1 < n && e[1].kind == NP_EVENT_EXIT && m->quick_leaves &&
             c.depth < NP_MODEL_MAX_STACK && c.depth < c.ts->cap) {
             bool at_exit = false;
             rc = leaf_call(m, &c, e->time_ns, e->arg, e[1].time_ns, &at_exit);
@@ -1124,6 +1138,7 @@ struct np_model *np_model_new(const struct np_model_options *opt, struct np_symb
     m->timed_filter = m->opt.exclude_switched || m->opt.min_duration_ns;
     m->listen = m->opt.listener;
     m->tell_late = m->listen && m->opt.min_duration_ns;
+    m->quick_leaves = !m->filtered && !m->listen;
     m->syms = syms;
     m->process = NP_NONE;
     forget_process_caches(m);
