@@ -15,8 +15,9 @@
 # NP_BENCH_UFTRACE_OFFSETS placements (default 4): it keeps every call.
 #
 # Then one NP_SECTION_BEGIN/END pair against two counter reads
-# (bench_sections, NP_BENCH_PROCS processes, the best ratio), and the
-# recording figures (record.sh).
+# (bench_sections, NP_BENCH_PROCS processes, the best ratio), the
+# recording figures (record.sh) and the memory of the streaming views
+# (stream.sh).
 #
 # Overhead per call = (time of the variant - time uninstrumented) / calls,
 # where calls is counted by bench_<w>_count (hooks that count entries).
@@ -248,6 +249,8 @@ fi
 
 # The recording figures (nanoprof record / report against uftrace).
 sh "$(dirname "$0")/record.sh" "$BUILD"
+# The memory of replay and the Chrome export, which stream (stream.sh).
+sh "$(dirname "$0")/stream.sh" "$BUILD"
 # The sampling figure (nanoprof record --sample on the uninstrumented build).
 sh "$(dirname "$0")/sample.sh" "$BUILD"
 # How close the sampled shares come to the true ones (sample_accuracy.sh).

@@ -23,6 +23,7 @@
 #include "analyze/symbols.h"
 #include "analyze/textfmt.h"
 #include "common/trace_format.h"
+#include "timeline.h"
 #include "trace_builder.h"
 
 static char dir[256];        /* a fresh directory per test */
@@ -337,7 +338,9 @@ static void sample_graph_and_tree(void **state)
 {
     (void)state;
     write_sample("4242.npt", true);
-    struct np_model_options opt = { .timeline = true };
+    struct timeline tl;
+    timeline_init(&tl);
+    struct np_model_options opt = { .listener = &tl.listener };
     struct np_model *m = load(dir, &opt, &(struct np_trace_summary){ 0 });
     uint32_t main_ = fn_index(m, "sample_main"), helper = fn_index(m, "sample_helper"),
              fib = fn_index(m, "sample_fib"), twice = fn_index(m, "sample_twice"),
@@ -372,8 +375,11 @@ static void sample_graph_and_tree(void **state)
     assert_int_equal(nodes[b2->first_child].calls, 1);
     assert_int_equal(nodes[b2->first_child].first_child, NP_NONE);
 
-    /* timeline: 11 calls, by thread then start */
-    const struct np_call *c = np_model_calls(m, &n);
+    /* timeline: 11 calls told, as they nest; by thread then start */
+    assert_null(timeline_check(&tl));
+    timeline_sort(&tl);
+    const struct np_call *c = tl.calls;
+    n = tl.n;
     assert_int_equal(n, 11);
     assert_int_equal(c[0].function, main_);
     assert_int_equal(c[0].start_ns, 1000000000ull);
@@ -384,6 +390,7 @@ static void sample_graph_and_tree(void **state)
         assert_true(c[i - 1].thread < c[i].thread ||
                     (c[i - 1].thread == c[i].thread && c[i - 1].start_ns <= c[i].start_ns));
     np_model_free(m);
+    timeline_free(&tl);
 }
 
 /* No END: a warning, INFO's 2 ns per tick, calls closed at the last event. */
@@ -524,6 +531,198 @@ static void option_errors(void **state)
     assert_int_equal(np_model_option(&o, NP_MODEL_OPT_MIN_DURATION, "2 ms", err, sizeof err), -1);
     assert_int_equal(np_model_option(&o, NP_MODEL_OPT_MIN_DURATION, "-1", err, sizeof err), -1);
     np_model_options_free(&o);
+}
+
+/* ---- the listener: the timeline told as it is read --------------------------- */
+
+/* What TL was told agrees with the finished model M: the promises held,
+ * each function's calls and summed durations are the model's, every call
+ * lasts at least MIN_NS. */
+static void timeline_agrees(const struct timeline *tl, const struct np_model *m, uint64_t min_ns)
+{
+    const char *bad = timeline_check(tl);
+    if (bad)
+        fail_msg("%s", bad);
+    size_t nf, nt;
+    const struct np_function *f = np_model_functions(m, &nf);
+    const struct np_thread *t = np_model_threads(m, &nt);
+    uint64_t *calls = calloc(nf + 1, sizeof *calls), *sum = calloc(nf + 1, sizeof *sum), threads = 0;
+    for (size_t i = 0; i < tl->n; i++) {
+        const struct np_call *c = &tl->calls[i];
+        assert_true(c->function < nf && c->thread < nt);
+        assert_true(c->duration_ns >= min_ns);
+        calls[c->function]++;
+        sum[c->function] += c->duration_ns;
+    }
+    for (size_t i = 0; i < nf; i++)
+        if (calls[i] != f[i].calls || sum[i] != f[i].sum_ns)
+            fail_msg("%s: %lu calls told, %lu ns; the model has %lu, %lu ns", f[i].name, (unsigned long)calls[i],
+                     (unsigned long)sum[i], (unsigned long)f[i].calls, (unsigned long)f[i].sum_ns);
+    for (size_t i = 0; i < nt; i++)
+        threads += t[i].calls;
+    assert_int_equal(threads, tl->n);
+    free(calls);
+    free(sum);
+}
+
+/* Every option, alone and together, on the sample: the listener is told
+ * exactly the calls the model keeps, nested and in time order. */
+static void listener_tells_kept_calls(void **state)
+{
+    (void)state;
+    write_sample("4242.npt", true);
+    static const struct {
+        const char *a, *b;
+        enum np_model_opt ka, kb;
+        bool exclude_switched;
+    } cases[] = {
+        { NULL, NULL, 0, 0, false },
+        { "31", NULL, NP_MODEL_OPT_MIN_DURATION, 0, false },
+        { "30", NULL, NP_MODEL_OPT_MIN_DURATION, 0, false }, /* leaf: 30 exactly */
+        { "10", NULL, NP_MODEL_OPT_MIN_DURATION, 0, true },
+        { "40", NULL, NP_MODEL_OPT_MIN_DURATION, 0, true },  /* square: 40, 35 switched in */
+        { NULL, NULL, 0, 0, true },
+        { "sample_helper", "50", NP_MODEL_OPT_INCLUDE, NP_MODEL_OPT_MIN_DURATION, false },
+        { "sample_fib", "2", NP_MODEL_OPT_EXCLUDE, NP_MODEL_OPT_DEPTH, false },
+        { "2", "20", NP_MODEL_OPT_DEPTH, NP_MODEL_OPT_MIN_DURATION, false },
+        { "101", "1000", NP_MODEL_OPT_TID, NP_MODEL_OPT_MIN_DURATION, false }, /* nothing that long */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct np_model_options o = { 0 };
+        char err[128];
+        if (cases[i].a)
+            assert_int_equal(np_model_option(&o, cases[i].ka, cases[i].a, err, sizeof err), 0);
+        if (cases[i].b)
+            assert_int_equal(np_model_option(&o, cases[i].kb, cases[i].b, err, sizeof err), 0);
+        o.exclude_switched = cases[i].exclude_switched;
+        struct timeline tl;
+        timeline_init(&tl);
+        tl.exclude_switched = o.exclude_switched;
+        o.listener = &tl.listener;
+        struct np_model *m = load(dir, &o, &(struct np_trace_summary){ 0 });
+        timeline_agrees(&tl, m, o.min_duration_ns);
+        if (i == 1) /* main and helper, told once they had run 31 ns, in their first chunk */
+            assert_true(tl.n == 5 && tl.calls[0].function == fn_index(m, "sample_main") &&
+                        tl.calls[1].function == fn_index(m, "sample_helper") &&
+                        tl.calls[2].function == fn_index(m, "sample_square"));
+        np_model_free(m);
+        timeline_free(&tl);
+        np_model_options_free(&o);
+    }
+}
+
+/* Random traces (several threads whose chunks interleave, calls left
+ * open across chunks, LOST, SWITCH, exits with nothing open) under
+ * random options: what is told is what is kept. */
+static void listener_random_traces(void **state)
+{
+    (void)state;
+    const uint64_t addrs[] = { fns.main, fns.helper, fns.leaf, fns.fib, fns.square, fns.twice };
+    static char *globs[] = { "sample_fib", "sample_[hl]*", "sample_main" };
+    uint32_t seed = 4242;
+#define RND(n) ((seed = seed * 1103515245u + 12345u) >> 8) % (n)
+    for (int round = 0; round < 300; round++) {
+        struct tb b;
+        tb_init(&b);
+        tb_header(&b);
+        tb_info(&b, 1, 0, 1.0, 0, 0, "c", 0, NULL);
+        tb_module_self(&b);
+        uint64_t tick[3] = { 0, 5, 9 };
+        unsigned depth[3] = { 0 };
+        for (int chunk = 0; chunk < 6; chunk++) {
+            unsigned t = RND(3);
+            tb_events_begin(&b, 10 + t, tick[t]);
+            for (int e = 0, n = 1 + (int)RND(40); e < n; e++) {
+                tick[t] += RND(12);
+                unsigned what = RND(100);
+                if (what < 45 || !depth[t]) {
+                    tb_enter(&b, tick[t], addrs[RND(6)]);
+                    depth[t]++;
+                } else if (what < 94) {
+                    tb_exit(&b, tick[t]);
+                    depth[t]--;
+                } else if (what < 97) {
+                    tb_switch(&b, tick[t], RND(20));
+                } else if (what < 99) {
+                    tb_lost(&b, tick[t], 1 + RND(3));
+                    depth[t] = 0;
+                } else {
+                    tb_exit(&b, tick[t]); /* perhaps with nothing open */
+                    depth[t] -= depth[t] > 0;
+                }
+            }
+            tb_events_end(&b, RND(2) ? NP_COMPRESS_ZSTD : NP_COMPRESS_NONE);
+        }
+        if (RND(2))
+            tb_end(&b, tick[0] + tick[1] + tick[2], 0, 1.0);
+        assert_int_equal(tb_write(&b, file_in_dir("1.npt")), 0);
+        tb_free(&b);
+        struct np_model_options o = { 0 };
+        o.min_duration_ns = RND(3) ? RND(30) : 0;
+        o.exclude_switched = RND(3) == 0;
+        o.max_depth = RND(3) ? 0 : 1 + RND(4);
+        if (RND(4) == 0)
+            o.exclude = &globs[RND(3)], o.nexclude = 1;
+        if (RND(4) == 0)
+            o.include = &globs[RND(3)], o.ninclude = 1;
+        struct timeline tl;
+        timeline_init(&tl);
+        tl.exclude_switched = o.exclude_switched;
+        o.listener = &tl.listener;
+        struct np_trace_summary sum;
+        struct np_model *m = load(dir, &o, &sum);
+        assert_true(sum.status <= NP_TRACE_ETRUNC);
+        timeline_agrees(&tl, m, o.min_duration_ns);
+        np_model_free(m);
+        timeline_free(&tl);
+    }
+#undef RND
+}
+
+/* A listener that stops the reading at its STOP_AT-th begin. */
+struct stopping {
+    unsigned begins, ends, stop_at;
+    bool after;              /* told something after it stopped */
+};
+
+static int stopping_begin(void *ctx, const struct np_model *m, const struct np_call *c)
+{
+    (void)m, (void)c;
+    struct stopping *s = ctx;
+    s->after |= s->begins >= s->stop_at;
+    return ++s->begins == s->stop_at;
+}
+
+static int stopping_end(void *ctx, const struct np_model *m, const struct np_call *c)
+{
+    (void)m, (void)c;
+    struct stopping *s = ctx;
+    s->after |= s->begins >= s->stop_at;
+    s->ends++;
+    return 0;
+}
+
+/* A listener that stops: nothing more is told, not even the ends of the
+ * calls open, and the next file is not read. */
+static void listener_stops_reading(void **state)
+{
+    (void)state;
+    write_sample("1.npt", true);
+    write_sample("2.npt", true);
+    static const unsigned stops[] = { 1, 2, 3, 4, 11, 12 }; /* 11 calls a file */
+    for (size_t i = 0; i < sizeof stops / sizeof *stops; i++) {
+        unsigned at = stops[i];
+        struct stopping st = { .stop_at = at };
+        const struct np_call_listener l = { &st, stopping_begin, stopping_end };
+        struct np_model_options o = { .listener = &l };
+        struct np_trace_summary sum;
+        struct np_model *m = load(dir, &o, &sum);
+        assert_int_equal(sum.status, NP_TRACE_ESTOP);
+        assert_int_equal(sum.files_read, at <= 11 ? 1 : 2);
+        assert_int_equal(st.begins, at);
+        assert_false(st.after);
+        np_model_free(m);
+    }
 }
 
 /* ---- event rules --------------------------------------------------------------- */
@@ -1239,15 +1438,19 @@ static void samples_profile(void **state)
         assert_int_equal(node[k].self_ns, kid_self[i]);
     }
     assert_int_equal(k, NP_NONE);
-    size_t ncalls;
-    np_model_calls(m, &ncalls);
-    assert_int_equal(ncalls, 0);
     np_model_free(m);
 
-    /* calls and samples: from the samples when asked, the calls ignored */
-    struct np_model_options opt = { .from_samples = true, .timeline = true };
+    /* calls and samples: from the samples when asked, the calls ignored;
+     * the timeline is the samples' */
+    struct timeline tl;
+    timeline_init(&tl);
+    struct np_model_options opt = { .from_samples = true, .listener = &tl.listener };
     m = load_samples(true, &opt);
     assert_true(np_model_estimated(m));
+    assert_null(timeline_check(&tl));
+    assert_int_equal(tl.n, 9);
+    timeline_free(&tl);
+    opt.listener = NULL;
     expect_fn(m, "sample_main", 5, 6 * MS, 0);
     assert_int_equal(check_self_sum(m), 9 * MS);
     np_model_free(m);
@@ -1535,12 +1738,20 @@ static void same_models(const struct np_model *a, const struct np_model *b)
                     da[i].first_child == db[i].first_child && da[i].next_sibling == db[i].next_sibling &&
                     da[i].calls == db[i].calls && da[i].total_ns == db[i].total_ns &&
                     da[i].self_ns == db[i].self_ns && da[i].switched_ns == db[i].switched_ns);
-    const struct np_call *ca = np_model_calls(a, &na), *cb = np_model_calls(b, &nb);
-    assert_int_equal(na, nb);
-    for (size_t i = 0; i < na; i++)
-        assert_true(ca[i].thread == cb[i].thread && ca[i].node == cb[i].node && ca[i].depth == cb[i].depth &&
-                    ca[i].start_ns == cb[i].start_ns && ca[i].duration_ns == cb[i].duration_ns &&
-                    ca[i].switched_ns == cb[i].switched_ns);
+}
+
+/* A and B told the same calls in the same order. */
+static void same_timelines(const struct timeline *a, const struct timeline *b)
+{
+    assert_null(timeline_check(a));
+    assert_null(timeline_check(b));
+    assert_int_equal(a->n, b->n);
+    for (size_t i = 0; i < a->n; i++) {
+        const struct np_call *x = &a->calls[i], *y = &b->calls[i];
+        assert_true(x->thread == y->thread && x->node == y->node && x->depth == y->depth &&
+                    x->start_ns == y->start_ns && x->duration_ns == y->duration_ns &&
+                    x->switched_ns == y->switched_ns);
+    }
 }
 
 /* The model gives the same numbers from runs of events (np_model_load)
@@ -1553,8 +1764,8 @@ static void runs_match_callbacks(void **state)
     const char *path = sample_file(&b, "runs.npt");
     uint8_t *copy = malloc(b.len);
     char *exclude[] = { "sample_leaf" };
-    struct np_model_options plain = { .timeline = true },
-                            filtered = { .exclude = exclude, .nexclude = 1, .min_duration_ns = 10, .timeline = true };
+    const struct np_model_options plain = { 0 },
+                                  filtered = { .exclude = exclude, .nexclude = 1, .min_duration_ns = 10 };
     uint32_t seed = 777;
     for (int round = 0; round < 400; round++) {
         memcpy(copy, b.data, b.len);
@@ -1564,17 +1775,25 @@ static void runs_match_callbacks(void **state)
         }
         struct tb damaged = { .data = copy, .len = b.len };
         tb_write(&damaged, path);
-        const struct np_model_options *opt = round % 2 ? &filtered : &plain;
+        struct np_model_options o1 = round % 2 ? filtered : plain, o2 = o1;
+        struct timeline t1, t2;
+        timeline_init(&t1);
+        timeline_init(&t2);
+        o1.listener = &t1.listener;
+        o2.listener = &t2.listener;
         struct np_trace_summary s1, s2;
-        struct np_model *runs = load(path, opt, &s1), *single = load_per_event(path, opt, &s2);
+        struct np_model *runs = load(path, &o1, &s1), *single = load_per_event(path, &o2, &s2);
         assert_int_equal(s1.status, s2.status);
         assert_string_equal(s1.message, s2.message);
         assert_int_equal(s1.events, s2.events);
         if (round == 0)
             assert_int_equal(s1.events, 23);
         same_models(runs, single);
+        same_timelines(&t1, &t2);
         np_model_free(runs);
         np_model_free(single);
+        timeline_free(&t1);
+        timeline_free(&t2);
     }
     free(copy);
     tb_free(&b);
@@ -1646,6 +1865,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(filter_min_duration, setup, teardown),
         cmocka_unit_test_setup_teardown(exclude_switched_time, setup, teardown),
         cmocka_unit_test_setup_teardown(option_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(listener_tells_kept_calls, setup, teardown),
+        cmocka_unit_test_setup_teardown(listener_random_traces, setup, teardown),
+        cmocka_unit_test_setup_teardown(listener_stops_reading, setup, teardown),
         cmocka_unit_test_setup_teardown(lost_closes_open_calls, setup, teardown),
         cmocka_unit_test_setup_teardown(time_never_runs_backwards, setup, teardown),
         cmocka_unit_test_setup_teardown(directory_order, setup, teardown),

@@ -156,27 +156,34 @@ grep -q "times estimated from 8 samples at 1000 Hz (CPU time)" "$tmp/f.svg" &&
 np_cmd=replay
 run "$tmp/s"
 status "replay: exit 0" 0
-same "replay: the same calls, labelled" "$tmp/out" "# $tmp/s: 9 calls in 2 threads, CPU time (estimated)
+same "replay: the same calls, labelled" "$tmp/out" "# $tmp/s: every call, CPU time (estimated)
 # each call spans the successive samples its frame was on the stack in
 $label
          Start     Duration  Function
-# thread 200 \"main\" (pid 4545): 5 calls, 6.000 ms
-  -0.000999000     1.004 ms  sample_main
-  -0.000999000     1.002 ms    sample_helper
+# thread 200 \"main\" (pid 4545)
+  -0.000999000               sample_main {
+  -0.000999000                 sample_helper {
   -0.000999000     1.002 ms      sample_leaf
+                   1.002 ms    } /* sample_helper */
    0.000003000     1.000 us    sample_square
-   0.000004000     1.000 us    sample_fib
+   0.000004000                 sample_fib {
    0.000004000     1.000 us      sample_fib
-# thread 201 \"worker\" (pid 4545): 3 calls, 3.000 ms
-  -0.000998500     1.002 ms  sample_twice
+                   1.000 us    } /* sample_fib */
+                   1.004 ms  } /* sample_main */
+# thread 201 \"worker\" (pid 4545)
+  -0.000998500               sample_twice {
   -0.000998500     1.001 ms    sample_square
-   0.000002500     1.000 us    0x10"
+   0.000002500     1.000 us    0x10
+                   1.002 ms  } /* sample_twice */
+# 9 calls in 2 threads"
 run "$tmp/s" --tid=201 -N 0x10
-same "replay: --tid, -N (a sample left out ends the calls open)" "$tmp/out" "# $tmp/s: 2 calls in 1 thread, CPU time (estimated)
+same "replay: --tid, -N (a sample left out ends the calls open)" "$tmp/out" "# $tmp/s: every call, CPU time (estimated)
 # each call spans the successive samples its frame was on the stack in
 # times estimated from 2 samples at 1000 Hz (CPU time)
          Start     Duration  Function
-# thread 201 \"worker\" (pid 4545): 2 calls, 2.000 ms
-  -0.000998500     1.001 ms  sample_twice
-  -0.000998500     1.001 ms    sample_square"
+# thread 201 \"worker\" (pid 4545)
+  -0.000998500               sample_twice {
+  -0.000998500     1.001 ms    sample_square
+                   1.001 ms  } /* sample_twice */
+# 2 calls in 1 thread"
 finish

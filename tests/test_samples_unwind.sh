@@ -52,7 +52,7 @@ if command -v jq >/dev/null 2>&1; then
         bad "chrome: balance $balance, fdeep spans $span ms"
 fi
 "$np" replay "$tmp/dwarf" >"$tmp/replay" 2>"$tmp/err"
-awk '/ chain_inner$/ { d = index($0, "chain_inner") } / fdeep$/ && d { if (index($0, "fdeep") == d + 2) n++ }
+awk '/ chain_inner( \{)?$/ { d = index($0, "chain_inner") } / fdeep( \{)?$/ && d { if (index($0, "fdeep") == d + 2) n++ }
      END { exit !(n >= 1) }' "$tmp/replay" && ok "replay: fdeep nested under chain_inner" ||
     { bad "replay: fdeep under chain_inner"; head -20 "$tmp/replay"; }
 

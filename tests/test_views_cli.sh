@@ -151,55 +151,86 @@ status "tree: nothing kept, exit 0" 0
 same "tree: nothing kept, no thread" "$tmp/out" "# $s: call tree of 0 threads, wall time
      Calls        Total         Self  Total%  Function"
 
-# ---- replay ----
+# ---- replay: printed as read (thread 100's first chunk, thread 101's,
+# thread 100's second); a call with callees in two lines ----
 run replay "$s"
 status "replay: exit 0, quiet" 0
-same "replay: title" "$tmp/title" "# $s: 11 calls in 2 threads, wall time"
+same "replay: title" "$tmp/title" "# $s: every call, wall time"
 same "replay: every call" "$tmp/body" "         Start     Duration  Function
-# thread 100 \"main\" (pid 4242): 7 calls, 200 ns
-   0.000000000       100 ns  sample_main
-   0.000000010        50 ns    sample_helper
+# thread 100 \"main\" (pid 4242)
+   0.000000000               sample_main {
+   0.000000010                 sample_helper {
    0.000000020        30 ns      sample_leaf
-   0.000000200       100 ns  sample_fib
-   0.000000210        30 ns    sample_fib
-   0.000000220        10 ns      sample_fib
-   0.000000250         5 ns    sample_fib
-# thread 101 \"worker\" (pid 4242): 4 calls, 80 ns
-   0.000001000        40 ns  sample_square
+# thread 101 \"worker\" (pid 4242)
+   0.000001000               sample_square {
    0.000001010        10 ns    0x10
-   0.000001060        40 ns  sample_twice
-   0.000001090        10 ns    sample_square"
+                      40 ns  } /* sample_square */
+   0.000001060               sample_twice {
+   0.000001090        10 ns    sample_square
+# thread 100 \"main\" (pid 4242)
+                      50 ns    } /* sample_helper */
+                     100 ns  } /* sample_main */
+   0.000000200               sample_fib {
+   0.000000210                 sample_fib {
+   0.000000220        10 ns      sample_fib
+                      30 ns    } /* sample_fib */
+   0.000000250         5 ns    sample_fib
+                     100 ns  } /* sample_fib */
+# thread 101 \"worker\" (pid 4242)
+                      40 ns  } /* sample_twice */
+# 11 calls in 2 threads"
 run replay "$s" --tid=100 -F sample_helper
 same "replay --tid -F" "$tmp/body" "         Start     Duration  Function
-# thread 100 \"main\" (pid 4242): 2 calls, 50 ns
-   0.000000010        50 ns  sample_helper
-   0.000000020        30 ns    sample_leaf"
+# thread 100 \"main\" (pid 4242)
+   0.000000010               sample_helper {
+   0.000000020        30 ns    sample_leaf
+                      50 ns  } /* sample_helper */
+# 2 calls in 1 thread"
 run replay "$s" -N sample_fib -N sample_twice
 same "replay -N" "$tmp/body" "         Start     Duration  Function
-# thread 100 \"main\" (pid 4242): 3 calls, 100 ns
-   0.000000000       100 ns  sample_main
-   0.000000010        50 ns    sample_helper
+# thread 100 \"main\" (pid 4242)
+   0.000000000               sample_main {
+   0.000000010                 sample_helper {
    0.000000020        30 ns      sample_leaf
-# thread 101 \"worker\" (pid 4242): 2 calls, 40 ns
-   0.000001000        40 ns  sample_square
-   0.000001010        10 ns    0x10"
+# thread 101 \"worker\" (pid 4242)
+   0.000001000               sample_square {
+   0.000001010        10 ns    0x10
+                      40 ns  } /* sample_square */
+# thread 100 \"main\" (pid 4242)
+                      50 ns    } /* sample_helper */
+                     100 ns  } /* sample_main */
+# 5 calls in 2 threads"
+# main's line waits for main's next call, which its end in the third chunk tells
 run replay "$s" --depth=1
 same "replay --depth" "$tmp/body" "         Start     Duration  Function
-# thread 100 \"main\" (pid 4242): 2 calls, 200 ns
+# thread 101 \"worker\" (pid 4242)
+   0.000001000        40 ns  sample_square
+# thread 100 \"main\" (pid 4242)
    0.000000000       100 ns  sample_main
    0.000000200       100 ns  sample_fib
-# thread 101 \"worker\" (pid 4242): 2 calls, 80 ns
-   0.000001000        40 ns  sample_square
-   0.000001060        40 ns  sample_twice"
+# thread 101 \"worker\" (pid 4242)
+   0.000001060        40 ns  sample_twice
+# 4 calls in 2 threads"
+# main and helper are known to last 31 ns at the first chunk's end (leaf's
+# exit): their lines come then; leaf, 30 ns, is left out
 run replay "$s" --min-duration=31
 same "replay --min-duration" "$tmp/body" "         Start     Duration  Function
-# thread 100 \"main\" (pid 4242): 3 calls, 200 ns
-   0.000000000       100 ns  sample_main
-   0.000000010        50 ns    sample_helper
-   0.000000200       100 ns  sample_fib
-# thread 101 \"worker\" (pid 4242): 2 calls, 80 ns
+# thread 100 \"main\" (pid 4242)
+   0.000000000               sample_main {
+# thread 101 \"worker\" (pid 4242)
    0.000001000        40 ns  sample_square
-   0.000001060        40 ns  sample_twice"
+# thread 100 \"main\" (pid 4242)
+   0.000000010        50 ns    sample_helper
+                     100 ns  } /* sample_main */
+   0.000000200       100 ns  sample_fib
+# thread 101 \"worker\" (pid 4242)
+   0.000001060        40 ns  sample_twice
+# 5 calls in 2 threads"
+run replay "$s" -F nothing_matches
+status "replay: nothing kept, exit 0" 0
+same "replay: nothing kept, no thread" "$tmp/out" "# $s: every call, wall time
+         Start     Duration  Function
+# 0 calls in 0 threads"
 
 # ---- a call 1000 deep (test_analyze_gen deep): every level printed, the
 # nesting drawn 100 levels deep at most (then each line says its depth) ----
@@ -216,11 +247,19 @@ same "deep tree: the innermost call, its depth said" "$tmp/last" \
 [ "$(awk 'length($0) > 400' "$tmp/out" | wc -l)" = 0 ] && ok "deep tree: no line over 400 characters" ||
     bad "deep tree: long lines"
 run replay "$tmp/deep"
-tail -n 1 "$tmp/out" >"$tmp/last"
+[ "$(wc -l <"$tmp/out")" = 2003 ] && ok "deep replay: two lines per level, one for the innermost" ||
+    bad "deep replay: $(wc -l <"$tmp/out") lines"
+sed -n '1003p' "$tmp/out" >"$tmp/last"
 same "deep replay: the innermost call, its depth said" "$tmp/last" \
     "$(printf '%14s %12s  %200s%s' 0.000000999 '1 ns' '' '[depth 1000] sample_fib')"
-sed -n '104p' "$tmp/out" >"$tmp/level"
-same "deep replay: depth 101, the deepest drawn" "$tmp/level" "$(printf '%14s %12s  %200s%s' 0.000000100 '1.799 us' '' sample_fib)"
+sed -n '104p;1902p' "$tmp/out" >"$tmp/level"
+same "deep replay: depth 101, the deepest drawn" "$tmp/level" "$(printf '%14s %12s  %200s%s\n' 0.000000100 '' '' 'sample_fib {' \
+    '' '1.799 us' '' '} /* sample_fib */')"
+sed -n '1004p' "$tmp/out" >"$tmp/level"
+same "deep replay: its caller's end, its depth said" "$tmp/level" \
+    "$(printf '%14s %12s  %200s%s' '' '3 ns' '' '[depth 999] } /* sample_fib */')"
+[ "$(awk 'length($0) > 300' "$tmp/out" | wc -l)" = 0 ] && ok "deep replay: no line over 300 characters" ||
+    bad "deep replay: long lines"
 run graph "$tmp/deep"
 grep 'sample_fib' "$tmp/out" | awk '{ print $(NF-2), $NF }' >"$tmp/arcs"
 same "deep graph: the recursive arc" "$tmp/arcs" "999 [1]
@@ -276,7 +315,9 @@ for t in rec_tree rec_threads rec_fib; do
         bad "$t: graph's calls are report's"; diff "$tmp/report_calls" "$tmp/graph_calls"; fi
     if cmp -s "$tmp/report_calls" "$tmp/tree_calls"; then ok "$t: tree's calls add up to report's"; else
         bad "$t: tree's calls add up to report's"; diff "$tmp/report_calls" "$tmp/tree_calls"; fi
-    "$np" replay "$tmp/$t" | awk '!/^#/ && NR > 2 { n[$NF]++ } END { for (f in n) print f, n[f] }' | sort >"$tmp/replay_calls"
+    # a line per call: "name" alone, or "} /* name */" closing one with callees
+    "$np" replay "$tmp/$t" | awk '/^#/ || NR <= 2 || / \{$/ { next }
+        { n[/ \*\/$/ ? $(NF-1) : $NF]++ } END { for (f in n) print f, n[f] }' | sort >"$tmp/replay_calls"
     if cmp -s "$tmp/report_calls" "$tmp/replay_calls"; then ok "$t: replay has a line per call"; else
         bad "$t: replay has a line per call"; diff "$tmp/report_calls" "$tmp/replay_calls"; fi
 done
@@ -304,8 +345,9 @@ step 4000
 worker 2"
 [ "$("$np" tree "$tmp/rec_threads" | grep -c '(pid [0-9]*)$')" = 3 ] && ok "threads mode: three roots" ||
     bad "threads mode: three roots"
-[ "$("$np" replay "$tmp/rec_threads" --depth=1 | grep -c '^# thread ')" = 3 ] && ok "threads mode: replay per thread" ||
-    bad "threads mode: replay per thread"
+"$np" replay "$tmp/rec_threads" --depth=1 >"$tmp/out"
+[ "$(grep '^# thread ' "$tmp/out" | sort -u | wc -l)" = 3 ] && tail -n 1 "$tmp/out" | grep -q ' in 3 threads$' &&
+    ok "threads mode: replay's three threads" || bad "threads mode: replay's three threads"
 # NP_ENTER regions: named as marked (NAME chunks), nested as called
 report_calls "$tmp/rec_named" | grep -v '^main ' >"$tmp/calls"
 same "named regions: their names and calls" "$tmp/calls" "f1 6

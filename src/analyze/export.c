@@ -3,16 +3,17 @@
 #include <string.h>
 
 const struct np_exporter np_exporters[] = {
-    { "chrome", "Chrome trace-event JSON: every call on a timeline (Perfetto, chrome://tracing)", true, 0,
-      np_export_chrome, true },
-    { "folded", "folded stacks, one line per call path (flamegraph.pl, speedscope, inferno)", false,
-      NP_EXPORT_OPT_VALUE | NP_EXPORT_OPT_PER_THREAD | NP_EXPORT_OPT_EXCLUDE_SWITCHED, np_export_folded, false },
+    { "chrome", "Chrome trace-event JSON: every call on a timeline (Perfetto, chrome://tracing)", 0, NULL, true,
+      np_export_chrome_listen, np_export_chrome_finish },
+    { "folded", "folded stacks, one line per call path (flamegraph.pl, speedscope, inferno)",
+      NP_EXPORT_OPT_VALUE | NP_EXPORT_OPT_PER_THREAD | NP_EXPORT_OPT_EXCLUDE_SWITCHED, np_export_folded, false,
+      NULL, NULL },
     { "callgrind", "callgrind profile: self and inclusive time, calls (KCachegrind, callgrind_annotate)",
-      false, NP_EXPORT_OPT_EXCLUDE_SWITCHED, np_export_callgrind, true },
+      NP_EXPORT_OPT_EXCLUDE_SWITCHED, np_export_callgrind, true, NULL, NULL },
     /* gmon's time is its histogram of samples, which gprof labels as such */
-    { "gmon", "gmon.out: sampled histogram, call arcs, block counts (gprof)", false,
-      NP_EXPORT_OPT_BUCKET | NP_EXPORT_BINARY, np_export_gmon, true },
-    { NULL, NULL, false, 0, NULL, false },
+    { "gmon", "gmon.out: sampled histogram, call arcs, block counts (gprof)", NP_EXPORT_OPT_BUCKET | NP_EXPORT_BINARY,
+      np_export_gmon, true, NULL, NULL },
+    { NULL, NULL, 0, NULL, false, NULL, NULL },
 };
 
 const struct np_exporter *np_exporter_find(const char *name)

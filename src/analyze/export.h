@@ -2,7 +2,13 @@
  * format (export_<name>.c) and one line per format in the table of
  * export.c. An exporter reads only the model and writes to a FILE; the
  * caller checks the FILE for write errors. docs/exporters.md describes
- * every format. */
+ * every format.
+ *
+ * Most formats write the finished model (write). A format of every call
+ * (a timeline) writes them as the model reads them instead, in memory
+ * bounded by the nesting depth: listen, before the model is loaded, gives
+ * the listener to load it with (model.h), and finish writes the rest
+ * once it is loaded. */
 #ifndef NP_ANALYZE_EXPORT_H
 #define NP_ANALYZE_EXPORT_H
 
@@ -38,13 +44,20 @@ enum { NP_EXPORT_ENOMEM = -1, NP_EXPORT_FAILED = -2 };
 struct np_exporter {
     const char *name;        /* --format=NAME */
     const char *description; /* one line, for --help */
-    bool needs_timeline;     /* reads np_model_calls(): build with options.timeline */
     unsigned options;        /* NP_EXPORT_OPT_* it takes */
     /* 0; NP_EXPORT_ENOMEM when out of memory (what was written is then
      * incomplete); NP_EXPORT_FAILED when there is nothing the format can
-     * hold, nothing written and the reason given to o->diag. */
+     * hold, nothing written and the reason given to o->diag. NULL for a
+     * format that streams (below). */
     int (*write)(const struct np_model *m, const struct np_export_options *o, FILE *out);
     bool labels_estimate;    /* its output says when times are estimated from samples */
+    /* A format that streams the calls: sets *L to the listener to load the
+     * model with (L->ctx: its state, O and OUT kept until finish); 0 or
+     * NP_EXPORT_ENOMEM. The listener stops the read when writing fails. */
+    int (*listen)(const struct np_export_options *o, FILE *out, struct np_call_listener *l);
+    /* Then, with the model loaded (NULL when it could not be: nothing is
+     * written), writes the rest and frees CTX; returns as write does. */
+    int (*finish)(const struct np_model *m, void *ctx);
 };
 
 /* Every exporter, ending with a NULL name. */
@@ -52,7 +65,8 @@ extern const struct np_exporter np_exporters[];
 /* The exporter called NAME, or NULL. */
 const struct np_exporter *np_exporter_find(const char *name);
 
-int np_export_chrome(const struct np_model *m, const struct np_export_options *o, FILE *out);
+int np_export_chrome_listen(const struct np_export_options *o, FILE *out, struct np_call_listener *l);
+int np_export_chrome_finish(const struct np_model *m, void *ctx);
 int np_export_folded(const struct np_model *m, const struct np_export_options *o, FILE *out);
 int np_export_callgrind(const struct np_model *m, const struct np_export_options *o, FILE *out);
 int np_export_gmon(const struct np_model *m, const struct np_export_options *o, FILE *out);

@@ -4,33 +4,54 @@
  * events. Times are microseconds since the trace began, printed with
  * three decimals so that nanoseconds survive.
  *
- * Calls come from np_model_calls() (by thread, start, depth). Per thread
- * a stack of open calls rebuilds the nesting: an open call is closed
- * before the next call when it ended by then and is not that call's
- * ancestor. Calls of zero length at the same time (whose order the model
- * does not keep) then still nest, and every E follows its B with
- * timestamps that never go back. A timeline is wall time, so dump takes
- * no --exclude-switched for it; an end past the caller's, which only
- * that would give, is drawn at the caller's end all the same.
- */
+ * The calls are written as the model reads them (its listener, model.h):
+ * the model keeps only the open calls, so memory stays bounded by the
+ * nesting depth whatever the number of calls. Per thread a call's B comes
+ * after its callers' and its E before theirs, in time order; threads
+ * interleave as the trace's chunks do (viewers group events by thread).
+ * ts 0 must be known at the first event, before the other processes are
+ * read: it is the earliest time read by then (np_model_first_ns: the
+ * first process's start, as a rule; the files are read by pid, so a
+ * parent comes before the children it forks, which start later). The names of processes and threads (a THREAD chunk may follow
+ * the thread's events) are written last: the order of events in the
+ * array does not matter to the viewers. A timeline is wall time, so dump
+ * takes no --exclude-switched for it. */
+#define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
+#include "containers.h"
 #include "export.h"
 #include "textfmt.h"
 
-struct open_call {
-    uint64_t end_ns;
-    uint32_t function;
-};
-
 struct chrome {
     FILE *out;
-    const struct np_function *fns;
-    uint64_t base_ns;        /* ts 0 */
+    bool started;            /* the head is written */
     bool first;              /* no event written yet */
-    struct open_call *stack;
-    size_t depth, cap;
+    bool failed;             /* a write failed: the read was stopped */
+    bool nomem;
+    uint64_t base_ns;        /* ts 0 */
+    char **names;            /* per function: its name as a JSON string, or NULL until needed */
+    size_t *name_lens;
+    size_t cap_names;
+    char *line;              /* the event being written */
+    size_t cap_line;
 };
+
+static void head(struct chrome *c, const struct np_model *m)
+{
+    c->started = true;
+    c->base_ns = np_model_first_ns(m);
+    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":\"nanoprof\",", c->out);
+    fprintf(c->out, "\"start_unix_ns\":%" PRIu64, c->base_ns);
+    if (np_model_estimated(m)) { /* calls from successive samples */
+        char label[NP_ESTIMATE_LABEL_MAX];
+        fputs(",\"estimate\":", c->out);
+        np_json_string(c->out, np_model_estimate_label(m, label, sizeof label));
+        fputs(",\"events\":\"each call spans the successive samples its frame was on the stack in\"", c->out);
+    }
+    fputs("},\"traceEvents\":[", c->out);
+}
 
 /* Starts an event: the separator, ph, pid, tid. */
 static void event_start(struct chrome *c, char ph, uint32_t pid, uint32_t tid)
@@ -47,39 +68,109 @@ static void metadata(struct chrome *c, const char *what, uint32_t pid, uint32_t 
     fputs("}}", c->out);
 }
 
-static void call_event(struct chrome *c, char ph, const struct np_thread *t, uint64_t ns, uint32_t function)
+/* Function F's name as a JSON string, made once. */
+static const char *json_name(struct chrome *c, const struct np_model *m, uint32_t f, size_t *len)
 {
-    uint64_t us = ns - c->base_ns;
-    event_start(c, ph, t->pid, t->tid);
-    fprintf(c->out, ",\"ts\":%" PRIu64 ".%03u,\"name\":", us / 1000, (unsigned)(us % 1000));
-    np_json_string(c->out, c->fns[function].name);
-    fputs(",\"cat\":\"function\"}", c->out);
+    if (f >= c->cap_names) {
+        size_t old = c->cap_names;
+        if (NP_GROW(c->names, c->cap_names, (size_t)f + 1) < 0)
+            return NULL;
+        memset(c->names + old, 0, (c->cap_names - old) * sizeof *c->names);
+        size_t *lens = realloc(c->name_lens, c->cap_names * sizeof *lens);
+        if (!lens)
+            return NULL;
+        c->name_lens = lens;
+    }
+    if (!c->names[f]) {
+        char *text = NULL;
+        size_t size = 0;
+        FILE *mem = open_memstream(&text, &size);
+        if (!mem)
+            return NULL;
+        np_json_string(mem, np_model_functions(m, &(size_t){ 0 })[f].name);
+        if (fclose(mem) != 0) {
+            free(text);
+            return NULL;
+        }
+        c->names[f] = text;
+        c->name_lens[f] = size;
+    }
+    *len = c->name_lens[f];
+    return c->names[f];
 }
 
-static void close_top(struct chrome *c, const struct np_thread *t)
+/* One B or E event, built in c->line and written at once. */
+static int call_event(struct chrome *c, const struct np_model *m, char ph, const struct np_call *k, uint64_t ns)
 {
-    const struct open_call *o = &c->stack[--c->depth];
-    call_event(c, 'E', t, o->end_ns, o->function);
+    if (c->failed)
+        return -1;
+    if (!c->started)
+        head(c, m);
+    size_t nlen;
+    const char *name = json_name(c, m, k->function, &nlen);
+    if (!name || NP_GROW(c->line, c->cap_line, nlen + 128) < 0) {
+        c->nomem = c->failed = true;
+        return -1;
+    }
+    const struct np_thread *t = &np_model_threads(m, &(size_t){ 0 })[k->thread];
+    char *p = c->line;
+    if (!c->first)
+        *p++ = ',';
+    *p++ = '\n';
+    c->first = false;
+    memcpy(p, "{\"ph\":\"B\",\"pid\":", 16);
+    p[7] = ph;
+    p += 16;
+    p += np_put_decimal(p, t->pid);
+    memcpy(p, ",\"tid\":", 7);
+    p += 7;
+    p += np_put_decimal(p, t->tid);
+    memcpy(p, ",\"ts\":", 6);
+    p += 6;
+    uint64_t us = ns - c->base_ns; /* ns, in fact: printed as us with three decimals */
+    if (ns < c->base_ns) { /* in a process read later that started earlier */
+        *p++ = '-';
+        us = c->base_ns - ns;
+    }
+    p += np_put_decimal(p, us / 1000);
+    *p++ = '.';
+    *p++ = (char)('0' + us / 100 % 10);
+    *p++ = (char)('0' + us / 10 % 10);
+    *p++ = (char)('0' + us % 10);
+    memcpy(p, ",\"name\":", 8);
+    p += 8;
+    memcpy(p, name, nlen);
+    p += nlen;
+    memcpy(p, ",\"cat\":\"function\"}", 18);
+    p += 18;
+    size_t n = (size_t)(p - c->line);
+    if (fwrite(c->line, 1, n, c->out) != n) {
+        c->failed = true; /* a closed pipe or a full disk: read no further */
+        return -1;
+    }
+    return 0;
 }
 
-/* Where the timeline starts: the earliest process start or event. */
-static uint64_t base_time(const struct np_model *m)
+static int on_begin(void *ctx, const struct np_model *m, const struct np_call *k)
 {
-    size_t np, nt, nc;
-    const struct np_process *p = np_model_processes(m, &np);
-    const struct np_thread *t = np_model_threads(m, &nt);
-    const struct np_call *calls = np_model_calls(m, &nc);
-    uint64_t base = UINT64_MAX;
-    for (size_t i = 0; i < np; i++)
-        if (p[i].start_ns < base)
-            base = p[i].start_ns;
-    for (size_t i = 0; i < nt; i++)
-        if (t[i].calls && t[i].first_ns < base)
-            base = t[i].first_ns;
-    for (size_t i = 0; i < nc; i++) /* sorted by start within each thread */
-        if (calls[i].start_ns < base)
-            base = calls[i].start_ns;
-    return base == UINT64_MAX ? 0 : base;
+    return call_event(ctx, m, 'B', k, k->start_ns);
+}
+
+static int on_end(void *ctx, const struct np_model *m, const struct np_call *k)
+{
+    return call_event(ctx, m, 'E', k, k->start_ns + k->duration_ns);
+}
+
+int np_export_chrome_listen(const struct np_export_options *o, FILE *out, struct np_call_listener *l)
+{
+    (void)o;
+    struct chrome *c = calloc(1, sizeof *c);
+    if (!c)
+        return NP_EXPORT_ENOMEM;
+    c->out = out;
+    c->first = true;
+    *l = (struct np_call_listener){ c, on_begin, on_end };
+    return 0;
 }
 
 static void write_names(struct chrome *c, const struct np_model *m)
@@ -99,53 +190,21 @@ static void write_names(struct chrome *c, const struct np_model *m)
             metadata(c, "thread_name", t[i].pid, t[i].tid, t[i].name);
 }
 
-int np_export_chrome(const struct np_model *m, const struct np_export_options *o, FILE *out)
+int np_export_chrome_finish(const struct np_model *m, void *ctx)
 {
-    (void)o;
-    size_t nc, nt;
-    const struct np_call *calls = np_model_calls(m, &nc);
-    const struct np_thread *threads = np_model_threads(m, &nt);
-    struct chrome c = { out, np_model_functions(m, &(size_t){ 0 }), base_time(m), true, NULL, 0, 0 };
-    const struct np_thread *cur = NULL; /* whose calls are open */
-    int rc = 0;
-    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":\"nanoprof\",", out);
-    fprintf(out, "\"start_unix_ns\":%" PRIu64, c.base_ns);
-    if (np_model_estimated(m)) { /* calls from successive samples */
-        char label[NP_ESTIMATE_LABEL_MAX];
-        fputs(",\"estimate\":", out);
-        np_json_string(out, np_model_estimate_label(m, label, sizeof label));
-        fputs(",\"events\":\"each call spans the successive samples its frame was on the stack in\"", out);
+    struct chrome *c = ctx;
+    int rc = c->nomem ? NP_EXPORT_ENOMEM : 0;
+    if (m && !c->failed) {
+        if (!c->started)
+            head(c, m);
+        write_names(c, m);
+        fputs("\n]}\n", c->out);
     }
-    fputs("},\"traceEvents\":[", out);
-    write_names(&c, m);
-    for (size_t i = 0; i < nc; i++) {
-        const struct np_call *k = &calls[i];
-        const struct np_thread *t = &threads[k->thread];
-        while (c.depth && cur != t)
-            close_top(&c, cur);
-        cur = t;
-        while (c.depth && (c.stack[c.depth - 1].end_ns < k->start_ns ||
-                           (c.depth > k->depth && c.stack[c.depth - 1].end_ns <= k->start_ns)))
-            close_top(&c, t);
-        if (c.depth == c.cap) {
-            size_t cap = c.cap ? 2 * c.cap : 64;
-            struct open_call *s = realloc(c.stack, cap * sizeof *s);
-            if (!s) {
-                rc = -1;
-                break;
-            }
-            c.stack = s;
-            c.cap = cap;
-        }
-        uint64_t end = k->start_ns + k->duration_ns;
-        if (c.depth && end > c.stack[c.depth - 1].end_ns)
-            end = c.stack[c.depth - 1].end_ns;
-        c.stack[c.depth++] = (struct open_call){ end, k->function };
-        call_event(&c, 'B', t, k->start_ns, k->function);
-    }
-    while (c.depth)
-        close_top(&c, cur);
-    fputs("\n]}\n", out);
-    free(c.stack);
+    for (size_t i = 0; i < c->cap_names; i++)
+        free(c->names[i]);
+    free(c->names);
+    free(c->name_lens);
+    free(c->line);
+    free(c);
     return rc;
 }

@@ -2,8 +2,13 @@
  *
  * Everything is aggregated online, as calls close: no event is stored, so
  * the memory of a model grows with the number of distinct functions, arcs
- * and tree paths (and calls, only when the timeline is asked for), not
- * with the length of the trace.
+ * and tree paths, not with the length of the trace. Calls are not stored
+ * either: a listener (options.listener) is told of each as it is read.
+ * It is told a call's begin at its entry, or with a minimum duration once
+ * the call is known to last that long: a thread's frames from the bottom
+ * up to tstate.told are decided, and at each entry or exit the next ones
+ * are checked against the thread's time (a callee has run no longer than
+ * its callers, so the decided frames are always a prefix of the stack).
  *
  * Per thread, beside the public np_thread, a struct tstate holds the open
  * stack. A frame knows its function, start, the summed time of its kept
@@ -35,7 +40,8 @@ enum frame_flag {
     F_KEPT = 1,      /* counted in the model */
     F_OUTERMOST = 2, /* no other activation of its function open below it */
     F_INCLUDED = 4,  /* its function matches an include glob */
-    F_EXCLUDED = 8   /* its function matches an exclude glob */
+    F_EXCLUDED = 8,  /* its function matches an exclude glob */
+    F_TOLD = 16      /* its begin was told to the listener */
 };
 
 enum function_flag { FN_INCLUDED = 1, FN_EXCLUDED = 2 };
@@ -62,6 +68,7 @@ struct tstate {
     bool seen;             /* an event came: first_ns is set */
     uint32_t *active;      /* function -> kept activations open */
     size_t active_cap;
+    size_t told;           /* frames below it are told or not kept (min_duration_ns) */
 };
 
 /* A direct-mapped cache of address -> function: a loop that calls a few
@@ -108,6 +115,9 @@ struct np_model {
     struct np_hmap fn_by;       /* key hash -> function */
     bool filtered;              /* -F, -N or a depth: not every call is kept */
     bool timed_filter;          /* a minimum duration or switched time taken out */
+    const struct np_call_listener *listen; /* options.listener; NULL once it stopped the read */
+    bool tell_late;             /* a listener and a minimum duration: begins told once known kept */
+    bool quick_leaves;          /* no filter, no listener: leaf_call takes an ENTRY-EXIT pair */
     struct np_hmap node_by;     /* parent << 32 | function -> node */
     struct node_ext *node_ext;  /* beside each node */
     size_t node_ext_cap;
@@ -125,7 +135,6 @@ struct np_model {
     ARRAY(struct np_function, functions);
     ARRAY(struct np_arc, arcs);
     ARRAY(struct np_node, nodes);
-    ARRAY(struct np_call, calls);
     ARRAY(struct np_block, blocks);
 #undef ARRAY
 };
@@ -600,18 +609,82 @@ HOT int record(struct np_model *m, struct cur *c, const struct frame *f, uint64_
         root->total_ns += dur;
         root->switched_ns += sw;
     }
-    if (m->opt.timeline) {
-        int64_t i = PUSH(m, calls);
-        if (i < 0)
-            return ENOMEM_RC;
-        m->calls[i] = (struct np_call){ c->ti, f->function, f->node, f->kept_depth, f->start, dur, sw };
-    }
     /* the arc is created at the first call, which orders the arcs */
     uint32_t a;
     return m->node_ext[f->node].arc == NP_NONE ? node_arc(m, f->node, caller, f->function, &a) : 0;
 }
 
-/* Closes the thread's innermost open call at T. */
+/* ---- the listener ---- */
+
+/* Tells the listener call C begins (BEGIN) or ends; a listener that
+ * stops the read is told nothing more. */
+static int tell(struct np_model *m, const struct np_call *c, bool begin)
+{
+    const struct np_call_listener *l = m->listen;
+    if (!l || !(begin ? l->begin : l->end))
+        return 0;
+    if ((begin ? l->begin : l->end)(l->ctx, m, c) == 0)
+        return 0;
+    m->listen = NULL;
+    m->tell_late = false;
+    return NP_TRACE_ESTOP;
+}
+
+static int tell_begin(struct np_model *m, const struct cur *c, struct frame *f)
+{
+    f->flags |= F_TOLD;
+    const struct np_call call = { c->ti, f->function, f->node, f->kept_depth, f->start, 0, 0 };
+    return tell(m, &call, true);
+}
+
+/* With a minimum duration: tells the begin of the open calls that have
+ * run that long at T, outermost first (a callee has run less than its
+ * callers, so they are the ones above ts->told, up to the first that has
+ * not). */
+static int tell_kept(struct np_model *m, struct cur *c, uint64_t t)
+{
+    struct tstate *ts = c->ts;
+    for (; ts->told < c->depth; ts->told++) {
+        struct frame *f = &c->stack[ts->told];
+        if (!(f->flags & F_KEPT) || (f->flags & F_TOLD))
+            continue;
+        uint64_t ran = t - f->start;
+        if (m->opt.exclude_switched) { /* as close_call measures it */
+            uint64_t sw = ts->switched - f->sw_at_entry;
+            ran = sw < ran ? ran - sw : 0;
+        }
+        if (ran < m->opt.min_duration_ns)
+            return 0;
+        int rc = tell_begin(m, c, f);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+#define TELL_KEPT(m, c, t) ((m)->tell_late && (c)->ts->told < (c)->depth ? tell_kept(m, c, t) : 0)
+
+/* A call was pushed at T: with a listener, its begin is told now, or
+ * with a minimum duration, those of the open calls that have run that
+ * long (out of the way of the model's own work). */
+static int told_entry(struct np_model *m, struct cur *c, struct frame *f, uint64_t t)
+{
+    if (m->tell_late)
+        return TELL_KEPT(m, c, t); /* the new call has not run: not told yet */
+    return f->flags & F_KEPT ? tell_begin(m, c, f) : 0;
+}
+
+/* The told call F at stack index c->depth, closed: lasted DUR. */
+static int told_exit(struct np_model *m, struct cur *c, const struct frame *f, uint64_t dur, uint64_t sw)
+{
+    if (c->ts->told > c->depth)
+        c->ts->told = c->depth;
+    const struct np_call call = { c->ti, f->function, f->node, f->kept_depth, f->start, dur, sw };
+    return tell(m, &call, false);
+}
+
+/* Closes the thread's innermost open call at T (with a minimum duration,
+ * after TELL_KEPT at T: it was told iff it is kept). */
 HOT int close_call(struct np_model *m, struct cur *c, uint64_t t)
 {
     struct tstate *ts = c->ts;
@@ -621,8 +694,13 @@ HOT int close_call(struct np_model *m, struct cur *c, uint64_t t)
         ts->include_open--;
     if (f->flags & F_EXCLUDED)
         ts->exclude_open--;
-    if (!(f->flags & F_KEPT))
+    if (!(f->flags & F_KEPT)) {
+        /* decided (ts->told is past it) when below ts->told; a call kept
+         * and not told is above it, and one told moves it in told_exit */
+        if (ts->told > c->depth)
+            ts->told = c->depth;
         return 0;
+    }
     int rc = 0;
     add_active(ts, f->function, -1, NULL, &rc);
     uint64_t dur = t - f->start, sw = ts->switched - f->sw_at_entry;
@@ -634,6 +712,10 @@ HOT int close_call(struct np_model *m, struct cur *c, uint64_t t)
         if (dur < m->opt.min_duration_ns)
             return rc; /* dropped: its time stays in its caller's self */
     }
+    if (f->flags & F_TOLD) {
+        int trc = told_exit(m, c, f, dur, sw);
+        rc = rc ? rc : trc;
+    }
     if (f->child_ns > dur || f->child_sw > sw) /* cannot happen either: callees nest */
         return rc;
     return rc ? rc : record(m, c, f, dur, sw);
@@ -642,12 +724,10 @@ HOT int close_call(struct np_model *m, struct cur *c, uint64_t t)
 static int close_all(struct np_model *m, struct cur *c, uint64_t t)
 {
     c->ts->overflow = 0;
-    while (c->depth) {
-        int rc = close_call(m, c, t);
-        if (rc)
-            return rc;
-    }
-    return 0;
+    int rc = TELL_KEPT(m, c, t);
+    while (!rc && c->depth)
+        rc = close_call(m, c, t);
+    return rc;
 }
 
 /* The events of a selected thread, one function each: the per-event
@@ -752,7 +832,7 @@ HOT int enter_call(struct np_model *m, struct cur *c, uint64_t time_ns, uint64_t
     if (rc)
         return rc;
     c->depth++;
-    return 0;
+    return m->listen ? told_entry(m, c, f, t) : 0;
 }
 
 HOT int exit_call(struct np_model *m, struct cur *c, uint64_t time_ns)
@@ -763,13 +843,16 @@ HOT int exit_call(struct np_model *m, struct cur *c, uint64_t time_ns)
         ts->overflow--;
         return 0;
     }
-    return c->depth ? close_call(m, c, t) : 0; /* nothing open: began before recording */
+    if (!c->depth) /* nothing open: began before recording */
+        return 0;
+    int rc = TELL_KEPT(m, c, t);
+    return rc ? rc : close_call(m, c, t);
 }
 
 /* A call that returns at once, ENTRY then EXIT (a leaf: most calls),
- * unfiltered: what enter_call then exit_call do, without the frame. The
- * caller checks that enter_call would push it (not too deep, room on
- * the stack). *AT_EXIT: a failure is the EXIT's. */
+ * without filters or listener: what enter_call then exit_call do,
+ * without the frame. The caller checks that enter_call would push it
+ * (not too deep, room on the stack). *AT_EXIT: a failure is the EXIT's. */
 HOT int leaf_call(struct np_model *m, struct cur *c, uint64_t enter_ns, uint64_t address, uint64_t exit_ns,
                   bool *at_exit)
 {
@@ -855,7 +938,7 @@ static int on_events(void *ctx, uint32_t tid, const struct np_event *ev, size_t 
     size_t i = 0;
     for (; i < n; i++) {
         const struct np_event *e = &ev[i];
-        if (e->kind == NP_EVENT_ENTER && i + 1 < n && e[1].kind == NP_EVENT_EXIT && !m->filtered &&
+        if (e->kind == NP_EVENT_ENTER && i + 1 < n && e[1].kind == NP_EVENT_EXIT && m->quick_leaves &&
             c.depth < NP_MODEL_MAX_STACK && c.depth < c.ts->cap) {
             bool at_exit = false;
             rc = leaf_call(m, &c, e->time_ns, e->arg, e[1].time_ns, &at_exit);
@@ -1053,6 +1136,9 @@ struct np_model *np_model_new(const struct np_model_options *opt, struct np_symb
         m->opt = *opt;
     m->filtered = m->opt.ninclude || m->opt.nexclude || m->opt.max_depth;
     m->timed_filter = m->opt.exclude_switched || m->opt.min_duration_ns;
+    m->listen = m->opt.listener;
+    m->tell_late = m->listen && m->opt.min_duration_ns;
+    m->quick_leaves = !m->filtered && !m->listen;
     m->syms = syms;
     m->process = NP_NONE;
     forget_process_caches(m);
@@ -1078,16 +1164,6 @@ struct np_event_sink np_model_sink(struct np_model *m)
         .sample = np_model_on_sample,
         .sampling = np_model_on_sampling,
     };
-}
-
-static int call_cmp(const void *a, const void *b)
-{
-    const struct np_call *x = a, *y = b;
-    if (x->thread != y->thread)
-        return x->thread < y->thread ? -1 : 1;
-    if (x->start_ns != y->start_ns)
-        return x->start_ns < y->start_ns ? -1 : 1;
-    return (x->depth > y->depth) - (x->depth < y->depth);
 }
 
 /* Unlinks the tree nodes whose calls were all dropped (min_duration_ns). */
@@ -1168,8 +1244,6 @@ int np_model_finish(struct np_model *m)
         if (!m->functions[i].calls)
             m->functions[i].min_ns = 0;
     unlink_empty_nodes(m);
-    if (m->n_calls)
-        qsort(m->calls, m->n_calls, sizeof *m->calls, call_cmp);
     free_maps(m);
     return rc;
 }
@@ -1178,6 +1252,7 @@ void np_model_free(struct np_model *m)
 {
     if (!m)
         return;
+    m->listen = NULL; /* its calls still open are not told: the listener may be gone */
     on_end(m);
     np_model_samples_free(m->samples);
     for (size_t i = 0; i < m->n_processes; i++) {
@@ -1207,7 +1282,6 @@ void np_model_free(struct np_model *m)
     free(m->functions);
     free(m->arcs);
     free(m->nodes);
-    free(m->calls);
     free(m);
 }
 
@@ -1222,9 +1296,20 @@ ACCESSOR(np_thread, threads)
 ACCESSOR(np_function, functions)
 ACCESSOR(np_arc, arcs)
 ACCESSOR(np_node, nodes)
-ACCESSOR(np_call, calls)
 ACCESSOR(np_block, blocks)
 #undef ACCESSOR
+
+uint64_t np_model_first_ns(const struct np_model *m)
+{
+    uint64_t first = np_model_samples_first_ns(m);
+    for (size_t i = 0; i < m->n_processes; i++)
+        if (m->processes[i].start_ns < first)
+            first = m->processes[i].start_ns;
+    for (size_t i = 0; i < m->n_threads; i++) /* a thread with neither time had no event */
+        if ((m->threads[i].first_ns || m->threads[i].last_ns) && m->threads[i].first_ns < first)
+            first = m->threads[i].first_ns;
+    return first == UINT64_MAX ? 0 : first;
+}
 
 /* ---- for model_samples.c (model_internal.h) ---------------------------------- */
 
@@ -1241,14 +1326,12 @@ int np_model_child_at(struct np_model *m, uint32_t parent, uint32_t function, ui
     return child_node(m, parent, function, 0, out);
 }
 
-int np_model_add_call(struct np_model *m, const struct np_call *c)
+int np_model_tell(struct np_model *m, const struct np_call *c, bool begin)
 {
-    int64_t i = PUSH(m, calls);
-    if (i < 0)
-        return ENOMEM_RC;
-    m->calls[i] = *c;
-    return 0;
+    return tell(m, c, begin);
 }
+
+bool np_model_listened(const struct np_model *m) { return m->opt.listener != NULL; }
 
 int np_model_add_arc(struct np_model *m, uint32_t caller, uint32_t callee, uint64_t calls, uint64_t ns)
 {
@@ -1288,9 +1371,11 @@ int np_model_load(const char *path, const struct np_model_options *opt, const st
     }
     struct np_event_sink sink = np_model_sink(m);
     np_trace_read(path, &sink, hooks, summary);
-    if (np_model_finish(m) && summary->status < NP_TRACE_ENOMEM) {
-        summary->status = NP_TRACE_ENOMEM;
-        snprintf(summary->message, sizeof summary->message, "%s: out of memory", path);
+    int rc = np_model_finish(m);
+    if (rc && summary->status < rc) {
+        summary->status = rc;
+        snprintf(summary->message, sizeof summary->message, "%s: %s%s", path,
+                 rc == NP_TRACE_ENOMEM ? "" : "reading stopped: ", np_trace_strerror(rc));
     }
     /* names and lines were copied: the ELF files can go */
     np_symbols_free(syms);

@@ -9,7 +9,9 @@
  *   - the call graph, one np_arc per caller -> callee pair;
  *   - the call tree of each thread, one np_node per path of functions from
  *     the thread's root (a synthetic node, function NP_NONE);
- *   - optionally the timeline, one np_call per call (replay, exporters);
+ *   - no call by itself: views that walk every call (replay, the Chrome
+ *     export) are told of each as it is read (struct np_call_listener),
+ *     so their memory grows with the nesting depth, not with the calls;
  *   - basic-block counts (BLOCKS chunks, docs/blocks.md), one np_block per
  *     block, summed over every process: the block's function and its
  *     source line. Include and exclude globs keep the blocks of matching
@@ -54,6 +56,8 @@
 /* Open calls kept per thread; deeper calls are counted in np_thread.dropped. */
 #define NP_MODEL_MAX_STACK (1u << 20)
 
+struct np_call_listener;
+
 struct np_model_options {
     uint32_t *tids;          /* only these threads; none: all */
     size_t ntids;
@@ -64,7 +68,7 @@ struct np_model_options {
     unsigned max_depth;      /* keep nesting levels 0 .. max_depth-1; 0: all */
     uint64_t min_duration_ns;
     bool exclude_switched;   /* durations without the switched-out time */
-    bool timeline;           /* keep every call in np_model_calls() */
+    const struct np_call_listener *listener; /* told of every kept call as it is read; NULL: none */
     bool from_samples;       /* build the profile from the samples (below), not the calls */
 };
 
@@ -145,14 +149,41 @@ struct np_node {
     uint64_t switched_ns;
 };
 
+/* One call kept, as a listener is told of it. */
 struct np_call {
     uint32_t thread;
     uint32_t function;
     uint32_t node;
-    uint32_t depth;          /* 0: outermost */
+    uint32_t depth;          /* 0: outermost (over kept calls) */
     uint64_t start_ns;
-    uint64_t duration_ns;
-    uint64_t switched_ns;
+    uint64_t duration_ns;    /* 0 at its begin */
+    uint64_t switched_ns;    /* 0 at its begin */
+};
+
+struct np_model;
+
+/* The timeline, call by call, while the model reads the trace: what
+ * replay and the Chrome export walk, in memory bounded by the nesting
+ * depth (the model keeps the open calls only).
+ *
+ * Every call the model keeps (the filters and rules above) is told once
+ * by begin, then by end with its duration. Per thread they nest: a call
+ * begins after its callers and ends before them, and a thread's calls
+ * come in time order. Threads interleave as the trace's chunks do, the
+ * processes one after another. A call begins at its entry; with a
+ * minimum duration, once its thread's time has run that long past its
+ * start (before its end at the latest), so a call shorter than that,
+ * and the calls it made, are never told. The timeline estimated from
+ * samples (np_model_estimated) is told at np_model_finish, thread after
+ * thread (it is built from the samples, which the model keeps until then).
+ *
+ * M gives the names, threads and processes known so far (C's indices
+ * stay valid). A non-zero return stops the reading: the model tells
+ * nothing more and the read ends with NP_TRACE_ESTOP. */
+struct np_call_listener {
+    void *ctx;
+    int (*begin)(void *ctx, const struct np_model *m, const struct np_call *c);
+    int (*end)(void *ctx, const struct np_model *m, const struct np_call *c);
 };
 
 struct np_block {
@@ -163,16 +194,15 @@ struct np_block {
     uint64_t count;          /* executions */
 };
 
-struct np_model;
-
 /* A model to build with OPT (copied; the strings and arrays it points to
  * must live until np_model_finish) resolving addresses with SYMS (NULL:
  * every function in hex). NULL when out of memory. */
 struct np_model *np_model_new(const struct np_model_options *opt, struct np_symbols *syms);
 /* The sink that feeds it. */
 struct np_event_sink np_model_sink(struct np_model *m);
-/* After the last event: closes open calls, links the tree, sorts the
- * timeline (by thread, start, depth). 0, or NP_TRACE_ENOMEM. */
+/* After the last event: closes open calls, links the tree, tells the
+ * listener the timeline estimated from samples. 0, NP_TRACE_ENOMEM, or
+ * NP_TRACE_ESTOP when the listener stopped it. */
 int np_model_finish(struct np_model *m);
 void np_model_free(struct np_model *m);
 
@@ -189,8 +219,14 @@ const struct np_thread *np_model_threads(const struct np_model *m, size_t *n);
 const struct np_function *np_model_functions(const struct np_model *m, size_t *n);
 const struct np_arc *np_model_arcs(const struct np_model *m, size_t *n);
 const struct np_node *np_model_nodes(const struct np_model *m, size_t *n);
-const struct np_call *np_model_calls(const struct np_model *m, size_t *n);
 const struct np_block *np_model_blocks(const struct np_model *m, size_t *n);
+/* The earliest time read so far (Unix ns): the processes' starts, the
+ * threads' first events, and once it is told, the start of the timeline
+ * estimated from samples (a sample stands for the period before it).
+ * What a timeline taken at its first call can start from: a later
+ * process started earlier only if its pid came round again (the files
+ * are read by pid). 0 when nothing was read. */
+uint64_t np_model_first_ns(const struct np_model *m);
 
 /* ---- samples (SAMPLE events, docs/sampling.md) ----------------------------
  *
@@ -223,9 +259,9 @@ const struct np_model_sampling *np_model_sampling(const struct np_model *m);
  * from the samples (options.from_samples, or a trace whose selected
  * threads have samples but no calls): then times are estimates (samples
  * times their period), a function's, arc's or node's calls are the samples
- * it appears in, min, max and sum are 0, and the timeline (with
- * options.timeline) has a call per stretch of successive samples that
- * have a frame on their stacks (model_samples.c). */
+ * it appears in, min, max and sum are 0, and the listener's timeline has
+ * a call per stretch of successive samples that have a frame on their
+ * stacks (model_samples.c). Known from the first call told. */
 bool np_model_estimated(const struct np_model *m);
 /* What every view says of an estimated profile, in BUF: "times estimated
  * from N samples at H Hz (CPU time)". */

@@ -22,6 +22,9 @@ int np_model_on_sampling(void *ctx, const struct np_trace_sampling *s);
  * NP_TRACE_ENOMEM. */
 int np_model_samples_finish(struct np_model *m);
 void np_model_samples_free(struct np_model_samples *s);
+/* The earliest start of the estimated timeline once it is being told,
+ * else UINT64_MAX. */
+uint64_t np_model_samples_first_ns(const struct np_model *m);
 
 /* ---- model.c, lent to model_samples.c ---- */
 
@@ -41,7 +44,10 @@ int np_model_function_at(struct np_model *m, uint64_t addr, uint32_t *out);
 int np_model_child_at(struct np_model *m, uint32_t parent, uint32_t function, uint32_t *out);
 /* Adds CALLS calls lasting NS in all to the arc CALLER -> CALLEE. */
 int np_model_add_arc(struct np_model *m, uint32_t caller, uint32_t callee, uint64_t calls, uint64_t ns);
-/* Appends C to the timeline (sorted when the model is finished). */
-int np_model_add_call(struct np_model *m, const struct np_call *c);
+/* Whether a listener wants the timeline (options.listener). */
+bool np_model_listened(const struct np_model *m);
+/* Tells the listener that C begins (BEGIN) or ends: 0, or NP_TRACE_ESTOP
+ * when it stopped the read (it is then told nothing more). */
+int np_model_tell(struct np_model *m, const struct np_call *c, bool begin);
 
 #endif

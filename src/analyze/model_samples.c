@@ -21,15 +21,18 @@
  * repeats it (recursion counted once), and its calls count the samples it
  * appears in.
  *
- * With a timeline (options.timeline), each thread's successive samples
+ * With a listener (options.listener), each thread's successive samples
  * also give calls: a frame that stays on the stack from one sample to the
  * next (the same path from the root, so the same stack node) is one call,
  * from the start of the first sample's period to the end of the last
  * one's (the sample's time). A gap between samples (the thread did not
  * run: sampling counts CPU time; more than twice a sample's time since the
  * last) or a sample left out by the filters ends every open call. These
- * calls become the timeline when the profile is the samples'
- * (np_model_estimated), and are dropped otherwise. */
+ * calls are the timeline told to the listener when the profile is the
+ * samples' (np_model_estimated), and are dropped otherwise. Whether it is
+ * is known only once every thread was read, so they are stored until then:
+ * one per stretch of samples, far fewer than a trace's calls (a sample per
+ * millisecond of CPU time), and they keep the listener's order simple. */
 #define _GNU_SOURCE
 #include "model_internal.h"
 #include "containers.h"
@@ -93,6 +96,7 @@ struct np_model_samples {
     struct np_hmap node_by;   /* parent << 32 | function -> node; roots: NP_NONE << 32 | thread */
     struct np_call *calls;    /* the estimated timeline; node: the stack node */
     size_t n_calls, cap_calls;
+    uint64_t first_call_ns;   /* the earliest start of its calls, once told; UINT64_MAX before */
 };
 
 #define ENOMEM_RC NP_TRACE_ENOMEM
@@ -102,6 +106,7 @@ static struct np_model_samples *state_of(struct np_model *m)
     struct np_model_samples *s = np_model_samples_get(m);
     if (!s && (s = calloc(1, sizeof *s))) {
         s->process = NP_NONE;
+        s->first_call_ns = UINT64_MAX;
         np_model_samples_set(m, s);
     }
     return s;
@@ -346,7 +351,7 @@ static int timeline_sample(struct np_model_samples *s, uint32_t ti, uint64_t t, 
  * thread's open calls on the timeline. */
 static int left_out(struct np_model *m, struct np_model_samples *s, uint32_t ti, uint64_t t)
 {
-    if (!np_model_opts(m)->timeline || ti >= s->cap_threads || !s->threads[ti].root_plus1)
+    if (!np_model_listened(m) || ti >= s->cap_threads || !s->threads[ti].root_plus1)
         return 0;
     return timeline_sample(s, ti, t, 0, NULL, 0);
 }
@@ -403,7 +408,7 @@ int np_model_on_sample(void *ctx, uint32_t tid, uint64_t time_ns, const uint64_t
             return rc;
         else
             path[i - first] = node;
-    if (np_model_opts(m)->timeline && (rc = timeline_sample(s, ti, time_ns, ns, path, end - first)))
+    if (np_model_listened(m) && (rc = timeline_sample(s, ti, time_ns, ns, path, end - first)))
         return rc;
     struct snode *leaf = &s->nodes[node];
     leaf->samples++;
@@ -413,6 +418,52 @@ int np_model_on_sample(void *ctx, uint32_t tid, uint64_t time_ns, const uint64_t
 }
 
 /* ---- the profile from the samples ------------------------------------------ */
+
+/* Thread, then start, then depth: callers before their callees. */
+static int call_cmp(const void *a, const void *b)
+{
+    const struct np_call *x = a, *y = b;
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    if (x->start_ns != y->start_ns)
+        return x->start_ns < y->start_ns ? -1 : 1;
+    if (x->depth != y->depth)
+        return x->depth < y->depth ? -1 : 1;
+    return (x->duration_ns < y->duration_ns) - (x->duration_ns > y->duration_ns);
+}
+
+/* Tells the listener the estimated calls, thread after thread, each
+ * call's begin after its callers' and its end before theirs: a call ends
+ * when the next one of its thread is no deeper (the calls of a thread
+ * nest, their depth being their place on the sampled stack). */
+static int tell_timeline(struct np_model *m, struct np_model_samples *s)
+{
+    if (s->n_calls)
+        qsort(s->calls, s->n_calls, sizeof *s->calls, call_cmp);
+    for (size_t i = 0; i < s->n_calls; i++)
+        if (s->calls[i].start_ns < s->first_call_ns)
+            s->first_call_ns = s->calls[i].start_ns;
+    size_t depth = 0, cap = 0;
+    const struct np_call **open = NULL;
+    int rc = 0;
+    for (size_t i = 0; !rc && i <= s->n_calls; i++) {
+        const struct np_call *c = i < s->n_calls ? &s->calls[i] : NULL;
+        while (!rc && depth && (!c || open[depth - 1]->thread != c->thread || open[depth - 1]->depth >= c->depth))
+            rc = np_model_tell(m, open[--depth], false);
+        if (rc || !c)
+            break;
+        if (NP_GROW(open, cap, depth + 1) < 0) {
+            rc = ENOMEM_RC;
+            break;
+        }
+        open[depth++] = c;
+        struct np_call begin = *c;
+        begin.duration_ns = 0;
+        rc = np_model_tell(m, &begin, true);
+    }
+    free(open);
+    return rc;
+}
 
 /* Adds each sample ending at stack node K to the functions and arcs on
  * its path, each once. STAMP: function -> last K + 1 that counted it. */
@@ -500,10 +551,10 @@ static int build_profile(struct np_model *m, struct np_model_samples *s)
     for (size_t ti = 0; !rc && ti < s->cap_threads; ti++)
         if (s->threads[ti].depth)
             rc = close_frames(s, (uint32_t)ti, 0, s->threads[ti].prev_ns);
-    for (size_t i = 0; !rc && i < s->n_calls; i++) {
-        struct np_call c = s->calls[i];
-        c.node = to[c.node];
-        rc = np_model_add_call(m, &c);
+    if (!rc) {
+        for (size_t i = 0; i < s->n_calls; i++)
+            s->calls[i].node = to[s->calls[i].node];
+        rc = tell_timeline(m, s);
     }
     /* one sample has no duration: no min, max or sum per call */
     struct np_function *fns = (struct np_function *)np_model_functions(m, &nf);
@@ -559,6 +610,12 @@ const struct np_model_sampling *np_model_sampling(const struct np_model *m)
     static const struct np_model_sampling none;
     const struct np_model_samples *s = np_model_samples_get(m);
     return s ? &s->info : &none;
+}
+
+uint64_t np_model_samples_first_ns(const struct np_model *m)
+{
+    const struct np_model_samples *s = np_model_samples_get(m);
+    return s ? s->first_call_ns : UINT64_MAX;
 }
 
 bool np_model_estimated(const struct np_model *m)

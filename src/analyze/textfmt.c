@@ -12,8 +12,33 @@ static const struct unit {
     double ns;
 } units[] = { { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 }, { "ns", 1 } };
 
+size_t np_put_decimal(char *buf, uint64_t v)
+{
+    char digits[20];
+    size_t n = 0;
+    do
+        digits[n++] = (char)('0' + v % 10);
+    while ((v /= 10));
+    for (size_t i = 0; i < n; i++)
+        buf[i] = digits[n - 1 - i];
+    return n;
+}
+
 char *np_format_duration(char *buf, size_t size, uint64_t ns)
 {
+    /* nanoseconds and microseconds are exact: written here, without
+     * snprintf, as they are the most of a replay's lines */
+    if (ns < 1000000 && size >= NP_DURATION_MAX) {
+        size_t n = np_put_decimal(buf, ns < 1000 ? ns : ns / 1000);
+        if (ns >= 1000) {
+            buf[n++] = '.';
+            buf[n++] = (char)('0' + ns / 100 % 10);
+            buf[n++] = (char)('0' + ns / 10 % 10);
+            buf[n++] = (char)('0' + ns % 10);
+        }
+        memcpy(buf + n, ns < 1000 ? " ns" : " us", 4);
+        return buf;
+    }
     if (ns < 1000) {
         snprintf(buf, size, "%u ns", (unsigned)ns);
         return buf;

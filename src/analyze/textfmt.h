@@ -15,6 +15,8 @@
 
 #define NP_DURATION_MAX 24 /* bytes np_format_duration may write, NUL included */
 
+/* V in decimal at BUF (up to 20 bytes, no NUL); returns its length. */
+size_t np_put_decimal(char *buf, uint64_t v);
 /* NS as "123 ns", "12.345 us", "1.234 ms", "1.234 s" into BUF; returns BUF. */
 char *np_format_duration(char *buf, size_t size, uint64_t ns);
 /* "250", "250ns", "1.5us", "2ms", "1s" -> ns; 0 or -1 when malformed. */

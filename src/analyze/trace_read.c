@@ -1014,7 +1014,8 @@ static int read_dir(struct reader *r, const char *dir)
             report(r, fail(r, NP_TRACE_ENOMEM, NO_OFFSET, "out of memory"));
             break;
         }
-        read_path(r, paths[i]);
+        if (read_path(r, paths[i]) == NP_TRACE_ESTOP)
+            break; /* the consumer wants no more */
     }
     for (size_t i = 0; paths && i < n; i++)
         free(paths[i]);

@@ -3,9 +3,14 @@
  * stdout or, with -o FILE, to FILE only once complete. A binary format
  * is never written to a terminal.
  *
+ * A format of every call (chrome) is written as the trace is read (its
+ * listener, export.h); dump stands between the model and it to notice
+ * the write that fails and stops the reading.
+ *
  * Exit: 0; 1 when the trace is unreadable or damaged (what was read is
  * still written to stdout, never to -o's file), holds nothing the format
- * can, or writing failed; 2 for bad usage. */
+ * can, or writing failed (0, quietly, for a pipe closed while streaming:
+ * the reader had what it wanted); 2 for bad usage. */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,6 +28,7 @@ struct dump {
     struct np_export_options options;
     unsigned options_given;   /* NP_EXPORT_OPT_* on the command line */
     const char *output;       /* -o, or NULL */
+    struct np_call_listener format_listener; /* a streaming format's */
 };
 
 static const char *const value_names[] = { "self-ns", "calls", NULL };
@@ -114,6 +120,26 @@ static int check_options(struct dump *d)
     return 0;
 }
 
+/* The streaming format's listener, through which a failed write is
+ * noticed (errno is still the write's). */
+static int stream_begin(void *ctx, const struct np_model *m, const struct np_call *c)
+{
+    struct dump *d = ctx;
+    int rc = d->format_listener.begin(d->format_listener.ctx, m, c);
+    if (rc)
+        np_view_write_failed(&d->view);
+    return rc;
+}
+
+static int stream_end(void *ctx, const struct np_model *m, const struct np_call *c)
+{
+    struct dump *d = ctx;
+    int rc = d->format_listener.end(d->format_listener.ctx, m, c);
+    if (rc)
+        np_view_write_failed(&d->view);
+    return rc;
+}
+
 static int run(struct dump *d)
 {
     struct np_view_output out;
@@ -124,19 +150,39 @@ static int run(struct dump *d)
         return np_view_usage_error(&d->view, "format %s is binary data: not written to a terminal (use -o FILE)",
                                    d->format->name);
     }
-    d->view.opt.timeline = d->format->needs_timeline;
+    d->options.diag = np_view_diag;
+    d->options.diag_ctx = &d->view;
+    const struct np_call_listener listener = { d, stream_begin, stream_end };
+    if (d->format->listen) {
+        if (d->format->listen(&d->options, out.file, &d->format_listener)) {
+            fputs("nanoprof dump: out of memory\n", stderr);
+            np_view_output_close(&d->view, &out, false);
+            return 1;
+        }
+        d->view.opt.listener = &listener;
+        if (isatty(fileno(out.file))) /* the events show the progress */
+            np_view_no_progress(&d->view);
+    }
     struct np_model *m;
     int rc;
     if (np_view_load(&d->view, &m, &rc)) {
+        if (d->format->finish)
+            d->format->finish(NULL, d->format_listener.ctx);
         np_view_output_close(&d->view, &out, false);
         return 1;
     }
     char label[NP_ESTIMATE_LABEL_MAX];
     if (np_model_estimated(m) && !d->format->labels_estimate)
         fprintf(stderr, "nanoprof dump: %s: %s\n", d->format->name, np_model_estimate_label(m, label, sizeof label));
-    d->options.diag = np_view_diag;
-    d->options.diag_ctx = &d->view;
-    int written = d->format->write(m, &d->options, out.file);
+    int written = d->format->finish ? d->format->finish(m, d->format_listener.ctx)
+                                    : d->format->write(m, &d->options, out.file);
+    int broken = np_view_write_status(&d->view, "the output");
+    if (broken >= 0) { /* the reading was stopped: the output is incomplete */
+        if (out.file != stdout) /* stdout: said, or a closed pipe, with nothing more to say */
+            np_view_output_close(&d->view, &out, false);
+        np_model_free(m);
+        return broken;
+    }
     if (written == NP_EXPORT_ENOMEM)
         fputs("nanoprof dump: out of memory\n", stderr);
     if (written)

@@ -139,6 +139,8 @@ void np_view_diag(void *ctx, enum np_diag_level level, const char *line)
 {
     struct np_view *v = ctx;
     np_progress_done(&v->progress);
+    if (v->write_error) /* the reading was stopped for it: nothing more to say */
+        return;
     fprintf(stderr, "nanoprof %s: %s", v->cmd, level == NP_DIAG_WARNING ? "warning: " : "");
     np_text_field(stderr, line); /* one line, whatever a source says */
     putc('\n', stderr);
@@ -172,6 +174,28 @@ int np_view_load(struct np_view *v, struct np_model **m, int *rc)
         return 1;
     }
     return 0;
+}
+
+void np_view_no_progress(struct np_view *v)
+{
+    memset(&v->progress, 0, sizeof v->progress); /* never enabled */
+    v->progress_ready = true;
+}
+
+void np_view_write_failed(struct np_view *v)
+{
+    if (!v->write_error)
+        v->write_error = errno ? errno : EIO;
+}
+
+int np_view_write_status(const struct np_view *v, const char *what)
+{
+    if (!v->write_error)
+        return -1;
+    if (v->write_error == EPIPE)
+        return 0;
+    fprintf(stderr, "nanoprof %s: writing %s failed: %s\n", v->cmd, what, strerror(v->write_error));
+    return 1;
 }
 
 void np_view_print_thread(FILE *out, const struct np_thread *t)

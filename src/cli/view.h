@@ -40,6 +40,7 @@ struct np_view {
     struct np_progress progress;
     bool progress_ready;
     struct np_trace_summary summary;
+    int write_error;          /* errno of a write that failed while reading (np_view_write_failed) */
 };
 
 /* A command's own options: getopt's short string (without the common
@@ -80,9 +81,24 @@ const char *np_view_path_and_name(struct np_view *v);
  * (not merely cut short), else 0. */
 int np_view_load(struct np_view *v, struct np_model **m, int *rc);
 
+/* No progress bar while loading: for a command whose output, on the
+ * terminal too, comes while the trace is read. */
+void np_view_no_progress(struct np_view *v);
+
 /* A diagnostic LINE for V (CTX), as the loading reports them:
- * "nanoprof CMD: [warning: ]LINE" on stderr, control characters shown. */
+ * "nanoprof CMD: [warning: ]LINE" on stderr, control characters shown;
+ * none once a write failed (np_view_write_failed). */
 void np_view_diag(void *ctx, enum np_diag_level level, const char *line);
+
+/* For a command that writes as it reads (a listener, model.h): a write
+ * failed, with errno telling why, and the listener stops the read. The
+ * reading then says nothing more, and np_view_write_status tells the
+ * exit status. */
+void np_view_write_failed(struct np_view *v);
+/* After such a failure: 0 quietly for a closed pipe (a reader such as
+ * `head` had what it wanted), otherwise 1 with "writing WHAT failed: ..."
+ * on stderr. -1 when no write failed. */
+int np_view_write_status(const struct np_view *v, const char *what);
 
 /* T as `thread TID "NAME" (pid PID)` (no name when it has none), on one
  * line without its end: the label tree and replay give each thread. */

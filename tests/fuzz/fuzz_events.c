@@ -6,8 +6,9 @@
  * running backwards across chunks), in zstd and plain chunks, over several
  * threads, with or without END. Checks: the read succeeds, every event
  * written is delivered, and the model's invariant holds (self times add
- * up to the threads' totals; min <= max; one timeline entry per call kept,
- * unless the profile is estimated from samples). */
+ * up to the threads' totals; min <= max; the listener is told every call
+ * kept, nested as the model promises, unless the profile is estimated
+ * from samples). */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 #include "analyze/model.h"
 #include "common/trace_format.h"
+#include "../timeline.h"
 #include "../trace_builder.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -99,7 +101,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (fd < 0 || write(fd, b.data, b.len) != (ssize_t)b.len)
         abort();
     tb_free(&b);
-    struct np_model_options opt = { .timeline = true };
+    struct timeline tl;
+    timeline_init(&tl);
+    struct np_model_options opt = { .listener = &tl.listener };
     struct np_model *m = np_model_new(&opt, NULL);
     struct np_event_sink sink = np_model_sink(m);
     struct np_trace_summary sum = { 0 };
@@ -107,10 +111,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (np_model_finish(m) != 0)
         abort();
-    size_t nf, nt, nc;
+    size_t nf, nt, nc = tl.n;
     const struct np_function *f = np_model_functions(m, &nf);
     const struct np_thread *t = np_model_threads(m, &nt);
-    const struct np_call *c = np_model_calls(m, &nc);
+    const struct np_call *c = tl.calls;
+    if (timeline_check(&tl))
+        abort();
     size_t nn;
     const struct np_node *nodes = np_model_nodes(m, &nn);
     for (size_t i = 0; i < nc; i++) /* each call is of its node's function, in its thread */
@@ -132,6 +138,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (self != total || (!np_model_estimated(m) && calls != nc))
         abort();
     np_model_free(m);
+    timeline_free(&tl);
     close(fd);
     return 0;
 }
