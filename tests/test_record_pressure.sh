@@ -72,6 +72,11 @@ if [ -n "$hookless" ]; then
     [ "$rc" = 3 ] && ok "record --drop --strict: exit 3" || { bad "record --strict: rc $rc"; cat "$tmp/err"; }
     run -o "$tmp/r4" --strict -- "$hookless" many 4 100
     [ "$rc" = 0 ] && ok "record --strict, nothing lost: exit 0" || { bad "record --strict: rc $rc"; cat "$tmp/err"; }
+    # killed: the file is cut short, and the lines say so
+    run -o "$tmp/r6" -- "$hookless" signal kill
+    if [ "$rc" = 137 ] && grep -q "killed by signal 9.*; 1 file cut short (the process did not end normally)\$" "$tmp/err" &&
+        grep -q "nothing was recorded from .*: it was killed before its threads' buffers reached the file" "$tmp/err"; then
+        ok "record: a killed program's trace is said to be cut short"; else bad "record: killed: rc $rc"; cat "$tmp/err"; fi
     # a bad variable is refused before the program runs
     NANOPROF_DROP=yes "$np" record -o "$tmp/r5" -- "$hookless" many 1 1 >"$tmp/out" 2>"$tmp/err"
     rc=$?

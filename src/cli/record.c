@@ -504,6 +504,9 @@ static void explain_nothing(const char *prog, int status, int signaled, int samp
     enum prog_kind kind = examine_prog(prog);
     if (!signaled && status == 127 && !t->files) {
         why = "it exited with status 127 before any recorded code ran (a command it runs was not found?)";
+    } else if (t->unfinished) {
+        why = "it was killed before its threads' buffers reached the file (SIGKILL cannot be caught; "
+              "other signals end the trace properly)";
     } else if (kind == PROG_STATIC) {
         why = "it is statically linked, so the runtime cannot be preloaded: link it with libnanoprof.a "
               "and run it with NANOPROF_RECORD=DIR (docs/recording.md)";
