@@ -227,6 +227,28 @@ same "deep graph: the recursive arc" "$tmp/arcs" "999 [1]
 1000 [1]
 999 [1]"
 
+# ---- --depth=N: the outermost N levels, as --help says ----
+run tree --help
+grep -q -- "^  --depth=N      only the outermost N levels of calls (1: a thread's outermost$" "$tmp/out" &&
+    ok "--help: --depth keeps the outermost N levels" || bad "--help: --depth"
+run tree --ascii "$tmp/deep" --depth=3
+same "tree --depth=3: three levels, the third's callees in its self time" "$tmp/body" \
+"     Calls        Total         Self  Total%  Function
+         1     1.999 us               100.0%  thread 8 (pid 8)
+         1     1.999 us         2 ns  100.0%  \`- sample_fib
+         1     1.997 us         2 ns   99.9%     \`- sample_fib
+         1     1.995 us     1.995 us   99.8%        \`- sample_fib"
+run replay "$tmp/deep" --depth=1
+same "replay --depth=1: the outermost call only" "$tmp/body" "         Start     Duration  Function
+# thread 8 (pid 8): 1 call, 1.999 us
+   0.000000000     1.999 us  sample_fib"
+run tree --ascii "$s" -F sample_main --depth=2
+same "tree -F --depth=2: levels count from the -F function" "$tmp/body" \
+"     Calls        Total         Self  Total%  Function
+         1       100 ns               100.0%  thread 100 \"main\" (pid 4242)
+         1       100 ns        50 ns  100.0%  \`- sample_main
+         1        50 ns        50 ns   50.0%     \`- sample_helper"
+
 # ---- usage and failures, alike for the three ----
 for cmd in graph tree replay; do
     run "$cmd" --help

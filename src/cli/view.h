@@ -25,7 +25,8 @@
     "  --tid=LIST     only these threads (ids separated by commas)\n"                 \
     "  -F GLOB        only calls made inside functions matching GLOB\n"               \
     "  -N GLOB        leave out functions matching GLOB and what they call\n"         \
-    "  --depth=N      only calls less than N levels deep\n"                           \
+    "  --depth=N      only the outermost N levels of calls (1: a thread's outermost\n" \
+    "                 calls only; with -F, levels count from the function it names)\n" \
     "  --min-duration=TIME  only calls lasting at least TIME (250ns, 1.5us, 2ms)\n"   \
     "  --exclude-switched   take the time threads were switched out off every call\n" \
     "  --samples      the profile estimated from the trace's samples, not its calls\n" \
