@@ -1383,8 +1383,11 @@ static void every_cut(void **state)
     for (size_t len = 0; len < b.len; len++) {
         tb_write_prefix(&b, path, len);
         int st = read_events(path, &part, &sum);
-        /* a cut is a warning (truncated), or an END-less file */
-        if (st != NP_TRACE_ETRUNC && !(st == NP_TRACE_OK && sum.files_unfinished == 1))
+        /* a cut is a warning (truncated), or an END-less file; at 0, an
+         * empty file, said so (an error: nothing was written) */
+        if (len == 0 && (st != NP_TRACE_ENOTTRACE || !strstr(sum.message, ": empty trace file: ")))
+            fail_msg("cut at 0: status %d (%s)", st, sum.message);
+        if (len && st != NP_TRACE_ETRUNC && !(st == NP_TRACE_OK && sum.files_unfinished == 1))
             fail_msg("cut at %zu: status %d (%s)", len, st, sum.message);
         /* INFO alone says ns_per_tick 2: compare the events' order and
          * addresses, which do not depend on it */

@@ -104,6 +104,19 @@ status "missing path" 1 "missing: cannot open: No such file or directory"
 mkdir -p "$tmp/empty"
 run "$tmp/empty"
 status "empty directory" 1 "no .npt trace files"
+# an empty file: nothing was written, which is no cut: one line, exit 1
+: >"$tmp/empty.npt"
+run "$tmp/empty.npt"
+status "empty file: one clear line, exit 1" 1 \
+    "^nanoprof report: $tmp/empty.npt: empty trace file: the program wrote nothing (killed before its first event?)$"
+[ -s "$tmp/out" ] && bad "empty file: no report" || ok "empty file: no report"
+mkdir -p "$tmp/withempty"
+cp "$tmp/sample/4242.npt" "$tmp/withempty/"
+: >"$tmp/withempty/4243.npt"
+run "$tmp/withempty" --format=csv
+status "a directory with an empty file: exit 1, that line" 1 "^nanoprof report: $tmp/withempty/4243.npt: empty trace file: "
+[ "$(wc -l <"$tmp/out")" = 8 ] && ok "a directory with an empty file: the other file reported" ||
+    bad "a directory with an empty file: the other file reported"
 
 # ---- usage ----
 run "$tmp/sample" --sort=bogus

@@ -30,7 +30,7 @@ enum np_trace_status {
     NP_TRACE_ETRUNC,    /* the file ends in a partial chunk (or header): cut short */
     NP_TRACE_ECORRUPT,  /* a malformed chunk, string, varint, zstd frame or event */
     NP_TRACE_EVERSION,  /* a format version this reader does not know */
-    NP_TRACE_ENOTTRACE, /* not a trace: bad magic, not a regular file */
+    NP_TRACE_ENOTTRACE, /* not a trace: bad magic, not a regular file, an empty file */
     NP_TRACE_EEMPTY,    /* a directory without any .npt file */
     NP_TRACE_ENOENT,    /* the path cannot be opened */
     NP_TRACE_EIO,       /* a read failed */
