@@ -200,7 +200,7 @@ static void sample_profile(void **state)
     assert_int_equal(n, 1);
     assert_int_equal(p->pid, 4242);
     assert_true(p->complete);
-    assert_int_equal(p->events_lost, 7);
+    assert_int_equal(p->events_lost, 0);
     assert_int_equal(p->end_ns, 1000002000ull);
     assert_int_equal(p->argc, 3);
     assert_string_equal(p->argv[2], "a,b \"c\"");
@@ -403,6 +403,12 @@ static void sample_without_end(void **state)
     size_t n;
     assert_false(np_model_processes(m, &n)->complete);
     assert_int_equal(np_model_processes(m, &n)->end_ns, 1000000000ull + 2 * 1100);
+    /* the cut closed twice, open on the worker; the main thread had nothing open */
+    const struct np_thread *t = np_model_threads(m, &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(t[0].closed_at_cut, 0);
+    assert_int_equal(t[1].closed_at_cut, 1);
+    assert_int_equal(t[0].closed_at_loss + t[1].closed_at_loss, 0);
     check_self_sum(m);
     np_model_free(m);
 }
@@ -552,7 +558,53 @@ static void lost_closes_open_calls(void **state)
     expect_fn(m, "sample_leaf", 2, 20, 20);
     size_t n;
     assert_int_equal(np_model_threads(m, &n)->lost, 3);
+    assert_int_equal(np_model_threads(m, &n)->closed_at_loss, 2);
+    assert_int_equal(np_model_threads(m, &n)->closed_at_cut, 0);
     check_self_sum(m);
+    np_model_free(m);
+}
+
+/* tb_lossy_trace: what was lost, per thread and per process; threads
+ * without calls stay in the model; from samples, LOSTs still count. */
+static void losses_counted(void **state)
+{
+    (void)state;
+    struct tb b;
+    tb_init(&b);
+    tb_lossy_trace(&b, &fns);
+    tb_write(&b, file_in_dir("4646.npt"));
+    tb_free(&b);
+    struct np_model *m = load(dir, NULL, &(struct np_trace_summary){ 0 });
+    expect_fn(m, "sample_main", 1, 30, 10);
+    expect_fn(m, "sample_helper", 1, 20, 15);
+    expect_fn(m, "sample_leaf", 2, 15, 15);
+    expect_fn(m, "sample_square", 1, 10, 10);
+    size_t n;
+    const struct np_process *p = np_model_processes(m, &n);
+    assert_int_equal(n, 1);
+    assert_true(p->complete);
+    assert_int_equal(p->events_lost, 1334);
+    const struct np_thread *t = np_model_threads(m, &n);
+    assert_int_equal(n, 4);
+    static const uint32_t tid[] = { 300, 301, 302, 303 };
+    static const uint64_t calls[] = { 4, 1, 0, 0 }, lost[] = { 1000, 0, 234, 0 }, closed[] = { 2, 0, 0, 0 },
+                          total[] = { 40, 10, 0, 0 };
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(t[i].tid, tid[i]);
+        assert_int_equal(t[i].calls, calls[i]);
+        assert_int_equal(t[i].lost, lost[i]);
+        assert_int_equal(t[i].closed_at_loss, closed[i]);
+        assert_int_equal(t[i].closed_at_cut, 0);
+        assert_int_equal(t[i].total_ns, total[i]);
+    }
+    check_self_sum(m);
+    np_model_free(m);
+
+    struct np_model_options o = { .from_samples = true };
+    m = load(dir, &o, &(struct np_trace_summary){ 0 });
+    t = np_model_threads(m, &n);
+    assert_int_equal(n, 4);
+    assert_int_equal(t[0].lost + t[2].lost, 1234);
     np_model_free(m);
 }
 
@@ -1650,6 +1702,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(exclude_switched_time, setup, teardown),
         cmocka_unit_test_setup_teardown(option_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(lost_closes_open_calls, setup, teardown),
+        cmocka_unit_test_setup_teardown(losses_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(time_never_runs_backwards, setup, teardown),
         cmocka_unit_test_setup_teardown(directory_order, setup, teardown),
         cmocka_unit_test_setup_teardown(build_id_mismatch, setup, teardown),

@@ -292,7 +292,7 @@ static void gmon(struct tb *b)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|ties|blocks|blocks_corrupt|samples|samples_calls|gmon|gmon_empty|gmon_saturate|big|deep|hostile|corpus DIR\n", stderr);
+        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|ties|blocks|blocks_corrupt|samples|samples_calls|gmon|gmon_empty|gmon_saturate|lossy|big|deep|hostile|corpus DIR\n", stderr);
         return 2;
     }
     const char *kind = argv[1];
@@ -319,6 +319,11 @@ int main(int argc, char **argv)
     } else if (!strcmp(kind, "ties")) {
         ties(&b);
         save(&b, "7.npt", b.len);
+    } else if (!strcmp(kind, "lossy")) {
+        struct tb_sample s;
+        tb_sample_functions(&s);
+        tb_lossy_trace(&b, &s);
+        save(&b, "4646.npt", b.len);
     } else if (!strcmp(kind, "blocks")) {
         struct tb_sample s;
         tb_sample_functions(&s);

@@ -790,11 +790,33 @@ HOT int leaf_call(struct np_model *m, struct cur *c, uint64_t enter_ns, uint64_t
     return record(m, c, &f, dur, 0);
 }
 
+/* The kept calls open on C's thread. */
+static uint64_t kept_open(const struct cur *c)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < c->depth; i++)
+        n += (c->stack[i].flags & F_KEPT) != 0;
+    return n;
+}
+
 static int lost_calls(struct np_model *m, struct cur *c, uint64_t time_ns, uint64_t n)
 {
     uint64_t t = advance(c, time_ns);
     c->th->lost += n;
+    c->th->closed_at_loss += kept_open(c);
     return close_all(m, c, t);
+}
+
+/* From samples, the calls are not read: a LOST is only counted. */
+static int on_lost_count(void *ctx, uint32_t tid, uint64_t time_ns, uint64_t n)
+{
+    (void)time_ns;
+    struct np_model *m = ctx;
+    uint32_t ti;
+    int rc = thread_of(m, tid, &ti);
+    if (!rc && ti != NP_NONE)
+        m->threads[ti].lost += n;
+    return rc;
 }
 
 static int switched_out(struct cur *c, uint64_t time_ns, uint64_t duration_ns)
@@ -1027,6 +1049,8 @@ static int on_end(void *ctx)
     for (size_t i = m->first_thread; i < m->n_threads; i++) {
         struct tstate *ts = &m->ts[i];
         struct cur c = cur_of(m, (uint32_t)i);
+        if (!p->complete) /* cut short: when they ended is unknown */
+            m->threads[i].closed_at_cut += kept_open(&c);
         if (!rc)
             rc = close_all(m, &c, m->threads[i].last_ns);
         if (!p->complete && m->threads[i].last_ns > p->end_ns)
@@ -1070,7 +1094,7 @@ struct np_event_sink np_model_sink(struct np_model *m)
         /* from samples: the calls are not read (their profile is not shown) */
         .enter = m->opt.from_samples ? NULL : on_enter,
         .exit = m->opt.from_samples ? NULL : on_return,
-        .lost = m->opt.from_samples ? NULL : on_lost,
+        .lost = m->opt.from_samples ? on_lost_count : on_lost,
         .switch_out = m->opt.from_samples ? NULL : on_switch,
         .events = m->opt.from_samples ? NULL : on_events,
         .end = on_end,

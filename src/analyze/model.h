@@ -20,9 +20,11 @@
  * Rules. Per thread an open-call stack follows ENTRY and EXIT; an EXIT
  * with nothing open is ignored; LOST closes every open call at its time
  * (what follows it is unknown); calls still open when a process's events
- * end close at the thread's last event. Times are wall time; the time a
- * thread was switched out during a call is kept beside it (switched_ns),
- * and options.exclude_switched takes it out of every duration instead.
+ * end close at the thread's last event. np_thread counts the calls closed
+ * so at a LOST, and at the end of a file cut short (no END): their times
+ * are not the real ones. Times are wall time; the time a thread was
+ * switched out during a call is kept beside it (switched_ns), and
+ * options.exclude_switched takes it out of every duration instead.
  * Times of one thread never run backwards: an earlier time counts as the
  * previous one.
  *
@@ -108,6 +110,9 @@ struct np_thread {
     uint64_t lost;           /* events lost (LOST records) */
     uint64_t dropped;        /* calls deeper than NP_MODEL_MAX_STACK */
     uint32_t root;           /* its call tree's root node */
+    uint64_t closed_at_loss; /* kept calls open at a LOST record, closed there */
+    uint64_t closed_at_cut;  /* kept calls open when a file without END ended,
+                                closed at the thread's last event */
 };
 
 struct np_function {
