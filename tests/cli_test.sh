@@ -32,6 +32,18 @@ status() {
         ok "$1"
     fi
 }
+# status_loss NAME WANT NEEDLE LOSS: $rc is WANT; stderr is two lines, one
+# holding NEEDLE (the reader's), then the warning of what was lost holding LOSS
+status_loss() {
+    if [ "$rc" != "$2" ]; then
+        bad "$1: exit $rc, want $2"; cat "$tmp/err"
+    elif [ "$(wc -l <"$tmp/err")" != 2 ] || ! head -n 1 "$tmp/err" | grep -q -- "$3" ||
+        ! tail -n 1 "$tmp/err" | grep -q -- "warning: $4"; then
+        bad "$1: want '$3' then a warning '$4' on stderr, got:"; cat "$tmp/err"
+    else
+        ok "$1"
+    fi
+}
 # finish: the counts, and the exit status
 finish() {
     echo "$pass passed, $fail failed"

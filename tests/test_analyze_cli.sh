@@ -88,16 +88,18 @@ cmp -s "$tmp/out" "$tmp/csv" && ok "default path: same report" || bad "default p
 
 # ---- damaged and missing traces ----
 run "$tmp/noend" --format=csv
-status "no END: a warning" 0 "warning: .*no END chunk"
+status_loss "no END: a warning, then the loss" 0 "warning: .*no END chunk" "1 of 1 trace file cut short in 2 of 2 threads"
 [ "$(wc -l <"$tmp/out")" = 8 ] && ok "no END: reported" || bad "no END: reported"
 run "$tmp/truncated" --format=csv
-status "truncated: a warning" 0 "warning: .*offset [0-9]*: file cut short"
+status_loss "truncated: a warning, then the loss" 0 "warning: .*offset [0-9]*: file cut short" \
+    "1 of 1 trace file cut short in 2 of 2 threads"
 [ "$(wc -l <"$tmp/out")" -gt 1 ] && ok "truncated: prefix reported" || bad "truncated: prefix reported"
 run "$tmp/version"
 status "unknown version: error" 1 "1.npt: offset 8: trace format version 2"
 [ -s "$tmp/out" ] && bad "unknown version: no report" || ok "unknown version: no report"
 run "$tmp/corrupt" --format=csv
-status "corrupt: error" 1 "1.npt: offset [0-9]*: unknown event kind 7"
+status_loss "corrupt: error, and the loss" 1 "1.npt: offset [0-9]*: unknown event kind 7" \
+    "1 of 1 trace file cut short in 1 of 1 thread (tid 1)$"
 grep -q '^0x1234,1,10,' "$tmp/out" && ok "corrupt: what came before is reported" || bad "corrupt: prefix"
 run "$tmp/missing"
 status "missing path" 1 "missing: cannot open: No such file or directory"

@@ -242,7 +242,7 @@ valid "hostile, cut labels: valid XML" "$tmp/h2.svg"
 
 # ---- damaged traces ----
 run "$tmp/truncated" -o "$tmp/cut.svg"
-status "truncated: exit 0, one warning" 0 "warning: "
+status_loss "truncated: exit 0, the reader's warning, the loss" 0 "warning: .*file cut short" "1 of 1 trace file cut short"
 valid "truncated: what was read" "$tmp/cut.svg"
 run "$tmp/corrupt" -o "$tmp/bad.svg"
 [ "$rc" = 1 ] && ok "corrupt: exit 1" || bad "corrupt: exit $rc"

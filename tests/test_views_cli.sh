@@ -148,7 +148,7 @@ same "tree --min-duration" "$tmp/body" "     Calls        Total         Self  To
          1        40 ns        40 ns   50.0%  \`- sample_twice"
 run tree "$s" -F nothing_matches
 status "tree: nothing kept, exit 0" 0
-same "tree: nothing kept, no thread" "$tmp/out" "# $s: call tree of 0 threads, wall time
+same "tree: nothing kept, no thread drawn, every one counted" "$tmp/out" "# $s: call tree of 2 threads (2 with no calls kept), wall time
      Calls        Total         Self  Total%  Function"
 
 # ---- replay ----

@@ -90,7 +90,7 @@ static unsigned line_of(const struct callgrind *c, uint32_t f)
     return f == NP_NONE ? 0 : c->fns[f].line;
 }
 
-static void header(const struct np_model *m, FILE *out)
+static void header(const struct np_model *m, const struct np_export_options *o, FILE *out)
 {
     size_t np, nt;
     const struct np_process *p = np_model_processes(m, &np);
@@ -102,6 +102,11 @@ static void header(const struct np_model *m, FILE *out)
     if (np_model_estimated(m)) { /* calls= then count samples */
         char label[NP_ESTIMATE_LABEL_MAX];
         fprintf(out, "desc: Estimate: %s, calls are samples\n", np_model_estimate_label(m, label, sizeof label));
+    }
+    if (o->note) { /* callgrind_annotate prints desc: lines */
+        fputs("desc: Loss: ", out);
+        np_text_field(out, o->note);
+        putc('\n', out);
     }
     if (np) { /* the first process: its children's costs are added in */
         fprintf(out, "pid: %" PRIu32 "\ncmd:", p[0].pid);
@@ -117,13 +122,13 @@ static void header(const struct np_model *m, FILE *out)
 /* The header, the roots' block, then one block per function called, in
  * model order; the arcs of caller f (nf for the roots) are
  * by_caller[first[f] .. first[f + 1]). */
-static void write_blocks(const struct callgrind *c, const struct np_model *m, const struct np_arc *arcs,
-                         const size_t *first, const uint32_t *by_caller)
+static void write_blocks(const struct callgrind *c, const struct np_model *m, const struct np_export_options *o,
+                         const struct np_arc *arcs, const size_t *first, const uint32_t *by_caller)
 {
     size_t nf;
     const struct np_function *fns = np_model_functions(m, &nf);
     FILE *out = c->out;
-    header(m, out);
+    header(m, o, out);
     /* the roots first, then every function called, in model order */
     for (size_t k = 0; k <= nf; k++) {
         size_t f = k == 0 ? nf : k - 1;
@@ -144,7 +149,6 @@ static void write_blocks(const struct callgrind *c, const struct np_model *m, co
 
 int np_export_callgrind(const struct np_model *m, const struct np_export_options *o, FILE *out)
 {
-    (void)o;
     size_t nf, na;
     const struct np_function *fns = np_model_functions(m, &nf);
     const struct np_arc *arcs = np_model_arcs(m, &na);
@@ -163,7 +167,7 @@ int np_export_callgrind(const struct np_model *m, const struct np_export_options
             size_t f = arcs[i].caller == NP_NONE ? nf : arcs[i].caller;
             by_caller[first[f] + next[f]++] = (uint32_t)i;
         }
-        write_blocks(&(struct callgrind){ out, fns, same }, m, arcs, first, by_caller);
+        write_blocks(&(struct callgrind){ out, fns, same }, m, o, arcs, first, by_caller);
     }
     free(first);
     free(next);

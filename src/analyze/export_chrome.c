@@ -101,7 +101,6 @@ static void write_names(struct chrome *c, const struct np_model *m)
 
 int np_export_chrome(const struct np_model *m, const struct np_export_options *o, FILE *out)
 {
-    (void)o;
     size_t nc, nt;
     const struct np_call *calls = np_model_calls(m, &nc);
     const struct np_thread *threads = np_model_threads(m, &nt);
@@ -110,6 +109,7 @@ int np_export_chrome(const struct np_model *m, const struct np_export_options *o
     int rc = 0;
     fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":\"nanoprof\",", out);
     fprintf(out, "\"start_unix_ns\":%" PRIu64, c.base_ns);
+    np_export_json_note(out, o);
     if (np_model_estimated(m)) { /* calls from successive samples */
         char label[NP_ESTIMATE_LABEL_MAX];
         fputs(",\"estimate\":", out);

@@ -19,6 +19,7 @@ enum {
     XPAD = 10,      /* left and right margins */
     FRAME_H = 16,   /* one level of the graph */
     TOP = 52,       /* room for the title, the subtitle and the buttons */
+    NOTE_H = 16,    /* and for the note of what the trace lost, when it did */
     BOTTOM = 28,    /* room for the details line */
     FONT_PX = 12,
     TITLE_FONT_PX = 17,
@@ -181,6 +182,7 @@ struct writer {
     const struct np_model *m;
     const struct layout *l;
     double usable;
+    unsigned top;            /* where the frames start */
     bool inverted;
     const char *calls_word;  /* "samples" in a profile estimated from them */
 };
@@ -193,7 +195,7 @@ static void write_frame(const struct writer *w, size_t i, const char *name)
     double x = XPAD + (double)f->off * w->l->px_per_ns;
     double width = i == 0 ? w->usable : (double)f->total * w->l->px_per_ns;
     unsigned level = w->inverted ? f->depth : w->l->max_depth - f->depth;
-    unsigned y = TOP + level * FRAME_H;
+    unsigned y = w->top + level * FRAME_H;
     char total[NP_DURATION_MAX], self[NP_DURATION_MAX];
 
     fprintf(out, "<g class=\"frame\" id=\"f%zu\" data-parent=\"%ld\"><title>", i,
@@ -368,6 +370,7 @@ static void write_head(const struct writer *w, const struct np_flame_options *o,
             ".parent { opacity: 0.5; }\n"
             ".hide { display: none; }\n"
             ".button { cursor: pointer; fill: #225; }\n"
+            "#note { fill: #b00000; }\n"
             "</style>\n"
             "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" fill=\"#f8f8f2\"/>\n"
             "<text id=\"title\" x=\"%u\" y=\"24\" text-anchor=\"middle\">",
@@ -379,8 +382,13 @@ static void write_head(const struct writer *w, const struct np_flame_options *o,
     if (w->l->omitted)
         fprintf(out, "%s%zu frame%s narrower than %g%s left out", o->subtitle ? "; " : "", w->l->omitted,
                 w->l->omitted == 1 ? "" : "s", o->min_width, o->min_width_percent ? "%" : " px");
+    fputs("</text>\n", out);
+    if (o->note) { /* below the subtitle, where it cannot be missed */
+        fprintf(out, "<text id=\"note\" x=\"%u\" y=\"%d\" text-anchor=\"middle\">", width / 2, TOP + 6);
+        np_xml_text(out, o->note, SIZE_MAX);
+        fputs("</text>\n", out);
+    }
     fprintf(out,
-            "</text>\n"
             "<text id=\"unzoom\" class=\"button hide\" x=\"%d\" y=\"24\">Reset Zoom</text>\n"
             "<text id=\"search\" class=\"button\" x=\"%u\" y=\"24\" text-anchor=\"end\">Search</text>\n"
             "<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n"
@@ -401,8 +409,9 @@ int np_flame_svg(FILE *out, const struct np_model *m, const struct np_flame_opti
         free(l.frames);
         return -1;
     }
-    unsigned height = TOP + (l.max_depth + 1) * FRAME_H + BOTTOM;
-    struct writer w = { out, m, &l, usable, o->inverted, np_model_estimated(m) ? "samples" : "calls" };
+    unsigned top = TOP + (o->note ? NOTE_H : 0);
+    unsigned height = top + (l.max_depth + 1) * FRAME_H + BOTTOM;
+    struct writer w = { out, m, &l, usable, top, o->inverted, np_model_estimated(m) ? "samples" : "calls" };
     write_head(&w, o, width, height);
     int rc = write_frames(&w);
     if (!rc) {

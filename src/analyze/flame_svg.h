@@ -17,6 +17,7 @@ struct np_flame_options {
     double min_width;        /* frames narrower are left out with what they call */
     bool min_width_percent;  /* min_width is a percentage of the whole width */
     bool inverted;           /* an icicle graph: the root at the top */
+    const char *note;        /* what the trace lost, shown on a line of its own (NULL: none) */
 };
 
 #define NP_FLAME_WIDTH 1200

@@ -215,6 +215,7 @@ static int print_graph(struct graph *g, const char *glob)
             printf(": call graph of %zu function%s, total time %s, %s\n", g->count, g->count == 1 ? "" : "s",
                    np_format_duration(t, sizeof t, g->total_ns), np_view_time_kind(&g->view, g->m));
             np_view_print_estimate(stdout, g->m, "# ");
+            np_view_print_loss(&g->view, stdout, "# ");
             printf(ROW "%s\n", "index", "% time", "total", "self",
                    np_model_estimated(g->m) ? "samples" : "called", "name");
         }
@@ -263,7 +264,7 @@ int np_cmd_graph(int argc, char **argv)
     struct graph g = { .m = NULL };
     int rc = np_view_parse(&g.view, &spec, &g, argc, argv);
     if (!rc)
-        rc = run(&g);
+        rc = np_view_status(&g.view, run(&g));
     np_view_free(&g.view);
     return rc < 0 ? 0 : rc;
 }

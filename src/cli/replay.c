@@ -51,12 +51,11 @@ static void print_timeline(const struct np_view *v, const struct np_model *m)
     const struct np_thread *th = np_model_threads(m, &nthreads);
     const struct np_process *procs = np_model_processes(m, &(size_t){ 0 });
     const struct np_function *fns = np_model_functions(m, &(size_t){ 0 });
-    size_t shown = 0;
-    for (size_t i = 0; i < nthreads; i++)
-        shown += th[i].calls > 0;
+    char threads[96];
     fputs("# ", stdout);
     np_text_field(stdout, v->path);
-    printf(": %zu calls in %zu thread%s, %s\n", ncalls, shown, shown == 1 ? "" : "s", np_view_time_kind(v, m));
+    printf(": %zu calls in %s, %s\n", ncalls, np_view_threads(v, m, threads, sizeof threads), np_view_time_kind(v, m));
+    np_view_print_loss(v, stdout, "# ");
     if (np_model_estimated(m))
         puts("# each call spans the successive samples its frame was on the stack in");
     np_view_print_estimate(stdout, m, "# ");
@@ -106,7 +105,7 @@ int np_cmd_replay(int argc, char **argv)
     struct np_view v = { .cmd = NULL };
     int rc = np_view_parse(&v, &spec, NULL, argc, argv);
     if (!rc)
-        rc = run(&v);
+        rc = np_view_status(&v, run(&v));
     np_view_free(&v);
     return rc < 0 ? 0 : rc;
 }
