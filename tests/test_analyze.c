@@ -3,6 +3,7 @@
  * functions (tb_sample_trace), read back through np_model_load. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <inttypes.h>
 #include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -562,6 +563,80 @@ static void lost_closes_open_calls(void **state)
     assert_int_equal(np_model_threads(m, &n)->closed_at_cut, 0);
     check_self_sum(m);
     np_model_free(m);
+}
+
+/* Copies the running executable to PATH. */
+static void copy_self(const char *path)
+{
+    FILE *in = fopen("/proc/self/exe", "rb"), *out = fopen(path, "wb");
+    assert_non_null(in);
+    assert_non_null(out);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        assert_int_equal(fwrite(buf, 1, n, out), n);
+    fclose(in);
+    assert_int_equal(fclose(out), 0);
+}
+
+/* One symbol in three modules, two of them with one file name: each is
+ * named with the least that tells it apart from the others (model.h). */
+static void same_symbol_named_apart(void **state)
+{
+    (void)state;
+    char a[512], b[512], pa[600], pb[600];
+    snprintf(a, sizeof a, "%s/a", dir);
+    snprintf(b, sizeof b, "%s/b", dir);
+    assert_int_equal(mkdir(a, 0777), 0);
+    assert_int_equal(mkdir(b, 0777), 0);
+    snprintf(pa, sizeof pa, "%s/twin.elf", a);
+    snprintf(pb, sizeof pb, "%s/twin.elf", b);
+    copy_self(pa);
+    copy_self(pb);
+    struct tb_self self;
+    tb_self(&self);
+    const uint64_t off[3] = { 0, 0x10000000u, 0x20000000u };
+    struct tb t;
+    tb_init(&t);
+    tb_header(&t);
+    tb_info(&t, 1, 0, 1.0, 0, 0, "c", 0, NULL);
+    tb_module_self(&t);
+    for (int i = 1; i < 3; i++)
+        tb_module(&t, self.bias + off[i], self.start + off[i], self.end + off[i], self.build_id, self.build_id_len,
+                  i == 1 ? pa : pb);
+    tb_events_begin(&t, 1, 0);
+    for (int i = 0; i < 3; i++) {
+        tb_enter(&t, 10 * (uint64_t)i, fns.main + off[i]);
+        tb_exit(&t, 10 * (uint64_t)i + 5);
+    }
+    tb_enter(&t, 40, fns.leaf);
+    tb_exit(&t, 41);
+    tb_events_end(&t, NP_COMPRESS_NONE);
+    tb_end(&t, 50, 0, 1.0);
+    tb_write(&t, file_in_dir("1.npt"));
+    tb_free(&t);
+    struct np_model *m = load(file_in_dir("1.npt"), NULL, &(struct np_trace_summary){ 0 });
+    const char *base = strrchr(self.path, '/');
+    char want[3][4200];
+    uint64_t elf = fns.main - self.bias;
+    snprintf(want[0], sizeof want[0], "sample_main [%s]", base ? base + 1 : self.path);
+    snprintf(want[1], sizeof want[1], "sample_main [%s:0x%" PRIx64 "]", pa, elf);
+    snprintf(want[2], sizeof want[2], "sample_main [%s:0x%" PRIx64 "]", pb, elf);
+    for (int i = 0; i < 3; i++) {
+        const struct np_function *f = fn(m, want[i]);
+        if (!f)
+            fail_msg("no function named %s", want[i]);
+        assert_string_equal(f->symbol, "sample_main");
+        assert_int_equal(f->calls, 1);
+    }
+    const struct np_function *leaf = fn(m, "sample_leaf");
+    assert_non_null(leaf);
+    assert_ptr_equal(leaf->symbol, leaf->name); /* one module: its name alone */
+    np_model_free(m);
+    unlink(pa);
+    unlink(pb);
+    rmdir(a);
+    rmdir(b);
 }
 
 /* tb_lossy_trace: what was lost, per thread and per process; threads
@@ -1703,6 +1778,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(option_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(lost_closes_open_calls, setup, teardown),
         cmocka_unit_test_setup_teardown(losses_counted, setup, teardown),
+        cmocka_unit_test_setup_teardown(same_symbol_named_apart, setup, teardown),
         cmocka_unit_test_setup_teardown(time_never_runs_backwards, setup, teardown),
         cmocka_unit_test_setup_teardown(directory_order, setup, teardown),
         cmocka_unit_test_setup_teardown(build_id_mismatch, setup, teardown),

@@ -89,6 +89,57 @@ static void hostile(struct tb *b)
     tb_end(b, 100, 0, 1.0);
 }
 
+/* "twins": this executable mapped twice, the second time as a copy
+ * (twin.elf, beside the trace) TWIN_OFFSET bytes higher, so that the
+ * sample functions are in two modules under one name each. Thread 9:
+ *   0 main { 10 main (twin) { 20 leaf } 30 } 40; 50 helper (twin) } 60
+ * Expected names: "sample_main [test_analyze_gen]" (1 call, total 40,
+ * self 20), "sample_main [twin.elf]" (1/20/10), sample_leaf (1/10/10),
+ * sample_helper (1/10/10): one module each, their names alone. */
+#define TWIN_OFFSET 0x10000000u
+static void twins(struct tb *b)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/twin.elf", out_dir);
+    FILE *in = fopen("/proc/self/exe", "rb");
+    if (!in) {
+        perror("/proc/self/exe");
+        exit(1);
+    }
+    struct tb image;
+    tb_init(&image);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        tb_raw(&image, buf, n);
+    fclose(in);
+    if (tb_write(&image, path) != 0) {
+        perror(path);
+        exit(1);
+    }
+    tb_free(&image);
+    struct tb_self self;
+    tb_self(&self);
+    struct tb_sample s;
+    tb_sample_functions(&s);
+    tb_header(b);
+    tb_info(b, 9, 1, 1.0, 0, 1000000000ull, "monotonic", 0, NULL);
+    tb_module_self(b);
+    tb_module(b, self.bias + TWIN_OFFSET, self.start + TWIN_OFFSET, self.end + TWIN_OFFSET, self.build_id,
+              self.build_id_len, path);
+    tb_events_begin(b, 9, 0);
+    tb_enter(b, 0, s.main);
+    tb_enter(b, 10, s.main + TWIN_OFFSET);
+    tb_enter(b, 20, s.leaf);
+    tb_exit(b, 30);
+    tb_exit(b, 30);
+    tb_exit(b, 40);
+    tb_enter(b, 50, s.helper + TWIN_OFFSET);
+    tb_exit(b, 60);
+    tb_events_end(b, NP_COMPRESS_NONE);
+    tb_end(b, 60, 0, 1.0);
+}
+
 static void sample(struct tb *b, bool with_end)
 {
     struct tb_sample s;
@@ -292,7 +343,7 @@ static void gmon(struct tb *b)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|ties|blocks|blocks_corrupt|samples|samples_calls|gmon|gmon_empty|gmon_saturate|lossy|big|deep|hostile|corpus DIR\n", stderr);
+        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|ties|blocks|blocks_corrupt|samples|samples_calls|gmon|gmon_empty|gmon_saturate|lossy|big|deep|twins|hostile|corpus DIR\n", stderr);
         return 2;
     }
     const char *kind = argv[1];
@@ -366,6 +417,9 @@ int main(int argc, char **argv)
     } else if (!strcmp(kind, "deep")) {
         deep(&b, 1000);
         save(&b, "8.npt", b.len);
+    } else if (!strcmp(kind, "twins")) {
+        twins(&b);
+        save(&b, "9.npt", b.len);
     } else if (!strcmp(kind, "hostile")) {
         hostile(&b);
         save(&b, "4343.npt", b.len);

@@ -1,14 +1,16 @@
 #!/bin/sh
-# test_views_cli.sh NANOPROF GEN REC_PROG - `nanoprof graph`, `tree` and
-# `replay` end to end: their exact output on the trace test_analyze_gen
-# writes (tb_sample_trace; numbers explained in tests/trace_builder.h), the
-# common filters, usage errors; then tests/programs/rec_prog.c recorded
+# test_views_cli.sh NANOPROF GEN REC_PROG REC_PLUGIN - `nanoprof graph`,
+# `tree` and `replay` end to end: their exact output on the trace
+# test_analyze_gen writes (tb_sample_trace; numbers explained in
+# tests/trace_builder.h), the common filters, usage errors, one symbol in
+# two modules in every view; then tests/programs/rec_prog.c recorded
 # (NANOPROF_RECORD) and the calls of graph and tree checked against
 # `nanoprof report`'s.
 set -u
 np=$(readlink -f "$1") # the test changes directory
 gen=$(readlink -f "$2")
 prog=$(readlink -f "$3")
+plugin=$(readlink -f "$4") # a library with a static f1, as prog has
 . "$(dirname "$0")/cli_test.sh"
 
 # run CMD ARGS...: nanoprof CMD ARGS, stdout in $tmp/out (its first line, which
@@ -227,6 +229,56 @@ same "deep graph: the recursive arc" "$tmp/arcs" "999 [1]
 1000 [1]
 999 [1]"
 
+# ---- one symbol in two modules: the module said, in every view ----
+"$gen" twins "$tmp/twins" || { echo "FAIL generating twins"; exit 1; }
+main_gen="sample_main [$(basename "$gen")]"
+run report "$tmp/twins" --format=csv
+cut -d, -f1-4 "$tmp/out" >"$tmp/got"
+same "twins: report, one row each, told apart" "$tmp/got" "function,calls,total_ns,self_ns
+$main_gen,1,40,20
+sample_main [twin.elf],1,20,10
+sample_helper,1,10,10
+sample_leaf,1,10,10"
+run tree --ascii "$tmp/twins"
+same "twins: tree" "$tmp/body" "     Calls        Total         Self  Total%  Function
+         2        50 ns               100.0%  thread 9 (pid 9)
+         1        40 ns        20 ns   80.0%  |- $main_gen
+         1        20 ns        10 ns   40.0%  |  \`- sample_main [twin.elf]
+         1        10 ns        10 ns   20.0%  |     \`- sample_leaf
+         1        10 ns        10 ns   20.0%  \`- sample_helper"
+run replay "$tmp/twins"
+awk 'NR > 3 { sub(/^ *[0-9.]+ +[0-9]+ ns +/, ""); print }' "$tmp/out" >"$tmp/got"
+same "twins: replay" "$tmp/got" "$main_gen
+sample_main [twin.elf]
+sample_leaf
+sample_helper"
+run graph "$tmp/twins" sample_main
+grep '^\[' "$tmp/out" | sed 's/.*  //' >"$tmp/got"
+same "twins: graph FUNCTION matches the symbol, both shown" "$tmp/got" "$main_gen [1]
+sample_main [twin.elf] [2]"
+run dump --format=folded "$tmp/twins"
+same "twins: folded" "$tmp/out" "$main_gen 20
+$main_gen;sample_main [twin.elf] 10
+$main_gen;sample_main [twin.elf];sample_leaf 10
+sample_helper 10"
+run dump --format=callgrind "$tmp/twins"
+grep '^fn=' "$tmp/out" >"$tmp/got"
+same "twins: callgrind" "$tmp/got" "fn=(root)
+fn=$main_gen
+fn=sample_main [twin.elf]
+fn=sample_leaf
+fn=sample_helper"
+run dump --format=chrome "$tmp/twins"
+sed -n 's/.*"ph":"B".*"name":"\([^"]*\)".*/\1/p' "$tmp/out" >"$tmp/got"
+same "twins: chrome" "$tmp/got" "$main_gen
+sample_main [twin.elf]
+sample_leaf
+sample_helper"
+run flame "$tmp/twins" -o -
+sed -n 's/.*<title>\(sample_main[^(]*\) (.*/\1/p' "$tmp/out" >"$tmp/got"
+same "twins: flame" "$tmp/got" "$main_gen
+sample_main [twin.elf]"
+
 # ---- --depth=N: the outermost N levels, as --help says ----
 run tree --help
 grep -q -- "^  --depth=N      only the outermost N levels of calls (1: a thread's outermost$" "$tmp/out" &&
@@ -289,6 +341,7 @@ record "$tmp/rec_tree" tree
 record "$tmp/rec_threads" threads
 record "$tmp/rec_fib" fib 12
 record "$tmp/rec_named" named
+record "$tmp/rec_dlopen" dlopen "$plugin"
 for t in rec_tree rec_threads rec_fib; do
     report_calls "$tmp/$t" >"$tmp/report_calls"
     [ -s "$tmp/report_calls" ] || bad "$t: report lists functions"
@@ -328,6 +381,14 @@ worker 2"
     bad "threads mode: three roots"
 [ "$("$np" replay "$tmp/rec_threads" --depth=1 | grep -c '^# thread ')" = 3 ] && ok "threads mode: replay per thread" ||
     bad "threads mode: replay per thread"
+# the library's static f1 and the program's: one row each, with its module
+report_calls "$tmp/rec_dlopen" | grep '^f1 ' >"$tmp/calls"
+same "dlopen: f1 of the program and of the library told apart" "$tmp/calls" "f1 [$(basename "$plugin")] 3
+f1 [$(basename "$prog")] 1"
+"$np" tree --ascii "$tmp/rec_dlopen" | grep -o '[a-z_]*work.*\|f1.*' >"$tmp/got"
+same "dlopen: the tree, plugin_work calling the library's f1" "$tmp/got" "f1 [$(basename "$prog")]
+plugin_work
+f1 [$(basename "$plugin")]"
 # NP_ENTER regions: named as marked (NAME chunks), nested as called
 report_calls "$tmp/rec_named" | grep -v '^main ' >"$tmp/calls"
 same "named regions: their names and calls" "$tmp/calls" "f1 6

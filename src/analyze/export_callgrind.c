@@ -15,8 +15,9 @@
  * With that, every function's inclusive time is report's total except
  * for a function reached again through another one (f -> g -> f), whose
  * inner calls are counted again in f -> g.
- * Two functions of one name (from different modules or static ones) get
- * " [MODULE:0xADDRESS]" after it: the tools merge functions by name. */
+ * The tools merge functions by name: the model's names already tell
+ * apart functions of one symbol (model.h); two that still share a name
+ * get " [MODULE:0xADDRESS]" after it. */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdlib.h>

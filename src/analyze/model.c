@@ -371,7 +371,7 @@ static int intern_function(struct np_model *m, const struct np_symbol *sym, uint
         if ((f = PUSH(m, functions)) < 0 || NP_GROW(m->fn_flags, m->fn_flags_cap, m->n_functions) < 0)
             return ENOMEM_RC;
         struct np_function *fn = &m->functions[f];
-        fn->name = strdup(sym->name ? sym->name : hex);
+        fn->name = fn->symbol = strdup(sym->name ? sym->name : hex);
         fn->module = np_strdup(sym->module);
         fn->file = np_strdup(sym->file);
         fn->line = sym->line;
@@ -1182,12 +1182,87 @@ static void free_maps(struct np_model *m)
     np_hmap_free(&m->block_by);
 }
 
+static int by_symbol(const void *a, const void *b, void *ctx)
+{
+    const struct np_function *f = ctx;
+    int c = strcmp(f[*(const uint32_t *)a].symbol, f[*(const uint32_t *)b].symbol);
+    return c ? c : (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+/* F's name at LEVEL of detail: 0 "sym [file]", 1 "sym [file:0xADDR]",
+ * 2 "sym [/path/to/file:0xADDR]"; NULL when out of memory. */
+static char *qualified(const struct np_function *f, int level)
+{
+    const char *mod = f->module ? f->module : "?", *base = strrchr(mod, '/');
+    char *s;
+    int n = level == 0 ? asprintf(&s, "%s [%s]", f->symbol, base ? base + 1 : mod)
+            : asprintf(&s, "%s [%s:0x%" PRIx64 "]", f->symbol, level == 1 && base ? base + 1 : mod, f->address);
+    return n < 0 ? NULL : s;
+}
+
+/* Names the functions of group G (N indices, one symbol) apart: each at
+ * the least detail that no other one of the group shares at that detail. */
+static int name_apart(struct np_model *m, const uint32_t *g, size_t n)
+{
+    char **names = calloc(3 * n, sizeof *names); /* level L of member i: names[L * n + i] */
+    int rc = names ? 0 : ENOMEM_RC;
+    for (size_t k = 0; k < 3 * n && !rc; k++)
+        if (!(names[k] = qualified(&m->functions[g[k % n]], (int)(k / n))))
+            rc = ENOMEM_RC;
+    size_t *level = rc ? NULL : calloc(n, sizeof *level);
+    if (!rc && !level)
+        rc = ENOMEM_RC;
+    for (size_t i = 0; i < n && !rc; i++)
+        for (; level[i] < 2; level[i]++) {
+            const char *mine = names[level[i] * n + i];
+            size_t j = 0;
+            while (j < n && (j == i || strcmp(mine, names[level[i] * n + j])))
+                j++;
+            if (j == n)
+                break;
+        }
+    for (size_t i = 0; i < n && !rc; i++) {
+        m->functions[g[i]].name = names[level[i] * n + i];
+        names[level[i] * n + i] = NULL;
+    }
+    free(level);
+    for (size_t k = 0; names && k < 3 * n; k++)
+        free(names[k]);
+    free(names);
+    return rc;
+}
+
+/* Gives every function whose symbol another one has too its module in
+ * its name (model.h), over every function met, kept calls or not, so
+ * that a name does not change with the filters. */
+static int name_ambiguous(struct np_model *m)
+{
+    size_t n = m->n_functions;
+    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+    if (!order)
+        return ENOMEM_RC;
+    for (size_t i = 0; i < n; i++)
+        order[i] = (uint32_t)i;
+    qsort_r(order, n, sizeof *order, by_symbol, m->functions);
+    int rc = 0;
+    for (size_t i = 0, j; i < n && !rc; i = j) {
+        for (j = i + 1; j < n && !strcmp(m->functions[order[i]].symbol, m->functions[order[j]].symbol); j++)
+            ;
+        if (j - i > 1)
+            rc = name_apart(m, &order[i], j - i);
+    }
+    free(order);
+    return rc;
+}
+
 int np_model_finish(struct np_model *m)
 {
     int rc = on_end(m);
     add_up_nodes(m);
     if (!rc)
         rc = np_model_samples_finish(m);
+    if (!rc)
+        rc = name_ambiguous(m);
     for (size_t i = 0; i < m->n_functions; i++)
         if (!m->functions[i].calls)
             m->functions[i].min_ns = 0;
@@ -1215,6 +1290,8 @@ void np_model_free(struct np_model *m)
     for (size_t i = 0; i < m->n_threads; i++)
         free(m->threads[i].name);
     for (size_t i = 0; i < m->n_functions; i++) {
+        if (m->functions[i].symbol != m->functions[i].name)
+            free(m->functions[i].symbol);
         free(m->functions[i].name);
         free(m->functions[i].module);
         free(m->functions[i].file);

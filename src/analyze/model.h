@@ -39,7 +39,11 @@
  * calls).
  *
  * Functions are identified by (module, symbol address): one np_function
- * per function across every process of the trace. Arrays are read-only;
+ * per function across every process of the trace. Two functions of one
+ * symbol (a static function in two files, one name in a program and a
+ * library) would print as two identical rows: their names get the module
+ * (its file name; with the function's address when that is not enough),
+ * so every view and exporter tells them apart. Arrays are read-only;
  * indices (uint32_t) link them. Functions and nodes whose calls are all
  * dropped stay in the arrays with calls == 0 (nodes unlinked from the
  * tree): views skip them. */
@@ -116,7 +120,10 @@ struct np_thread {
 };
 
 struct np_function {
-    char *name;              /* the symbol, or the address in hex */
+    char *name;              /* what views show: the symbol (or the address in hex),
+                                with its module when another function has the same
+                                symbol: "helper [libfoo.so]" (np_model_finish) */
+    char *symbol;            /* the symbol alone (name itself when not ambiguous) */
     char *module;            /* the ELF file, or NULL */
     char *file;              /* source file (DWARF), or NULL */
     unsigned line;

@@ -206,7 +206,8 @@ static int print_graph(struct graph *g, const char *glob)
     size_t shown = 0;
     for (size_t i = 0; i < g->count; i++) {
         const struct np_function *fn = &g->fns[g->order[i]];
-        if (glob && fnmatch(glob, fn->name, 0) != 0)
+        /* the symbol or the name shown (with its module when ambiguous) */
+        if (glob && fnmatch(glob, fn->symbol, 0) != 0 && fnmatch(glob, fn->name, 0) != 0)
             continue;
         if (!shown++) {
             char t[NP_DURATION_MAX];
