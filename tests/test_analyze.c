@@ -347,7 +347,10 @@ static void sample_graph_and_tree(void **state)
     assert_int_equal(arc(m, main_, helper)->total_ns, 50);
     assert_int_equal(arc(m, fib, fib)->calls, 3);
     assert_int_equal(arc(m, fib, fib)->total_ns, 45);
+    assert_int_equal(arc(m, fib, fib)->outer_ns, 0); /* recursion: in the outer call's */
     assert_int_equal(arc(m, NP_NONE, fib)->calls, 1);
+    assert_int_equal(arc(m, NP_NONE, fib)->outer_ns, 100);
+    assert_int_equal(arc(m, main_, helper)->outer_ns, 50);
     assert_int_equal(arc(m, twice, square)->total_ns, 10);
     assert_int_equal(arc(m, NP_NONE, square)->switched_ns, 5);
 
@@ -562,6 +565,55 @@ static void lost_closes_open_calls(void **state)
     assert_int_equal(np_model_threads(m, &n)->closed_at_loss, 2);
     assert_int_equal(np_model_threads(m, &n)->closed_at_cut, 0);
     check_self_sum(m);
+    np_model_free(m);
+}
+
+/* Recursion through two functions: the arcs' outer_ns count each
+ * function's time once, so that the arcs into it add up to its total,
+ * from calls and from samples alike. */
+static void indirect_recursion_arcs(void **state)
+{
+    (void)state;
+    struct tb b;
+    tb_init(&b);
+    tb_header(&b);
+    tb_info(&b, 1, 0, 1.0, 0, 0, "c", 0, NULL);
+    tb_module_self(&b);
+    tb_sampling(&b, 0, 1000, NP_UNWIND_FP, NP_SAMPLING_CPU_TIME | NP_SAMPLING_RETURN_ADDRS, 1000000, 128);
+    tb_events_begin(&b, 1, 0);
+    /* 0 fib { 10 helper { 20 fib { 30 helper { } 50 } 60 } 70 } 80 */
+    tb_enter(&b, 0, fns.fib);
+    tb_enter(&b, 10, fns.helper);
+    tb_enter(&b, 20, fns.fib);
+    tb_enter(&b, 30, fns.helper);
+    tb_sample(&b, 35, (const uint64_t[]){ fns.helper, fns.fib + 1, fns.helper + 1, fns.fib + 1 }, 4, 0, 0);
+    tb_exit(&b, 40);
+    tb_exit(&b, 50);
+    tb_exit(&b, 60);
+    tb_exit(&b, 70);
+    tb_events_end(&b, NP_COMPRESS_NONE);
+    tb_end(&b, 80, 0, 1.0);
+    tb_write(&b, file_in_dir("1.npt"));
+    tb_free(&b);
+    struct np_model *m = load(dir, NULL, &(struct np_trace_summary){ 0 });
+    uint32_t fib = fn_index(m, "sample_fib"), helper = fn_index(m, "sample_helper");
+    expect_fn(m, "sample_fib", 2, 70, 40);
+    expect_fn(m, "sample_helper", 2, 50, 30);
+    assert_int_equal(arc(m, NP_NONE, fib)->outer_ns, 70);
+    assert_int_equal(arc(m, fib, helper)->calls, 2);
+    assert_int_equal(arc(m, fib, helper)->total_ns, 60);
+    assert_int_equal(arc(m, fib, helper)->outer_ns, 50);
+    assert_int_equal(arc(m, helper, fib)->total_ns, 30);
+    assert_int_equal(arc(m, helper, fib)->outer_ns, 0);
+    np_model_free(m);
+
+    struct np_model_options opt = { .from_samples = true };
+    m = load(dir, &opt, &(struct np_trace_summary){ 0 });
+    fib = fn_index(m, "sample_fib"), helper = fn_index(m, "sample_helper");
+    assert_int_equal(arc(m, NP_NONE, fib)->outer_ns, 1000000);
+    assert_int_equal(arc(m, fib, helper)->total_ns, 1000000); /* on the path twice, counted once */
+    assert_int_equal(arc(m, fib, helper)->outer_ns, 1000000);
+    assert_int_equal(arc(m, helper, fib)->outer_ns, 0);
     np_model_free(m);
 }
 
@@ -1387,6 +1439,8 @@ static void samples_profile(void **state)
     expect_fn(m, "sample_fib", 1, 1 * MS, 1 * MS);
     expect_arc(m, NULL, "sample_fib", 1, 1 * MS);
     expect_arc(m, "sample_fib", "sample_fib", 1, 1 * MS);
+    assert_int_equal(arc(m, fn_index(m, "sample_fib"), fn_index(m, "sample_fib"))->outer_ns, 0);
+    assert_int_equal(arc(m, NP_NONE, fn_index(m, "sample_fib"))->outer_ns, 1 * MS);
     assert_int_equal(check_self_sum(m), 1 * MS);
     np_model_free(m);
     np_model_options_free(&opt);
@@ -1779,6 +1833,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(lost_closes_open_calls, setup, teardown),
         cmocka_unit_test_setup_teardown(losses_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(same_symbol_named_apart, setup, teardown),
+        cmocka_unit_test_setup_teardown(indirect_recursion_arcs, setup, teardown),
         cmocka_unit_test_setup_teardown(time_never_runs_backwards, setup, teardown),
         cmocka_unit_test_setup_teardown(directory_order, setup, teardown),
         cmocka_unit_test_setup_teardown(build_id_mismatch, setup, teardown),

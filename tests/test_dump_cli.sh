@@ -236,6 +236,8 @@ module=$(readlink -f "$gen")
 sed -e "s|=$module\$|=MODULE|" -e 's|=/.*/tests/trace_builder\.c$|=SRC|' \
     -e 's/^\(calls=[0-9]* \)[1-9][0-9]*$/\1L/' -e 's/^[1-9][0-9]* /L /' "$tmp/cg" >"$tmp/cg.generic"
 same "callgrind: exact (module, source and lines generic)" "$tmp/cg.generic" "# callgrind format
+# recursion: calls made while their function was already running cost 0 on their
+# call lines (their time is in the outermost call's), so inclusive times are exact
 version: 1
 creator: nanoprof 0.1.0
 pid: 4242

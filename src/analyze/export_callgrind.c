@@ -10,11 +10,14 @@
  * calls' costs). So that this equals report's total:
  *   - the outermost calls of every thread are calls from one function
  *     "(root)", whose inclusive time is then the threads' total;
- *   - a function's calls of itself are written with their count and cost
- *     0: their time is already in the outer call's.
- * With that, every function's inclusive time is report's total except
- * for a function reached again through another one (f -> g -> f), whose
- * inner calls are counted again in f -> g.
+ *   - a call line costs the time of the calls that opened while the
+ *     callee was not running already (np_arc.outer_ns): calls made in a
+ *     recursion, direct (f -> f) or through others (f -> g -> f), cost 0,
+ *     their time being in the outermost call's. Counted once per nesting
+ *     level instead, a 100,000-deep recursion through two functions
+ *     wrote call costs 50,000 times the program's time.
+ * With that, every function's inclusive time is report's total. A
+ * comment in the header says when calls were written so.
  * The tools merge functions by name: the model's names already tell
  * apart functions of one symbol (model.h); two that still share a name
  * get " [MODULE:0xADDRESS]" after it. */
@@ -91,6 +94,19 @@ static unsigned line_of(const struct callgrind *c, uint32_t f)
     return f == NP_NONE ? 0 : c->fns[f].line;
 }
 
+/* Calls made while their function was running already (recursion), by
+ * the arcs: those whose time is not all outer, and calls of oneself. */
+static uint64_t recursive_calls(const struct np_model *m)
+{
+    size_t na;
+    const struct np_arc *a = np_model_arcs(m, &na);
+    uint64_t n = 0;
+    for (size_t i = 0; i < na; i++)
+        if (a[i].calls && (a[i].caller == a[i].callee || a[i].outer_ns < a[i].total_ns))
+            n++;
+    return n;
+}
+
 static void header(const struct np_model *m, const struct np_export_options *o, FILE *out)
 {
     size_t np, nt;
@@ -99,7 +115,12 @@ static void header(const struct np_model *m, const struct np_export_options *o, 
     uint64_t total = 0;
     for (size_t i = 0; i < nt; i++)
         total += t[i].total_ns;
-    fputs("# callgrind format\nversion: 1\ncreator: nanoprof " NP_VERSION_STRING "\n", out);
+    fputs("# callgrind format\n", out);
+    if (recursive_calls(m))
+        fputs("# recursion: calls made while their function was already running cost 0 on their\n"
+              "# call lines (their time is in the outermost call's), so inclusive times are exact\n",
+              out);
+    fputs("version: 1\ncreator: nanoprof " NP_VERSION_STRING "\n", out);
     if (np_model_estimated(m)) { /* calls= then count samples */
         char label[NP_ESTIMATE_LABEL_MAX];
         fprintf(out, "desc: Estimate: %s, calls are samples\n", np_model_estimate_label(m, label, sizeof label));
@@ -143,7 +164,7 @@ static void write_blocks(const struct callgrind *c, const struct np_model *m, co
             const struct np_arc *a = &arcs[by_caller[i]];
             position(c, "c", a->callee);
             fprintf(out, "calls=%" PRIu64 " %u\n%u %" PRIu64 "\n", a->calls, line_of(c, a->callee),
-                    line_of(c, id), a->caller == a->callee ? 0 : a->total_ns);
+                    line_of(c, id), a->outer_ns);
         }
     }
 }

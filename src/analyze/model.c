@@ -1142,7 +1142,7 @@ static void add_up_nodes(struct np_model *m)
         f->min_ns = UINT64_MAX;
     }
     for (size_t i = 0; i < m->n_arcs; i++)
-        m->arcs[i].calls = m->arcs[i].total_ns = m->arcs[i].switched_ns = 0;
+        m->arcs[i].calls = m->arcs[i].total_ns = m->arcs[i].switched_ns = m->arcs[i].outer_ns = 0;
     for (size_t i = 0; i < m->n_threads; i++)
         m->threads[i].calls = 0;
     for (size_t i = 0; i < m->n_nodes; i++) {
@@ -1166,6 +1166,7 @@ static void add_up_nodes(struct np_model *m)
             a->calls += n->calls;
             a->total_ns += n->total_ns;
             a->switched_ns += n->switched_ns;
+            a->outer_ns += x->outer_ns;
         }
         m->threads[n->thread].calls += n->calls;
     }
@@ -1351,13 +1352,15 @@ int np_model_add_call(struct np_model *m, const struct np_call *c)
     return 0;
 }
 
-int np_model_add_arc(struct np_model *m, uint32_t caller, uint32_t callee, uint64_t calls, uint64_t ns)
+int np_model_add_arc(struct np_model *m, uint32_t caller, uint32_t callee, uint64_t calls, uint64_t ns,
+                     uint64_t outer_ns)
 {
     uint32_t i;
     int rc = arc_of(m, caller, callee, &i);
     if (!rc) {
         m->arcs[i].calls += calls;
         m->arcs[i].total_ns += ns;
+        m->arcs[i].outer_ns += outer_ns;
     }
     return rc;
 }

@@ -143,6 +143,10 @@ struct np_arc {
     uint64_t calls;
     uint64_t total_ns;       /* inclusive time of these calls */
     uint64_t switched_ns;
+    uint64_t outer_ns;       /* of those calls that opened when the callee was not
+                                open already (recursion counted once, as in the
+                                callee's total_ns): summed over the arcs into a
+                                function, its total_ns */
 };
 
 struct np_node {
