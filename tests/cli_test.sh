@@ -14,6 +14,10 @@ same() {
     printf '%s\n' "$3" >"$tmp/want"
     if diff -u "$tmp/want" "$2" >"$tmp/diff"; then ok "$1"; else bad "$1"; cat "$tmp/diff"; fi
 }
+# same_files NAME WANT GOT: the two files hold the same text
+same_files() {
+    if diff -u "$2" "$3" >"$tmp/diff"; then ok "$1"; else bad "$1"; cat "$tmp/diff"; fi
+}
 # run ARGS...: nanoprof $np_cmd ARGS, stdout in $tmp/out, stderr in $tmp/err, status in $rc
 run() {
     "$np" "$np_cmd" "$@" >"$tmp/out" 2>"$tmp/err"
