@@ -21,6 +21,7 @@
 #include "analyze/events_decode.h"
 #include "analyze/gmon_bb.h"
 #include "analyze/model.h"
+#include "analyze/stacks.h"
 #include "analyze/symbols.h"
 #include "analyze/textfmt.h"
 #include "common/trace_format.h"
@@ -614,6 +615,73 @@ static void indirect_recursion_arcs(void **state)
     assert_int_equal(arc(m, fib, helper)->total_ns, 1000000); /* on the path twice, counted once */
     assert_int_equal(arc(m, fib, helper)->outer_ns, 1000000);
     assert_int_equal(arc(m, helper, fib)->outer_ns, 0);
+    np_model_free(m);
+}
+
+/* np_stacks: a run of 110 calls of fib is one frame above the first,
+ * whose callees from different levels meet as one path each (helper
+ * called at levels 20 and 60, with leaf both times and square once). */
+static void stacks_merge_runs(void **state)
+{
+    (void)state;
+    struct tb b;
+    tb_init(&b);
+    tb_header(&b);
+    tb_info(&b, 1, 0, 1.0, 0, 0, "c", 0, NULL);
+    tb_module_self(&b);
+    tb_events_begin(&b, 1, 0);
+    uint64_t t = 0;
+    for (int level = 1; level <= 110; level++) {
+        tb_enter(&b, t++, fns.fib);
+        if (level == 20 || level == 60) {
+            tb_enter(&b, t++, fns.helper);
+            tb_enter(&b, t++, fns.leaf);
+            tb_exit(&b, t++);
+            if (level == 60) {
+                tb_enter(&b, t++, fns.square);
+                tb_exit(&b, t++);
+            }
+            tb_exit(&b, t++);
+        }
+    }
+    for (int level = 1; level <= 110; level++)
+        tb_exit(&b, t++);
+    tb_events_end(&b, NP_COMPRESS_NONE);
+    tb_end(&b, t, 0, 1.0);
+    tb_write(&b, file_in_dir("1.npt"));
+    tb_free(&b);
+    struct np_model *m = load(dir, NULL, &(struct np_trace_summary){ 0 });
+    struct np_stacks s;
+    assert_int_equal(np_stacks_build(&s, m), 0);
+    assert_int_equal(s.recursions, 1);
+    assert_int_equal(s.deeper, 0);
+    /* thread, fib, fib [recursion x109], helper, leaf, square */
+    assert_int_equal(s.n, 6);
+    const struct np_stack_frame *f = s.frames;
+    uint32_t head = f[s.roots[0]].first_child, run = f[head].first_child, helper = f[run].first_child;
+    char name[NP_STACK_NAME_MAX];
+    assert_string_equal(np_stack_name(&s, m, head, name, sizeof name), "sample_fib");
+    assert_string_equal(np_stack_name(&s, m, run, name, sizeof name), "sample_fib [recursion x109]");
+    assert_int_equal(f[run].kind, NP_STACK_RECURSION);
+    assert_int_equal(f[run].calls, 109);
+    assert_int_equal(f[run].next_sibling, NP_NONE); /* the first fib's only callee: the run */
+    assert_int_equal(f[run].total_ns, f[head].total_ns - f[head].self_ns);
+    assert_int_equal(f[helper].function, fn_index(m, "sample_helper"));
+    assert_int_equal(f[helper].calls, 2);
+    assert_int_equal(f[helper].next_sibling, NP_NONE);
+    uint32_t leaf = f[helper].first_child, square = f[leaf].next_sibling;
+    assert_int_equal(f[leaf].function, fn_index(m, "sample_leaf"));
+    assert_int_equal(f[leaf].calls, 2);
+    assert_int_equal(f[square].function, fn_index(m, "sample_square"));
+    assert_int_equal(f[square].calls, 1);
+    assert_int_equal(f[square].next_sibling, NP_NONE);
+    uint64_t self = 0, calls = 0;
+    for (size_t i = 0; i < s.n; i++)
+        if (f[i].kind != NP_STACK_THREAD)
+            self += f[i].self_ns, calls += f[i].calls;
+    assert_int_equal(self, np_model_threads(m, &(size_t){ 0 })[0].total_ns);
+    assert_int_equal(calls, 110 + 2 + 2 + 1);
+    np_stacks_free(&s);
     np_model_free(m);
 }
 
@@ -1834,6 +1902,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(losses_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(same_symbol_named_apart, setup, teardown),
         cmocka_unit_test_setup_teardown(indirect_recursion_arcs, setup, teardown),
+        cmocka_unit_test_setup_teardown(stacks_merge_runs, setup, teardown),
         cmocka_unit_test_setup_teardown(time_never_runs_backwards, setup, teardown),
         cmocka_unit_test_setup_teardown(directory_order, setup, teardown),
         cmocka_unit_test_setup_teardown(build_id_mismatch, setup, teardown),

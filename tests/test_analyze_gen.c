@@ -192,6 +192,46 @@ static void deep(struct tb *b, int depth)
     tb_end(b, t, 0, 1.0);
 }
 
+/* "deepmix": main calling fib, which recurses 150 deep; the innermost fib
+ * calls leaf, and so does the outermost once the recursion is back:
+ *   0 main { 1 fib { 2 fib { ... 150 fib { 151 leaf } 152 } 153 ... } 301
+ *   302 leaf } 303 } 304 } 305
+ * (fib at level k, 1 to 150, runs from k to 303 - k). */
+static void deep_mix(struct tb *b)
+{
+    struct tb_sample s;
+    begin_self(b, 8, &s);
+    tb_events_begin(b, 8, 0);
+    tb_enter(b, 0, s.main);
+    for (uint64_t k = 1; k <= 150; k++)
+        tb_enter(b, k, s.fib);
+    tb_enter(b, 151, s.leaf);
+    tb_exit(b, 152);
+    for (uint64_t t = 153; t <= 301; t++)
+        tb_exit(b, t);
+    tb_enter(b, 302, s.leaf);
+    tb_exit(b, 303);
+    tb_exit(b, 304);
+    tb_exit(b, 305);
+    tb_events_end(b, NP_COMPRESS_NONE);
+    tb_end(b, 305, 0, 1.0);
+}
+
+/* sample_fib and sample_helper calling each other DEPTH deep in all. */
+static void deep_ab(struct tb *b, int depth)
+{
+    struct tb_sample s;
+    begin_self(b, 8, &s);
+    uint64_t t = 0;
+    tb_events_begin(b, 8, t);
+    for (int i = 0; i < depth; i++)
+        tb_enter(b, t++, i % 2 ? s.helper : s.fib);
+    for (int i = 0; i < depth; i++)
+        tb_exit(b, t++);
+    tb_events_end(b, NP_COMPRESS_NONE);
+    tb_end(b, t, 0, 1.0);
+}
+
 /* Calls at equal times, for the exporters' nesting (test_dump_cli.sh):
  * main [100,100] { leaf [100,100] }, helper [100,105] { leaf [100,102] },
  * fib [105,105], fib [105,110] { fib [105,105] }, leaf [110,110]. */
@@ -343,7 +383,7 @@ static void gmon(struct tb *b)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|ties|blocks|blocks_corrupt|samples|samples_calls|gmon|gmon_empty|gmon_saturate|lossy|big|deep|twins|hostile|corpus DIR\n", stderr);
+        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|ties|blocks|blocks_corrupt|samples|samples_calls|gmon|gmon_empty|gmon_saturate|lossy|big|deep|deep-N|deepab-N|deepmix|twins|hostile|corpus DIR\n", stderr);
         return 2;
     }
     const char *kind = argv[1];
@@ -416,6 +456,15 @@ int main(int argc, char **argv)
         save(&b, "7.npt", b.len);
     } else if (!strcmp(kind, "deep")) {
         deep(&b, 1000);
+        save(&b, "8.npt", b.len);
+    } else if (!strcmp(kind, "deepmix")) {
+        deep_mix(&b);
+        save(&b, "8.npt", b.len);
+    } else if (!strncmp(kind, "deepab-", 7) && atoi(kind + 7) > 0) {
+        deep_ab(&b, atoi(kind + 7));
+        save(&b, "8.npt", b.len);
+    } else if (!strncmp(kind, "deep-", 5) && atoi(kind + 5) > 0) { /* deep-N: N deep */
+        deep(&b, atoi(kind + 5));
         save(&b, "8.npt", b.len);
     } else if (!strcmp(kind, "twins")) {
         twins(&b);

@@ -38,7 +38,9 @@ enum np_trace_status {
     NP_TRACE_ESTOP      /* a sink callback returned non-zero */
 };
 
-enum np_diag_level { NP_DIAG_WARNING, NP_DIAG_ERROR };
+/* NOTE: not a problem, something the user should know (an exporter
+ * merged deep recursion); the reader never gives one. */
+enum np_diag_level { NP_DIAG_WARNING, NP_DIAG_ERROR, NP_DIAG_NOTE };
 
 #define NP_TRACE_MSG_MAX 512
 

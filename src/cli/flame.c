@@ -108,9 +108,12 @@ static int run(struct flame *f)
     f->svg.subtitle = subtitle;
     char note[NP_VIEW_NOTE_MAX];
     f->svg.note = np_view_loss_note(&f->view, note, sizeof note);
-    bool ok = np_flame_svg(out.file, m, &f->svg, NULL) == 0;
+    struct np_flame_stats stats;
+    bool ok = np_flame_svg(out.file, m, &f->svg, &stats) == 0;
     if (!ok)
         fputs("nanoprof flame: out of memory\n", stderr);
+    else if (stats.merged[0])
+        np_view_diag(&f->view, NP_DIAG_NOTE, stats.merged);
     if (np_view_output_close(&f->view, &out, ok))
         rc = 1;
     free(subtitle);

@@ -143,7 +143,8 @@ void np_view_diag(void *ctx, enum np_diag_level level, const char *line)
 {
     struct np_view *v = ctx;
     np_progress_done(&v->progress);
-    fprintf(stderr, "nanoprof %s: %s", v->cmd, level == NP_DIAG_WARNING ? "warning: " : "");
+    fprintf(stderr, "nanoprof %s: %s", v->cmd,
+            level == NP_DIAG_WARNING ? "warning: " : level == NP_DIAG_NOTE ? "note: " : "");
     np_text_field(stderr, line); /* one line, whatever a source says */
     putc('\n', stderr);
 }

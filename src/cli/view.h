@@ -138,7 +138,7 @@ int np_view_status(const struct np_view *v, int rc);
 const char *np_view_threads(const struct np_view *v, const struct np_model *m, char *buf, size_t size);
 
 /* A diagnostic LINE for V (CTX), as the loading reports them:
- * "nanoprof CMD: [warning: ]LINE" on stderr, control characters shown. */
+ * "nanoprof CMD: [warning: |note: ]LINE" on stderr, control characters shown. */
 void np_view_diag(void *ctx, enum np_diag_level level, const char *line);
 
 /* T as `thread TID "NAME" (pid PID)` (no name when it has none), on one
