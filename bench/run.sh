@@ -252,3 +252,5 @@ sh "$(dirname "$0")/record.sh" "$BUILD"
 sh "$(dirname "$0")/sample.sh" "$BUILD"
 # How close the sampled shares come to the true ones (sample_accuracy.sh).
 sh "$(dirname "$0")/sample_accuracy.sh" "$BUILD"
+# Folded stacks and flame graph of a deep recursion (deep.sh).
+sh "$(dirname "$0")/deep.sh" "$BUILD"
