@@ -131,6 +131,8 @@ rc=$?
 "$np" blocks "$tmp/blocks" --strict >/dev/null 2>&1
 rc=$?
 [ "$rc" = 3 ] && ok "blocks --strict: executions not counted, exit 3" || bad "blocks --strict: exit $rc"
+"$np" blocks --help | grep -q -- '--strict       exit with status 3 when the trace lost anything' &&
+    ok "blocks --help: --strict" || bad "blocks --help: --strict"
 
 # ---- thread counts: the same in every view, filters said ----
 for cmd in report tree replay; do

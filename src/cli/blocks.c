@@ -6,7 +6,7 @@
  * count summed over every process); this file only groups them: a
  * function's row sums its blocks, a line's row sums the blocks on that
  * line. Exit: 0; 1 when the trace is unreadable, damaged or holds no
- * block counts; 2 for bad usage. */
+ * block counts; 2 for bad usage; 3 with --strict when anything was lost. */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdio.h>
@@ -46,6 +46,8 @@ static void usage(FILE *out)
           "  --lines        functions and their lines (the default)\n"
           "  -F GLOB        only the blocks of functions matching GLOB\n"
           "  -N GLOB        not the blocks of functions matching GLOB\n"
+          "  --strict       exit with status 3 when the trace lost anything (block\n"
+          "                 executions not counted, ...); the output is still written\n"
           "  --help         print this help and exit\n"
           "\n"
           "The other options of the view commands (--tid, --depth, ...) are\n"
