@@ -221,13 +221,13 @@ static const char *plural(uint64_t n, const char *s)
     return n == 1 ? "" : s;
 }
 
-/* What was lost, "A, B and C" style joined by commas, into BUF at *LEN. */
+/* What was lost, its parts joined by ", ", into BUF at *LEN. */
 static void loss_what(const struct np_view_loss *l, char *buf, size_t size, size_t *len)
 {
     const char *sep = "";
 #define ADD(...)                                                                          \
     do {                                                                                  \
-        int k_ = snprintf(buf + *len, *len < size ? size - *len : 0, __VA_ARGS__);        \
+        int k_ = *len < size ? snprintf(buf + *len, size - *len, __VA_ARGS__) : 0;       \
         *len += k_ > 0 ? (size_t)k_ : 0;                                                  \
         sep = ", ";                                                                       \
     } while (0)
