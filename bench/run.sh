@@ -258,3 +258,5 @@ sh "$(dirname "$0")/sample_accuracy.sh" "$BUILD"
 # Recording programs that run many threads at once: nothing lost, and the
 # slowdown beside uftrace's (record_loss.sh).
 sh "$(dirname "$0")/record_loss.sh" "$BUILD"
+# Folded stacks and flame graph of a deep recursion (deep.sh).
+sh "$(dirname "$0")/deep.sh" "$BUILD"

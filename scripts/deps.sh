@@ -2,7 +2,7 @@
 # deps.sh - installs the Debian packages nanoprof needs to build, test and
 # benchmark (apt-get when root), or prints the exact apt line and fails.
 set -eu
-PKGS="cmake make gcc clang pkg-config libelf-dev libdw-dev libzstd-dev libunwind-dev libcmocka-dev uftrace valgrind binutils libc6-dev jq libxml2-utils"
+PKGS="cmake make gcc clang pkg-config libelf-dev libdw-dev libzstd-dev libunwind-dev libcmocka-dev uftrace valgrind binutils libc6-dev jq libxml2-utils nodejs"
 missing=""
 for p in $PKGS; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -14,6 +14,10 @@ same() {
     printf '%s\n' "$3" >"$tmp/want"
     if diff -u "$tmp/want" "$2" >"$tmp/diff"; then ok "$1"; else bad "$1"; cat "$tmp/diff"; fi
 }
+# same_files NAME WANT GOT: the two files hold the same text
+same_files() {
+    if diff -u "$2" "$3" >"$tmp/diff"; then ok "$1"; else bad "$1"; cat "$tmp/diff"; fi
+}
 # run ARGS...: nanoprof $np_cmd ARGS, stdout in $tmp/out, stderr in $tmp/err, status in $rc
 run() {
     "$np" "$np_cmd" "$@" >"$tmp/out" 2>"$tmp/err"
@@ -28,6 +32,18 @@ status() {
         bad "$1: want one line with '$3' on stderr, got:"; cat "$tmp/err"
     elif [ -z "${3:-}" ] && [ -s "$tmp/err" ]; then
         bad "$1: unexpected stderr:"; cat "$tmp/err"
+    else
+        ok "$1"
+    fi
+}
+# status_loss NAME WANT NEEDLE LOSS: $rc is WANT; stderr is two lines, one
+# holding NEEDLE (the reader's), then the warning of what was lost holding LOSS
+status_loss() {
+    if [ "$rc" != "$2" ]; then
+        bad "$1: exit $rc, want $2"; cat "$tmp/err"
+    elif [ "$(wc -l <"$tmp/err")" != 2 ] || ! head -n 1 "$tmp/err" | grep -q -- "$3" ||
+        ! tail -n 1 "$tmp/err" | grep -q -- "warning: $4"; then
+        bad "$1: want '$3' then a warning '$4' on stderr, got:"; cat "$tmp/err"
     else
         ok "$1"
     fi

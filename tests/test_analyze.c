@@ -3,6 +3,7 @@
  * functions (tb_sample_trace), read back through np_model_load. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <inttypes.h>
 #include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include "analyze/events_decode.h"
 #include "analyze/gmon_bb.h"
 #include "analyze/model.h"
+#include "analyze/stacks.h"
 #include "analyze/symbols.h"
 #include "analyze/textfmt.h"
 #include "common/trace_format.h"
@@ -201,7 +203,7 @@ static void sample_profile(void **state)
     assert_int_equal(n, 1);
     assert_int_equal(p->pid, 4242);
     assert_true(p->complete);
-    assert_int_equal(p->events_lost, 7);
+    assert_int_equal(p->events_lost, 0);
     assert_int_equal(p->end_ns, 1000002000ull);
     assert_int_equal(p->argc, 3);
     assert_string_equal(p->argv[2], "a,b \"c\"");
@@ -349,7 +351,10 @@ static void sample_graph_and_tree(void **state)
     assert_int_equal(arc(m, main_, helper)->total_ns, 50);
     assert_int_equal(arc(m, fib, fib)->calls, 3);
     assert_int_equal(arc(m, fib, fib)->total_ns, 45);
+    assert_int_equal(arc(m, fib, fib)->outer_ns, 0); /* recursion: in the outer call's */
     assert_int_equal(arc(m, NP_NONE, fib)->calls, 1);
+    assert_int_equal(arc(m, NP_NONE, fib)->outer_ns, 100);
+    assert_int_equal(arc(m, main_, helper)->outer_ns, 50);
     assert_int_equal(arc(m, twice, square)->total_ns, 10);
     assert_int_equal(arc(m, NP_NONE, square)->switched_ns, 5);
 
@@ -410,6 +415,12 @@ static void sample_without_end(void **state)
     size_t n;
     assert_false(np_model_processes(m, &n)->complete);
     assert_int_equal(np_model_processes(m, &n)->end_ns, 1000000000ull + 2 * 1100);
+    /* the cut closed twice, open on the worker; the main thread had nothing open */
+    const struct np_thread *t = np_model_threads(m, &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(t[0].closed_at_cut, 0);
+    assert_int_equal(t[1].closed_at_cut, 1);
+    assert_int_equal(t[0].closed_at_loss + t[1].closed_at_loss, 0);
     check_self_sum(m);
     np_model_free(m);
 }
@@ -751,7 +762,243 @@ static void lost_closes_open_calls(void **state)
     expect_fn(m, "sample_leaf", 2, 20, 20);
     size_t n;
     assert_int_equal(np_model_threads(m, &n)->lost, 3);
+    assert_int_equal(np_model_threads(m, &n)->closed_at_loss, 2);
+    assert_int_equal(np_model_threads(m, &n)->closed_at_cut, 0);
     check_self_sum(m);
+    np_model_free(m);
+}
+
+/* Recursion through two functions: the arcs' outer_ns count each
+ * function's time once, so that the arcs into it add up to its total,
+ * from calls and from samples alike. */
+static void indirect_recursion_arcs(void **state)
+{
+    (void)state;
+    struct tb b;
+    tb_init(&b);
+    tb_header(&b);
+    tb_info(&b, 1, 0, 1.0, 0, 0, "c", 0, NULL);
+    tb_module_self(&b);
+    tb_sampling(&b, 0, 1000, NP_UNWIND_FP, NP_SAMPLING_CPU_TIME | NP_SAMPLING_RETURN_ADDRS, 1000000, 128);
+    tb_events_begin(&b, 1, 0);
+    /* 0 fib { 10 helper { 20 fib { 30 helper { } 50 } 60 } 70 } 80 */
+    tb_enter(&b, 0, fns.fib);
+    tb_enter(&b, 10, fns.helper);
+    tb_enter(&b, 20, fns.fib);
+    tb_enter(&b, 30, fns.helper);
+    tb_sample(&b, 35, (const uint64_t[]){ fns.helper, fns.fib + 1, fns.helper + 1, fns.fib + 1 }, 4, 0, 0);
+    tb_exit(&b, 40);
+    tb_exit(&b, 50);
+    tb_exit(&b, 60);
+    tb_exit(&b, 70);
+    tb_events_end(&b, NP_COMPRESS_NONE);
+    tb_end(&b, 80, 0, 1.0);
+    tb_write(&b, file_in_dir("1.npt"));
+    tb_free(&b);
+    struct np_model *m = load(dir, NULL, &(struct np_trace_summary){ 0 });
+    uint32_t fib = fn_index(m, "sample_fib"), helper = fn_index(m, "sample_helper");
+    expect_fn(m, "sample_fib", 2, 70, 40);
+    expect_fn(m, "sample_helper", 2, 50, 30);
+    assert_int_equal(arc(m, NP_NONE, fib)->outer_ns, 70);
+    assert_int_equal(arc(m, fib, helper)->calls, 2);
+    assert_int_equal(arc(m, fib, helper)->total_ns, 60);
+    assert_int_equal(arc(m, fib, helper)->outer_ns, 50);
+    assert_int_equal(arc(m, helper, fib)->total_ns, 30);
+    assert_int_equal(arc(m, helper, fib)->outer_ns, 0);
+    np_model_free(m);
+
+    struct np_model_options opt = { .from_samples = true };
+    m = load(dir, &opt, &(struct np_trace_summary){ 0 });
+    fib = fn_index(m, "sample_fib"), helper = fn_index(m, "sample_helper");
+    assert_int_equal(arc(m, NP_NONE, fib)->outer_ns, 1000000);
+    assert_int_equal(arc(m, fib, helper)->total_ns, 1000000); /* on the path twice, counted once */
+    assert_int_equal(arc(m, fib, helper)->outer_ns, 1000000);
+    assert_int_equal(arc(m, helper, fib)->outer_ns, 0);
+    np_model_free(m);
+}
+
+/* np_stacks: a run of 110 calls of fib is one frame above the first,
+ * whose callees from different levels meet as one path each (helper
+ * called at levels 20 and 60, with leaf both times and square once). */
+static void stacks_merge_runs(void **state)
+{
+    (void)state;
+    struct tb b;
+    tb_init(&b);
+    tb_header(&b);
+    tb_info(&b, 1, 0, 1.0, 0, 0, "c", 0, NULL);
+    tb_module_self(&b);
+    tb_events_begin(&b, 1, 0);
+    uint64_t t = 0;
+    for (int level = 1; level <= 110; level++) {
+        tb_enter(&b, t++, fns.fib);
+        if (level == 20 || level == 60) {
+            tb_enter(&b, t++, fns.helper);
+            tb_enter(&b, t++, fns.leaf);
+            tb_exit(&b, t++);
+            if (level == 60) {
+                tb_enter(&b, t++, fns.square);
+                tb_exit(&b, t++);
+            }
+            tb_exit(&b, t++);
+        }
+    }
+    for (int level = 1; level <= 110; level++)
+        tb_exit(&b, t++);
+    tb_events_end(&b, NP_COMPRESS_NONE);
+    tb_end(&b, t, 0, 1.0);
+    tb_write(&b, file_in_dir("1.npt"));
+    tb_free(&b);
+    struct np_model *m = load(dir, NULL, &(struct np_trace_summary){ 0 });
+    struct np_stacks s;
+    assert_int_equal(np_stacks_build(&s, m), 0);
+    assert_int_equal(s.recursions, 1);
+    assert_int_equal(s.deeper, 0);
+    /* thread, fib, fib [recursion x109], helper, leaf, square */
+    assert_int_equal(s.n, 6);
+    const struct np_stack_frame *f = s.frames;
+    uint32_t head = f[s.roots[0]].first_child, run = f[head].first_child, helper = f[run].first_child;
+    char name[NP_STACK_NAME_MAX];
+    assert_string_equal(np_stack_name(&s, m, head, name, sizeof name), "sample_fib");
+    assert_string_equal(np_stack_name(&s, m, run, name, sizeof name), "sample_fib [recursion x109]");
+    assert_int_equal(f[run].kind, NP_STACK_RECURSION);
+    assert_int_equal(f[run].calls, 109);
+    assert_int_equal(f[run].next_sibling, NP_NONE); /* the first fib's only callee: the run */
+    assert_int_equal(f[run].total_ns, f[head].total_ns - f[head].self_ns);
+    assert_int_equal(f[helper].function, fn_index(m, "sample_helper"));
+    assert_int_equal(f[helper].calls, 2);
+    assert_int_equal(f[helper].next_sibling, NP_NONE);
+    uint32_t leaf = f[helper].first_child, square = f[leaf].next_sibling;
+    assert_int_equal(f[leaf].function, fn_index(m, "sample_leaf"));
+    assert_int_equal(f[leaf].calls, 2);
+    assert_int_equal(f[square].function, fn_index(m, "sample_square"));
+    assert_int_equal(f[square].calls, 1);
+    assert_int_equal(f[square].next_sibling, NP_NONE);
+    uint64_t self = 0, calls = 0;
+    for (size_t i = 0; i < s.n; i++)
+        if (f[i].kind != NP_STACK_THREAD)
+            self += f[i].self_ns, calls += f[i].calls;
+    assert_int_equal(self, np_model_threads(m, &(size_t){ 0 })[0].total_ns);
+    assert_int_equal(calls, 110 + 2 + 2 + 1);
+    np_stacks_free(&s);
+    np_model_free(m);
+}
+
+/* Copies the running executable to PATH. */
+static void copy_self(const char *path)
+{
+    FILE *in = fopen("/proc/self/exe", "rb"), *out = fopen(path, "wb");
+    assert_non_null(in);
+    assert_non_null(out);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        assert_int_equal(fwrite(buf, 1, n, out), n);
+    fclose(in);
+    assert_int_equal(fclose(out), 0);
+}
+
+/* One symbol in three modules, two of them with one file name: each is
+ * named with the least that tells it apart from the others (model.h). */
+static void same_symbol_named_apart(void **state)
+{
+    (void)state;
+    char a[512], b[512], pa[600], pb[600];
+    snprintf(a, sizeof a, "%s/a", dir);
+    snprintf(b, sizeof b, "%s/b", dir);
+    assert_int_equal(mkdir(a, 0777), 0);
+    assert_int_equal(mkdir(b, 0777), 0);
+    snprintf(pa, sizeof pa, "%s/twin.elf", a);
+    snprintf(pb, sizeof pb, "%s/twin.elf", b);
+    copy_self(pa);
+    copy_self(pb);
+    struct tb_self self;
+    tb_self(&self);
+    const uint64_t off[3] = { 0, 0x10000000u, 0x20000000u };
+    struct tb t;
+    tb_init(&t);
+    tb_header(&t);
+    tb_info(&t, 1, 0, 1.0, 0, 0, "c", 0, NULL);
+    tb_module_self(&t);
+    for (int i = 1; i < 3; i++)
+        tb_module(&t, self.bias + off[i], self.start + off[i], self.end + off[i], self.build_id, self.build_id_len,
+                  i == 1 ? pa : pb);
+    tb_events_begin(&t, 1, 0);
+    for (int i = 0; i < 3; i++) {
+        tb_enter(&t, 10 * (uint64_t)i, fns.main + off[i]);
+        tb_exit(&t, 10 * (uint64_t)i + 5);
+    }
+    tb_enter(&t, 40, fns.leaf);
+    tb_exit(&t, 41);
+    tb_events_end(&t, NP_COMPRESS_NONE);
+    tb_end(&t, 50, 0, 1.0);
+    tb_write(&t, file_in_dir("1.npt"));
+    tb_free(&t);
+    struct np_model *m = load(file_in_dir("1.npt"), NULL, &(struct np_trace_summary){ 0 });
+    const char *base = strrchr(self.path, '/');
+    char want[3][4200];
+    uint64_t elf = fns.main - self.bias;
+    snprintf(want[0], sizeof want[0], "sample_main [%s]", base ? base + 1 : self.path);
+    snprintf(want[1], sizeof want[1], "sample_main [%s:0x%" PRIx64 "]", pa, elf);
+    snprintf(want[2], sizeof want[2], "sample_main [%s:0x%" PRIx64 "]", pb, elf);
+    for (int i = 0; i < 3; i++) {
+        const struct np_function *f = fn(m, want[i]);
+        if (!f)
+            fail_msg("no function named %s", want[i]);
+        assert_string_equal(f->symbol, "sample_main");
+        assert_int_equal(f->calls, 1);
+    }
+    const struct np_function *leaf = fn(m, "sample_leaf");
+    assert_non_null(leaf);
+    assert_ptr_equal(leaf->symbol, leaf->name); /* one module: its name alone */
+    np_model_free(m);
+    unlink(pa);
+    unlink(pb);
+    rmdir(a);
+    rmdir(b);
+}
+
+/* tb_lossy_trace: what was lost, per thread and per process; threads
+ * without calls stay in the model; from samples, LOSTs still count. */
+static void losses_counted(void **state)
+{
+    (void)state;
+    struct tb b;
+    tb_init(&b);
+    tb_lossy_trace(&b, &fns);
+    tb_write(&b, file_in_dir("4646.npt"));
+    tb_free(&b);
+    struct np_model *m = load(dir, NULL, &(struct np_trace_summary){ 0 });
+    expect_fn(m, "sample_main", 1, 30, 10);
+    expect_fn(m, "sample_helper", 1, 20, 15);
+    expect_fn(m, "sample_leaf", 2, 15, 15);
+    expect_fn(m, "sample_square", 1, 10, 10);
+    size_t n;
+    const struct np_process *p = np_model_processes(m, &n);
+    assert_int_equal(n, 1);
+    assert_true(p->complete);
+    assert_int_equal(p->events_lost, 1334);
+    const struct np_thread *t = np_model_threads(m, &n);
+    assert_int_equal(n, 4);
+    static const uint32_t tid[] = { 300, 301, 302, 303 };
+    static const uint64_t calls[] = { 4, 1, 0, 0 }, lost[] = { 1000, 0, 234, 0 }, closed[] = { 2, 0, 0, 0 },
+                          total[] = { 40, 10, 0, 0 };
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(t[i].tid, tid[i]);
+        assert_int_equal(t[i].calls, calls[i]);
+        assert_int_equal(t[i].lost, lost[i]);
+        assert_int_equal(t[i].closed_at_loss, closed[i]);
+        assert_int_equal(t[i].closed_at_cut, 0);
+        assert_int_equal(t[i].total_ns, total[i]);
+    }
+    check_self_sum(m);
+    np_model_free(m);
+
+    struct np_model_options o = { .from_samples = true };
+    m = load(dir, &o, &(struct np_trace_summary){ 0 });
+    t = np_model_threads(m, &n);
+    assert_int_equal(n, 4);
+    assert_int_equal(t[0].lost + t[2].lost, 1234);
     np_model_free(m);
 }
 
@@ -1463,6 +1710,8 @@ static void samples_profile(void **state)
     expect_fn(m, "sample_fib", 1, 1 * MS, 1 * MS);
     expect_arc(m, NULL, "sample_fib", 1, 1 * MS);
     expect_arc(m, "sample_fib", "sample_fib", 1, 1 * MS);
+    assert_int_equal(arc(m, fn_index(m, "sample_fib"), fn_index(m, "sample_fib"))->outer_ns, 0);
+    assert_int_equal(arc(m, NP_NONE, fn_index(m, "sample_fib"))->outer_ns, 1 * MS);
     assert_int_equal(check_self_sum(m), 1 * MS);
     np_model_free(m);
     np_model_options_free(&opt);
@@ -1586,8 +1835,11 @@ static void every_cut(void **state)
     for (size_t len = 0; len < b.len; len++) {
         tb_write_prefix(&b, path, len);
         int st = read_events(path, &part, &sum);
-        /* a cut is a warning (truncated), or an END-less file */
-        if (st != NP_TRACE_ETRUNC && !(st == NP_TRACE_OK && sum.files_unfinished == 1))
+        /* a cut is a warning (truncated), or an END-less file; at 0, an
+         * empty file, said so (an error: nothing was written) */
+        if (len == 0 && (st != NP_TRACE_ENOTTRACE || !strstr(sum.message, ": empty trace file: ")))
+            fail_msg("cut at 0: status %d (%s)", st, sum.message);
+        if (len && st != NP_TRACE_ETRUNC && !(st == NP_TRACE_OK && sum.files_unfinished == 1))
             fail_msg("cut at %zu: status %d (%s)", len, st, sum.message);
         /* INFO alone says ns_per_tick 2: compare the events' order and
          * addresses, which do not depend on it */
@@ -1869,6 +2121,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(listener_random_traces, setup, teardown),
         cmocka_unit_test_setup_teardown(listener_stops_reading, setup, teardown),
         cmocka_unit_test_setup_teardown(lost_closes_open_calls, setup, teardown),
+        cmocka_unit_test_setup_teardown(losses_counted, setup, teardown),
+        cmocka_unit_test_setup_teardown(same_symbol_named_apart, setup, teardown),
+        cmocka_unit_test_setup_teardown(indirect_recursion_arcs, setup, teardown),
+        cmocka_unit_test_setup_teardown(stacks_merge_runs, setup, teardown),
         cmocka_unit_test_setup_teardown(time_never_runs_backwards, setup, teardown),
         cmocka_unit_test_setup_teardown(directory_order, setup, teardown),
         cmocka_unit_test_setup_teardown(build_id_mismatch, setup, teardown),

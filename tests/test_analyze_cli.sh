@@ -40,7 +40,7 @@ cp "$tmp/out" "$tmp/csv"
 run "$tmp/sample" --format=json
 status "json: exit 0" 0
 if jq -e '(.functions | length) == 7 and (.threads | length) == 2 and .processes[0].pid == 4242
-          and .processes[0].complete and .processes[0].events_lost == 7 and .status == "ok"
+          and .processes[0].complete and .processes[0].events_lost == 0 and .status == "ok"
           and .processes[0].command[2] == "a,b \"c\""' "$tmp/out" >/dev/null; then
     ok "json: parses, metadata"
 else
@@ -88,22 +88,37 @@ cmp -s "$tmp/out" "$tmp/csv" && ok "default path: same report" || bad "default p
 
 # ---- damaged and missing traces ----
 run "$tmp/noend" --format=csv
-status "no END: a warning" 0 "warning: .*no END chunk"
+status_loss "no END: a warning, then the loss" 0 "warning: .*no END chunk" "1 of 1 trace file cut short in 2 of 2 threads"
 [ "$(wc -l <"$tmp/out")" = 8 ] && ok "no END: reported" || bad "no END: reported"
 run "$tmp/truncated" --format=csv
-status "truncated: a warning" 0 "warning: .*offset [0-9]*: file cut short"
+status_loss "truncated: a warning, then the loss" 0 "warning: .*offset [0-9]*: file cut short" \
+    "1 of 1 trace file cut short in 2 of 2 threads"
 [ "$(wc -l <"$tmp/out")" -gt 1 ] && ok "truncated: prefix reported" || bad "truncated: prefix reported"
 run "$tmp/version"
 status "unknown version: error" 1 "1.npt: offset 8: trace format version 2"
 [ -s "$tmp/out" ] && bad "unknown version: no report" || ok "unknown version: no report"
 run "$tmp/corrupt" --format=csv
-status "corrupt: error" 1 "1.npt: offset [0-9]*: unknown event kind 7"
+status_loss "corrupt: error, and the loss" 1 "1.npt: offset [0-9]*: unknown event kind 7" \
+    "1 of 1 trace file cut short in 1 of 1 thread (tid 1)$"
 grep -q '^0x1234,1,10,' "$tmp/out" && ok "corrupt: what came before is reported" || bad "corrupt: prefix"
 run "$tmp/missing"
 status "missing path" 1 "missing: cannot open: No such file or directory"
 mkdir -p "$tmp/empty"
 run "$tmp/empty"
 status "empty directory" 1 "no .npt trace files"
+# an empty file: nothing was written, which is no cut: one line, exit 1
+: >"$tmp/empty.npt"
+run "$tmp/empty.npt"
+status "empty file: one clear line, exit 1" 1 \
+    "^nanoprof report: $tmp/empty.npt: empty trace file: the program wrote nothing (killed before its first event?)$"
+[ -s "$tmp/out" ] && bad "empty file: no report" || ok "empty file: no report"
+mkdir -p "$tmp/withempty"
+cp "$tmp/sample/4242.npt" "$tmp/withempty/"
+: >"$tmp/withempty/4243.npt"
+run "$tmp/withempty" --format=csv
+status "a directory with an empty file: exit 1, that line" 1 "^nanoprof report: $tmp/withempty/4243.npt: empty trace file: "
+[ "$(wc -l <"$tmp/out")" = 8 ] && ok "a directory with an empty file: the other file reported" ||
+    bad "a directory with an empty file: the other file reported"
 
 # ---- usage ----
 run "$tmp/sample" --sort=bogus

@@ -89,6 +89,57 @@ static void hostile(struct tb *b)
     tb_end(b, 100, 0, 1.0);
 }
 
+/* "twins": this executable mapped twice, the second time as a copy
+ * (twin.elf, beside the trace) TWIN_OFFSET bytes higher, so that the
+ * sample functions are in two modules under one name each. Thread 9:
+ *   0 main { 10 main (twin) { 20 leaf } 30 } 40; 50 helper (twin) } 60
+ * Expected names: "sample_main [test_analyze_gen]" (1 call, total 40,
+ * self 20), "sample_main [twin.elf]" (1/20/10), sample_leaf (1/10/10),
+ * sample_helper (1/10/10): one module each, their names alone. */
+#define TWIN_OFFSET 0x10000000u
+static void twins(struct tb *b)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/twin.elf", out_dir);
+    FILE *in = fopen("/proc/self/exe", "rb");
+    if (!in) {
+        perror("/proc/self/exe");
+        exit(1);
+    }
+    struct tb image;
+    tb_init(&image);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        tb_raw(&image, buf, n);
+    fclose(in);
+    if (tb_write(&image, path) != 0) {
+        perror(path);
+        exit(1);
+    }
+    tb_free(&image);
+    struct tb_self self;
+    tb_self(&self);
+    struct tb_sample s;
+    tb_sample_functions(&s);
+    tb_header(b);
+    tb_info(b, 9, 1, 1.0, 0, 1000000000ull, "monotonic", 0, NULL);
+    tb_module_self(b);
+    tb_module(b, self.bias + TWIN_OFFSET, self.start + TWIN_OFFSET, self.end + TWIN_OFFSET, self.build_id,
+              self.build_id_len, path);
+    tb_events_begin(b, 9, 0);
+    tb_enter(b, 0, s.main);
+    tb_enter(b, 10, s.main + TWIN_OFFSET);
+    tb_enter(b, 20, s.leaf);
+    tb_exit(b, 30);
+    tb_exit(b, 30);
+    tb_exit(b, 40);
+    tb_enter(b, 50, s.helper + TWIN_OFFSET);
+    tb_exit(b, 60);
+    tb_events_end(b, NP_COMPRESS_NONE);
+    tb_end(b, 60, 0, 1.0);
+}
+
 static void sample(struct tb *b, bool with_end)
 {
     struct tb_sample s;
@@ -135,6 +186,46 @@ static void deep(struct tb *b, int depth)
     tb_events_begin(b, 8, t);
     for (int i = 0; i < depth; i++)
         tb_enter(b, t++, s.fib);
+    for (int i = 0; i < depth; i++)
+        tb_exit(b, t++);
+    tb_events_end(b, NP_COMPRESS_NONE);
+    tb_end(b, t, 0, 1.0);
+}
+
+/* "deepmix": main calling fib, which recurses 150 deep; the innermost fib
+ * calls leaf, and so does the outermost once the recursion is back:
+ *   0 main { 1 fib { 2 fib { ... 150 fib { 151 leaf } 152 } 153 ... } 301
+ *   302 leaf } 303 } 304 } 305
+ * (fib at level k, 1 to 150, runs from k to 303 - k). */
+static void deep_mix(struct tb *b)
+{
+    struct tb_sample s;
+    begin_self(b, 8, &s);
+    tb_events_begin(b, 8, 0);
+    tb_enter(b, 0, s.main);
+    for (uint64_t k = 1; k <= 150; k++)
+        tb_enter(b, k, s.fib);
+    tb_enter(b, 151, s.leaf);
+    tb_exit(b, 152);
+    for (uint64_t t = 153; t <= 301; t++)
+        tb_exit(b, t);
+    tb_enter(b, 302, s.leaf);
+    tb_exit(b, 303);
+    tb_exit(b, 304);
+    tb_exit(b, 305);
+    tb_events_end(b, NP_COMPRESS_NONE);
+    tb_end(b, 305, 0, 1.0);
+}
+
+/* sample_fib and sample_helper calling each other DEPTH deep in all. */
+static void deep_ab(struct tb *b, int depth)
+{
+    struct tb_sample s;
+    begin_self(b, 8, &s);
+    uint64_t t = 0;
+    tb_events_begin(b, 8, t);
+    for (int i = 0; i < depth; i++)
+        tb_enter(b, t++, i % 2 ? s.helper : s.fib);
     for (int i = 0; i < depth; i++)
         tb_exit(b, t++);
     tb_events_end(b, NP_COMPRESS_NONE);
@@ -292,7 +383,7 @@ static void gmon(struct tb *b)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|ties|blocks|blocks_corrupt|samples|samples_calls|gmon|gmon_empty|gmon_saturate|big|deep|hostile|corpus DIR\n", stderr);
+        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|ties|blocks|blocks_corrupt|samples|samples_calls|gmon|gmon_empty|gmon_saturate|lossy|big|deep|deep-N|deepab-N|deepmix|twins|hostile|corpus DIR\n", stderr);
         return 2;
     }
     const char *kind = argv[1];
@@ -319,6 +410,11 @@ int main(int argc, char **argv)
     } else if (!strcmp(kind, "ties")) {
         ties(&b);
         save(&b, "7.npt", b.len);
+    } else if (!strcmp(kind, "lossy")) {
+        struct tb_sample s;
+        tb_sample_functions(&s);
+        tb_lossy_trace(&b, &s);
+        save(&b, "4646.npt", b.len);
     } else if (!strcmp(kind, "blocks")) {
         struct tb_sample s;
         tb_sample_functions(&s);
@@ -361,6 +457,18 @@ int main(int argc, char **argv)
     } else if (!strcmp(kind, "deep")) {
         deep(&b, 1000);
         save(&b, "8.npt", b.len);
+    } else if (!strcmp(kind, "deepmix")) {
+        deep_mix(&b);
+        save(&b, "8.npt", b.len);
+    } else if (!strncmp(kind, "deepab-", 7) && atoi(kind + 7) > 0) {
+        deep_ab(&b, atoi(kind + 7));
+        save(&b, "8.npt", b.len);
+    } else if (!strncmp(kind, "deep-", 5) && atoi(kind + 5) > 0) { /* deep-N: N deep */
+        deep(&b, atoi(kind + 5));
+        save(&b, "8.npt", b.len);
+    } else if (!strcmp(kind, "twins")) {
+        twins(&b);
+        save(&b, "9.npt", b.len);
     } else if (!strcmp(kind, "hostile")) {
         hostile(&b);
         save(&b, "4343.npt", b.len);

@@ -47,7 +47,7 @@ same "json: source, sampling, null per-call times" "$tmp/json" \
 
 # ---- calls and samples: the exact calls, unless --samples ----
 run "$tmp/c"
-same "text: calls, and a line about the samples" "$tmp/out" "# $tmp/c: 1 process, 2 threads, 1 calls of 1 functions, wall time
+same "text: calls, and a line about the samples" "$tmp/out" "# $tmp/c: 1 process, 2 threads (1 with no calls recorded), 1 calls of 1 functions, wall time
 # the trace also holds 8 samples: --samples shows the profile estimated from them
        Total         Self      Calls      Average          Min          Max  Function
   ==========   ==========   ========   ==========   ==========   ==========  ========

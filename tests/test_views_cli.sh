@@ -1,14 +1,16 @@
 #!/bin/sh
-# test_views_cli.sh NANOPROF GEN REC_PROG - `nanoprof graph`, `tree` and
-# `replay` end to end: their exact output on the trace test_analyze_gen
-# writes (tb_sample_trace; numbers explained in tests/trace_builder.h), the
-# common filters, usage errors; then tests/programs/rec_prog.c recorded
+# test_views_cli.sh NANOPROF GEN REC_PROG REC_PLUGIN - `nanoprof graph`,
+# `tree` and `replay` end to end: their exact output on the trace
+# test_analyze_gen writes (tb_sample_trace; numbers explained in
+# tests/trace_builder.h), the common filters, usage errors, one symbol in
+# two modules in every view; then tests/programs/rec_prog.c recorded
 # (NANOPROF_RECORD) and the calls of graph and tree checked against
 # `nanoprof report`'s.
 set -u
 np=$(readlink -f "$1") # the test changes directory
 gen=$(readlink -f "$2")
 prog=$(readlink -f "$3")
+plugin=$(readlink -f "$4") # a library with a static f1, as prog has
 . "$(dirname "$0")/cli_test.sh"
 
 # run CMD ARGS...: nanoprof CMD ARGS, stdout in $tmp/out (its first line, which
@@ -148,7 +150,7 @@ same "tree --min-duration" "$tmp/body" "     Calls        Total         Self  To
          1        40 ns        40 ns   50.0%  \`- sample_twice"
 run tree "$s" -F nothing_matches
 status "tree: nothing kept, exit 0" 0
-same "tree: nothing kept, no thread" "$tmp/out" "# $s: call tree of 0 threads, wall time
+same "tree: nothing kept, no thread drawn, every one counted" "$tmp/out" "# $s: call tree of 2 threads (2 with no calls kept), wall time
      Calls        Total         Self  Total%  Function"
 
 # ---- replay: printed as read (thread 100's first chunk, thread 101's,
@@ -230,7 +232,7 @@ run replay "$s" -F nothing_matches
 status "replay: nothing kept, exit 0" 0
 same "replay: nothing kept, no thread" "$tmp/out" "# $s: every call, wall time
          Start     Duration  Function
-# 0 calls in 0 threads"
+# 0 calls in 2 threads (2 with no calls kept)"
 
 # ---- a call 1000 deep (test_analyze_gen deep): every level printed, the
 # nesting drawn 100 levels deep at most (then each line says its depth) ----
@@ -265,6 +267,83 @@ grep 'sample_fib' "$tmp/out" | awk '{ print $(NF-2), $NF }' >"$tmp/arcs"
 same "deep graph: the recursive arc" "$tmp/arcs" "999 [1]
 1000 [1]
 999 [1]"
+
+# ---- one symbol in two modules: the module said, in every view ----
+"$gen" twins "$tmp/twins" || { echo "FAIL generating twins"; exit 1; }
+main_gen="sample_main [$(basename "$gen")]"
+run report "$tmp/twins" --format=csv
+cut -d, -f1-4 "$tmp/out" >"$tmp/got"
+same "twins: report, one row each, told apart" "$tmp/got" "function,calls,total_ns,self_ns
+$main_gen,1,40,20
+sample_main [twin.elf],1,20,10
+sample_helper,1,10,10
+sample_leaf,1,10,10"
+run tree --ascii "$tmp/twins"
+same "twins: tree" "$tmp/body" "     Calls        Total         Self  Total%  Function
+         2        50 ns               100.0%  thread 9 (pid 9)
+         1        40 ns        20 ns   80.0%  |- $main_gen
+         1        20 ns        10 ns   40.0%  |  \`- sample_main [twin.elf]
+         1        10 ns        10 ns   20.0%  |     \`- sample_leaf
+         1        10 ns        10 ns   20.0%  \`- sample_helper"
+# replay and the Chrome export print each call as it is read, before the
+# model has met every function: they show the symbol alone (analysis.md)
+run replay "$tmp/twins"
+awk 'NR > 3 && !/^#/ { sub(/^ *[0-9.]* +([0-9]+ ns)? +/, ""); print }' "$tmp/out" >"$tmp/got"
+same "twins: replay" "$tmp/got" "sample_main {
+sample_main {
+sample_leaf
+} /* sample_main */
+} /* sample_main */
+sample_helper"
+run graph "$tmp/twins" sample_main
+grep '^\[' "$tmp/out" | sed 's/.*  //' >"$tmp/got"
+same "twins: graph FUNCTION matches the symbol, both shown" "$tmp/got" "$main_gen [1]
+sample_main [twin.elf] [2]"
+run dump --format=folded "$tmp/twins"
+same "twins: folded" "$tmp/out" "$main_gen 20
+$main_gen;sample_main [twin.elf] 10
+$main_gen;sample_main [twin.elf];sample_leaf 10
+sample_helper 10"
+run dump --format=callgrind "$tmp/twins"
+grep '^fn=' "$tmp/out" >"$tmp/got"
+same "twins: callgrind" "$tmp/got" "fn=(root)
+fn=$main_gen
+fn=sample_main [twin.elf]
+fn=sample_leaf
+fn=sample_helper"
+run dump --format=chrome "$tmp/twins"
+sed -n 's/.*"ph":"B".*"name":"\([^"]*\)".*/\1/p' "$tmp/out" >"$tmp/got"
+same "twins: chrome" "$tmp/got" "sample_main
+sample_main
+sample_leaf
+sample_helper"
+run flame "$tmp/twins" -o -
+sed -n 's/.*<title>\(sample_main[^(]*\) (.*/\1/p' "$tmp/out" >"$tmp/got"
+same "twins: flame" "$tmp/got" "$main_gen
+sample_main [twin.elf]"
+
+# ---- --depth=N: the outermost N levels, as --help says ----
+run tree --help
+grep -q -- "^  --depth=N      only the outermost N levels of calls (1: a thread's outermost$" "$tmp/out" &&
+    ok "--help: --depth keeps the outermost N levels" || bad "--help: --depth"
+run tree --ascii "$tmp/deep" --depth=3
+same "tree --depth=3: three levels, the third's callees in its self time" "$tmp/body" \
+"     Calls        Total         Self  Total%  Function
+         1     1.999 us               100.0%  thread 8 (pid 8)
+         1     1.999 us         2 ns  100.0%  \`- sample_fib
+         1     1.997 us         2 ns   99.9%     \`- sample_fib
+         1     1.995 us     1.995 us   99.8%        \`- sample_fib"
+run replay "$tmp/deep" --depth=1
+same "replay --depth=1: the outermost call only" "$tmp/body" "         Start     Duration  Function
+# thread 8 (pid 8)
+   0.000000000     1.999 us  sample_fib
+# 1 call in 1 thread"
+run tree --ascii "$s" -F sample_main --depth=2
+same "tree -F --depth=2: levels count from the -F function" "$tmp/body" \
+"     Calls        Total         Self  Total%  Function
+         1       100 ns               100.0%  thread 100 \"main\" (pid 4242)
+         1       100 ns        50 ns  100.0%  \`- sample_main
+         1        50 ns        50 ns   50.0%     \`- sample_helper"
 
 # ---- usage and failures, alike for the three ----
 for cmd in graph tree replay; do
@@ -306,6 +385,7 @@ record "$tmp/rec_tree" tree
 record "$tmp/rec_threads" threads
 record "$tmp/rec_fib" fib 12
 record "$tmp/rec_named" named
+record "$tmp/rec_dlopen" dlopen "$plugin"
 for t in rec_tree rec_threads rec_fib; do
     report_calls "$tmp/$t" >"$tmp/report_calls"
     [ -s "$tmp/report_calls" ] || bad "$t: report lists functions"
@@ -348,6 +428,14 @@ worker 2"
 "$np" replay "$tmp/rec_threads" --depth=1 >"$tmp/out"
 [ "$(grep '^# thread ' "$tmp/out" | sort -u | wc -l)" = 3 ] && tail -n 1 "$tmp/out" | grep -q ' in 3 threads$' &&
     ok "threads mode: replay's three threads" || bad "threads mode: replay's three threads"
+# the library's static f1 and the program's: one row each, with its module
+report_calls "$tmp/rec_dlopen" | grep '^f1 ' >"$tmp/calls"
+same "dlopen: f1 of the program and of the library told apart" "$tmp/calls" "f1 [$(basename "$plugin")] 3
+f1 [$(basename "$prog")] 1"
+"$np" tree --ascii "$tmp/rec_dlopen" | grep -o '[a-z_]*work.*\|f1.*' >"$tmp/got"
+same "dlopen: the tree, plugin_work calling the library's f1" "$tmp/got" "f1 [$(basename "$prog")]
+plugin_work
+f1 [$(basename "$plugin")]"
 # NP_ENTER regions: named as marked (NAME chunks), nested as called
 report_calls "$tmp/rec_named" | grep -v '^main ' >"$tmp/calls"
 same "named regions: their names and calls" "$tmp/calls" "f1 6

@@ -417,7 +417,36 @@ void tb_sample_trace(struct tb *b, const struct tb_sample *s, bool with_end)
     tb_events_end(b, NP_COMPRESS_NONE);
 
     if (with_end)
-        tb_end(b, 3000, 7, 1.0);
+        tb_end(b, 3000, 0, 1.0);
+}
+
+void tb_lossy_trace(struct tb *b, const struct tb_sample *s)
+{
+    tb_header(b);
+    tb_info(b, 4646, 1, 1.0, 0, 1000000000ull, "monotonic", 0, NULL);
+    tb_module_self(b);
+    tb_thread(b, 300, "main");
+    tb_events_begin(b, 300, 0);
+    tb_enter(b, 0, s->main);
+    tb_enter(b, 10, s->helper);
+    tb_enter(b, 20, s->leaf);
+    tb_exit(b, 25);
+    tb_lost(b, 30, 1000);
+    tb_enter(b, 40, s->leaf);
+    tb_exit(b, 50);
+    tb_exit(b, 60);
+    tb_exit(b, 70);
+    tb_events_end(b, NP_COMPRESS_NONE);
+    tb_thread(b, 301, "worker");
+    tb_events_begin(b, 301, 100);
+    tb_enter(b, 100, s->square);
+    tb_exit(b, 110);
+    tb_events_end(b, NP_COMPRESS_ZSTD);
+    tb_events_begin(b, 302, 200);
+    tb_lost(b, 200, 234);
+    tb_events_end(b, NP_COMPRESS_NONE);
+    tb_thread(b, 303, "waiting");
+    tb_end(b, 300, 1334, 1.0);
 }
 
 void tb_blocks_trace(struct tb *b, const struct tb_sample *s)

@@ -106,12 +106,25 @@ void tb_sample_functions(struct tb_sample *s);
  *     2000 square { 2010 [0x10] } 2020; switched out 5 ticks at 2030; } 2040
  *     exit 2050 with nothing open (ignored); 2060 twice { 2090 square } 2100
  *     (twice still open: it ends at 2100)
- *   END at tick 3000, 7 events lost.
+ *   END at tick 3000, no event lost.
  * Expected, in ns: main 1 call total 100 self 50; helper 1/50/20; leaf
  * 1/30/30; fib 4 calls total 100 self 100 min 5 max 100 sum 145; square 2
  * calls total 50 self 40 min 10 max 40 switched 5; 0x10 1/10/10; twice
  * 1/40/30. Thread totals 200 and 80. WITH_END false leaves END out. */
 void tb_sample_trace(struct tb *b, const struct tb_sample *s, bool with_end);
+
+/* Losses: pid 4646, 1 ns per tick, the running executable as module:
+ *   thread 300 "main": 0 main { 10 helper { 20 leaf } 25 [LOST 1000 at 30]
+ *     40 leaf } 50, then exits at 60 and 70 with nothing open (ignored);
+ *   thread 301 "worker": 100 square } 110;
+ *   thread 302 (no name): a LOST of 234 at 200, nothing else;
+ *   thread 303 "waiting": a name, no event;
+ *   END at tick 300, 1334 events lost (100 more than the LOST records say).
+ * Expected: main 1 call total 30 self 10 and helper 1/20/15, both closed
+ * at the LOST (thread 300: lost 1000, closed_at_loss 2); leaf 2 calls
+ * total 15; square 1/10/10; thread totals 40 and 10; 4 threads, 2 of them
+ * (302, 303) without calls; 1334 events lost in threads 300 and 302. */
+void tb_lossy_trace(struct tb *b, const struct tb_sample *s);
 
 /* Basic-block counts (docs/blocks.md): pid 4343, the running executable
  * as module, no events, two BLOCKS chunks: lost 5, sample_fib 7 times,

@@ -1,6 +1,7 @@
 /* export.c - the table of exporters (export.h): one line per format. */
 #include "export.h"
 #include <string.h>
+#include "textfmt.h"
 
 const struct np_exporter np_exporters[] = {
     { "chrome", "Chrome trace-event JSON: every call on a timeline (Perfetto, chrome://tracing)", 0, NULL, true,
@@ -22,4 +23,12 @@ const struct np_exporter *np_exporter_find(const char *name)
         if (strcmp(e->name, name) == 0)
             return e;
     return NULL;
+}
+
+void np_export_json_note(FILE *out, const struct np_export_options *o)
+{
+    if (!o->note)
+        return;
+    fputs(",\"loss\":", out);
+    np_json_string(out, o->note);
 }

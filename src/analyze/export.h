@@ -33,6 +33,9 @@ struct np_export_options {
     enum np_export_value value;
     bool per_thread;         /* a frame for the thread below each stack */
     uint64_t bucket;         /* gmon: bytes of text per histogram bin; 0: the default */
+    /* What the trace lost, one line (NULL: nothing): formats with room for
+     * a comment carry it (callgrind's desc:, chrome's otherData.loss). */
+    const char *note;
     /* Warnings, and the reason of NP_EXPORT_FAILED, one line each (NULL: none). */
     void (*diag)(void *ctx, enum np_diag_level level, const char *line);
     void *diag_ctx;
@@ -59,6 +62,9 @@ struct np_exporter {
      * written), writes the rest and frees CTX; returns as write does. */
     int (*finish)(const struct np_model *m, void *ctx);
 };
+
+/* For JSON formats: ,"loss":"NOTE" when O has a note; nothing otherwise. */
+void np_export_json_note(FILE *out, const struct np_export_options *o);
 
 /* Every exporter, ending with a NULL name. */
 extern const struct np_exporter np_exporters[];

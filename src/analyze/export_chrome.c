@@ -12,9 +12,13 @@
  * ts 0 must be known at the first event, before the other processes are
  * read: it is the earliest time read by then (np_model_first_ns: the
  * first process's start, as a rule; the files are read by pid, so a
- * parent comes before the children it forks, which start later). The names of processes and threads (a THREAD chunk may follow
- * the thread's events) are written last: the order of events in the
- * array does not matter to the viewers. A timeline is wall time, so dump
+ * parent comes before the children it forks, which start later). The
+ * names of processes and threads (a THREAD chunk may follow the thread's
+ * events) are written last: the order of events in the array does not
+ * matter to the viewers. So is otherData, after the array: what the
+ * trace lost, and whether the calls are estimated from samples, are
+ * known only once it is read (the order of an object's members does not
+ * matter either). A timeline is wall time, so dump
  * takes no --exclude-switched for it. */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -26,6 +30,7 @@
 
 struct chrome {
     FILE *out;
+    const struct np_export_options *opt; /* its note: what was lost, set by finish */
     bool started;            /* the head is written */
     bool first;              /* no event written yet */
     bool failed;             /* a write failed: the read was stopped */
@@ -42,15 +47,22 @@ static void head(struct chrome *c, const struct np_model *m)
 {
     c->started = true;
     c->base_ns = np_model_first_ns(m);
-    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":\"nanoprof\",", c->out);
-    fprintf(c->out, "\"start_unix_ns\":%" PRIu64, c->base_ns);
+    fputs("{\"traceEvents\":[", c->out);
+}
+
+/* After the events: the units and otherData. */
+static void tail(struct chrome *c, const struct np_model *m)
+{
+    fprintf(c->out, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":\"nanoprof\",\"start_unix_ns\":%" PRIu64,
+            c->base_ns);
     if (np_model_estimated(m)) { /* calls from successive samples */
         char label[NP_ESTIMATE_LABEL_MAX];
         fputs(",\"estimate\":", c->out);
         np_json_string(c->out, np_model_estimate_label(m, label, sizeof label));
         fputs(",\"events\":\"each call spans the successive samples its frame was on the stack in\"", c->out);
     }
-    fputs("},\"traceEvents\":[", c->out);
+    np_export_json_note(c->out, c->opt);
+    fputs("}}\n", c->out);
 }
 
 /* Starts an event: the separator, ph, pid, tid. */
@@ -163,11 +175,11 @@ static int on_end(void *ctx, const struct np_model *m, const struct np_call *k)
 
 int np_export_chrome_listen(const struct np_export_options *o, FILE *out, struct np_call_listener *l)
 {
-    (void)o;
     struct chrome *c = calloc(1, sizeof *c);
     if (!c)
         return NP_EXPORT_ENOMEM;
     c->out = out;
+    c->opt = o;
     c->first = true;
     *l = (struct np_call_listener){ c, on_begin, on_end };
     return 0;
@@ -198,7 +210,7 @@ int np_export_chrome_finish(const struct np_model *m, void *ctx)
         if (!c->started)
             head(c, m);
         write_names(c, m);
-        fputs("\n]}\n", c->out);
+        tail(c, m);
     }
     for (size_t i = 0; i < c->cap_names; i++)
         free(c->names[i]);

@@ -1,24 +1,28 @@
 /* flame_svg.c - the call tree as an SVG flame graph (flame_svg.h).
  *
- * Two passes: the layout walks every thread's tree (np_node) in preorder
- * and gives each kept node a frame (its offset and width in ns within its
- * parent's, its depth), leaving out nodes too narrow to see with their
- * subtrees; then the frames are written, in that preorder, which the
- * script relies on: a frame's descendants follow it, before the next
- * frame at its depth or above. Names come from traces: everything printed
- * goes through np_xml_text. */
+ * Two passes: the layout walks every thread's tree in preorder, as
+ * np_stacks gives it (stacks.h: the model's tree with deep recursion
+ * merged, so that a 100,000-deep recursion is a few frames, not 100,000
+ * levels), and gives each kept stack frame a frame of the graph (its
+ * offset and width in ns within its parent's, its depth), leaving out
+ * those too narrow to see with their subtrees; then the frames are
+ * written, in that preorder, which the script relies on: a frame's
+ * descendants follow it, before the next frame at its depth or above.
+ * Names come from traces: everything printed goes through np_xml_text. */
 #define _GNU_SOURCE
 #include "flame_svg.h"
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "stacks.h"
 #include "textfmt.h"
 
 enum {
     XPAD = 10,      /* left and right margins */
     FRAME_H = 16,   /* one level of the graph */
     TOP = 52,       /* room for the title, the subtitle and the buttons */
+    NOTE_H = 16,    /* and for the note of what the trace lost, when it did */
     BOTTOM = 28,    /* room for the details line */
     FONT_PX = 12,
     TITLE_FONT_PX = 17,
@@ -26,7 +30,7 @@ enum {
 #define CHAR_W (FONT_PX * 0.6) /* width of one glyph of a monospace font */
 
 struct frame {
-    uint32_t node;           /* NP_NONE: "all"; a thread's root: the thread */
+    uint32_t node;           /* its stack frame; NP_NONE: "all" */
     uint32_t parent;         /* index of its parent frame; NP_NONE for "all" */
     uint32_t depth;          /* 0: "all"; 1: threads */
     uint64_t off, total;     /* ns from the left edge, inclusive ns */
@@ -58,9 +62,9 @@ static int push(struct layout *l, const struct frame *f)
     return 0;
 }
 
-/* The node after N in preorder within TOP's subtree (below N only when
- * DESCEND), or NP_NONE. Iterative: trees may be a million levels deep. */
-static uint32_t next_node(const struct np_node *nodes, uint32_t n, uint32_t top, bool descend)
+/* The stack frame after N in preorder within TOP's subtree (below N only
+ * when DESCEND), or NP_NONE. Iterative: trees may be deep. */
+static uint32_t next_node(const struct np_stack_frame *nodes, uint32_t n, uint32_t top, bool descend)
 {
     if (descend && nodes[n].first_child != NP_NONE)
         return nodes[n].first_child;
@@ -70,7 +74,7 @@ static uint32_t next_node(const struct np_node *nodes, uint32_t n, uint32_t top,
     return NP_NONE;
 }
 
-static size_t nodes_with_calls(const struct np_node *nodes, uint32_t top)
+static size_t nodes_with_calls(const struct np_stack_frame *nodes, uint32_t top)
 {
     size_t n = 0;
     for (uint32_t i = top; i != NP_NONE; i = next_node(nodes, i, top, true))
@@ -78,12 +82,12 @@ static size_t nodes_with_calls(const struct np_node *nodes, uint32_t top)
     return n;
 }
 
-/* Frames for the nodes of one thread's tree, under frame 0 ("all"). */
-static int lay_out_thread(struct layout *l, const struct np_node *nodes, uint32_t root, uint32_t *frame_of,
+/* Frames for the stack frames of one thread's tree, under frame 0 ("all"). */
+static int lay_out_thread(struct layout *l, const struct np_stack_frame *nodes, uint32_t root, uint32_t *frame_of,
                           double min_px)
 {
     for (uint32_t i = root; i != NP_NONE;) {
-        const struct np_node *nd = &nodes[i];
+        const struct np_stack_frame *nd = &nodes[i];
         /* only kept nodes are descended into: a visited node's parent has a frame */
         uint32_t pi = i == root ? 0 : frame_of[nd->parent];
         struct frame *parent = &l->frames[pi];
@@ -107,27 +111,26 @@ static int lay_out_thread(struct layout *l, const struct np_node *nodes, uint32_
     return 0;
 }
 
-static int lay_out(struct layout *l, const struct np_model *m, double usable, double min_px)
+static int lay_out(struct layout *l, const struct np_model *m, const struct np_stacks *s, double usable,
+                   double min_px)
 {
-    size_t nnodes, nthreads;
-    const struct np_node *nodes = np_model_nodes(m, &nnodes);
-    const struct np_thread *threads = np_model_threads(m, &nthreads);
+    size_t nthreads;
+    const struct np_stack_frame *nodes = s->frames;
+    np_model_threads(m, &nthreads);
     struct frame all = { NP_NONE, NP_NONE, 0, 0, 0, 0, 0, 0 };
-    for (size_t t = 0; t < nthreads; t++)
-        if (threads[t].root != NP_NONE) {
-            all.total += nodes[threads[t].root].total_ns;
-            all.calls += nodes[threads[t].root].calls;
-        }
+    for (size_t t = 0; t < nthreads; t++) {
+        all.total += nodes[s->roots[t]].total_ns;
+        all.calls += nodes[s->roots[t]].calls;
+    }
     l->px_per_ns = all.total ? usable / (double)all.total : 0;
     if (push(l, &all))
         return -1;
-    uint32_t *frame_of = malloc((nnodes ? nnodes : 1) * sizeof *frame_of);
+    uint32_t *frame_of = malloc((s->n ? s->n : 1) * sizeof *frame_of);
     if (!frame_of)
         return -1;
     int rc = 0;
     for (size_t t = 0; t < nthreads && !rc; t++)
-        if (threads[t].root != NP_NONE)
-            rc = lay_out_thread(l, nodes, threads[t].root, frame_of, min_px);
+        rc = lay_out_thread(l, nodes, s->roots[t], frame_of, min_px);
     free(frame_of);
     return rc;
 }
@@ -179,8 +182,10 @@ static void put_label(FILE *out, const char *name, double w)
 struct writer {
     FILE *out;
     const struct np_model *m;
+    const struct np_stacks *s;
     const struct layout *l;
     double usable;
+    unsigned top;            /* where the frames start */
     bool inverted;
     const char *calls_word;  /* "samples" in a profile estimated from them */
 };
@@ -193,7 +198,7 @@ static void write_frame(const struct writer *w, size_t i, const char *name)
     double x = XPAD + (double)f->off * w->l->px_per_ns;
     double width = i == 0 ? w->usable : (double)f->total * w->l->px_per_ns;
     unsigned level = w->inverted ? f->depth : w->l->max_depth - f->depth;
-    unsigned y = TOP + level * FRAME_H;
+    unsigned y = w->top + level * FRAME_H;
     char total[NP_DURATION_MAX], self[NP_DURATION_MAX];
 
     fprintf(out, "<g class=\"frame\" id=\"f%zu\" data-parent=\"%ld\"><title>", i,
@@ -214,18 +219,19 @@ static void write_frame(const struct writer *w, size_t i, const char *name)
     fputs("</text></g>\n", out);
 }
 
-/* The frames: "all", "PID/TID NAME" for threads, function names. */
+/* The frames: "all", "PID/TID NAME" for threads, function names (and
+ * the merged frames' names: stacks.h). */
 static int write_frames(const struct writer *w)
 {
-    size_t nnodes, nthreads, nfns;
-    const struct np_node *nodes = np_model_nodes(w->m, &nnodes);
+    size_t nthreads;
+    const struct np_stack_frame *nodes = w->s->frames;
     const struct np_thread *threads = np_model_threads(w->m, &nthreads);
-    const struct np_function *fns = np_model_functions(w->m, &nfns);
+    char merged[NP_STACK_NAME_MAX];
     for (size_t i = 0; i < w->l->n; i++) {
         const struct frame *f = &w->l->frames[i];
         if (f->node == NP_NONE) {
             write_frame(w, i, "all");
-        } else if (nodes[f->node].function == NP_NONE) {
+        } else if (nodes[f->node].kind == NP_STACK_THREAD) {
             const struct np_thread *t = &threads[nodes[f->node].thread];
             char *name;
             int len = t->name ? asprintf(&name, "%" PRIu32 "/%" PRIu32 " %s", t->pid, t->tid, t->name)
@@ -235,7 +241,7 @@ static int write_frames(const struct writer *w)
             write_frame(w, i, name);
             free(name);
         } else {
-            write_frame(w, i, fns[nodes[f->node].function].name);
+            write_frame(w, i, np_stack_name(w->s, w->m, f->node, merged, sizeof merged));
         }
     }
     return 0;
@@ -346,7 +352,8 @@ static const char *const script[] = {
     "})();\n",
 };
 
-static void write_head(const struct writer *w, const struct np_flame_options *o, unsigned width, unsigned height)
+static void write_head(const struct writer *w, const struct np_flame_options *o, const char *merged, unsigned width,
+                       unsigned height)
 {
     FILE *out = w->out;
     fprintf(out,
@@ -359,7 +366,7 @@ static void write_head(const struct writer *w, const struct np_flame_options *o,
     put_number(out, CHAR_W);
     fprintf(out,
             "\">\n"
-            "<!-- flame graph written by nanoprof: %zu frames, %zu omitted -->\n"
+            "<!-- flame graph written by nanoprof: %zu frames, %zu omitted%s -->\n"
             "<style type=\"text/css\">\n"
             "text { font-family: monospace; font-size: %dpx; fill: #000; }\n"
             "#title { font-size: %dpx; }\n"
@@ -368,10 +375,12 @@ static void write_head(const struct writer *w, const struct np_flame_options *o,
             ".parent { opacity: 0.5; }\n"
             ".hide { display: none; }\n"
             ".button { cursor: pointer; fill: #225; }\n"
+            "#note { fill: #b00000; }\n"
             "</style>\n"
             "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" fill=\"#f8f8f2\"/>\n"
             "<text id=\"title\" x=\"%u\" y=\"24\" text-anchor=\"middle\">",
-            w->l->n, w->l->omitted, FONT_PX, TITLE_FONT_PX, width, height, width / 2);
+            w->l->n, w->l->omitted, merged ? ", deep recursion merged" : "", FONT_PX, TITLE_FONT_PX, width, height,
+            width / 2);
     np_xml_text(out, o->title ? o->title : o->inverted ? "Icicle Graph" : "Flame Graph", SIZE_MAX);
     fprintf(out, "</text>\n<text id=\"subtitle\" x=\"%u\" y=\"42\" text-anchor=\"middle\">", width / 2);
     if (o->subtitle)
@@ -379,8 +388,20 @@ static void write_head(const struct writer *w, const struct np_flame_options *o,
     if (w->l->omitted)
         fprintf(out, "%s%zu frame%s narrower than %g%s left out", o->subtitle ? "; " : "", w->l->omitted,
                 w->l->omitted == 1 ? "" : "s", o->min_width, o->min_width_percent ? "%" : " px");
+    fputs("</text>\n", out);
+    unsigned y = TOP + 6;
+    if (o->note) { /* below the subtitle, where it cannot be missed */
+        fprintf(out, "<text id=\"note\" x=\"%u\" y=\"%u\" text-anchor=\"middle\">", width / 2, y);
+        np_xml_text(out, o->note, SIZE_MAX);
+        fputs("</text>\n", out);
+        y += NOTE_H;
+    }
+    if (merged) { /* frames that are not one path of calls each say so */
+        fprintf(out, "<text id=\"merged\" x=\"%u\" y=\"%u\" text-anchor=\"middle\">", width / 2, y);
+        np_xml_text(out, merged, SIZE_MAX);
+        fputs("</text>\n", out);
+    }
     fprintf(out,
-            "</text>\n"
             "<text id=\"unzoom\" class=\"button hide\" x=\"%d\" y=\"24\">Reset Zoom</text>\n"
             "<text id=\"search\" class=\"button\" x=\"%u\" y=\"24\" text-anchor=\"end\">Search</text>\n"
             "<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n"
@@ -397,13 +418,20 @@ int np_flame_svg(FILE *out, const struct np_model *m, const struct np_flame_opti
     double usable = width - 2 * XPAD;
     double min_px = o->min_width_percent ? usable * o->min_width / 100 : o->min_width;
     struct layout l = { 0 };
-    if (lay_out(&l, m, usable, min_px)) {
+    struct np_stacks s;
+    if (np_stacks_build(&s, m))
+        return -1;
+    if (lay_out(&l, m, &s, usable, min_px)) {
         free(l.frames);
+        np_stacks_free(&s);
         return -1;
     }
-    unsigned height = TOP + (l.max_depth + 1) * FRAME_H + BOTTOM;
-    struct writer w = { out, m, &l, usable, o->inverted, np_model_estimated(m) ? "samples" : "calls" };
-    write_head(&w, o, width, height);
+    char note[NP_STACK_NOTE_MAX];
+    const char *merged = np_stacks_note(&s, m, note, sizeof note);
+    unsigned top = TOP + (o->note ? NOTE_H : 0) + (merged ? NOTE_H : 0);
+    unsigned height = top + (l.max_depth + 1) * FRAME_H + BOTTOM;
+    struct writer w = { out, m, &s, &l, usable, top, o->inverted, np_model_estimated(m) ? "samples" : "calls" };
+    write_head(&w, o, merged, width, height);
     int rc = write_frames(&w);
     if (!rc) {
         fputs("</g>\n<script type=\"text/ecmascript\"><![CDATA[\n", out);
@@ -414,7 +442,9 @@ int np_flame_svg(FILE *out, const struct np_model *m, const struct np_flame_opti
     if (stats) {
         stats->frames = l.n;
         stats->omitted = l.omitted;
+        snprintf(stats->merged, sizeof stats->merged, "%s", merged ? merged : "");
     }
     free(l.frames);
+    np_stacks_free(&s);
     return rc;
 }

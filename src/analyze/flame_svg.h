@@ -1,7 +1,8 @@
 /* flame_svg.h - the call tree of a model as a self-contained SVG flame
- * graph: one frame per tree node, "all" at the base, one frame per thread
- * above it, widths in proportion to inclusive time; a tooltip per frame,
- * and an embedded script for click-to-zoom and search (docs/flame.md). */
+ * graph: one frame per tree node (deep recursion merged: stacks.h), "all"
+ * at the base, one frame per thread above it, widths in proportion to
+ * inclusive time; a tooltip per frame, and an embedded script for
+ * click-to-zoom and search (docs/flame.md). */
 #ifndef NP_ANALYZE_FLAME_SVG_H
 #define NP_ANALYZE_FLAME_SVG_H
 
@@ -9,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "model.h"
+#include "stacks.h"
 
 struct np_flame_options {
     const char *title;       /* NULL: "Flame Graph" ("Icicle Graph" inverted) */
@@ -17,6 +19,7 @@ struct np_flame_options {
     double min_width;        /* frames narrower are left out with what they call */
     bool min_width_percent;  /* min_width is a percentage of the whole width */
     bool inverted;           /* an icicle graph: the root at the top */
+    const char *note;        /* what the trace lost, shown on a line of its own (NULL: none) */
 };
 
 #define NP_FLAME_WIDTH 1200
@@ -24,7 +27,8 @@ struct np_flame_options {
 
 struct np_flame_stats {
     size_t frames;           /* drawn, "all" and threads included */
-    size_t omitted;          /* nodes with calls left out as too narrow */
+    size_t omitted;          /* stack frames with calls left out as too narrow */
+    char merged[NP_STACK_NOTE_MAX]; /* the note of what deep recursion was merged (stacks.h), or "" */
 };
 
 /* Writes the flame graph of M to OUT. Returns 0, or -1 when out of memory

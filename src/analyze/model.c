@@ -380,7 +380,7 @@ static int intern_function(struct np_model *m, const struct np_symbol *sym, uint
         if ((f = PUSH(m, functions)) < 0 || NP_GROW(m->fn_flags, m->fn_flags_cap, m->n_functions) < 0)
             return ENOMEM_RC;
         struct np_function *fn = &m->functions[f];
-        fn->name = strdup(sym->name ? sym->name : hex);
+        fn->name = fn->symbol = strdup(sym->name ? sym->name : hex);
         fn->module = np_strdup(sym->module);
         fn->file = np_strdup(sym->file);
         fn->line = sym->line;
@@ -873,11 +873,33 @@ HOT int leaf_call(struct np_model *m, struct cur *c, uint64_t enter_ns, uint64_t
     return record(m, c, &f, dur, 0);
 }
 
+/* The kept calls open on C's thread. */
+static uint64_t kept_open(const struct cur *c)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < c->depth; i++)
+        n += (c->stack[i].flags & F_KEPT) != 0;
+    return n;
+}
+
 static int lost_calls(struct np_model *m, struct cur *c, uint64_t time_ns, uint64_t n)
 {
     uint64_t t = advance(c, time_ns);
     c->th->lost += n;
+    c->th->closed_at_loss += kept_open(c);
     return close_all(m, c, t);
+}
+
+/* From samples, the calls are not read: a LOST is only counted. */
+static int on_lost_count(void *ctx, uint32_t tid, uint64_t time_ns, uint64_t n)
+{
+    (void)time_ns;
+    struct np_model *m = ctx;
+    uint32_t ti;
+    int rc = thread_of(m, tid, &ti);
+    if (!rc && ti != NP_NONE)
+        m->threads[ti].lost += n;
+    return rc;
 }
 
 static int switched_out(struct cur *c, uint64_t time_ns, uint64_t duration_ns)
@@ -1110,6 +1132,8 @@ static int on_end(void *ctx)
     for (size_t i = m->first_thread; i < m->n_threads; i++) {
         struct tstate *ts = &m->ts[i];
         struct cur c = cur_of(m, (uint32_t)i);
+        if (!p->complete) /* cut short: when they ended is unknown */
+            m->threads[i].closed_at_cut += kept_open(&c);
         if (!rc)
             rc = close_all(m, &c, m->threads[i].last_ns);
         if (!p->complete && m->threads[i].last_ns > p->end_ns)
@@ -1156,7 +1180,7 @@ struct np_event_sink np_model_sink(struct np_model *m)
         /* from samples: the calls are not read (their profile is not shown) */
         .enter = m->opt.from_samples ? NULL : on_enter,
         .exit = m->opt.from_samples ? NULL : on_return,
-        .lost = m->opt.from_samples ? NULL : on_lost,
+        .lost = m->opt.from_samples ? on_lost_count : on_lost,
         .switch_out = m->opt.from_samples ? NULL : on_switch,
         .events = m->opt.from_samples ? NULL : on_events,
         .end = on_end,
@@ -1194,7 +1218,7 @@ static void add_up_nodes(struct np_model *m)
         f->min_ns = UINT64_MAX;
     }
     for (size_t i = 0; i < m->n_arcs; i++)
-        m->arcs[i].calls = m->arcs[i].total_ns = m->arcs[i].switched_ns = 0;
+        m->arcs[i].calls = m->arcs[i].total_ns = m->arcs[i].switched_ns = m->arcs[i].outer_ns = 0;
     for (size_t i = 0; i < m->n_threads; i++)
         m->threads[i].calls = 0;
     for (size_t i = 0; i < m->n_nodes; i++) {
@@ -1218,6 +1242,7 @@ static void add_up_nodes(struct np_model *m)
             a->calls += n->calls;
             a->total_ns += n->total_ns;
             a->switched_ns += n->switched_ns;
+            a->outer_ns += x->outer_ns;
         }
         m->threads[n->thread].calls += n->calls;
     }
@@ -1234,12 +1259,87 @@ static void free_maps(struct np_model *m)
     np_hmap_free(&m->block_by);
 }
 
+static int by_symbol(const void *a, const void *b, void *ctx)
+{
+    const struct np_function *f = ctx;
+    int c = strcmp(f[*(const uint32_t *)a].symbol, f[*(const uint32_t *)b].symbol);
+    return c ? c : (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+/* F's name at LEVEL of detail: 0 "sym [file]", 1 "sym [file:0xADDR]",
+ * 2 "sym [/path/to/file:0xADDR]"; NULL when out of memory. */
+static char *qualified(const struct np_function *f, int level)
+{
+    const char *mod = f->module ? f->module : "?", *base = strrchr(mod, '/');
+    char *s;
+    int n = level == 0 ? asprintf(&s, "%s [%s]", f->symbol, base ? base + 1 : mod)
+            : asprintf(&s, "%s [%s:0x%" PRIx64 "]", f->symbol, level == 1 && base ? base + 1 : mod, f->address);
+    return n < 0 ? NULL : s;
+}
+
+/* Names the functions of group G (N indices, one symbol) apart: each at
+ * the least detail that no other one of the group shares at that detail. */
+static int name_apart(struct np_model *m, const uint32_t *g, size_t n)
+{
+    char **names = calloc(3 * n, sizeof *names); /* level L of member i: names[L * n + i] */
+    int rc = names ? 0 : ENOMEM_RC;
+    for (size_t k = 0; k < 3 * n && !rc; k++)
+        if (!(names[k] = qualified(&m->functions[g[k % n]], (int)(k / n))))
+            rc = ENOMEM_RC;
+    size_t *level = rc ? NULL : calloc(n, sizeof *level);
+    if (!rc && !level)
+        rc = ENOMEM_RC;
+    for (size_t i = 0; i < n && !rc; i++)
+        for (; level[i] < 2; level[i]++) {
+            const char *mine = names[level[i] * n + i];
+            size_t j = 0;
+            while (j < n && (j == i || strcmp(mine, names[level[i] * n + j])))
+                j++;
+            if (j == n)
+                break;
+        }
+    for (size_t i = 0; i < n && !rc; i++) {
+        m->functions[g[i]].name = names[level[i] * n + i];
+        names[level[i] * n + i] = NULL;
+    }
+    free(level);
+    for (size_t k = 0; names && k < 3 * n; k++)
+        free(names[k]);
+    free(names);
+    return rc;
+}
+
+/* Gives every function whose symbol another one has too its module in
+ * its name (model.h), over every function met, kept calls or not, so
+ * that a name does not change with the filters. */
+static int name_ambiguous(struct np_model *m)
+{
+    size_t n = m->n_functions;
+    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+    if (!order)
+        return ENOMEM_RC;
+    for (size_t i = 0; i < n; i++)
+        order[i] = (uint32_t)i;
+    qsort_r(order, n, sizeof *order, by_symbol, m->functions);
+    int rc = 0;
+    for (size_t i = 0, j; i < n && !rc; i = j) {
+        for (j = i + 1; j < n && !strcmp(m->functions[order[i]].symbol, m->functions[order[j]].symbol); j++)
+            ;
+        if (j - i > 1)
+            rc = name_apart(m, &order[i], j - i);
+    }
+    free(order);
+    return rc;
+}
+
 int np_model_finish(struct np_model *m)
 {
     int rc = on_end(m);
     add_up_nodes(m);
     if (!rc)
         rc = np_model_samples_finish(m);
+    if (!rc)
+        rc = name_ambiguous(m);
     for (size_t i = 0; i < m->n_functions; i++)
         if (!m->functions[i].calls)
             m->functions[i].min_ns = 0;
@@ -1266,6 +1366,8 @@ void np_model_free(struct np_model *m)
     for (size_t i = 0; i < m->n_threads; i++)
         free(m->threads[i].name);
     for (size_t i = 0; i < m->n_functions; i++) {
+        if (m->functions[i].symbol != m->functions[i].name)
+            free(m->functions[i].symbol);
         free(m->functions[i].name);
         free(m->functions[i].module);
         free(m->functions[i].file);
@@ -1333,13 +1435,15 @@ int np_model_tell(struct np_model *m, const struct np_call *c, bool begin)
 
 bool np_model_listened(const struct np_model *m) { return m->opt.listener != NULL; }
 
-int np_model_add_arc(struct np_model *m, uint32_t caller, uint32_t callee, uint64_t calls, uint64_t ns)
+int np_model_add_arc(struct np_model *m, uint32_t caller, uint32_t callee, uint64_t calls, uint64_t ns,
+                     uint64_t outer_ns)
 {
     uint32_t i;
     int rc = arc_of(m, caller, callee, &i);
     if (!rc) {
         m->arcs[i].calls += calls;
         m->arcs[i].total_ns += ns;
+        m->arcs[i].outer_ns += outer_ns;
     }
     return rc;
 }

@@ -22,9 +22,11 @@
  * Rules. Per thread an open-call stack follows ENTRY and EXIT; an EXIT
  * with nothing open is ignored; LOST closes every open call at its time
  * (what follows it is unknown); calls still open when a process's events
- * end close at the thread's last event. Times are wall time; the time a
- * thread was switched out during a call is kept beside it (switched_ns),
- * and options.exclude_switched takes it out of every duration instead.
+ * end close at the thread's last event. np_thread counts the calls closed
+ * so at a LOST, and at the end of a file cut short (no END): their times
+ * are not the real ones. Times are wall time; the time a thread was
+ * switched out during a call is kept beside it (switched_ns), and
+ * options.exclude_switched takes it out of every duration instead.
  * Times of one thread never run backwards: an earlier time counts as the
  * previous one.
  *
@@ -39,7 +41,11 @@
  * calls).
  *
  * Functions are identified by (module, symbol address): one np_function
- * per function across every process of the trace. Arrays are read-only;
+ * per function across every process of the trace. Two functions of one
+ * symbol (a static function in two files, one name in a program and a
+ * library) would print as two identical rows: their names get the module
+ * (its file name; with the function's address when that is not enough),
+ * so every view and exporter tells them apart. Arrays are read-only;
  * indices (uint32_t) link them. Functions and nodes whose calls are all
  * dropped stay in the arrays with calls == 0 (nodes unlinked from the
  * tree): views skip them. */
@@ -112,10 +118,16 @@ struct np_thread {
     uint64_t lost;           /* events lost (LOST records) */
     uint64_t dropped;        /* calls deeper than NP_MODEL_MAX_STACK */
     uint32_t root;           /* its call tree's root node */
+    uint64_t closed_at_loss; /* kept calls open at a LOST record, closed there */
+    uint64_t closed_at_cut;  /* kept calls open when a file without END ended,
+                                closed at the thread's last event */
 };
 
 struct np_function {
-    char *name;              /* the symbol, or the address in hex */
+    char *name;              /* what views show: the symbol (or the address in hex),
+                                with its module when another function has the same
+                                symbol: "helper [libfoo.so]" (np_model_finish) */
+    char *symbol;            /* the symbol alone (name itself when not ambiguous) */
     char *module;            /* the ELF file, or NULL */
     char *file;              /* source file (DWARF), or NULL */
     unsigned line;
@@ -135,6 +147,10 @@ struct np_arc {
     uint64_t calls;
     uint64_t total_ns;       /* inclusive time of these calls */
     uint64_t switched_ns;
+    uint64_t outer_ns;       /* of those calls that opened when the callee was not
+                                open already (recursion counted once, as in the
+                                callee's total_ns): summed over the arcs into a
+                                function, its total_ns */
 };
 
 struct np_node {

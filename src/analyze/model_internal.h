@@ -42,8 +42,10 @@ int np_model_thread_at(struct np_model *m, uint32_t tid, uint32_t *out);
 int np_model_function_at(struct np_model *m, uint64_t addr, uint32_t *out);
 /* The call-tree child of node PARENT for FUNCTION, created on first sight. */
 int np_model_child_at(struct np_model *m, uint32_t parent, uint32_t function, uint32_t *out);
-/* Adds CALLS calls lasting NS in all to the arc CALLER -> CALLEE. */
-int np_model_add_arc(struct np_model *m, uint32_t caller, uint32_t callee, uint64_t calls, uint64_t ns);
+/* Adds CALLS calls lasting NS in all to the arc CALLER -> CALLEE, OUTER_NS
+ * of them with the callee not open already (np_arc.outer_ns). */
+int np_model_add_arc(struct np_model *m, uint32_t caller, uint32_t callee, uint64_t calls, uint64_t ns,
+                     uint64_t outer_ns);
 /* Whether a listener wants the timeline (options.listener). */
 bool np_model_listened(const struct np_model *m);
 /* Tells the listener that C begins (BEGIN) or ends: 0, or NP_TRACE_ESTOP

@@ -470,7 +470,7 @@ static int tell_timeline(struct np_model *m, struct np_model_samples *s)
 static int add_path(struct np_model *m, struct np_model_samples *s, uint32_t k, uint32_t *stamp)
 {
     const struct snode *leaf = &s->nodes[k];
-    struct { uint32_t caller, callee; } arcs[NP_SAMPLE_MAX_FRAMES];
+    struct { uint32_t caller, callee; bool outer; } arcs[NP_SAMPLE_MAX_FRAMES];
     unsigned narcs = 0;
     size_t nf;
     struct np_function *fns = (struct np_function *)np_model_functions(m, &nf);
@@ -484,14 +484,20 @@ static int add_path(struct np_model *m, struct np_model_samples *s, uint32_t k, 
             f->total_ns += leaf->ns;
         }
         uint32_t caller = s->nodes[n->parent].function;
-        bool seen = false;
-        for (unsigned a = 0; a < narcs && !seen; a++)
-            seen = arcs[a].caller == caller && arcs[a].callee == n->function;
-        if (!seen && narcs < NP_SAMPLE_MAX_FRAMES)
-            arcs[narcs].caller = caller, arcs[narcs++].callee = n->function;
+        unsigned a = 0;
+        while (a < narcs && !(arcs[a].caller == caller && arcs[a].callee == n->function))
+            a++;
+        if (a == narcs && narcs < NP_SAMPLE_MAX_FRAMES)
+            arcs[narcs].caller = caller, arcs[narcs].callee = n->function, arcs[narcs++].outer = false;
+        /* going outwards: the arc into the function's outermost frame is
+         * the last one met, the one its time counts once for */
+        for (unsigned b = 0; b < narcs; b++)
+            if (arcs[b].callee == n->function)
+                arcs[b].outer = b == a;
     }
     for (unsigned a = 0; a < narcs; a++) {
-        int rc = np_model_add_arc(m, arcs[a].caller, arcs[a].callee, leaf->samples, leaf->ns);
+        int rc = np_model_add_arc(m, arcs[a].caller, arcs[a].callee, leaf->samples, leaf->ns,
+                                  arcs[a].outer ? leaf->ns : 0);
         if (rc)
             return rc;
     }

@@ -219,6 +219,11 @@ static bool good_ns_per_tick(double d)
 static int read_header(struct reader *r, uint64_t *pos)
 {
     uint8_t h[NP_TRACE_HEADER_SIZE];
+    /* nothing to read, and nothing cut: said as such, an error, not the
+     * warning of a file cut short inside its header */
+    if (r->size == 0)
+        return fail(r, NP_TRACE_ENOTTRACE, NO_OFFSET,
+                    "empty trace file: the program wrote nothing (killed before its first event?)");
     size_t n = r->size < sizeof h ? (size_t)r->size : sizeof h;
     int st = read_at(r, h, n, 0);
     if (st)

@@ -30,7 +30,7 @@ enum np_trace_status {
     NP_TRACE_ETRUNC,    /* the file ends in a partial chunk (or header): cut short */
     NP_TRACE_ECORRUPT,  /* a malformed chunk, string, varint, zstd frame or event */
     NP_TRACE_EVERSION,  /* a format version this reader does not know */
-    NP_TRACE_ENOTTRACE, /* not a trace: bad magic, not a regular file */
+    NP_TRACE_ENOTTRACE, /* not a trace: bad magic, not a regular file, an empty file */
     NP_TRACE_EEMPTY,    /* a directory without any .npt file */
     NP_TRACE_ENOENT,    /* the path cannot be opened */
     NP_TRACE_EIO,       /* a read failed */
@@ -38,7 +38,9 @@ enum np_trace_status {
     NP_TRACE_ESTOP      /* a sink callback returned non-zero */
 };
 
-enum np_diag_level { NP_DIAG_WARNING, NP_DIAG_ERROR };
+/* NOTE: not a problem, something the user should know (an exporter
+ * merged deep recursion); the reader never gives one. */
+enum np_diag_level { NP_DIAG_WARNING, NP_DIAG_ERROR, NP_DIAG_NOTE };
 
 #define NP_TRACE_MSG_MAX 512
 

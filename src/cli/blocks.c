@@ -6,7 +6,7 @@
  * count summed over every process); this file only groups them: a
  * function's row sums its blocks, a line's row sums the blocks on that
  * line. Exit: 0; 1 when the trace is unreadable, damaged or holds no
- * block counts; 2 for bad usage. */
+ * block counts; 2 for bad usage; 3 with --strict when anything was lost. */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdio.h>
@@ -46,6 +46,8 @@ static void usage(FILE *out)
           "  --lines        functions and their lines (the default)\n"
           "  -F GLOB        only the blocks of functions matching GLOB\n"
           "  -N GLOB        not the blocks of functions matching GLOB\n"
+          "  --strict       exit with status 3 when the trace lost anything (block\n"
+          "                 executions not counted, ...); the output is still written\n"
           "  --help         print this help and exit\n"
           "\n"
           "The other options of the view commands (--tid, --depth, ...) are\n"
@@ -216,6 +218,7 @@ static void print_text(const struct blocks_cmd *b, const struct np_model *m, con
     np_text_field(stdout, b->view.path);
     printf(": %zu process%s, %" PRIu64 " blocks in %zu functions, %" PRIu64 " executions\n", nproc,
            nproc == 1 ? "" : "es", t->nblocks, t->nfns, t->total);
+    np_view_print_loss(&b->view, stdout, "# ");
     printf("%14s %8s  %s\n", "Count", "Blocks", b->functions_only ? "Function" : "Function / source line");
     printf("%14s %8s  %s\n", "============", "======", "========");
     for (size_t i = 0; i < t->nfns; i++) {
@@ -299,9 +302,6 @@ static int run(struct blocks_cmd *b)
                   "-fsanitize-coverage=trace-pc)\n", stderr);
         rc = 1;
     } else {
-        if (lost)
-            fprintf(stderr, "nanoprof blocks: warning: %" PRIu64 " block executions were not counted (the "
-                    "program's table was full: raise NANOPROF_BLOCKS)\n", lost);
         if (b->format == FORMAT_TEXT)
             print_text(b, m, &t);
         else
@@ -327,7 +327,7 @@ int np_cmd_blocks(int argc, char **argv)
     struct blocks_cmd b = { .sort = SORT_COUNT, .format = FORMAT_TEXT };
     int rc = np_view_parse(&b.view, &spec, &b, argc, argv);
     if (!rc)
-        rc = run(&b);
+        rc = np_view_status(&b.view, run(&b));
     np_view_free(&b.view);
     return rc < 0 ? 0 : rc;
 }

@@ -10,7 +10,8 @@
  * Exit: 0; 1 when the trace is unreadable or damaged (what was read is
  * still written to stdout, never to -o's file), holds nothing the format
  * can, or writing failed (0, quietly, for a pipe closed while streaming:
- * the reader had what it wanted); 2 for bad usage. */
+ * the reader had what it wanted); 2 for bad usage; 3 with --strict when
+ * anything was lost (the output written all the same). */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdio.h>
@@ -174,6 +175,10 @@ static int run(struct dump *d)
     char label[NP_ESTIMATE_LABEL_MAX];
     if (np_model_estimated(m) && !d->format->labels_estimate)
         fprintf(stderr, "nanoprof dump: %s: %s\n", d->format->name, np_model_estimate_label(m, label, sizeof label));
+    char note[NP_VIEW_NOTE_MAX];
+    d->options.note = np_view_loss_note(&d->view, note, sizeof note);
+    d->options.diag = np_view_diag;
+    d->options.diag_ctx = &d->view;
     int written = d->format->finish ? d->format->finish(m, d->format_listener.ctx)
                                     : d->format->write(m, &d->options, out.file);
     int broken = np_view_write_status(&d->view, "the output");
@@ -204,12 +209,12 @@ int np_cmd_dump(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     static const struct np_view_spec spec = { "o:", longopts, option, usage, 1 };
-    struct dump d = { .options = { NP_EXPORT_SELF_NS, false } };
+    struct dump d = { .options = { .value = NP_EXPORT_SELF_NS } };
     int rc = np_view_parse(&d.view, &spec, &d, argc, argv);
     if (!rc)
         rc = check_options(&d);
     if (!rc)
-        rc = run(&d);
+        rc = np_view_status(&d.view, run(&d));
     np_view_free(&d.view);
     return rc < 0 ? 0 : rc;
 }

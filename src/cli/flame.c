@@ -106,9 +106,14 @@ static int run(struct flame *f)
                                        : np_view_time_kind(&f->view, m)) < 0)
         subtitle = NULL;
     f->svg.subtitle = subtitle;
-    bool ok = np_flame_svg(out.file, m, &f->svg, NULL) == 0;
+    char note[NP_VIEW_NOTE_MAX];
+    f->svg.note = np_view_loss_note(&f->view, note, sizeof note);
+    struct np_flame_stats stats;
+    bool ok = np_flame_svg(out.file, m, &f->svg, &stats) == 0;
     if (!ok)
         fputs("nanoprof flame: out of memory\n", stderr);
+    else if (stats.merged[0])
+        np_view_diag(&f->view, NP_DIAG_NOTE, stats.merged);
     if (np_view_output_close(&f->view, &out, ok))
         rc = 1;
     free(subtitle);
@@ -132,7 +137,7 @@ int np_cmd_flame(int argc, char **argv)
     if (!rc && !f.output)
         rc = np_view_usage_error(&f.view, "%s", "no output file: -o FILE.svg, or -o - for stdout");
     if (!rc)
-        rc = run(&f);
+        rc = np_view_status(&f.view, run(&f));
     np_view_free(&f.view);
     return rc < 0 ? 0 : rc;
 }

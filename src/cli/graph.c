@@ -206,7 +206,8 @@ static int print_graph(struct graph *g, const char *glob)
     size_t shown = 0;
     for (size_t i = 0; i < g->count; i++) {
         const struct np_function *fn = &g->fns[g->order[i]];
-        if (glob && fnmatch(glob, fn->name, 0) != 0)
+        /* the symbol or the name shown (with its module when ambiguous) */
+        if (glob && fnmatch(glob, fn->symbol, 0) != 0 && fnmatch(glob, fn->name, 0) != 0)
             continue;
         if (!shown++) {
             char t[NP_DURATION_MAX];
@@ -215,6 +216,7 @@ static int print_graph(struct graph *g, const char *glob)
             printf(": call graph of %zu function%s, total time %s, %s\n", g->count, g->count == 1 ? "" : "s",
                    np_format_duration(t, sizeof t, g->total_ns), np_view_time_kind(&g->view, g->m));
             np_view_print_estimate(stdout, g->m, "# ");
+            np_view_print_loss(&g->view, stdout, "# ");
             printf(ROW "%s\n", "index", "% time", "total", "self",
                    np_model_estimated(g->m) ? "samples" : "called", "name");
         }
@@ -263,7 +265,7 @@ int np_cmd_graph(int argc, char **argv)
     struct graph g = { .m = NULL };
     int rc = np_view_parse(&g.view, &spec, &g, argc, argv);
     if (!rc)
-        rc = run(&g);
+        rc = np_view_status(&g.view, run(&g));
     np_view_free(&g.view);
     return rc < 0 ? 0 : rc;
 }

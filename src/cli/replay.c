@@ -53,7 +53,6 @@ static void usage(FILE *out)
 struct thread_state {
     struct np_call entry;    /* its innermost call, not printed yet (open) */
     bool open;
-    bool shown;              /* a line of it was printed */
 };
 
 struct name {
@@ -73,7 +72,6 @@ struct replay {
     char *line;
     size_t cap_line;
     uint64_t calls;
-    size_t threads_shown;
     bool nomem;
 };
 
@@ -156,12 +154,7 @@ static int print_line(struct replay *r, const struct np_model *m, enum line_kind
 {
     const struct np_thread *th = &np_model_threads(m, &(size_t){ 0 })[c->thread];
     if (c->thread != r->thread) {
-        struct thread_state *ts = &r->threads[c->thread];
         r->thread = c->thread;
-        if (!ts->shown) {
-            ts->shown = true;
-            r->threads_shown++;
-        }
         fputs("# ", r->out);
         np_view_print_thread(r->out, th);
         putc('\n', r->out);
@@ -277,8 +270,10 @@ static int run(struct np_view *v)
     } else {
         if (!r.head)
             print_head(&r, m);
-        printf("# %" PRIu64 " call%s in %zu thread%s\n", r.calls, r.calls == 1 ? "" : "s", r.threads_shown,
-               r.threads_shown == 1 ? "" : "s");
+        char threads[96]; /* counted as every view counts them */
+        printf("# %" PRIu64 " call%s in %s\n", r.calls, r.calls == 1 ? "" : "s",
+               np_view_threads(v, m, threads, sizeof threads));
+        np_view_print_loss(v, stdout, "# "); /* known once read: said last */
         if (np_view_flush(v, stdout, "the timeline"))
             rc = 1;
     }
@@ -293,7 +288,7 @@ int np_cmd_replay(int argc, char **argv)
     struct np_view v = { .cmd = NULL };
     int rc = np_view_parse(&v, &spec, NULL, argc, argv);
     if (!rc)
-        rc = run(&v);
+        rc = np_view_status(&v, run(&v));
     np_view_free(&v);
     return rc < 0 ? 0 : rc;
 }

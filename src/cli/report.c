@@ -7,7 +7,7 @@
  * stderr as one line each as the reader meets them; what was read before
  * is still reported. Exit: 0, also for a trace cut short or without END
  * (a warning says so); 1 when the trace is unreadable or damaged; 2 for
- * bad usage. */
+ * bad usage; 3 with --strict when anything was lost (view.h). */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdio.h>
@@ -139,18 +139,19 @@ static const char *per_call(char *buf, size_t size, bool estimated, uint64_t ns)
 
 static void print_text(const struct report *r, const struct np_model *m, const uint32_t *order, size_t count)
 {
-    size_t nproc, nthreads;
+    size_t nproc;
     const struct np_function *fns = np_model_functions(m, &(size_t){ 0 });
     const struct np_model_sampling *sampling = np_model_sampling(m);
     bool est = np_model_estimated(m);
+    char threads[96];
     np_model_processes(m, &nproc);
-    np_model_threads(m, &nthreads);
     fputs("# ", stdout);
     np_text_field(stdout, r->view.path);
-    printf(": %zu process%s, %zu thread%s, %" PRIu64 " %s of %zu functions, %s\n", nproc, nproc == 1 ? "" : "es",
-           nthreads, nthreads == 1 ? "" : "s", total_calls(m), est ? "samples" : "calls", count,
+    printf(": %zu process%s, %s, %" PRIu64 " %s of %zu functions, %s\n", nproc, nproc == 1 ? "" : "es",
+           np_view_threads(&r->view, m, threads, sizeof threads), total_calls(m), est ? "samples" : "calls", count,
            np_view_time_kind(&r->view, m));
     np_view_print_estimate(stdout, m, "# ");
+    np_view_print_loss(&r->view, stdout, "# ");
     if (!est && sampling->samples)
         printf("# the trace also holds %" PRIu64 " samples: --samples shows the profile estimated from them\n",
                sampling->samples);
@@ -253,7 +254,9 @@ static void print_json_threads(const struct np_model *m)
         json_u64("calls", t[i].calls, ",");
         json_u64("total_ns", t[i].total_ns, ",");
         json_u64("switched_ns", t[i].switched_ns, ",");
-        json_u64("lost", t[i].lost, "}");
+        json_u64("lost", t[i].lost, ",");
+        json_u64("closed_at_loss", t[i].closed_at_loss, ",");
+        json_u64("closed_at_cut", t[i].closed_at_cut, "}");
         puts(i + 1 < n ? "," : "");
     }
     puts("  ],");
@@ -285,6 +288,13 @@ static void print_json(const struct report *r, const struct np_model *m, const s
     printf("  \"sampling\":{\"hz\":%" PRIu32 ",\"period_ns\":%" PRIu64 ",\"cpu_time\":%s,\"samples\":%" PRIu64
            ",\"periods\":%" PRIu64 ",\"skipped\":%" PRIu64 "},\n",
            s->hz, s->period_ns, s->cpu_time ? "true" : "false", s->samples, s->periods, s->skipped);
+    const struct np_view_loss *l = &r->view.loss;
+    char note[NP_VIEW_NOTE_MAX];
+    printf("  \"loss\":{\"events\":%" PRIu64 ",\"threads\":%zu,\"closed_calls\":%" PRIu64 ",\"files_cut\":%u,"
+           "\"too_deep\":%" PRIu64 ",\"blocks\":%" PRIu64 ",\"note\":",
+           l->events, l->threads, l->closed, l->files_cut, l->too_deep, l->blocks);
+    np_json_string(stdout, np_view_loss_note(&r->view, note, sizeof note));
+    puts("},");
     print_json_processes(m);
     print_json_threads(m);
     puts("  \"functions\": [");
@@ -293,6 +303,9 @@ static void print_json(const struct report *r, const struct np_model *m, const s
         fputs("    {", stdout);
         json_key("name");
         np_json_string(stdout, f->name);
+        putchar(',');
+        json_key("symbol");
+        np_json_string(stdout, f->symbol);
         putchar(',');
         json_u64("calls", f->calls, ",");
         json_u64("total_ns", f->total_ns, ",");
@@ -357,7 +370,7 @@ int np_cmd_report(int argc, char **argv)
     struct report r = { .sort = SORT_TOTAL, .format = FORMAT_TEXT };
     int rc = np_view_parse(&r.view, &spec, &r, argc, argv);
     if (!rc)
-        rc = run(&r);
+        rc = np_view_status(&r.view, run(&r));
     np_view_free(&r.view);
     return rc < 0 ? 0 : rc;
 }

@@ -5,8 +5,9 @@
  * thread's root), drawn with box-drawing characters: calls, inclusive and
  * self time, and the share of the thread's total. A node's children come
  * largest inclusive time first, ties in order of first call. Nodes and
- * threads without calls (all filtered out) are left out. Deep trees are
- * walked without recursion, so any depth prints. Exit: as report. */
+ * threads without calls (all filtered out) are left out; the title
+ * counts them (np_view_threads). Deep trees are walked without recursion,
+ * so any depth prints. Exit: as report. */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdio.h>
@@ -188,16 +189,15 @@ oom:
 
 static int print_tree(struct tree *t, const struct np_model *m)
 {
-    size_t nthreads, nprocs;
+    size_t nthreads;
     const struct np_thread *th = np_model_threads(m, &nthreads);
-    np_model_processes(m, &nprocs);
-    size_t shown = 0;
-    for (size_t i = 0; i < nthreads; i++)
-        shown += th[i].calls > 0;
+    char threads[96];
     fputs("# ", stdout);
     np_text_field(stdout, t->view.path);
-    printf(": call tree of %zu thread%s, %s\n", shown, shown == 1 ? "" : "s", np_view_time_kind(&t->view, m));
+    printf(": call tree of %s, %s\n", np_view_threads(&t->view, m, threads, sizeof threads),
+           np_view_time_kind(&t->view, m));
     np_view_print_estimate(stdout, m, "# ");
+    np_view_print_loss(&t->view, stdout, "# ");
     printf(ROW "%s\n", np_view_calls_heading(m, "Calls"), "Total", "Self", "Total%", "Function");
     for (size_t i = 0; i < nthreads; i++) {
         if (!th[i].calls || th[i].root == NP_NONE)
@@ -249,7 +249,7 @@ int np_cmd_tree(int argc, char **argv)
     struct tree t = { .glyphs = &unicode_glyphs };
     int rc = np_view_parse(&t.view, &spec, &t, argc, argv);
     if (!rc)
-        rc = run(&t);
+        rc = np_view_status(&t.view, run(&t));
     np_view_free(&t.view);
     return rc < 0 ? 0 : rc;
 }

@@ -11,7 +11,7 @@
 #include "common/trace_format.h"
 
 /* Below any command's own long option values, above any character. */
-enum { OPT_TID = 300, OPT_DEPTH, OPT_MIN_DURATION, OPT_EXCLUDE_SWITCHED, OPT_SAMPLES, OPT_HELP };
+enum { OPT_TID = 300, OPT_DEPTH, OPT_MIN_DURATION, OPT_EXCLUDE_SWITCHED, OPT_SAMPLES, OPT_STRICT, OPT_HELP };
 
 static const struct option common_longopts[] = {
     { "tid", required_argument, NULL, OPT_TID },
@@ -19,6 +19,7 @@ static const struct option common_longopts[] = {
     { "min-duration", required_argument, NULL, OPT_MIN_DURATION },
     { "exclude-switched", no_argument, NULL, OPT_EXCLUDE_SWITCHED },
     { "samples", no_argument, NULL, OPT_SAMPLES },
+    { "strict", no_argument, NULL, OPT_STRICT },
     { "help", no_argument, NULL, OPT_HELP },
 };
 #define NCOMMON (sizeof common_longopts / sizeof common_longopts[0])
@@ -58,6 +59,9 @@ static int common_option(struct np_view *v, int c, const char *arg)
         return 0;
     case OPT_SAMPLES:
         v->opt.from_samples = true;
+        return 0;
+    case OPT_STRICT:
+        v->strict = true;
         return 0;
     default:
         return 1;
@@ -141,7 +145,8 @@ void np_view_diag(void *ctx, enum np_diag_level level, const char *line)
     np_progress_done(&v->progress);
     if (v->write_error) /* the reading was stopped for it: nothing more to say */
         return;
-    fprintf(stderr, "nanoprof %s: %s", v->cmd, level == NP_DIAG_WARNING ? "warning: " : "");
+    fprintf(stderr, "nanoprof %s: %s", v->cmd,
+            level == NP_DIAG_WARNING ? "warning: " : level == NP_DIAG_NOTE ? "note: " : "");
     np_text_field(stderr, line); /* one line, whatever a source says */
     putc('\n', stderr);
 }
@@ -173,6 +178,8 @@ int np_view_load(struct np_view *v, struct np_model **m, int *rc)
         *m = NULL;
         return 1;
     }
+    np_view_count_loss(v, *m);
+    np_view_warn_loss(v);
     return 0;
 }
 
@@ -196,6 +203,133 @@ int np_view_write_status(const struct np_view *v, const char *what)
         return 0;
     fprintf(stderr, "nanoprof %s: writing %s failed: %s\n", v->cmd, what, strerror(v->write_error));
     return 1;
+}
+
+/* ---- losses ------------------------------------------------------------------ */
+
+void np_view_count_loss(struct np_view *v, const struct np_model *m)
+{
+    struct np_view_loss *l = &v->loss;
+    size_t np, nt;
+    const struct np_process *p = np_model_processes(m, &np);
+    const struct np_thread *t = np_model_threads(m, &nt);
+    memset(l, 0, sizeof *l);
+    l->nthreads = nt;
+    l->files = v->summary.files;
+    l->files_cut = v->summary.files_unfinished;
+    for (size_t i = 0; i < np; i++) {
+        uint64_t in_threads = 0; /* LOST records of the process's threads */
+        for (size_t k = 0; k < nt; k++) {
+            if (t[k].process != i)
+                continue;
+            in_threads += t[k].lost;
+            l->closed += t[k].closed_at_loss + t[k].closed_at_cut;
+            l->too_deep += t[k].dropped;
+            /* a process without END lost its threads' ends */
+            if (t[k].lost || t[k].closed_at_loss || t[k].dropped || !p[i].complete) {
+                if (l->threads < NP_VIEW_LOSS_TIDS)
+                    l->tids[l->threads] = t[k].tid;
+                l->threads++;
+            }
+        }
+        /* END counts every thread's, unselected ones and those that left
+         * no LOST record too: it stands when higher, without --tid */
+        l->events += !v->opt.ntids && p[i].events_lost > in_threads ? p[i].events_lost : in_threads;
+        l->blocks += p[i].blocks_lost;
+    }
+    l->any = l->events || l->closed || l->too_deep || l->blocks || l->files_cut;
+}
+
+static const char *plural(uint64_t n, const char *s)
+{
+    return n == 1 ? "" : s;
+}
+
+/* What was lost, its parts joined by ", ", into BUF at *LEN. */
+static void loss_what(const struct np_view_loss *l, char *buf, size_t size, size_t *len)
+{
+    const char *sep = "";
+#define ADD(...)                                                                          \
+    do {                                                                                  \
+        int k_ = *len < size ? snprintf(buf + *len, size - *len, __VA_ARGS__) : 0;       \
+        *len += k_ > 0 ? (size_t)k_ : 0;                                                  \
+        sep = ", ";                                                                       \
+    } while (0)
+    if (l->events)
+        ADD("%s%" PRIu64 " event%s lost", sep, l->events, plural(l->events, "s"));
+    if (l->files_cut)
+        ADD("%s%u of %u trace file%s cut short", sep, l->files_cut, l->files, plural(l->files, "s"));
+    if (l->too_deep)
+        ADD("%s%" PRIu64 " call%s deeper than %u levels not counted", sep, l->too_deep, plural(l->too_deep, "s"),
+            NP_MODEL_MAX_STACK);
+    if (l->blocks)
+        ADD("%s%" PRIu64 " block execution%s were not counted (the program's table was full: raise "
+            "NANOPROF_BLOCKS)", sep, l->blocks, plural(l->blocks, "s"));
+#undef ADD
+}
+
+void np_view_warn_loss(struct np_view *v)
+{
+    const struct np_view_loss *l = &v->loss;
+    if (!l->any)
+        return;
+    char line[NP_VIEW_NOTE_MAX + 256];
+    size_t len = 0;
+    loss_what(l, line, sizeof line, &len);
+    if (l->threads && len < sizeof line) {
+        len += (size_t)snprintf(line + len, sizeof line - len, " in %zu of %zu thread%s (tid%s", l->threads,
+                                l->nthreads, plural(l->nthreads, "s"), plural(l->threads, "s"));
+        for (size_t i = 0; i < l->threads && i < NP_VIEW_LOSS_TIDS && len < sizeof line; i++)
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s%" PRIu32, i ? ", " : " ", l->tids[i]);
+        if (len < sizeof line)
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s)",
+                                    l->threads > NP_VIEW_LOSS_TIDS ? ", ..." : "");
+    }
+    if (l->closed && len < sizeof line)
+        snprintf(line + len, sizeof line - len, "; calls around the losses are closed at the loss points");
+    np_view_diag(v, NP_DIAG_WARNING, line);
+}
+
+const char *np_view_loss_note(const struct np_view *v, char *buf, size_t size)
+{
+    const struct np_view_loss *l = &v->loss;
+    if (!l->any || !size)
+        return NULL;
+    size_t len = 0;
+    buf[0] = '\0';
+    loss_what(l, buf, size, &len);
+    if (l->threads && len < size)
+        len += (size_t)snprintf(buf + len, size - len, " in %zu thread%s", l->threads, plural(l->threads, "s"));
+    if (len < size)
+        snprintf(buf + len, size - len, ": counts and times around the losses are incomplete");
+    return buf;
+}
+
+void np_view_print_loss(const struct np_view *v, FILE *out, const char *prefix)
+{
+    char note[NP_VIEW_NOTE_MAX];
+    if (np_view_loss_note(v, note, sizeof note))
+        fprintf(out, "%s%s\n", prefix, note);
+}
+
+int np_view_status(const struct np_view *v, int rc)
+{
+    return !rc && v->strict && v->loss.any ? NP_VIEW_EXIT_LOSS : rc;
+}
+
+const char *np_view_threads(const struct np_view *v, const struct np_model *m, char *buf, size_t size)
+{
+    size_t n, empty = 0;
+    const struct np_thread *t = np_model_threads(m, &n);
+    for (size_t i = 0; i < n; i++)
+        empty += !t[i].calls;
+    const struct np_model_options *o = &v->opt;
+    bool filtered = o->ninclude || o->nexclude || o->max_depth || o->min_duration_ns;
+    int k = snprintf(buf, size, "%zu thread%s", n, n == 1 ? "" : "s");
+    if (empty && k >= 0 && (size_t)k < size)
+        snprintf(buf + k, size - (size_t)k, " (%zu with no %s %s)", empty,
+                 np_model_estimated(m) ? "samples" : "calls", filtered ? "kept" : "recorded");
+    return buf;
 }
 
 void np_view_print_thread(FILE *out, const struct np_thread *t)

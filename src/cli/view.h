@@ -25,11 +25,35 @@
     "  --tid=LIST     only these threads (ids separated by commas)\n"                 \
     "  -F GLOB        only calls made inside functions matching GLOB\n"               \
     "  -N GLOB        leave out functions matching GLOB and what they call\n"         \
-    "  --depth=N      only calls less than N levels deep\n"                           \
+    "  --depth=N      only the outermost N levels of calls (1: a thread's outermost\n" \
+    "                 calls only; with -F, levels count from the function it names)\n" \
     "  --min-duration=TIME  only calls lasting at least TIME (250ns, 1.5us, 2ms)\n"   \
     "  --exclude-switched   take the time threads were switched out off every call\n" \
     "  --samples      the profile estimated from the trace's samples, not its calls\n" \
+    "  --strict       exit with status 3 when the trace lost anything (events\n"        \
+    "                 dropped, a file cut short, ...); the output is still written\n"   \
     "  --help         print this help and exit\n"
+
+/* The exit status of --strict when something was lost. */
+#define NP_VIEW_EXIT_LOSS 3
+
+/* What a trace lost, counted once it is loaded (np_view_count_loss): any
+ * of it makes the numbers around it incomplete, which every view says
+ * (one warning on stderr, a note in its header or its format's comment)
+ * and --strict turns into NP_VIEW_EXIT_LOSS. */
+#define NP_VIEW_LOSS_TIDS 8
+struct np_view_loss {
+    uint64_t events;          /* events dropped (LOST records; END's count when higher) */
+    uint64_t closed;          /* kept calls closed at a loss point or where a file was cut */
+    uint64_t too_deep;        /* calls deeper than NP_MODEL_MAX_STACK, not counted */
+    uint64_t blocks;          /* block executions not counted (the program's table was full) */
+    unsigned files_cut;       /* trace files cut short or without END */
+    unsigned files;           /* trace files found */
+    size_t threads;           /* threads affected */
+    size_t nthreads;          /* threads in the model */
+    uint32_t tids[NP_VIEW_LOSS_TIDS]; /* the first threads affected */
+    bool any;
+};
 
 struct np_view {
     const char *cmd;          /* "report": starts every message */
@@ -41,6 +65,8 @@ struct np_view {
     bool progress_ready;
     struct np_trace_summary summary;
     int write_error;          /* errno of a write that failed while reading (np_view_write_failed) */
+    bool strict;              /* --strict */
+    struct np_view_loss loss; /* what the trace lost */
 };
 
 /* A command's own options: getopt's short string (without the common
@@ -74,20 +100,51 @@ int np_view_pick(const struct np_view *v, const char *const *names, const char *
  * NULL. */
 const char *np_view_path_and_name(struct np_view *v);
 
-/* Loads the trace into *M, reporting problems on stderr one line each.
- * Returns 0 with *M to print (possibly from a damaged trace, with a
- * warning already out), or the exit status (1) with *M NULL. *RC is the
- * status to exit with once printed: 1 when the trace was damaged
- * (not merely cut short), else 0. */
+/* Loads the trace into *M, reporting problems on stderr one line each,
+ * then what was lost (np_view_count_loss, np_view_warn_loss). Returns 0
+ * with *M to print (possibly from a damaged trace, with a warning already
+ * out), or the exit status (1) with *M NULL. *RC is the status to exit
+ * with once printed: 1 when the trace was damaged (not merely cut short),
+ * else 0 (np_view_status adds --strict's). */
 int np_view_load(struct np_view *v, struct np_model **m, int *rc);
 
 /* No progress bar while loading: for a command whose output, on the
  * terminal too, comes while the trace is read. */
 void np_view_no_progress(struct np_view *v);
 
+/* ---- losses: one place for every view ---------------------------------------
+ *
+ * A view that loads through np_view_load has them counted and the warning
+ * out; it puts np_view_print_loss in its header (or np_view_loss_note in
+ * its format's comment) and returns np_view_status(v, rc). A view that
+ * reads otherwise fills v->loss and calls np_view_warn_loss itself. */
+
+/* Counts what M (and v->summary) say was lost into v->loss. With --tid,
+ * only the selected threads' LOST records count. */
+void np_view_count_loss(struct np_view *v, const struct np_model *m);
+/* When anything was lost, one line on stderr: "nanoprof CMD: warning: 7
+ * events lost in 1 of 2 threads (tid 100); calls around the losses are
+ * closed at the loss points". */
+void np_view_warn_loss(struct np_view *v);
+/* The note for a header or a comment ("7 events lost in 1 thread: counts
+ * and times around the losses are incomplete") in BUF; NULL when nothing
+ * was lost. */
+#define NP_VIEW_NOTE_MAX 512
+const char *np_view_loss_note(const struct np_view *v, char *buf, size_t size);
+/* "PREFIX<note>\n" on OUT when anything was lost; nothing otherwise. */
+void np_view_print_loss(const struct np_view *v, FILE *out, const char *prefix);
+/* The status to exit with: RC, or NP_VIEW_EXIT_LOSS when RC is 0, --strict
+ * was given and something was lost. */
+int np_view_status(const struct np_view *v, int rc);
+
+/* The threads of M as every view counts them, in BUF: "2 threads", or
+ * "301 threads (262 with no calls recorded)" when some have none ("kept"
+ * when filters dropped calls, "samples" in an estimated profile). */
+const char *np_view_threads(const struct np_view *v, const struct np_model *m, char *buf, size_t size);
+
 /* A diagnostic LINE for V (CTX), as the loading reports them:
- * "nanoprof CMD: [warning: ]LINE" on stderr, control characters shown;
- * none once a write failed (np_view_write_failed). */
+ * "nanoprof CMD: [warning: |note: ]LINE" on stderr, control characters
+ * shown; none once a write failed (np_view_write_failed). */
 void np_view_diag(void *ctx, enum np_diag_level level, const char *line);
 
 /* For a command that writes as it reads (a listener, model.h): a write

@@ -29,6 +29,7 @@
  *                    longjmp is __longjmp_chk)
  *   sigjmp           the same with sigsetjmp and siglongjmp
  *   dlopen LIB       f1 x1, then dlopen LIB and call its plugin_work x3
+ *                    (each calls the library's own static f1)
  *   named            NP_ENTER("phase one") { f1 x2 } x3, then
  *                    NP_ENTER("phase two") { f2 x1 } x1 (linked builds only)
  *   uthreads         two user-level threads (ucontext, np_thread_switch):
