@@ -280,9 +280,10 @@ const struct np_model_sampling *np_model_sampling(const struct np_model *m);
  * stacks (model_samples.c). Known from the first call told. */
 bool np_model_estimated(const struct np_model *m);
 /* What every view says of an estimated profile, in BUF: "times estimated
- * from N samples at H Hz (CPU time)". */
+ * from N samples at H Hz (CPU time)", then, when the sampler skipped
+ * periods, how many. */
 const char *np_model_estimate_label(const struct np_model *m, char *buf, size_t size);
-#define NP_ESTIMATE_LABEL_MAX 128
+#define NP_ESTIMATE_LABEL_MAX 224
 
 static inline uint64_t np_function_avg_ns(const struct np_function *f)
 {

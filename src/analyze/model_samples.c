@@ -633,7 +633,11 @@ bool np_model_estimated(const struct np_model *m)
 const char *np_model_estimate_label(const struct np_model *m, char *buf, size_t size)
 {
     const struct np_model_sampling *s = np_model_sampling(m);
-    snprintf(buf, size, "times estimated from %" PRIu64 " sample%s at %" PRIu32 " Hz (%s time)", s->samples,
-             s->samples == 1 ? "" : "s", s->hz, s->cpu_time ? "CPU" : "wall");
+    int n = snprintf(buf, size, "times estimated from %" PRIu64 " sample%s at %" PRIu32 " Hz (%s time)", s->samples,
+                     s->samples == 1 ? "" : "s", s->hz, s->cpu_time ? "CPU" : "wall");
+    /* periods the sampler could not take are left out of the estimate: said */
+    if (s->skipped && n >= 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, "; %" PRIu64 " period%s not sampled (in a hook before it knew its "
+                 "function, or no buffer)", s->skipped, s->skipped == 1 ? "" : "s");
     return buf;
 }
