@@ -51,6 +51,7 @@ test-sanitizers: deps
 	done
 
 bench: build
+	@sh scripts/deps.sh bench
 	@sh bench/run.sh $(BUILD)
 
 install: build

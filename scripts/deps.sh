@@ -4,6 +4,12 @@
 set -eu
 PKGS="cmake make gcc clang pkg-config libelf-dev libdw-dev libzstd-dev libunwind-dev libcmocka-dev uftrace valgrind binutils libc6-dev jq libxml2-utils nodejs"
 missing=""
+# `deps.sh bench`: also what make bench needs: npm, which fetches the
+# SQLite and zstd sources (bench/fetch_sources.sh); a node.js that ships
+# its own npm is fine
+if [ "${1:-}" = bench ] && ! command -v npm >/dev/null 2>&1; then
+    missing=" npm"
+fi
 for p in $PKGS; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
         missing="$missing $p"
