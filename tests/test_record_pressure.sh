@@ -57,6 +57,27 @@ got=$(field "$tmp/drop.csv" many_leaf 2)
     bad "drop: lost '$dropped', recorded '$got'"
 end_lost=$(jq '[.processes[].events_lost] | add' "$tmp/drop.json")
 [ "$end_lost" = "$dropped" ] && ok "drop: END counts the same losses" || bad "drop: END $end_lost, threads $dropped"
+# every view and exporter says so: one warning with the count, and text
+# views a note (the first lines; replay's last, as it prints while reading)
+warned=$(jq -r '.loss.threads' "$tmp/drop.json")
+for v in "report" "graph" "tree" "replay" "flame -o $tmp/f.svg" "dump --format=folded" \
+    "dump --format=chrome" "dump --format=callgrind" "dump --format=gmon -o $tmp/gmon.out"; do
+    # shellcheck disable=SC2086
+    "$np" $v "$tmp/drop" >"$tmp/view.out" 2>"$tmp/view.err"
+    rc=$?
+    cmd=${v%% *}
+    if [ "$rc" = 0 ] && [ "$(wc -l <"$tmp/view.err")" = 1 ] &&
+        grep -q "^nanoprof $cmd: warning: $dropped events lost in $warned of $((threads + 1)) threads (tids " "$tmp/view.err"
+    then ok "drop: $v warns"; else bad "drop: $v: rc $rc"; cat "$tmp/view.err"; fi
+    case $v in
+    report | graph | tree) head -n 3 "$tmp/view.out" | grep -q "^# $dropped events lost in $warned threads: " &&
+        ok "drop: $v notes it in its header" || bad "drop: $v: no note in the header" ;;
+    replay) tail -n 1 "$tmp/view.out" | grep -q "^# $dropped events lost in $warned threads: " &&
+        ok "drop: replay notes it last" || bad "drop: replay: no note" ;;
+    esac
+done
+"$np" tree --strict "$tmp/drop" >/dev/null 2>&1
+[ $? = 3 ] && ok "drop: tree --strict exits 3" || bad "drop: tree --strict"
 
 # -- nanoprof record: --drop, the closing line and --strict ---------------
 if [ -n "$hookless" ]; then
