@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_record_pressure.sh NANOPROF REC_PROG [REC_PROG_HOOKLESS] - the
+# test_record_pressure.sh NANOPROF REC_PROG [REC_PROG_HOOKLESS STALL_PROG] - the
 # recorder under pressure: 300 threads at once, buffers of 4k and one
 # buffer allowed in the queue. By default nothing is lost: every call the
 # program counts itself is in the trace, thread by thread. With dropping
@@ -7,10 +7,13 @@
 # `nanoprof record` say so. REC_PROG is linked with libnanoprof (records
 # with NANOPROF_RECORD, every build); REC_PROG_HOOKLESS goes through
 # `nanoprof record` (not in sanitizer builds, whose runtime cannot be
-# preloaded).
+# preloaded). STALL_PROG holds a lock that the writer needs while it waits
+# for the writer: the recorder goes on, past the queue's limit, and loses
+# nothing.
 np=$1
 prog=$2
 hookless=${3:-}
+stall=${4:-}
 np_cmd=report
 . "$(dirname "$0")/cli_test.sh"
 
@@ -103,5 +106,16 @@ if [ -n "$hookless" ]; then
     rc=$?
     status "record: a bad NANOPROF_DROP is refused" 2 "NANOPROF_DROP=yes in the environment is not 0 or 1"
     [ ! -s "$tmp/out" ] && ok "record: the program did not run" || bad "record: the program ran"
+fi
+# -- a writer that cannot move: the threads go on without it ---------------
+if [ -n "$stall" ]; then
+    NANOPROF_BUFFER=64k NANOPROF_QUEUE=1 NANOPROF_RECORD="$tmp/stall" "$stall" 300000 >"$tmp/stall.out" 2>"$tmp/stall.err"
+    rc=$?
+    [ "$rc" = 0 ] && grep -qx "calls 300000" "$tmp/stall.out" && ok "stall: the program ran to its end" ||
+        { bad "stall: rc $rc"; cat "$tmp/stall.err"; }
+    "$np" report --format=csv "$tmp/stall" >"$tmp/stall.csv" 2>"$tmp/stall.err"
+    [ "$(field "$tmp/stall.csv" leaf 2)" = 300000 ] && [ ! -s "$tmp/stall.err" ] &&
+        ok "stall: every call recorded, nothing lost" ||
+        { bad "stall: leaf calls $(field "$tmp/stall.csv" leaf 2)"; cat "$tmp/stall.err"; }
 fi
 finish

@@ -90,6 +90,7 @@ static struct {
     unsigned live;            /* threads with a stream, not ended (under the lock) */
     uint64_t retired;         /* buffers the writer has written (under the lock) */
     uint64_t waits, forced;   /* times a thread waited, buffers taken past the limit */
+    uint64_t stuck_at;        /* R.retired when a buffer was last forced, + 1 (0: never) */
     pthread_mutex_t lock;
     pthread_cond_t wake, idle, space;
     struct np_rec_buf *qhead, *qtail, *free;
@@ -414,6 +415,13 @@ static struct np_rec_buf *wait_locked(struct np_rec_stream *s)
     uint64_t seen = R.retired;
     unsigned stalled = 0;
     R.waits++;
+    if (R.stuck_at == R.retired + 1) {
+        /* the writer has not moved since a buffer was last forced: it is
+         * still stuck, waiting again would only cost another stall */
+        if ((b = take_locked(s, 1)))
+            R.forced++;
+        return b;
+    }
     while (!b && !LOAD(&R.stopping) && !s->ended) {
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
@@ -433,8 +441,10 @@ static struct np_rec_buf *wait_locked(struct np_rec_stream *s)
         b = take_locked(s, force);
         if (!b && force)
             break; /* not even past the limit: no memory */
-        if (b && force)
+        if (b && force) {
             R.forced++;
+            R.stuck_at = R.retired + 1;
+        }
     }
     return b;
 }
@@ -1013,6 +1023,7 @@ static void fork_child(void)
     R.qhead = R.qtail = NULL;
     R.nqueued = 0;
     R.live = own ? 1 : 0;
+    R.stuck_at = 0;
     R.writer_started = 0;
     R.wstate = W_IDLE;
     R.finishing = 0;
