@@ -47,13 +47,14 @@ static void head(struct chrome *c, const struct np_model *m)
 {
     c->started = true;
     c->base_ns = np_model_first_ns(m);
-    fputs("{\"traceEvents\":[", c->out);
+    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", c->out);
 }
 
-/* After the events: the units and otherData. */
+/* After the events: otherData. (Perfetto wants displayTimeUnit before
+ * the events: it counts a later one as "too late".) */
 static void tail(struct chrome *c, const struct np_model *m)
 {
-    fprintf(c->out, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":\"nanoprof\",\"start_unix_ns\":%" PRIu64,
+    fprintf(c->out, "\n],\"otherData\":{\"source\":\"nanoprof\",\"start_unix_ns\":%" PRIu64,
             c->base_ns);
     if (np_model_estimated(m)) { /* calls from successive samples */
         char label[NP_ESTIMATE_LABEL_MAX];
