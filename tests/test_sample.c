@@ -449,7 +449,11 @@ static void test_in_hooks(void **state)
     if (in_fcall < 200 || (double)(in_fcall + in_sanitizer) < 0.9 * (double)m->periods)
         fail_msg("%llu of %llu periods in fcall, %llu in the sanitizer", (unsigned long long)in_fcall,
                  (unsigned long long)m->periods, (unsigned long long)in_sanitizer);
-    stacks_reach(m, "fcall", 0.95);
+    /* whole stacks, but under ThreadSanitizer: the hooks call its runtime,
+     * built without -ffixed-rbp, so a sample taken there has the function
+     * and its caller only (sample.c, hook_stack) */
+    if (!UNDER_TSAN)
+        stacks_reach(m, "fcall", 0.95);
     free_trace(&t);
     run_cleanup(&r);
 }
