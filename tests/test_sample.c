@@ -449,11 +449,12 @@ static void test_in_hooks(void **state)
     if (in_fcall < 200 || (double)(in_fcall + in_sanitizer) < 0.9 * (double)m->periods)
         fail_msg("%llu of %llu periods in fcall, %llu in the sanitizer", (unsigned long long)in_fcall,
                  (unsigned long long)m->periods, (unsigned long long)in_sanitizer);
-    /* whole stacks, but under ThreadSanitizer: the hooks call its runtime,
-     * built without -ffixed-rbp, so a sample taken there has the function
-     * and its caller only (sample.c, hook_stack) */
+    /* whole stacks, most of them: a sample taken in the recorder's slow
+     * path (record.c, built without -ffixed-rbp) has the function and its
+     * caller only (sample.c, hook_stack; 6 of 111 seen), and so do most
+     * under ThreadSanitizer, whose runtime the hooks call */
     if (!UNDER_TSAN)
-        stacks_reach(m, "fcall", 0.95);
+        stacks_reach(m, "fcall", 0.85);
     free_trace(&t);
     run_cleanup(&r);
 }
