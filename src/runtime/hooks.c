@@ -104,7 +104,7 @@ np_on_event(int exit, uint64_t fn, const void *site)
 #if NP_HOOKS_MECHANISMS & NP_MECH_COST
     if (f & NP_F_COST_ON) {
         if (exit)
-            np_cost_exit(t, fn & NP_ADDR_MASK);
+            np_cost_exit(t);
         else
             np_cost_enter(t, fn);
     }
@@ -171,10 +171,11 @@ static NP_HOOKS_TEXT __attribute__((noinline)) void rec_only(struct np_thread *t
 #define rec_only(t, w0, site) ((void)0)
 #endif
 
-/* The compiler's hooks. The common case, the call trace alone on an
- * attached thread, is handled here with no call at all, so these stay leaf
- * functions that save no registers; everything else goes to the full path
- * by a tail call (the recorder alone to its own, first). */
+/* The compiler's hooks. The common cases, the call trace alone or cost
+ * measurement alone on an attached thread, are handled here with no call
+ * at all, so these stay leaf functions that save no registers; everything
+ * else goes to the full path by a tail call (the recorder alone to its
+ * own, first). */
 static NP_HOOKS_TEXT __attribute__((noinline)) void enter_full(void *fn, void *site)
 {
     uint64_t a = (uint64_t)(uintptr_t)fn & NP_ADDR_MASK;
@@ -196,13 +197,17 @@ static NP_HOOKS_TEXT __attribute__((noinline)) void exit_full(void *fn, void *si
 }
 
 #define NP_FAST_MASK (NP_F_BUSY | NP_F_COST_ON | NP_F_REC_ON)
+/* Cost measurement alone (the call trace off), not busy, not recording,
+ * nothing that needs its full path. */
+#define NP_COST_MASK (NP_F_BUSY | NP_F_CT_ON | NP_F_COST_ON | NP_F_REC_ON | NP_F_COST_SLOW)
 
 NP_HOOK NP_HOOKS_TEXT void __cyg_profile_func_enter(void *fn, void *site)
 {
-#if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
+#if NP_HOOKS_MECHANISMS & (NP_MECH_CALLTRACE | NP_MECH_COST)
     struct np_thread *t = np_cur;
     if (__builtin_expect(t != NULL, 1)) {
         uint32_t f = t->flags;
+#if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
         if (!(f & NP_FAST_MASK) && !NP_USER_ON()) {
             if (f & NP_F_CT_ON) {
                 uint64_t a = (uint64_t)(uintptr_t)fn & NP_ADDR_MASK;
@@ -213,6 +218,20 @@ NP_HOOK NP_HOOKS_TEXT void __cyg_profile_func_enter(void *fn, void *site)
             }
             return;
         }
+#endif
+#if NP_HOOKS_MECHANISMS & NP_MECH_COST
+        if ((f & NP_COST_MASK) == NP_F_COST_ON && !NP_USER_ON()) {
+            /* busy first: the checks read what a signal handler's hooks
+             * may change (a merge moves the slots) */
+            t->flags = f | NP_F_BUSY;
+            __atomic_signal_fence(__ATOMIC_SEQ_CST);
+            int done = np_cost_enter_fast(t, (uint64_t)(uintptr_t)fn & NP_ADDR_MASK);
+            __atomic_signal_fence(__ATOMIC_SEQ_CST);
+            t->flags = f;
+            if (__builtin_expect(done, 1))
+                return;
+        }
+#endif
     }
 #endif
     enter_full(fn, site);
@@ -220,10 +239,11 @@ NP_HOOK NP_HOOKS_TEXT void __cyg_profile_func_enter(void *fn, void *site)
 
 NP_HOOK NP_HOOKS_TEXT void __cyg_profile_func_exit(void *fn, void *site)
 {
-#if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
+#if NP_HOOKS_MECHANISMS & (NP_MECH_CALLTRACE | NP_MECH_COST)
     struct np_thread *t = np_cur;
     if (__builtin_expect(t != NULL, 1)) {
         uint32_t f = t->flags;
+#if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
         if (!(f & NP_FAST_MASK) && !NP_USER_ON()) {
             if (f & NP_F_CT_ON) {
                 if (f & NP_F_CT_LOG)
@@ -233,6 +253,18 @@ NP_HOOK NP_HOOKS_TEXT void __cyg_profile_func_exit(void *fn, void *site)
             }
             return;
         }
+#endif
+#if NP_HOOKS_MECHANISMS & NP_MECH_COST
+        if ((f & NP_COST_MASK) == NP_F_COST_ON && !NP_USER_ON()) {
+            t->flags = f | NP_F_BUSY;
+            __atomic_signal_fence(__ATOMIC_SEQ_CST);
+            int done = np_cost_exit_fast(t);
+            __atomic_signal_fence(__ATOMIC_SEQ_CST);
+            t->flags = f;
+            if (__builtin_expect(done, 1))
+                return;
+        }
+#endif
     }
 #endif
     exit_full(fn, site);

@@ -36,16 +36,25 @@ int np_api_enter(struct np_thread *t, const char *where);
  * the previous state (1 on, 0 off) or a negative np_status. */
 int np_switch_mechanism(const char *who, uint32_t init_flag, uint32_t on_flag, int on, const char *not_init);
 
-/* The default statistics table (the last one initialised), used when a
- * measurement buffer fills up. */
+/* The default statistics table (the last one initialised), into which a
+ * thread's full table of sums is merged. */
 extern void *np_default_stats;
-/* stats.c: summarise T's measurement buffer into STATS (table locked). */
-int np_stats_summarise(void *stats, struct np_thread *t);
+/* stats.c: adds T's sums and lost count to STATS (under its lock) and
+ * empties T's table but for the functions of its open calls. NP_EFULL
+ * when some function found no room; NP_EINVAL (and nothing done) when
+ * STATS was shut down meanwhile. */
+int np_stats_merge(void *stats, struct np_thread *t);
 
-/* cost.c: a thread is ending: count what it recorded and never summarised
- * as lost in the default table (called by the port). */
+/* cost.c: empties the thread's table but for the functions of its open
+ * calls (their sums zero). */
+void np_cost_reset(struct np_cost_state *c);
+/* cost.c: adds to the sums the self time of the open calls so far. */
+void np_cost_credit_open(struct np_thread *t);
+/* cost.c: a longjmp back to where DEPTH calls were open and LOST_OPEN
+ * dropped: closes the calls it abandons at the time of the jump.
+ * FROM_HOOK: the jump leaves a hook (its work may be half done). */
+void np_cost_unwind(struct np_thread *t, uint32_t depth, uint64_t lost_open, int from_hook);
+/* cost.c: a thread is ending: merge its sums into the default table
+ * (called by the port). */
 void np_cost_thread_exit(struct np_thread *t);
-/* stats.c: counts records lost outside a summary. */
-void np_stats_add_lost(void *stats, uint64_t n);
-
 #endif
