@@ -14,7 +14,9 @@ struct np_thread;
 enum np_clock_kind {
     NP_CLOCK_COUNTER = 0,   /* TSC / CNTVCT: raw ticks, switch-corrected */
     NP_CLOCK_THREAD_CPU,    /* per-thread CPU time in ns: needs no correction */
-    NP_CLOCK_MONOTONIC      /* wall time in ns: no switch exclusion */
+    NP_CLOCK_MONOTONIC,     /* wall time in ns: no switch exclusion */
+    NP_CLOCK_STEPS          /* one tick per read, per thread: reproducible
+                               times, for tests (NANOPROF_CLOCK=steps) */
 };
 
 extern int np_clock_kind;
