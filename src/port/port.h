@@ -23,7 +23,7 @@ extern int np_clock_kind;
 /* Per-OS-thread flag word that the kernel clears when the thread is switched
  * out (rseq_cs), or NULL where the platform has none. */
 extern __thread volatile uint64_t *np_switch_flag
-    __attribute__((tls_model("initial-exec")));
+    __attribute__((tls_model("initial-exec"), visibility("default")));
 
 uint64_t np_port_clock_slow(void);  /* the non-counter clocks, in ns */
 

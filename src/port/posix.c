@@ -44,7 +44,7 @@ extern const unsigned int __rseq_size __attribute__((weak));
 #endif
 
 int np_clock_kind = NP_CLOCK_MONOTONIC;
-__thread volatile uint64_t *np_switch_flag __attribute__((tls_model("initial-exec")));
+__thread volatile uint64_t *np_switch_flag __attribute__((tls_model("initial-exec"), visibility("default")));
 
 static __thread uint64_t ref_counter, ref_cpu_ns;
 static double calib_ns_per_tick = 1.0;

@@ -4,18 +4,44 @@
  * The same file builds each library: NP_HOOKS_MECHANISMS says which
  * mechanisms the hooks call (the all-in-one library checks the thread's
  * flags for each; a single-mechanism library calls only its own), the way
- * the SDK linked libos.CALLTRACE.a or libos.FUNCTIONCOST.a. */
+ * the SDK linked libos.CALLTRACE.a or libos.FUNCTIONCOST.a.
+ *
+ * NP_HOOKS_NONSHARED builds libnanoprof-hooks.a, which a program linked
+ * with libnanoprof.so takes into its own executable (pkg-config and the
+ * CMake package put it first): only the two compiler hooks, with their
+ * leaf paths (call trace alone, cost alone), the rest of the work being
+ * the shared library's (np_hooks_full_enter/exit). A call from the
+ * program's code to a function in a shared library, mapped terabytes
+ * away, costs more than one to a function beside it (the CPU's branch
+ * predictor keeps fewer bits of far targets); docs/performance.md has the
+ * figures. */
 #include "calltrace_hot.h"
 #include "cost_hot.h"
 #include "hooks.h"
 #include "output.h"
 
+#if defined(NP_HOOKS_NONSHARED)
+#undef NP_HOOKS_MECHANISMS
+#define NP_HOOKS_MECHANISMS (NP_MECH_CALLTRACE | NP_MECH_COST | NP_MECH_USER | NP_MECH_RECORD)
+#endif
 #ifndef NP_HOOKS_MECHANISMS
 #define NP_HOOKS_MECHANISMS (NP_MECH_CALLTRACE | NP_MECH_COST | NP_MECH_USER | NP_MECH_RECORD)
 #endif
-#if NP_HOOKS_MECHANISMS & NP_MECH_RECORD
+#if (NP_HOOKS_MECHANISMS & NP_MECH_RECORD) && !defined(NP_HOOKS_NONSHARED)
 #include "record_hot.h"
 #endif
+
+#if defined(NP_HOOKS_NONSHARED)
+/* The shared library this archive goes with: a link or load error, not a
+ * wrong layout, when they come from different versions. */
+extern const char NP_HOOKS_ABI;
+__attribute__((used)) static const char *const keep_abi = &NP_HOOKS_ABI;
+/* For the sampler: a sample in these hooks belongs to the function they
+ * are called for (hooks.h). */
+NP_EXPORT const struct np_hooks_range np_hooks_text_exe = { __start_np_hooks_text, __stop_np_hooks_text };
+#define NP_USER_ON() (__atomic_load_n(&np_user_hooks, __ATOMIC_RELAXED) != NULL)
+#else
+NP_EXPORT const char NP_HOOKS_ABI = 1;
 
 /* Lets the init functions refuse a mechanism this library's hooks do not
  * call, instead of silently recording nothing. */
@@ -33,27 +59,27 @@ __attribute__((used)) static const char *const keep_setjmp = &np_setjmp_linked;
  * reads a consistent set unless np_hooks_set is called USER_SLOTS more
  * times meanwhile. */
 #define USER_SLOTS 16
-struct user_hooks {
+struct np_user_hooks {
     np_hook_fn enter, exit;
     void *ctx;
 };
-static struct user_hooks user_slots[USER_SLOTS];
-static struct user_hooks *user_hooks;
+static struct np_user_hooks user_slots[USER_SLOTS];
+struct np_user_hooks *np_user_hooks;
 static unsigned user_next;
 
 int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
 {
-    struct user_hooks *h = NULL;
+    struct np_user_hooks *h = NULL;
     if (enter || exit) {
         h = &user_slots[__atomic_fetch_add(&user_next, 1, __ATOMIC_RELAXED) % USER_SLOTS];
         h->enter = enter;
         h->exit = exit;
         h->ctx = ctx;
     }
-    __atomic_store_n(&user_hooks, h, __ATOMIC_RELEASE);
+    __atomic_store_n(&np_user_hooks, h, __ATOMIC_RELEASE);
     return NP_OK;
 }
-#define NP_USER_ON() (__atomic_load_n(&user_hooks, __ATOMIC_RELAXED) != NULL)
+#define NP_USER_ON() (__atomic_load_n(&np_user_hooks, __ATOMIC_RELAXED) != NULL)
 #else
 int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
 {
@@ -110,7 +136,7 @@ np_on_event(int exit, uint64_t fn, const void *site)
     }
 #endif
 #if NP_HOOKS_MECHANISMS & NP_MECH_USER
-    struct user_hooks *u = __atomic_load_n(&user_hooks, __ATOMIC_ACQUIRE);
+    struct np_user_hooks *u = __atomic_load_n(&np_user_hooks, __ATOMIC_ACQUIRE);
     np_hook_fn h = u ? (exit ? u->exit : u->enter) : NULL;
     if (h)
         h(u->ctx, (const void *)(uintptr_t)(fn & NP_ADDR_MASK), site, !exit && (fn & NP_REC_NAMED) != 0);
@@ -171,12 +197,10 @@ static NP_HOOKS_TEXT __attribute__((noinline)) void rec_only(struct np_thread *t
 #define rec_only(t, w0, site) ((void)0)
 #endif
 
-/* The compiler's hooks. The common cases, the call trace alone or cost
- * measurement alone on an attached thread, are handled here with no call
- * at all, so these stay leaf functions that save no registers; everything
- * else goes to the full path by a tail call (the recorder alone to its
- * own, first). */
-static NP_HOOKS_TEXT __attribute__((noinline)) void enter_full(void *fn, void *site)
+/* Everything but the hooks' leaf paths, by a tail call from them (the
+ * recorder alone to its own path, first); exported for
+ * libnanoprof-hooks.a. */
+NP_HOOK NP_HOOKS_TEXT __attribute__((noinline)) void np_hooks_full_enter(void *fn, void *site)
 {
     uint64_t a = (uint64_t)(uintptr_t)fn & NP_ADDR_MASK;
     struct np_thread *t = np_cur;
@@ -186,7 +210,7 @@ static NP_HOOKS_TEXT __attribute__((noinline)) void enter_full(void *fn, void *s
         enter_slow(a, site);
 }
 
-static NP_HOOKS_TEXT __attribute__((noinline)) void exit_full(void *fn, void *site)
+NP_HOOK NP_HOOKS_TEXT __attribute__((noinline)) void np_hooks_full_exit(void *fn, void *site)
 {
     uint64_t a = (uint64_t)(uintptr_t)fn & NP_ADDR_MASK;
     struct np_thread *t = np_cur;
@@ -196,6 +220,12 @@ static NP_HOOKS_TEXT __attribute__((noinline)) void exit_full(void *fn, void *si
         exit_slow(a, site);
 }
 
+#endif /* !NP_HOOKS_NONSHARED */
+
+/* The compiler's hooks. The common cases, the call trace alone or cost
+ * measurement alone on an attached thread, are handled here with no call
+ * at all, so these stay leaf functions that save no registers; everything
+ * else goes to the full path by a tail call. */
 #define NP_FAST_MASK (NP_F_BUSY | NP_F_COST_ON | NP_F_REC_ON)
 /* Cost measurement alone (the call trace off), not busy, not recording,
  * nothing that needs its full path. */
@@ -208,7 +238,7 @@ NP_HOOK NP_HOOKS_TEXT void __cyg_profile_func_enter(void *fn, void *site)
     if (__builtin_expect(t != NULL, 1)) {
         uint32_t f = t->flags;
 #if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
-        if (!(f & NP_FAST_MASK) && !NP_USER_ON()) {
+        if (__builtin_expect(!(f & NP_FAST_MASK) && !NP_USER_ON(), 1)) {
             if (f & NP_F_CT_ON) {
                 uint64_t a = (uint64_t)(uintptr_t)fn & NP_ADDR_MASK;
                 if (f & NP_F_CT_LOG)
@@ -234,7 +264,7 @@ NP_HOOK NP_HOOKS_TEXT void __cyg_profile_func_enter(void *fn, void *site)
 #endif
     }
 #endif
-    enter_full(fn, site);
+    np_hooks_full_enter(fn, site);
 }
 
 NP_HOOK NP_HOOKS_TEXT void __cyg_profile_func_exit(void *fn, void *site)
@@ -244,7 +274,7 @@ NP_HOOK NP_HOOKS_TEXT void __cyg_profile_func_exit(void *fn, void *site)
     if (__builtin_expect(t != NULL, 1)) {
         uint32_t f = t->flags;
 #if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
-        if (!(f & NP_FAST_MASK) && !NP_USER_ON()) {
+        if (__builtin_expect(!(f & NP_FAST_MASK) && !NP_USER_ON(), 1)) {
             if (f & NP_F_CT_ON) {
                 if (f & NP_F_CT_LOG)
                     np_ct_log_exit(t);
@@ -267,9 +297,10 @@ NP_HOOK NP_HOOKS_TEXT void __cyg_profile_func_exit(void *fn, void *site)
 #endif
     }
 #endif
-    exit_full(fn, site);
+    np_hooks_full_exit(fn, site);
 }
 
+#if !defined(NP_HOOKS_NONSHARED)
 /* Manual markers: the name string stands for the function. noinline so
  * that the return address is the marker's own call site. */
 __attribute__((noinline)) void np_enter(const char *name)
@@ -282,3 +313,4 @@ __attribute__((noinline)) void np_exit(void)
 {
     np_on_exit(0, __builtin_return_address(0));
 }
+#endif

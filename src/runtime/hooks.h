@@ -6,6 +6,9 @@
 #include "thread.h"
 
 #define NP_HOOK __attribute__((no_instrument_function, visibility("default")))
+/* What libnanoprof-hooks.a, linked into a program, reaches in
+ * libnanoprof.so (hooks.c) */
+#define NP_EXPORT __attribute__((visibility("default")))
 
 /* The compiler's hooks and what they call first live in a section of
  * their own, so that the sampler can tell a sample taken inside them
@@ -14,11 +17,23 @@
 #define NP_HOOKS_TEXT __attribute__((section("np_hooks_text")))
 extern const char __start_np_hooks_text[] __attribute__((weak, visibility("hidden")));
 extern const char __stop_np_hooks_text[] __attribute__((weak, visibility("hidden")));
+/* The hooks libnanoprof-hooks.a put into the program, when it did. */
+struct np_hooks_range {
+    const char *start, *stop;
+};
+extern const struct np_hooks_range np_hooks_text_exe __attribute__((weak, visibility("default")));
 static inline int np_in_hooks_text(uint64_t pc)
 {
-    return __start_np_hooks_text && pc >= (uint64_t)(uintptr_t)__start_np_hooks_text &&
-           pc < (uint64_t)(uintptr_t)__stop_np_hooks_text;
+    const struct np_hooks_range *exe = &np_hooks_text_exe;
+    return (__start_np_hooks_text && pc >= (uint64_t)(uintptr_t)__start_np_hooks_text &&
+            pc < (uint64_t)(uintptr_t)__stop_np_hooks_text) ||
+           (exe && pc >= (uint64_t)(uintptr_t)exe->start && pc < (uint64_t)(uintptr_t)exe->stop);
 }
+
+/* hooks.c: the full path of the hooks, and the user hooks in force. */
+void np_hooks_full_enter(void *fn, void *site) NP_EXPORT;
+void np_hooks_full_exit(void *fn, void *site) NP_EXPORT;
+extern struct np_user_hooks *np_user_hooks NP_EXPORT;
 
 /* Which mechanisms this library's hooks call (hooks.c). */
 #define NP_MECH_CALLTRACE 1

@@ -5,7 +5,7 @@
 #include "cost_hot.h"
 #include "record.h"
 
-__thread struct np_thread *np_cur __attribute__((tls_model("initial-exec")));
+__thread struct np_thread *np_cur __attribute__((tls_model("initial-exec"), visibility("default")));
 static __thread struct np_thread own __attribute__((tls_model("initial-exec"), aligned(16)));
 
 /* Set by the recorder (record.c) when it starts; NULL otherwise. */

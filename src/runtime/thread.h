@@ -120,7 +120,7 @@ struct np_thread {
 
 _Static_assert(sizeof(struct np_thread) <= NP_THREAD_SIZE, "NP_THREAD_SIZE too small");
 
-extern __thread struct np_thread *np_cur __attribute__((tls_model("initial-exec")));
+extern __thread struct np_thread *np_cur __attribute__((tls_model("initial-exec"), visibility("default")));
 struct np_thread *np_thread_attach(void);
 /* The OS thread's own state (not a user-level thread's), or NULL. */
 struct np_thread *np_thread_os(void);
