@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include "lazy.h"
 #ifdef __linux__
 #include <linux/perf_event.h>
 #endif
@@ -398,6 +399,9 @@ static void load_module(struct np_module *m)
 {
     m->loaded = 1;
     m->dbg_fd = -1;
+    m->fd = -1;
+    if (!np_lazy_elf())
+        return; /* no libelf (libnanoprof.so loads it now): addresses */
     elf_version(EV_CURRENT);
     m->fd = open(m->path, O_RDONLY | O_CLOEXEC);
     if (m->fd < 0)
