@@ -149,14 +149,14 @@ __attribute__((visibility("hidden"))) void np_setjmp_note(const void *env)
     /* Find the real longjmp now, not at the first longjmp, which may run in
      * a signal handler where dlsym is not safe. */
     (void)find_longjmp();
-    if (t && (t->flags & NP_F_REC_ON) && !(t->flags & NP_F_BUSY)) {
+    if ((t->flags & NP_F_REC_ON) && !(t->flags & NP_F_BUSY)) {
         /* the recorder notes it in the thread's stream (record.c) */
         t->flags |= NP_F_BUSY;
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
         np_rec_jump_hook(t, NP_RAW_SETJMP, env);
         np_thread_unlock(t);
     }
-    if (t && (t->flags & (NP_F_CT_INIT | NP_F_COST_INIT)) && !(t->flags & NP_F_BUSY)) {
+    if ((t->flags & (NP_F_CT_INIT | NP_F_COST_INIT)) && !(t->flags & NP_F_BUSY)) {
         struct np_jmp_mark *m = mark_for(t, env, 1);
         m->ct_top = t->ct.top;
         m->ct_overflow = t->ct.overflow;
@@ -187,7 +187,7 @@ static void unwind_to(struct np_thread *t, const struct np_jmp_mark *m, int from
 static void note_longjmp(const void *env)
 {
     struct np_thread *t = np_cur;
-    if (!t)
+    if (t == &np_unattached)
         return;
     if (t->flags & NP_F_REC_ON) {
         /* also from inside a hook: the recorder's append is complete or

@@ -40,6 +40,15 @@ typedef struct np_trace_record {
 #define NP_REC_NAMED (1ull << 63)
 #define NP_ADDR_BITS 48
 #define NP_ADDR_MASK ((1ull << NP_ADDR_BITS) - 1)
+/* A code address as the hooks store it: its low NP_ADDR_BITS bits. On
+ * x86-64, code is mapped below 2^47 (with 5-level paging too: the kernel
+ * maps higher only when asked to), so there is nothing to clear, and the
+ * hooks save the instructions. */
+#if defined(__x86_64__)
+#define NP_CODE_ADDR(p) ((uint64_t)(uintptr_t)(p))
+#else
+#define NP_CODE_ADDR(p) ((uint64_t)(uintptr_t)(p) & NP_ADDR_MASK)
+#endif
 #define NP_DEPTH_MAX 0xffffu
 
 struct np_calltrace_state {
@@ -120,7 +129,10 @@ struct np_thread {
 
 _Static_assert(sizeof(struct np_thread) <= NP_THREAD_SIZE, "NP_THREAD_SIZE too small");
 
+/* The state in use on this thread: &np_unattached until it is attached,
+ * never NULL. */
 extern __thread struct np_thread *np_cur __attribute__((tls_model("initial-exec"), visibility("default")));
+extern const struct np_thread np_unattached;
 struct np_thread *np_thread_attach(void);
 /* The OS thread's own state (not a user-level thread's), or NULL. */
 struct np_thread *np_thread_os(void);
@@ -128,7 +140,7 @@ struct np_thread *np_thread_os(void);
 static inline __attribute__((always_inline)) struct np_thread *np_self(void)
 {
     struct np_thread *t = np_cur;
-    if (__builtin_expect(t == 0, 0))
+    if (__builtin_expect(t == &np_unattached, 0))
         t = np_thread_attach();
     return t;
 }
