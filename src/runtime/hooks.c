@@ -40,6 +40,7 @@ __attribute__((used)) static const char *const keep_abi = &NP_HOOKS_ABI;
  * are called for (hooks.h). */
 NP_EXPORT const struct np_hooks_range np_hooks_text_exe = { __start_np_hooks_text, __stop_np_hooks_text };
 #define NP_USER_ON() (__atomic_load_n(&np_user_hooks, __ATOMIC_RELAXED) != NULL)
+#define NP_GLOBAL_FLAGS() __atomic_load_n(&np_hooks_global, __ATOMIC_RELAXED)
 #else
 NP_EXPORT const char NP_HOOKS_ABI = 1;
 
@@ -65,6 +66,7 @@ struct np_user_hooks {
 };
 static struct np_user_hooks user_slots[USER_SLOTS];
 struct np_user_hooks *np_user_hooks;
+uint32_t np_hooks_global;
 static unsigned user_next;
 
 int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
@@ -77,9 +79,13 @@ int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
         h->ctx = ctx;
     }
     __atomic_store_n(&np_user_hooks, h, __ATOMIC_RELEASE);
+    /* the hooks' leaf paths read this with the thread's flags: busy sends
+     * every call to the full path, which calls the user hooks */
+    __atomic_store_n(&np_hooks_global, h ? (uint32_t)NP_F_BUSY : 0u, __ATOMIC_RELEASE);
     return NP_OK;
 }
 #define NP_USER_ON() (__atomic_load_n(&np_user_hooks, __ATOMIC_RELAXED) != NULL)
+#define NP_GLOBAL_FLAGS() __atomic_load_n(&np_hooks_global, __ATOMIC_RELAXED)
 #else
 int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
 {
@@ -87,6 +93,7 @@ int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
     return np_error(NP_EINVAL, "np_hooks_set", "this library was built without user hooks (link libnanoprof)");
 }
 #define NP_USER_ON() 0
+#define NP_GLOBAL_FLAGS() 0u
 #endif
 
 /* The full path of both hooks (EXIT is a constant where it is inlined).
@@ -242,21 +249,22 @@ NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_enter
     struct np_thread *t = np_cur; /* np_unattached (busy) at first */
     {
         uint32_t f = t->flags;
+        uint32_t g = f | NP_GLOBAL_FLAGS(); /* busy too when user hooks are set */
 #if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
-        uint32_t k = f & NP_CT_MASK;
-        if (__builtin_expect(k == (NP_F_CT_ON | NP_F_CT_LOG), 1) && !NP_USER_ON()) {
+        uint32_t k = g & NP_CT_MASK;
+        if (__builtin_expect(k == (NP_F_CT_ON | NP_F_CT_LOG), 1)) {
             np_ct_log_enter(t, NP_CODE_ADDR(fn), site);
             return;
         }
-        if (!(k & ~NP_F_CT_LOG) && !NP_USER_ON())
+        if (!(k & ~NP_F_CT_LOG))
             return; /* nothing on */
-        if (k == NP_F_CT_ON && !NP_USER_ON()) {
+        if (k == NP_F_CT_ON) {
             np_ct_stack_enter(t, NP_CODE_ADDR(fn), site);
             return;
         }
 #endif
 #if NP_HOOKS_MECHANISMS & NP_MECH_COST
-        if ((f & NP_COST_MASK) == NP_F_COST_ON && !NP_USER_ON()) {
+        if ((g & NP_COST_MASK) == NP_F_COST_ON) {
             /* busy first: the checks read what a signal handler's hooks
              * may change (a merge moves the slots) */
             t->flags = f | NP_F_BUSY;
@@ -279,21 +287,22 @@ NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_exit(
     struct np_thread *t = np_cur; /* np_unattached (busy) at first */
     {
         uint32_t f = t->flags;
+        uint32_t g = f | NP_GLOBAL_FLAGS();
 #if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
-        uint32_t k = f & NP_CT_MASK;
-        if (__builtin_expect(k == (NP_F_CT_ON | NP_F_CT_LOG), 1) && !NP_USER_ON()) {
+        uint32_t k = g & NP_CT_MASK;
+        if (__builtin_expect(k == (NP_F_CT_ON | NP_F_CT_LOG), 1)) {
             np_ct_log_exit(t);
             return;
         }
-        if (!(k & ~NP_F_CT_LOG) && !NP_USER_ON())
+        if (!(k & ~NP_F_CT_LOG))
             return; /* nothing on */
-        if (k == NP_F_CT_ON && !NP_USER_ON()) {
+        if (k == NP_F_CT_ON) {
             np_ct_stack_exit(t);
             return;
         }
 #endif
 #if NP_HOOKS_MECHANISMS & NP_MECH_COST
-        if ((f & NP_COST_MASK) == NP_F_COST_ON && !NP_USER_ON()) {
+        if ((g & NP_COST_MASK) == NP_F_COST_ON) {
             t->flags = f | NP_F_BUSY;
             __atomic_signal_fence(__ATOMIC_SEQ_CST);
             int done = np_cost_exit_fast(t);

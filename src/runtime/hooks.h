@@ -34,6 +34,9 @@ static inline int np_in_hooks_text(uint64_t pc)
 void np_hooks_full_enter(void *fn, void *site) NP_EXPORT;
 void np_hooks_full_exit(void *fn, void *site) NP_EXPORT;
 extern struct np_user_hooks *np_user_hooks NP_EXPORT;
+/* Flags every thread's hooks take as their own too: NP_F_BUSY while user
+ * hooks are set, so that their leaf paths check one word, not two. */
+extern uint32_t np_hooks_global NP_EXPORT;
 
 /* Which mechanisms this library's hooks call (hooks.c). */
 #define NP_MECH_CALLTRACE 1
