@@ -21,9 +21,10 @@ enum np_clock_kind {
 
 extern int np_clock_kind;
 /* Per-OS-thread flag word that the kernel clears when the thread is switched
- * out (rseq_cs), or NULL where the platform has none. */
-extern __thread volatile uint64_t *np_switch_flag
-    __attribute__((tls_model("initial-exec"), visibility("default")));
+ * out (rseq_cs); a word that is never 0 where the platform has none, or
+ * until the thread arms it. */
+extern __thread volatile uint64_t *np_switch_flag __attribute__((tls_model("initial-exec")));
+extern const uint64_t np_switch_never __attribute__((visibility("default")));
 
 uint64_t np_port_clock_slow(void);  /* the non-counter clocks, in ns */
 
@@ -67,8 +68,7 @@ static inline __attribute__((always_inline)) uint64_t np_port_ticks(void)
  * np_port_resync(). */
 static inline __attribute__((always_inline)) int np_port_switched(void)
 {
-    volatile uint64_t *f = np_switch_flag;
-    return f && *f == 0;
+    return *np_switch_flag == 0;
 }
 
 /* Adds the time this OS thread spent switched out since the last resync to

@@ -45,7 +45,11 @@ extern const unsigned int __rseq_size __attribute__((weak));
 #endif
 
 int np_clock_kind = NP_CLOCK_MONOTONIC;
-__thread volatile uint64_t *np_switch_flag __attribute__((tls_model("initial-exec"), visibility("default")));
+/* Until a thread arms switch detection, its flag is this word, never 0:
+ * the hooks read the flag without first testing the pointer. */
+__attribute__((visibility("default"))) const uint64_t np_switch_never = 1;
+__thread volatile uint64_t *np_switch_flag __attribute__((tls_model("initial-exec"), visibility("default"))) =
+    (volatile uint64_t *)&np_switch_never;
 
 static __thread uint64_t ref_counter, ref_cpu_ns;
 /* The counter's rate, once measured (x86-64: 0 until then, see
@@ -271,7 +275,7 @@ void np_port_clock_thread(void)
 {
     np_port_clock_init();
 #ifdef NP_HAVE_RSEQ
-    if (np_clock_kind == NP_CLOCK_COUNTER && !np_switch_flag) {
+    if (np_clock_kind == NP_CLOCK_COUNTER && np_switch_flag == &np_switch_never) {
         struct rseq *rs = (struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
         np_switch_flag = (volatile uint64_t *)&rs->rseq_cs;
         *np_switch_flag = (uint64_t)(uintptr_t)&rseq_desc;

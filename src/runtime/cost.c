@@ -277,8 +277,9 @@ uint64_t np_thread_time_resync(struct np_thread *t)
      * moments, so the estimate may overshoot by a little: never let the
      * thread's time run backwards past its last entry or exit. */
     const struct np_cost_state *c = &t->cost;
-    if (c->last && (int64_t)(now - t->off - c->last) < 0)
-        t->off = now - c->last;
+    uint64_t floor = np_cost_now_floor(c);
+    if (floor && (int64_t)(now - t->off - floor) < 0)
+        t->off = now - floor;
     return now - t->off;
 }
 

@@ -55,6 +55,16 @@ static inline void np_cost_sync_flags(struct np_thread *t)
         t->flags &= ~NP_F_COST_SLOW;
 }
 
+/* The time of the thread's last entry or exit: the switch resync never
+ * lets the thread's time go back before it. */
+static inline uint64_t np_cost_now_floor(const struct np_cost_state *c)
+{
+    uint64_t t = c->last;
+    if (c->depth && (int64_t)(c->frames[c->depth - 1].start - t) > 0)
+        t = c->frames[c->depth - 1].start;
+    return t;
+}
+
 /* Pushes the call of slot S at time NOW (the stack has room). */
 static inline __attribute__((always_inline)) void
 np_cost_push(struct np_cost_state *c, struct np_cost_fn *s, uint32_t d, uint64_t now)
@@ -67,7 +77,7 @@ np_cost_push(struct np_cost_state *c, struct np_cost_fn *s, uint32_t d, uint64_t
     c->depth = d + 1; /* the call counts from here */
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     s->active++;
-    c->last = now;
+    /* no c->last: the newest time is this frame's start (np_cost_now_floor) */
 }
 
 /* Pops the innermost call (D open) and adds it to its function's sums. */

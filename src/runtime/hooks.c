@@ -15,6 +15,11 @@
  * away, costs more than one to a function beside it (the CPU's branch
  * predictor keeps fewer bits of far targets); docs/performance.md has the
  * figures. */
+#if defined(NP_HOOKS_NONSHARED)
+/* the archive's own names for the state its leaf paths read (below) */
+#define np_cur np_hooks_cur
+#define np_switch_flag np_hooks_switch_flag
+#endif
 #include "calltrace_hot.h"
 #include "cost_hot.h"
 #include "hooks.h"
@@ -39,6 +44,26 @@ __attribute__((used)) static const char *const keep_abi = &NP_HOOKS_ABI;
 /* For the sampler: a sample in these hooks belongs to the function they
  * are called for (hooks.h). */
 NP_EXPORT const struct np_hooks_range np_hooks_text_exe = { __start_np_hooks_text, __stop_np_hooks_text };
+/* The state the leaf paths read, defined here too, with the shared
+ * library's initial values: the library's own references, through its
+ * GOT, then find these (the program's definitions come first), while the
+ * hooks reach them as the static library's do: a thread-local variable at
+ * a fixed offset from the thread pointer, a global beside the code, no
+ * GOT load on the way. */
+__attribute__((visibility("hidden"))) __thread struct np_thread *np_hooks_cur
+    __attribute__((tls_model("initial-exec"))) = (struct np_thread *)&np_unattached;
+__attribute__((visibility("hidden"))) __thread volatile uint64_t *np_hooks_switch_flag
+    __attribute__((tls_model("initial-exec"))) = (volatile uint64_t *)&np_switch_never;
+/* the names the shared library refers to (an executable's own hidden
+ * names are what its linker turns into fixed offsets) */
+#undef np_cur
+#undef np_switch_flag
+extern __thread struct np_thread *np_cur __attribute__((alias("np_hooks_cur"), visibility("default")));
+extern __thread volatile uint64_t *np_switch_flag
+    __attribute__((alias("np_hooks_switch_flag"), visibility("default")));
+#define np_cur np_hooks_cur
+#define np_switch_flag np_hooks_switch_flag
+NP_EXPORT uint32_t np_hooks_global;
 #define NP_USER_ON() (__atomic_load_n(&np_user_hooks, __ATOMIC_RELAXED) != NULL)
 #define NP_GLOBAL_FLAGS() __atomic_load_n(&np_hooks_global, __ATOMIC_RELAXED)
 #else
@@ -256,12 +281,6 @@ NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_enter
             np_ct_log_enter(t, NP_CODE_ADDR(fn), site);
             return;
         }
-        if (!(k & ~NP_F_CT_LOG))
-            return; /* nothing on */
-        if (k == NP_F_CT_ON) {
-            np_ct_stack_enter(t, NP_CODE_ADDR(fn), site);
-            return;
-        }
 #endif
 #if NP_HOOKS_MECHANISMS & NP_MECH_COST
         if ((g & NP_COST_MASK) == NP_F_COST_ON) {
@@ -274,9 +293,21 @@ NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_enter
             t->flags = f;
             if (__builtin_expect(done, 1))
                 return;
+            goto full;
+        }
+#endif
+#if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
+        if (!(k & ~NP_F_CT_LOG))
+            return; /* nothing on */
+        if (k == NP_F_CT_ON) {
+            np_ct_stack_enter(t, NP_CODE_ADDR(fn), site);
+            return;
         }
 #endif
     }
+#endif
+#if NP_HOOKS_MECHANISMS & NP_MECH_COST
+full:
 #endif
     np_hooks_full_enter(fn, site);
 }
@@ -294,12 +325,6 @@ NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_exit(
             np_ct_log_exit(t);
             return;
         }
-        if (!(k & ~NP_F_CT_LOG))
-            return; /* nothing on */
-        if (k == NP_F_CT_ON) {
-            np_ct_stack_exit(t);
-            return;
-        }
 #endif
 #if NP_HOOKS_MECHANISMS & NP_MECH_COST
         if ((g & NP_COST_MASK) == NP_F_COST_ON) {
@@ -310,9 +335,21 @@ NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_exit(
             t->flags = f;
             if (__builtin_expect(done, 1))
                 return;
+            goto full;
+        }
+#endif
+#if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
+        if (!(k & ~NP_F_CT_LOG))
+            return; /* nothing on */
+        if (k == NP_F_CT_ON) {
+            np_ct_stack_exit(t);
+            return;
         }
 #endif
     }
+#endif
+#if NP_HOOKS_MECHANISMS & NP_MECH_COST
+full:
 #endif
     np_hooks_full_exit(fn, site);
 }

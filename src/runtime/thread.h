@@ -102,7 +102,7 @@ struct np_cost_state {
     uint32_t frames_cap;
     uint64_t lost_open;    /* entries dropped for want of room, still open */
     uint64_t lost;         /* records dropped since the last merge */
-    uint64_t last;         /* time of the last entry or exit */
+    uint64_t last;         /* time of the last exit (or merge) */
 };
 
 /* One setjmp seen on this thread: what to restore when longjmp returns to
@@ -131,8 +131,8 @@ _Static_assert(sizeof(struct np_thread) <= NP_THREAD_SIZE, "NP_THREAD_SIZE too s
 
 /* The state in use on this thread: &np_unattached until it is attached,
  * never NULL. */
-extern __thread struct np_thread *np_cur __attribute__((tls_model("initial-exec"), visibility("default")));
-extern const struct np_thread np_unattached;
+extern __thread struct np_thread *np_cur __attribute__((tls_model("initial-exec")));
+extern const struct np_thread np_unattached __attribute__((visibility("default")));
 struct np_thread *np_thread_attach(void);
 /* The OS thread's own state (not a user-level thread's), or NULL. */
 struct np_thread *np_thread_os(void);
