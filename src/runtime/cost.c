@@ -52,7 +52,8 @@ static int layout(struct np_cost_state *c, void *buf, size_t size)
     c->order = (uint32_t *)(tab + n * sizeof(struct np_cost_fn));
     c->frames = (struct np_cost_frame *)(c->order + n) + 1;
     size_t frames = (avail - n * SLOT_BYTES) / sizeof(struct np_cost_frame) - 1;
-    c->frames_cap = frames > 0xffffffffu ? 0xffffffffu : (uint32_t)frames;
+    c->top = c->frames;
+    c->end = c->frames + (frames > 0xffffffffu ? 0xffffffffu : frames);
     c->shift = 64 - bits;
     c->mask = (uint32_t)n - 1;
     c->limit = (uint32_t)(n / 4 * 3 + (n == 2));
@@ -105,13 +106,14 @@ static struct np_cost_fn *insert(struct np_cost_state *c, uint64_t fn)
 void np_cost_reset(struct np_cost_state *c)
 {
     struct np_cost_frame *f = c->frames;
-    for (uint32_t i = 0; i < c->depth; i++)
+    uint32_t depth = np_cost_depth(c);
+    for (uint32_t i = 0; i < depth; i++)
         f[i].ref = c->tab[(uint32_t)f[i].ref & ~NP_COST_CLOSING].fn;
     for (uint32_t k = 0; k < c->count; k++)
         memset(&c->tab[c->order[k]], 0, sizeof *c->tab);
     c->count = 0;
     /* the open calls' functions were all in the table: they fit again */
-    for (uint32_t i = 0; i < c->depth; i++) {
+    for (uint32_t i = 0; i < depth; i++) {
         struct np_cost_fn *s = insert(c, f[i].ref);
         f[i].ref = (uint32_t)(s - c->tab);
         s->active++;
@@ -135,12 +137,13 @@ struct np_cost_fn *np_cost_slot(struct np_thread *t, uint64_t fn)
 void np_cost_credit_open(struct np_thread *t)
 {
     struct np_cost_state *c = &t->cost;
-    if (!c->depth)
+    uint32_t depth = np_cost_depth(c);
+    if (!depth)
         return; /* no clock read: the steps clock stays reproducible */
     uint64_t now = np_thread_time(t);
     struct np_cost_frame *f = c->frames;
-    for (uint32_t i = 0; i < c->depth; i++) {
-        uint64_t until = i + 1 < c->depth ? f[i + 1].start : now;
+    for (uint32_t i = 0; i < depth; i++) {
+        uint64_t until = i + 1 < depth ? f[i + 1].start : now;
         uint64_t span = (int64_t)(until - f[i].start) > 0 ? until - f[i].start : 0;
         if (span > f[i].child) {
             c->tab[(uint32_t)f[i].ref & ~NP_COST_CLOSING].self += span - f[i].child;
@@ -171,7 +174,7 @@ void np_cost_thread_exit(struct np_thread *t)
         } else if (stats) {
             /* Calls still open never return (pthread_exit): not counted,
              * and said so. */
-            c->lost += 2 * (uint64_t)c->depth + c->lost_open;
+            c->lost += 2 * (uint64_t)np_cost_depth(c) + c->lost_open;
             np_stats_merge(stats, t);
         }
         t->flags &= ~(NP_F_COST_INIT | NP_F_COST_ON | NP_F_COST_SLOW);
@@ -212,7 +215,7 @@ int np_cost_clear(void)
     struct np_cost_state *c = &t->cost;
     /* Calls open now will exit with none open: those exits are ignored, as
      * for calls entered before measuring began. */
-    c->depth = 0;
+    c->top = c->frames;
     c->lost_open = 0;
     np_cost_reset(c);
     np_cost_sync_flags(t);
@@ -223,8 +226,8 @@ int np_cost_clear(void)
 /* Closes the open calls above DEPTH at time NOW, as their exits would. */
 static void close_to(struct np_cost_state *c, uint32_t depth, uint64_t now)
 {
-    while (c->depth > depth) {
-        struct np_cost_frame *f = &c->frames[c->depth - 1];
+    while (np_cost_depth(c) > depth) {
+        struct np_cost_frame *f = c->top - 1;
         struct np_cost_fn *s = &c->tab[(uint32_t)f->ref & ~NP_COST_CLOSING];
         uint64_t dur = (int64_t)(now - f->start) > 0 ? now - f->start : 0;
         s->calls++;
@@ -234,7 +237,7 @@ static void close_to(struct np_cost_state *c, uint32_t depth, uint64_t now)
         s->max = dur > s->max ? dur : s->max;
         s->self += dur > f->child ? dur - f->child : 0;
         f[-1].child += dur;
-        c->depth--;
+        c->top = f;
     }
 }
 
@@ -247,25 +250,27 @@ void np_cost_unwind(struct np_thread *t, uint32_t depth, uint64_t lost_open, int
          * function's open count, and an exit may have added part of its
          * call. That call is popped and counted lost (its sums may be
          * partly in), and the open counts are made again. */
-        for (uint32_t i = 0; i < c->depth; i++)
-            c->tab[(uint32_t)c->frames[i].ref & ~NP_COST_CLOSING].active = 0;
-        if (c->depth && (c->frames[c->depth - 1].ref & NP_COST_CLOSING)) {
-            c->depth--;
+        struct np_cost_frame *f;
+        for (f = c->frames; f < c->top; f++)
+            c->tab[(uint32_t)f->ref & ~NP_COST_CLOSING].active = 0;
+        if (c->top > c->frames && (c->top[-1].ref & NP_COST_CLOSING)) {
+            c->top--;
             c->lost += 2;
         }
-        for (uint32_t i = 0; i < c->depth; i++)
-            c->tab[(uint32_t)c->frames[i].ref].active++;
+        for (f = c->frames; f < c->top; f++)
+            c->tab[(uint32_t)f->ref].active++;
     }
-    if ((uint64_t)c->depth + c->lost_open <= (uint64_t)depth + lost_open)
+    uint32_t open = np_cost_depth(c);
+    if ((uint64_t)open + c->lost_open <= (uint64_t)depth + lost_open)
         return;
-    uint64_t k = c->depth + c->lost_open - depth - lost_open;
+    uint64_t k = open + c->lost_open - depth - lost_open;
     uint64_t r = k < c->lost_open ? k : c->lost_open;
     c->lost_open -= r; /* the dropped calls were the innermost */
     np_cost_sync_flags(t);
     k -= r;
     if (k) {
         uint64_t now = np_thread_time(t);
-        close_to(c, c->depth - (uint32_t)k, now);
+        close_to(c, open - (uint32_t)k, now);
         c->last = now;
     }
 }

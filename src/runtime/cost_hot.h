@@ -16,7 +16,7 @@
  *
  * Both run with the thread busy (no signal handler records meanwhile).
  * The stores are ordered for a handler that longjmps out of the hook:
- * an entry counts once its frame is whole (depth is stored last), and an
+ * an entry counts once its frame is whole (the top is stored last), and an
  * exit marks its frame CLOSING before it adds anything, so that the jump
  * can tell a half-added call (setjmp.c, np_cost_unwind). */
 #ifndef NP_COST_HOT_H
@@ -55,36 +55,40 @@ static inline void np_cost_sync_flags(struct np_thread *t)
         t->flags &= ~NP_F_COST_SLOW;
 }
 
+/* Calls open now. */
+static inline uint32_t np_cost_depth(const struct np_cost_state *c)
+{
+    return (uint32_t)(c->top - c->frames);
+}
+
 /* The time of the thread's last entry or exit: the switch resync never
  * lets the thread's time go back before it. */
 static inline uint64_t np_cost_now_floor(const struct np_cost_state *c)
 {
     uint64_t t = c->last;
-    if (c->depth && (int64_t)(c->frames[c->depth - 1].start - t) > 0)
-        t = c->frames[c->depth - 1].start;
+    if (c->top > c->frames && (int64_t)(c->top[-1].start - t) > 0)
+        t = c->top[-1].start;
     return t;
 }
 
-/* Pushes the call of slot S at time NOW (the stack has room). */
+/* Pushes the call of slot S at time NOW onto F, the top (there is room). */
 static inline __attribute__((always_inline)) void
-np_cost_push(struct np_cost_state *c, struct np_cost_fn *s, uint32_t d, uint64_t now)
+np_cost_push(struct np_cost_state *c, struct np_cost_fn *s, struct np_cost_frame *f, uint64_t now)
 {
-    struct np_cost_frame *f = &c->frames[d];
     f->start = now;
     f->child = 0;
     f->ref = (uint32_t)(s - c->tab);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    c->depth = d + 1; /* the call counts from here */
+    c->top = f + 1; /* the call counts from here */
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     s->active++;
     /* no c->last: the newest time is this frame's start (np_cost_now_floor) */
 }
 
-/* Pops the innermost call (D open) and adds it to its function's sums. */
+/* Pops F, the innermost call, and adds it to its function's sums. */
 static inline __attribute__((always_inline)) void
-np_cost_pop(struct np_cost_state *c, uint32_t d, uint64_t now)
+np_cost_pop(struct np_cost_state *c, struct np_cost_frame *f, uint64_t now)
 {
-    struct np_cost_frame *f = &c->frames[d - 1];
     uint32_t slot = (uint32_t)f->ref;
     f->ref = slot | NP_COST_CLOSING;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -104,17 +108,17 @@ np_cost_pop(struct np_cost_state *c, uint32_t d, uint64_t now)
     f[-1].child += dur; /* the caller's, or the spare frame below the first */
     c->last = now;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    c->depth = d - 1;
+    c->top = f;
 }
 
 static inline __attribute__((always_inline)) void
 np_cost_enter(struct np_thread *t, uint64_t fn)
 {
     struct np_cost_state *c = &t->cost;
-    uint32_t d = c->depth;
+    struct np_cost_frame *f = c->top;
     struct np_cost_fn *s = &c->tab[np_cost_hash(c, fn)];
 
-    if (__builtin_expect(c->lost_open != 0 || d == c->frames_cap, 0) ||
+    if (__builtin_expect(c->lost_open != 0 || f == c->end, 0) ||
         (__builtin_expect(s->fn != fn, 0) && !(s = np_cost_slot(t, fn)))) {
         if (c->lost_open++ == 0)
             np_cost_sync_flags(t);
@@ -122,14 +126,14 @@ np_cost_enter(struct np_thread *t, uint64_t fn)
         return;
     }
     /* read after a merge: the merge's time is the caller's */
-    np_cost_push(c, s, d, np_thread_time(t));
+    np_cost_push(c, s, f, np_thread_time(t));
 }
 
 static inline __attribute__((always_inline)) void
 np_cost_exit(struct np_thread *t)
 {
     struct np_cost_state *c = &t->cost;
-    uint32_t d = c->depth;
+    struct np_cost_frame *f = c->top;
 
     if (__builtin_expect(c->lost_open != 0, 0)) {
         if (--c->lost_open == 0)
@@ -137,9 +141,9 @@ np_cost_exit(struct np_thread *t)
         c->lost++;
         return;
     }
-    if (__builtin_expect(d == 0, 0))
+    if (__builtin_expect(f == c->frames, 0))
         return; /* the exit of a call entered before measuring began */
-    np_cost_pop(c, d, np_thread_time(t));
+    np_cost_pop(c, f - 1, np_thread_time(t));
 }
 
 /* The common case alone, for the hooks' leaf path, which checks first that
@@ -151,11 +155,11 @@ static inline __attribute__((always_inline)) int
 np_cost_enter_fast(struct np_thread *t, uint64_t fn)
 {
     struct np_cost_state *c = &t->cost;
-    uint32_t d = c->depth;
+    struct np_cost_frame *f = c->top;
     struct np_cost_fn *s = &c->tab[np_cost_hash(c, fn)];
-    if (__builtin_expect((d == c->frames_cap) | (s->fn != fn), 0) || __builtin_expect(np_port_switched(), 0))
+    if (__builtin_expect((f == c->end) | (s->fn != fn), 0) || __builtin_expect(np_port_switched(), 0))
         return 0;
-    np_cost_push(c, s, d, np_port_counter() - t->off);
+    np_cost_push(c, s, f, np_port_counter() - t->off);
     return 1;
 }
 
@@ -163,10 +167,10 @@ static inline __attribute__((always_inline)) int
 np_cost_exit_fast(struct np_thread *t)
 {
     struct np_cost_state *c = &t->cost;
-    uint32_t d = c->depth;
-    if (__builtin_expect(d == 0, 0) || __builtin_expect(np_port_switched(), 0))
+    struct np_cost_frame *f = c->top;
+    if (__builtin_expect(f == c->frames, 0) || __builtin_expect(np_port_switched(), 0))
         return 0;
-    np_cost_pop(c, d, np_port_counter() - t->off);
+    np_cost_pop(c, f - 1, np_port_counter() - t->off);
     return 1;
 }
 

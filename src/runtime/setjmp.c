@@ -161,7 +161,7 @@ __attribute__((visibility("hidden"))) void np_setjmp_note(const void *env)
         m->ct_top = t->ct.top;
         m->ct_overflow = t->ct.overflow;
         m->ct_depth = t->ct.depth;
-        m->cost_depth = t->cost.depth;
+        m->cost_depth = np_cost_depth(&t->cost);
         m->cost_lost_open = t->cost.lost_open;
     }
 }

@@ -98,8 +98,9 @@ struct np_cost_state {
     uint32_t mask;         /* slots - 1 */
     uint32_t count;        /* functions in the table */
     uint32_t limit;        /* most functions it takes (3/4 of the slots) */
-    uint32_t depth;        /* open calls */
-    uint32_t frames_cap;
+    struct np_cost_frame *top; /* past the innermost open call: frames +
+                                  the number open (np_cost_depth) */
+    struct np_cost_frame *end; /* past the last frame there is room for */
     uint64_t lost_open;    /* entries dropped for want of room, still open */
     uint64_t lost;         /* records dropped since the last merge */
     uint64_t last;         /* time of the last exit (or merge) */
