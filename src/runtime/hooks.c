@@ -44,12 +44,11 @@ __attribute__((used)) static const char *const keep_abi = &NP_HOOKS_ABI;
 /* For the sampler: a sample in these hooks belongs to the function they
  * are called for (hooks.h). */
 NP_EXPORT const struct np_hooks_range np_hooks_text_exe = { __start_np_hooks_text, __stop_np_hooks_text };
-/* The state the leaf paths read, defined here too, with the shared
- * library's initial values: the library's own references, through its
- * GOT, then find these (the program's definitions come first), while the
- * hooks reach them as the static library's do: a thread-local variable at
- * a fixed offset from the thread pointer, a global beside the code, no
- * GOT load on the way. */
+/* The thread-local state the leaf paths read, defined here too, with the
+ * shared library's initial values: the library's own references, through
+ * its GOT, then find these (the program's definitions come first), while
+ * the hooks reach them as the static library's do, at a fixed offset from
+ * the thread pointer, with no GOT load on the way. */
 __attribute__((visibility("hidden"))) __thread struct np_thread *np_hooks_cur
     __attribute__((tls_model("initial-exec"))) = (struct np_thread *)&np_unattached;
 __attribute__((visibility("hidden"))) __thread volatile uint64_t *np_hooks_switch_flag
@@ -63,9 +62,12 @@ extern __thread volatile uint64_t *np_switch_flag
     __attribute__((alias("np_hooks_switch_flag"), visibility("default")));
 #define np_cur np_hooks_cur
 #define np_switch_flag np_hooks_switch_flag
-NP_EXPORT uint32_t np_hooks_global;
+/* The global flags word, a copy of the library's beside the code: the
+ * library's np_hooks_set writes both (through this pointer). */
+static uint32_t hooks_global;
+NP_EXPORT uint32_t *const np_hooks_global_exe = &hooks_global;
 #define NP_USER_ON() (__atomic_load_n(&np_user_hooks, __ATOMIC_RELAXED) != NULL)
-#define NP_GLOBAL_FLAGS() __atomic_load_n(&np_hooks_global, __ATOMIC_RELAXED)
+#define NP_GLOBAL_FLAGS() __atomic_load_n(&hooks_global, __ATOMIC_RELAXED)
 #else
 NP_EXPORT const char NP_HOOKS_ABI = 1;
 
@@ -106,7 +108,10 @@ int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
     __atomic_store_n(&np_user_hooks, h, __ATOMIC_RELEASE);
     /* the hooks' leaf paths read this with the thread's flags: busy sends
      * every call to the full path, which calls the user hooks */
-    __atomic_store_n(&np_hooks_global, h ? (uint32_t)NP_F_BUSY : 0u, __ATOMIC_RELEASE);
+    uint32_t g = h ? (uint32_t)NP_F_BUSY : 0u;
+    __atomic_store_n(&np_hooks_global, g, __ATOMIC_RELEASE);
+    if (&np_hooks_global_exe && np_hooks_global_exe) /* libnanoprof-hooks.a's copy */
+        __atomic_store_n(np_hooks_global_exe, g, __ATOMIC_RELEASE);
     return NP_OK;
 }
 #define NP_USER_ON() (__atomic_load_n(&np_user_hooks, __ATOMIC_RELAXED) != NULL)

@@ -35,8 +35,10 @@ void np_hooks_full_enter(void *fn, void *site) NP_EXPORT;
 void np_hooks_full_exit(void *fn, void *site) NP_EXPORT;
 extern struct np_user_hooks *np_user_hooks NP_EXPORT;
 /* Flags every thread's hooks take as their own too: NP_F_BUSY while user
- * hooks are set, so that their leaf paths check one word, not two. */
-extern uint32_t np_hooks_global NP_EXPORT;
+ * hooks are set, so that their leaf paths check one word, not two; and
+ * libnanoprof-hooks.a's copy of it, when a program holds one. */
+extern uint32_t np_hooks_global;
+extern uint32_t *const np_hooks_global_exe __attribute__((weak, visibility("default")));
 
 /* Which mechanisms this library's hooks call (hooks.c). */
 #define NP_MECH_CALLTRACE 1
