@@ -256,9 +256,9 @@ for w in $RUN_WORKLOADS; do
     calc=$(best calc)
     setup=$(best setup)
     awk -v t="$calc" -v s="$setup" -v c="$CALLS" 'BEGIN {
-        printf "%-44s %10.3f %14.2f   (np_stats_calc, inside the all-in figures)\n",
-               "  of which the run-ending merge", t / 1e6, t / c
-        printf "%-44s %10.3f %14s   (np_stats_init + np_cost_init, once per process: not per call)\n",
+        printf "%-44s %10.4f %14.3f   (np_stats_calc, inside the all-in figures: %.1f us)\n",
+               "  of which the run-ending merge", t / 1e6, t / c, t / 1e3
+        printf "%-44s %10.4f %14s   (np_stats_init + np_cost_init, once per process: not per call)\n",
                "  set-up, once", s / 1e6, "-" }'
 done
 
