@@ -21,17 +21,21 @@
  *
  * Output, one line on stdout (bench/run.sh parses it):
  *   bench=<name> mode=<m> offsets=<k> reps=<r> ns_typ=<n> ns_min=<n>
- *   calls=<n> result=<hex> [calc_ns=<n> stats_calls=<n> lost=<n>
- *   autosum=<0|1> clock=<c>] [trace_lost=<n>]
+ *   calls=<n> setup_calls=<n> result=<hex> [calc_ns=<n> setup_ns=<n> stats_calls=<n>
+ *   lost=<n> clock=<c>] [trace_lost=<n>]
  * Times are the wall time (CLOCK_MONOTONIC) of one work_run(): ns_typ is
  * the median over the offsets of the fastest rep at each offset (the
  * typical placement), ns_min the fastest rep of all (the best placement).
  * calls is the number of hook entries during one work_run() when the
- * counting hooks (hooks_count.c) are linked, else 0. For --mode=cost,
- * np_stats_calc runs after each timed rep, outside the timed region;
- * calc_ns is its fastest time, stats_calls the number of calls its table
- * holds per rep (must equal calls), autosum=1 if the measurement buffer
- * filled up during a timed rep (then the time would include summaries).
+ * counting hooks (hooks_count.c) are linked, else 0; setup_calls those
+ * during work_setup() (SQLite's initialisation). For --mode=cost the
+ * run ends with np_stats_calc, inside the timed region (a user's run
+ * ends so: function cost's whole price), and the measurement buffer is
+ * the README's, 1 MiB (--cost-lines=65536), so whatever merges it needs
+ * are timed too; calc_ns is that np_stats_calc's time (the fastest),
+ * setup_ns the time of np_stats_init and np_cost_init, once per process
+ * (the buffers touched before), stats_calls the number of calls the
+ * table gained per rep (must equal calls).
  *
  * Everything here is kept out of the instrumentation, so only the
  * workload's own calls reach the hooks. */
@@ -91,6 +95,11 @@ BENCH_NOPROF static void bench_usage(const char *argv0)
     exit(2);
 }
 
+/* What ends a timed run (np_stats_calc in cost mode), with its own time
+ * stored in bench_end_ns. */
+static void (*bench_end)(void);
+static uint64_t bench_end_ns;
+
 /* Runs the work once with the stack moved down by SHIFT bytes; returns its
  * time and stores the checksum in *RES. */
 BENCH_NOPROF __attribute__((noinline)) static uint64_t bench_timed(size_t shift, uint64_t *res)
@@ -99,12 +108,24 @@ BENCH_NOPROF __attribute__((noinline)) static uint64_t bench_timed(size_t shift,
     __asm__ __volatile__("" : : "r"(pad) : "memory");
     uint64_t t0 = bench_now_ns();
     *res = work_run();
+    if (bench_end) {
+        uint64_t e0 = bench_now_ns();
+        bench_end();
+        bench_end_ns = bench_now_ns() - e0;
+    }
     uint64_t t1 = bench_now_ns();
     __asm__ __volatile__("" : : "r"(pad) : "memory");
     return t1 - t0;
 }
 
 #ifdef BENCH_NANOPROF
+static void *bench_stats;
+
+BENCH_NOPROF static void bench_calc(void)
+{
+    np_stats_calc(bench_stats);
+}
+
 /* Sum of the call counts in a statistics table. */
 BENCH_NOPROF static uint64_t bench_stats_calls(void *stats)
 {
@@ -123,7 +144,7 @@ BENCH_NOPROF int main(int argc, char **argv)
 {
     const char *mode = "none";
     int reps = 2, offsets = 16;
-    long cost_lines = 4L << 20; /* 64 MiB: no summary inside a timed run */
+    long cost_lines = 65536;    /* 1 MiB: the README's */
     long trace_lines = 4096;    /* 64 KiB */
     int dump = 0, verbose = 0;
 
@@ -161,7 +182,9 @@ BENCH_NOPROF int main(int argc, char **argv)
     (void)dump;
 #endif
 
+    unsigned long long setup_c0 = &bench_hook_calls ? bench_hook_calls : 0;
     work_setup();
+    unsigned long long setup_calls = (&bench_hook_calls ? bench_hook_calls : 0) - setup_c0;
 
 #ifdef BENCH_NANOPROF
     /* Buffers are touched before the timed region, so no rep pays page
@@ -172,6 +195,7 @@ BENCH_NOPROF int main(int argc, char **argv)
     void *stats = aligned_alloc(64, (statssize + 63) & ~(size_t)63);
     void *costbuf = NULL;
     size_t costsize = 0;
+    uint64_t setup_ns = 0;
     if (m_stack || m_log) {
         if (!trace)
             return 1;
@@ -187,11 +211,14 @@ BENCH_NOPROF int main(int argc, char **argv)
         if (!stats)
             return 1;
         memset(stats, 0, statssize);
+        uint64_t s0 = bench_now_ns();
         if (np_stats_init(stats, statssize) != NP_OK || np_cost_init(costbuf, costsize) != NP_OK)
             return 1;
+        setup_ns = bench_now_ns() - s0;
+        bench_stats = stats;
+        bench_end = bench_calc;
     }
     uint64_t calc_min = UINT64_MAX, stats_before = 0, stats_per_rep = 0;
-    int autosum = 0;
 #endif
 
     /* offsets k * 4096 / K, plus k * 16 mod 256 so that the offsets also
@@ -221,15 +248,13 @@ BENCH_NOPROF int main(int argc, char **argv)
                 all_min = t;
 #ifdef BENCH_NANOPROF
             if (m_cost) {
-                if (bench_stats_calls(stats) != stats_before)
-                    autosum = 1; /* the buffer filled during the timed run */
-                uint64_t t2 = bench_now_ns();
-                np_stats_calc(stats);
-                uint64_t t3 = bench_now_ns();
-                if (t3 - t2 < calc_min)
-                    calc_min = t3 - t2;
+                if (bench_end_ns < calc_min)
+                    calc_min = bench_end_ns;
                 uint64_t now = bench_stats_calls(stats);
-                stats_per_rep = now - stats_before;
+                if (runs > 1 && now - stats_before != stats_per_rep)
+                    stats_per_rep = 0; /* not the same every rep: run.sh says so */
+                else
+                    stats_per_rep = now - stats_before;
                 stats_before = now;
             }
 #endif
@@ -238,15 +263,15 @@ BENCH_NOPROF int main(int argc, char **argv)
     qsort(best, (size_t)offsets, sizeof best[0], bench_cmp_u64);
     uint64_t typ = offsets % 2 ? best[offsets / 2] : (best[offsets / 2 - 1] + best[offsets / 2]) / 2;
 
-    printf("bench=%s mode=%s offsets=%d reps=%d ns_typ=%llu ns_min=%llu calls=%llu result=%llx",
+    printf("bench=%s mode=%s offsets=%d reps=%d ns_typ=%llu ns_min=%llu calls=%llu setup_calls=%llu result=%llx",
            WORK_NAME, mode, offsets, reps, (unsigned long long)typ,
-           (unsigned long long)all_min, (unsigned long long)calls,
+           (unsigned long long)all_min, (unsigned long long)calls, setup_calls,
            (unsigned long long)result);
 #ifdef BENCH_NANOPROF
     if (m_cost)
-        printf(" calc_ns=%llu stats_calls=%llu lost=%llu autosum=%d clock=%s",
-               (unsigned long long)calc_min, (unsigned long long)stats_per_rep,
-               (unsigned long long)np_stats_lost(stats), autosum, np_cost_clock_name());
+        printf(" calc_ns=%llu setup_ns=%llu stats_calls=%llu lost=%llu clock=%s",
+               (unsigned long long)calc_min, (unsigned long long)setup_ns, (unsigned long long)stats_per_rep,
+               (unsigned long long)np_stats_lost(stats), np_cost_clock_name());
     if (m_stack || m_log)
         printf(" trace_lost=%llu", (unsigned long long)np_calltrace_lost());
     printf("\n");

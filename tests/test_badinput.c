@@ -90,11 +90,12 @@ static void cost_bad_arguments_and_bounds(void **state)
     (void)state;
     expect_error(np_cost_init(NULL, 1024), NP_EINVAL, "np_cost_init: buffer is NULL");
     expect_error(np_cost_init(guarded(16), 16), NP_ESMALL, "too small");
+    expect_error(np_cost_init(guarded(248), 248), NP_ESMALL, "need at least 256 bytes");
     expect_error(np_cost_disable(), NP_ENOTINIT, "not initialised");
-    size_t size = np_cost_buffer_size(5) + 4;
+    size_t size = np_cost_buffer_size(16) + 4; /* the smallest, and a part of a line */
     assert_int_equal(np_cost_init(guarded(size), size), NP_OK);
     expect_error(np_cost_init(arena, size), NP_EALREADY, "already initialised");
-    recurse(40); /* no statistics table yet: records that do not fit are lost */
+    recurse(40); /* no statistics table yet: calls that do not fit are lost */
     for (int i = 0; i < 20; i++)
         test1(i);
     intact_after(size);

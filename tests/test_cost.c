@@ -1,6 +1,7 @@
 /* test_cost.c - function cost: exact counts, inclusive and exclusive time,
  * recursion, tail calls at -O2, function pointers, manual markers, a full
- * measurement buffer, and the dump format. */
+ * measurement buffer, and the dump format. test_cost_refill: a buffer that
+ * fills many times gives the same figures as one that never does. */
 #include <stdio.h>
 #include <time.h>
 #include "support.h"
@@ -116,26 +117,37 @@ static void manual_markers_measure_regions(void **state)
     assert_true(r.total_ns >= 400000u);
 }
 
-static void full_buffer_is_summarised_automatically(void **state)
+static void full_table_is_merged_automatically(void **state)
 {
     (void)state;
-    /* 64 records: far fewer than fib(15)'s 3946, but room for its depth */
-    static uint64_t small[2 * 64];
+    /* 512 bytes: a table of 3 functions, a few open calls; the loop calls
+     * 8 functions, so the table fills and is merged again and again */
+    static uint64_t small[64] __attribute__((aligned(64)));
     np_cost_shutdown();
     assert_int_equal(np_cost_init(small, sizeof small), NP_OK);
-    assert_int_equal(fib(15), 610);
+    for (int i = 0; i < 50; i++) {
+        test1(i);
+        assert_int_equal(fib(5), 5);
+        assert_int_equal(apply(square, 3) + apply(twice, 4), 9 + 8);
+    }
     assert_int_equal(np_stats_calc(stats), NP_OK);
-    assert_int_equal(get((void *)fib).calls, fib_calls(15));
+    assert_int_equal(get((void *)test1).calls, 50);
+    assert_int_equal(get((void *)test3).calls, 50);
+    assert_int_equal(get((void *)fib).calls, 50 * fib_calls(5));
+    assert_int_equal(get((void *)apply).calls, 100);
+    assert_int_equal(get((void *)square).calls, 50);
+    assert_int_equal(get((void *)twice).calls, 50);
     assert_int_equal(np_stats_lost(stats), 0);
 }
 
 static void deeper_than_buffer_is_counted_lost_not_wrong(void **state)
 {
     (void)state;
-    static uint64_t small[2 * 8];
+    /* room for 3 functions, and fewer than 10 open calls */
+    static uint64_t small[64] __attribute__((aligned(64)));
     np_cost_shutdown();
     assert_int_equal(np_cost_init(small, sizeof small), NP_OK);
-    recurse(20); /* 21 nested calls; only a few fit with their exits */
+    recurse(20); /* 21 nested calls; only the outer ones fit */
     test1(0);
     assert_int_equal(np_stats_calc(stats), NP_OK);
     np_func_stats r = get((void *)recurse);
@@ -209,7 +221,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(recursion_counted_once, setup, teardown),
         cmocka_unit_test_setup_teardown(tail_calls_at_O2, setup, teardown),
         cmocka_unit_test_setup_teardown(manual_markers_measure_regions, setup, teardown),
-        cmocka_unit_test_setup_teardown(full_buffer_is_summarised_automatically, setup, teardown),
+        cmocka_unit_test_setup_teardown(full_table_is_merged_automatically, setup, teardown),
         cmocka_unit_test_setup_teardown(deeper_than_buffer_is_counted_lost_not_wrong, setup, teardown),
         cmocka_unit_test_setup_teardown(enable_disable_restore, setup, teardown),
         cmocka_unit_test_setup_teardown(dump_format_largest_total_first, setup, teardown),

@@ -5,8 +5,8 @@
  * (-finstrument-functions) and feeds them to the mechanisms a program turns
  * on: the call trace (calltrace.h) and function cost (cost.h). Every
  * mechanism records per thread into buffers the program gives it; the hook
- * path never allocates, and takes a lock only to summarise a full
- * measurement buffer into the shared statistics table. */
+ * path never allocates, and takes a lock only to merge a thread's full
+ * table of sums into the shared statistics table. */
 #ifndef NANOPROF_H
 #define NANOPROF_H
 

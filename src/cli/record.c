@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,8 @@
 #include "common/parse_units.h"
 #include "common/trace_format.h"
 #include "nanoprof/sample.h"
+
+extern char **environ;
 
 #define NP_STR_(x) #x
 #define NP_STR(x) NP_STR_(x)
@@ -679,42 +682,38 @@ int np_cmd_record(int argc, char **argv)
     if (!find_lib(lib, sizeof lib) || !prepare_dir(out, dir, sizeof dir))
         return 1;
 
-    int pfd[2];
-    if (pipe2(pfd, O_CLOEXEC) < 0) {
-        perror("nanoprof record: pipe");
+    /* the program's environment: this process's, which it no longer needs */
+    const char *pre = getenv("LD_PRELOAD");
+    char *ld = malloc(strlen(lib) + (pre ? strlen(pre) : 0) + 2);
+    if (!ld) {
+        fputs("nanoprof record: out of memory\n", stderr);
         return 1;
     }
+    strcpy(ld, lib);
+    if (pre && *pre) {
+        strcat(ld, ":");
+        strcat(ld, pre);
+    }
+    setenv("LD_PRELOAD", ld, 1);
+    free(ld);
+    setenv("NANOPROF_RECORD", dir, 1);
+    if (filter)
+        setenv("NANOPROF_FILTER", filter, 1);
+    if (notrace)
+        setenv("NANOPROF_NOTRACE", notrace, 1);
     fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        perror("nanoprof record: fork");
-        return 1;
-    }
-    if (pid == 0) {
-        close(pfd[0]);
-        const char *pre = getenv("LD_PRELOAD");
-        char *ld = malloc(strlen(lib) + (pre ? strlen(pre) : 0) + 2);
-        if (ld) {
-            strcpy(ld, lib);
-            if (pre && *pre) {
-                strcat(ld, ":");
-                strcat(ld, pre);
-            }
-            setenv("LD_PRELOAD", ld, 1);
-        }
-        setenv("NANOPROF_RECORD", dir, 1);
-        if (filter)
-            setenv("NANOPROF_FILTER", filter, 1);
-        if (notrace)
-            setenv("NANOPROF_NOTRACE", notrace, 1);
-        execvp(argv[i], argv + i);
-        int e = errno;
-        if (write(pfd[1], &e, sizeof e) < 0)
-            _exit(127);
-        _exit(127);
+    /* posix_spawn, not fork: no copy of this process's page tables (it
+     * reports a failed exec itself) */
+    pid_t pid;
+    int e = posix_spawnp(&pid, argv[i], NULL, NULL, argv + i, environ);
+    if (e) {
+        free(filter);
+        free(notrace);
+        fprintf(stderr, "nanoprof record: cannot run '%s': %s\n", argv[i], strerror(e));
+        rmdir(dir);
+        return 127;
     }
     child_pid = pid;
-    close(pfd[1]);
     /* like system(): the terminal's ^C and ^\ are the program's to handle */
     struct sigaction ign, fwd, old_int, old_quit, old_term, old_hup;
     memset(&ign, 0, sizeof ign);
@@ -726,11 +725,6 @@ int np_cmd_record(int argc, char **argv)
     sigaction(SIGTERM, &fwd, &old_term);
     sigaction(SIGHUP, &fwd, &old_hup);
 
-    int e = 0;
-    ssize_t got;
-    while ((got = read(pfd[0], &e, sizeof e)) < 0 && errno == EINTR)
-        ;
-    close(pfd[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
@@ -740,11 +734,6 @@ int np_cmd_record(int argc, char **argv)
     sigaction(SIGHUP, &old_hup, NULL);
     free(filter);
     free(notrace);
-    if (got == (ssize_t)sizeof e) {
-        fprintf(stderr, "nanoprof record: cannot run '%s': %s\n", argv[i], strerror(e));
-        rmdir(dir);
-        return 127;
-    }
 
     struct trace_sum t;
     summarise(dir, &t);

@@ -14,14 +14,17 @@ struct np_thread;
 enum np_clock_kind {
     NP_CLOCK_COUNTER = 0,   /* TSC / CNTVCT: raw ticks, switch-corrected */
     NP_CLOCK_THREAD_CPU,    /* per-thread CPU time in ns: needs no correction */
-    NP_CLOCK_MONOTONIC      /* wall time in ns: no switch exclusion */
+    NP_CLOCK_MONOTONIC,     /* wall time in ns: no switch exclusion */
+    NP_CLOCK_STEPS          /* one tick per read, per thread: reproducible
+                               times, for tests (NANOPROF_CLOCK=steps) */
 };
 
 extern int np_clock_kind;
 /* Per-OS-thread flag word that the kernel clears when the thread is switched
- * out (rseq_cs), or NULL where the platform has none. */
-extern __thread volatile uint64_t *np_switch_flag
-    __attribute__((tls_model("initial-exec")));
+ * out (rseq_cs); a word that is never 0 where the platform has none, or
+ * until the thread arms it. */
+extern __thread volatile uint64_t *np_switch_flag __attribute__((tls_model("initial-exec")));
+extern const uint64_t np_switch_never __attribute__((visibility("default")));
 
 uint64_t np_port_clock_slow(void);  /* the non-counter clocks, in ns */
 
@@ -65,8 +68,7 @@ static inline __attribute__((always_inline)) uint64_t np_port_ticks(void)
  * np_port_resync(). */
 static inline __attribute__((always_inline)) int np_port_switched(void)
 {
-    volatile uint64_t *f = np_switch_flag;
-    return f && *f == 0;
+    return *np_switch_flag == 0;
 }
 
 /* Adds the time this OS thread spent switched out since the last resync to
@@ -79,8 +81,15 @@ void np_port_thread_start(void);
 void np_port_clock_thread(void);
 /* Chooses the clock (once per process; cheap after the first call). */
 void np_port_clock_init(void);
-/* Nanoseconds per tick of the chosen clock (1.0 for the ns clocks). */
+/* Nanoseconds per tick of the chosen clock (1.0 for the ns clocks). The
+ * CPU's counter is measured against CLOCK_MONOTONIC_RAW from when the
+ * clock is chosen: the first call waits until 1 ms has passed since then
+ * (the rate within about 20 ppm); after 200 ms, the whole time is used. */
 double np_port_ns_per_tick(void);
+/* The same, or, within the first millisecond, a rate measured over what
+ * has passed (50 us at least: within about 0.05%), without waiting
+ * longer: for a figure that a later, finer one replaces. */
+double np_port_ns_per_tick_soon(void);
 const char *np_port_clock_name(void);
 
 long np_port_tid(void);

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include "lazy.h"
 #ifdef __linux__
 #include <linux/perf_event.h>
 #endif
@@ -44,9 +45,15 @@ extern const unsigned int __rseq_size __attribute__((weak));
 #endif
 
 int np_clock_kind = NP_CLOCK_MONOTONIC;
-__thread volatile uint64_t *np_switch_flag __attribute__((tls_model("initial-exec")));
+/* Until a thread arms switch detection, its flag is this word, never 0:
+ * the hooks read the flag without first testing the pointer. */
+__attribute__((visibility("default"))) const uint64_t np_switch_never = 1;
+__thread volatile uint64_t *np_switch_flag __attribute__((tls_model("initial-exec"), visibility("default"))) =
+    (volatile uint64_t *)&np_switch_never;
 
 static __thread uint64_t ref_counter, ref_cpu_ns;
+/* The counter's rate, once measured (x86-64: 0 until then, see
+ * np_port_ns_per_tick), and where its measurement started. */
 static double calib_ns_per_tick = 1.0;
 static uint64_t base_counter, base_ns;
 static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
@@ -63,8 +70,12 @@ uint64_t np_port_wall_ns(void)
     return ns_of(CLOCK_MONOTONIC);
 }
 
+static __thread uint64_t steps;
+
 uint64_t np_port_clock_slow(void)
 {
+    if (np_clock_kind == NP_CLOCK_STEPS)
+        return ++steps;
     return ns_of(np_clock_kind == NP_CLOCK_THREAD_CPU ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC);
 }
 
@@ -132,6 +143,8 @@ static void clock_setup(void)
         kind = NP_CLOCK_THREAD_CPU;
     else if (force && strcmp(force, "monotonic") == 0)
         kind = NP_CLOCK_MONOTONIC;
+    else if (force && strcmp(force, "steps") == 0)
+        kind = NP_CLOCK_STEPS;
 
     if (kind == NP_CLOCK_COUNTER) {
 #if defined(__aarch64__)
@@ -141,19 +154,12 @@ static void clock_setup(void)
         base_counter = np_port_counter();
         base_ns = ns_of(CLOCK_MONOTONIC_RAW);
 #else
-        /* 1 ms against the raw monotonic clock: each end of it is read
-         * within some 10 ns (clock_pair), so the rate is within about
-         * 20 ppm, and np_port_ns_per_tick() refines it over the whole run
-         * (a trace's END has the refined one). Every process start pays
-         * this wait. */
-        uint64_t t0, c0, t1, c1;
-        clock_pair(&t0, &c0);
-        do
-            clock_pair(&t1, &c1);
-        while (t1 - t0 < 1000000u);
-        calib_ns_per_tick = (double)(t1 - t0) / (double)(c1 - c0);
-        base_counter = c0;
-        base_ns = t0;
+        /* Only the start of the measurement here: the rate is taken over
+         * the time from now to when it is first needed (at least 1 ms:
+         * np_port_ns_per_tick), so that a process does not wait for it at
+         * its start, and usually not at all. */
+        clock_pair(&base_ns, &base_counter);
+        calib_ns_per_tick = 0;
 #endif
     }
     __atomic_store_n(&np_clock_kind, kind, __ATOMIC_RELEASE);
@@ -164,17 +170,62 @@ void np_port_clock_init(void)
     pthread_once(&clock_once, clock_setup);
 }
 
+#if !defined(__aarch64__)
+/* The counter's rate since the start of the measurement, waiting until
+ * MIN_NS have passed: each end is read within some 10 ns (clock_pair), so
+ * over 1 ms the rate is within about 20 ppm. */
+static double rate_since_base(uint64_t min_ns)
+{
+    uint64_t t, c;
+    do
+        clock_pair(&t, &c);
+    while (t - base_ns < min_ns || c <= base_counter);
+    return (double)(t - base_ns) / (double)(c - base_counter);
+}
+
+/* The rate measured over the first millisecond (at least): the first call
+ * waits for what is left of it. Lock-free (a fatal signal's handler may
+ * end a trace with it): threads that race measure alike, one keeps its. */
+static double first_rate(void)
+{
+    double r;
+    __atomic_load(&calib_ns_per_tick, &r, __ATOMIC_ACQUIRE);
+    if (r == 0) {
+        double zero = 0, mine = rate_since_base(1000000u);
+        __atomic_compare_exchange(&calib_ns_per_tick, &zero, &mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+        __atomic_load(&calib_ns_per_tick, &r, __ATOMIC_ACQUIRE);
+    }
+    return r;
+}
+#endif
+
 double np_port_ns_per_tick(void)
 {
     if (np_clock_kind != NP_CLOCK_COUNTER)
         return 1.0;
 #if !defined(__aarch64__)
+    /* more than 200 ms after the start: over the whole time, finer */
     uint64_t t, c;
     clock_pair(&t, &c);
     if (t - base_ns > 200000000u && c > base_counter)
         return (double)(t - base_ns) / (double)(c - base_counter);
-#endif
+    return first_rate();
+#else
     return calib_ns_per_tick;
+#endif
+}
+
+double np_port_ns_per_tick_soon(void)
+{
+    if (np_clock_kind != NP_CLOCK_COUNTER)
+        return 1.0;
+#if !defined(__aarch64__)
+    double r;
+    __atomic_load(&calib_ns_per_tick, &r, __ATOMIC_ACQUIRE);
+    return r != 0 ? r : rate_since_base(50000u);
+#else
+    return calib_ns_per_tick;
+#endif
 }
 
 const char *np_port_clock_name(void)
@@ -187,6 +238,7 @@ const char *np_port_clock_name(void)
         return "tsc";
 #endif
     case NP_CLOCK_THREAD_CPU: return "thread-cputime";
+    case NP_CLOCK_STEPS: return "steps";
     default: return "monotonic";
     }
 }
@@ -223,7 +275,7 @@ void np_port_clock_thread(void)
 {
     np_port_clock_init();
 #ifdef NP_HAVE_RSEQ
-    if (np_clock_kind == NP_CLOCK_COUNTER && !np_switch_flag) {
+    if (np_clock_kind == NP_CLOCK_COUNTER && np_switch_flag == &np_switch_never) {
         struct rseq *rs = (struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
         np_switch_flag = (volatile uint64_t *)&rs->rseq_cs;
         *np_switch_flag = (uint64_t)(uintptr_t)&rseq_desc;
@@ -241,7 +293,7 @@ uint64_t np_port_resync(struct np_thread *t)
     uint64_t cpu = ns_of(CLOCK_THREAD_CPUTIME_ID);
     uint64_t now = np_port_counter();
     uint64_t wall = now - ref_counter;
-    uint64_t ran = (uint64_t)((double)(cpu - ref_cpu_ns) / calib_ns_per_tick);
+    uint64_t ran = (uint64_t)((double)(cpu - ref_cpu_ns) / np_port_ns_per_tick_soon());
     if (wall > ran)
         t->off += wall - ran;
     ref_counter = now;
@@ -351,6 +403,9 @@ static void load_module(struct np_module *m)
 {
     m->loaded = 1;
     m->dbg_fd = -1;
+    m->fd = -1;
+    if (!np_lazy_elf())
+        return; /* no libelf (libnanoprof.so loads it now): addresses */
     elf_version(EV_CURRENT);
     m->fd = open(m->path, O_RDONLY | O_CLOEXEC);
     if (m->fd < 0)

@@ -25,7 +25,7 @@ np_ct_log_enter(struct np_thread *t, uint64_t fn, const void *site)
     c->depth = d + 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     c->buf[i].w0 = fn;
-    c->buf[i].w1 = ((uint64_t)(uintptr_t)site & NP_ADDR_MASK) |
+    c->buf[i].w1 = NP_CODE_ADDR(site) |
                    (uint64_t)(d < NP_DEPTH_MAX ? d : NP_DEPTH_MAX) << NP_ADDR_BITS;
 }
 
@@ -38,7 +38,7 @@ np_ct_stack_enter(struct np_thread *t, uint64_t fn, const void *site)
         c->top = i + 1;
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
         c->buf[i].w0 = fn;
-        c->buf[i].w1 = ((uint64_t)(uintptr_t)site & NP_ADDR_MASK) |
+        c->buf[i].w1 = NP_CODE_ADDR(site) |
                        (uint64_t)(i < NP_DEPTH_MAX ? i : NP_DEPTH_MAX) << NP_ADDR_BITS;
     } else {
         c->overflow++;

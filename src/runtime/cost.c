@@ -1,23 +1,63 @@
 /* cost.c - the function cost API: set-up and state of the per-thread
- * measurement buffer. The work on each call is in cost_hot.h; turning the
- * records into statistics is in stats.c. */
+ * measurement buffer. The work on each call is in cost_hot.h; merging the
+ * sums into the shared statistics table is in stats.c.
+ *
+ * The buffer holds, in this order: a magic word (so that the end of the
+ * thread can tell the buffer is still there), the table of per-function
+ * sums (a power of two of 64-byte slots, on a cache-line boundary, taking
+ * at most three quarters of the buffer, and filled to at most three
+ * quarters of its slots), the slots in order of first appearance (4 bytes
+ * per slot), and the stack of open calls (24 bytes per call, after a spare
+ * one that saves the exit a test) in the rest. */
+#include <string.h>
 #include "cost_hot.h"
 #include "hooks.h"
 
-#define REC sizeof(np_cost_record)
-_Static_assert(sizeof(np_cost_record) == NP_COST_RECORD_SIZE, "record size");
-/* The buffer must hold an entry and its exit. */
-#define MIN_LINES 2
+#define UNIT NP_COST_RECORD_SIZE
+#define MAGIC 0x4e50434f53543031ull /* "NPCOST01" */
+#define MIN_SIZE 256u /* the magic, alignment, 2 slots and some open calls */
+#define SLOT_BYTES (sizeof(struct np_cost_fn) + sizeof(uint32_t))
+_Static_assert(sizeof(struct np_cost_fn) == 64, "one cache line per function");
+_Static_assert(sizeof(struct np_cost_frame) == 24, "frame size");
 
 int np_cost_lines(size_t size)
 {
-    size_t n = size / REC;
+    size_t n = size / UNIT;
     return n > 0x7fffffff ? 0x7fffffff : (int)n;
 }
 
 size_t np_cost_buffer_size(int lines)
 {
-    return lines > 0 ? (size_t)lines * REC : 0;
+    return lines > 0 ? (size_t)lines * UNIT : 0;
+}
+
+/* Lays BUF out; 0 when SIZE is too small for one function and one call. */
+static int layout(struct np_cost_state *c, void *buf, size_t size)
+{
+    uintptr_t base = (uintptr_t)buf, end = base + (size & ~(size_t)7);
+    uintptr_t tab = (base + sizeof(uint64_t) + 63) & ~(uintptr_t)63;
+    if (tab >= end)
+        return 0;
+    size_t avail = end - tab, n = 2;
+    unsigned bits = 1;
+    while (2 * n * SLOT_BYTES <= avail / 4 * 3 && bits < 30) {
+        n *= 2;
+        bits++;
+    }
+    if (n * SLOT_BYTES + 2 * sizeof(struct np_cost_frame) > avail)
+        return 0;
+    *c = (struct np_cost_state){ 0 };
+    c->magic = buf;
+    c->tab = (struct np_cost_fn *)tab;
+    c->order = (uint32_t *)(tab + n * sizeof(struct np_cost_fn));
+    c->frames = (struct np_cost_frame *)(c->order + n) + 1;
+    size_t frames = (avail - n * SLOT_BYTES) / sizeof(struct np_cost_frame) - 1;
+    c->top = c->frames;
+    c->end = c->frames + (frames > 0xffffffffu ? 0xffffffffu : frames);
+    c->shift = 64 - bits;
+    c->mask = (uint32_t)n - 1;
+    c->limit = (uint32_t)(n / 4 * 3 + (n == 2));
+    return 1;
 }
 
 int np_cost_init(void *buf, size_t size)
@@ -31,40 +71,113 @@ int np_cost_init(void *buf, size_t size)
         return np_error(NP_EINVAL, "np_cost_init", "buffer is NULL");
     if (((uintptr_t)buf & 7) != 0)
         return np_error(NP_EINVAL, "np_cost_init", "buffer must be 8-byte aligned");
-    if (size < MIN_LINES * REC || size / REC > 0xffffffffu)
-        return np_error(NP_ESMALL, "np_cost_init", "buffer too small: need at least 32 bytes (two records)");
+    struct np_cost_state c;
+    if (size < MIN_SIZE || !layout(&c, buf, size))
+        return np_error(NP_ESMALL, "np_cost_init", "buffer too small: need at least 256 bytes");
     if (!np_api_enter(t, "np_cost_init"))
         return NP_EBUSY;
     np_port_clock_thread();
-    struct np_cost_state *c = &t->cost;
-    *c = (struct np_cost_state){ 0 };
-    c->buf = buf;
-    c->cap = (uint32_t)(size / REC);
+    memset(c.tab, 0, ((size_t)c.mask + 1) * sizeof *c.tab);
+    *c.magic = MAGIC;
+    t->cost = c;
     t->flags |= NP_F_COST_INIT | NP_F_COST_ON;
+    np_cost_sync_flags(t);
     np_thread_unlock(t);
     return NP_OK;
 }
 
-/* Summarises what T recorded into the default table, so that records are
- * not lost when the buffer goes away. */
+static struct np_cost_fn *insert(struct np_cost_state *c, uint64_t fn)
+{
+    for (uint32_t i = np_cost_hash(c, fn);; i = (i + 1) & c->mask) {
+        struct np_cost_fn *s = &c->tab[i];
+        if (s->fn == fn)
+            return s;
+        if (s->fn == 0) {
+            if (c->count == c->limit)
+                return NULL;
+            s->fn = fn;
+            s->min = UINT64_MAX;
+            c->order[c->count++] = i;
+            return s;
+        }
+    }
+}
+
+void np_cost_reset(struct np_cost_state *c)
+{
+    struct np_cost_frame *f = c->frames;
+    uint32_t depth = np_cost_depth(c);
+    for (uint32_t i = 0; i < depth; i++)
+        f[i].ref = c->tab[(uint32_t)f[i].ref & ~NP_COST_CLOSING].fn;
+    for (uint32_t k = 0; k < c->count; k++)
+        memset(&c->tab[c->order[k]], 0, sizeof *c->tab);
+    c->count = 0;
+    /* the open calls' functions were all in the table: they fit again */
+    for (uint32_t i = 0; i < depth; i++) {
+        struct np_cost_fn *s = insert(c, f[i].ref);
+        f[i].ref = (uint32_t)(s - c->tab);
+        s->active++;
+    }
+}
+
+struct np_cost_fn *np_cost_slot(struct np_thread *t, uint64_t fn)
+{
+    struct np_cost_state *c = &t->cost;
+    struct np_cost_fn *s = insert(c, fn);
+    if (s)
+        return s;
+    /* Full: merge into the default table, which leaves only the functions
+     * of open calls, and try again. */
+    void *stats = __atomic_load_n(&np_default_stats, __ATOMIC_ACQUIRE);
+    if (stats && np_stats_merge(stats, t) != NP_EINVAL)
+        s = insert(c, fn);
+    return s;
+}
+
+void np_cost_credit_open(struct np_thread *t)
+{
+    struct np_cost_state *c = &t->cost;
+    uint32_t depth = np_cost_depth(c);
+    if (!depth)
+        return; /* no clock read: the steps clock stays reproducible */
+    uint64_t now = np_thread_time(t);
+    struct np_cost_frame *f = c->frames;
+    for (uint32_t i = 0; i < depth; i++) {
+        uint64_t until = i + 1 < depth ? f[i + 1].start : now;
+        uint64_t span = (int64_t)(until - f[i].start) > 0 ? until - f[i].start : 0;
+        if (span > f[i].child) {
+            c->tab[(uint32_t)f[i].ref & ~NP_COST_CLOSING].self += span - f[i].child;
+            f[i].child = span;
+        }
+    }
+    c->last = now;
+}
+
+/* Merges T's sums into the default table, if there is one. */
 static void flush(struct np_thread *t)
 {
     void *stats = __atomic_load_n(&np_default_stats, __ATOMIC_ACQUIRE);
-    if (stats)
-        np_stats_summarise(stats, t);
+    if (stats) {
+        np_cost_credit_open(t);
+        np_stats_merge(stats, t);
+    }
 }
 
 void np_cost_thread_exit(struct np_thread *t)
 {
     if ((t->flags & NP_F_COST_INIT) && np_thread_lock(t)) {
-        /* The buffer may have been on the thread's stack, gone by now, so
-         * it is not read: what it held is counted as lost, and the dump
-         * says so. A thread keeps its records by calling np_stats_calc. */
-        void *stats = __atomic_load_n(&np_default_stats, __ATOMIC_ACQUIRE);
         struct np_cost_state *c = &t->cost;
-        if (stats)
-            np_stats_add_lost(stats, (uint64_t)c->n + c->lost);
-        t->flags &= ~(NP_F_COST_INIT | NP_F_COST_ON);
+        void *stats = __atomic_load_n(&np_default_stats, __ATOMIC_ACQUIRE);
+        if (*c->magic != MAGIC) {
+            np_error(NP_EINVAL, "thread exit",
+                     "a thread's measurement buffer was overwritten before the thread ended: its function costs are lost");
+        } else if (stats) {
+            /* Calls still open never return (pthread_exit): not counted,
+             * and said so. */
+            c->lost += 2 * (uint64_t)np_cost_depth(c) + c->lost_open;
+            np_stats_merge(stats, t);
+        }
+        t->flags &= ~(NP_F_COST_INIT | NP_F_COST_ON | NP_F_COST_SLOW);
         np_thread_unlock(t);
     }
 }
@@ -77,7 +190,7 @@ int np_cost_shutdown(void)
     if (!np_api_enter(t, "np_cost_shutdown"))
         return NP_EBUSY;
     flush(t);
-    t->flags &= ~(NP_F_COST_INIT | NP_F_COST_ON);
+    t->flags &= ~(NP_F_COST_INIT | NP_F_COST_ON | NP_F_COST_SLOW);
     t->cost = (struct np_cost_state){ 0 };
     np_thread_unlock(t);
     return NP_OK;
@@ -100,23 +213,66 @@ int np_cost_clear(void)
     if (!np_api_enter(t, "np_cost_clear"))
         return NP_EBUSY;
     struct np_cost_state *c = &t->cost;
-    /* Calls open now will exit with nothing pending: those exits are
-     * ignored, as for calls entered before measuring began. */
-    c->n = c->open = c->open_pending = 0;
+    /* Calls open now will exit with none open: those exits are ignored, as
+     * for calls entered before measuring began. */
+    c->top = c->frames;
     c->lost_open = 0;
-    c->have_last = 0;
+    np_cost_reset(c);
+    np_cost_sync_flags(t);
     np_thread_unlock(t);
     return NP_OK;
 }
 
-/* Called from a hook (the thread is already BUSY) when the buffer is full. */
-int np_cost_make_room(struct np_thread *t, uint32_t need)
+/* Closes the open calls above DEPTH at time NOW, as their exits would. */
+static void close_to(struct np_cost_state *c, uint32_t depth, uint64_t now)
 {
-    void *stats = __atomic_load_n(&np_default_stats, __ATOMIC_ACQUIRE);
-    if (!stats)
-        return 0;
-    np_stats_summarise(stats, t);
-    return t->cost.n + need <= t->cost.cap;
+    while (np_cost_depth(c) > depth) {
+        struct np_cost_frame *f = c->top - 1;
+        struct np_cost_fn *s = &c->tab[(uint32_t)f->ref & ~NP_COST_CLOSING];
+        uint64_t dur = (int64_t)(now - f->start) > 0 ? now - f->start : 0;
+        s->calls++;
+        if (s->active && --s->active == 0)
+            s->total += dur;
+        s->min = dur < s->min ? dur : s->min;
+        s->max = dur > s->max ? dur : s->max;
+        s->self += dur > f->child ? dur - f->child : 0;
+        f[-1].child += dur;
+        c->top = f;
+    }
+}
+
+void np_cost_unwind(struct np_thread *t, uint32_t depth, uint64_t lost_open, int from_hook)
+{
+    struct np_cost_state *c = &t->cost;
+    if (from_hook) {
+        /* The jump left a hook (a signal handler that interrupted it, or a
+         * user hook): an entry may have counted its frame without its
+         * function's open count, and an exit may have added part of its
+         * call. That call is popped and counted lost (its sums may be
+         * partly in), and the open counts are made again. */
+        struct np_cost_frame *f;
+        for (f = c->frames; f < c->top; f++)
+            c->tab[(uint32_t)f->ref & ~NP_COST_CLOSING].active = 0;
+        if (c->top > c->frames && (c->top[-1].ref & NP_COST_CLOSING)) {
+            c->top--;
+            c->lost += 2;
+        }
+        for (f = c->frames; f < c->top; f++)
+            c->tab[(uint32_t)f->ref].active++;
+    }
+    uint32_t open = np_cost_depth(c);
+    if ((uint64_t)open + c->lost_open <= (uint64_t)depth + lost_open)
+        return;
+    uint64_t k = open + c->lost_open - depth - lost_open;
+    uint64_t r = k < c->lost_open ? k : c->lost_open;
+    c->lost_open -= r; /* the dropped calls were the innermost */
+    np_cost_sync_flags(t);
+    k -= r;
+    if (k) {
+        uint64_t now = np_thread_time(t);
+        close_to(c, open - (uint32_t)k, now);
+        c->last = now;
+    }
 }
 
 uint64_t np_thread_time_resync(struct np_thread *t)
@@ -124,12 +280,10 @@ uint64_t np_thread_time_resync(struct np_thread *t)
     uint64_t now = np_port_resync(t);
     /* The CPU-time clock and the counter are read at slightly different
      * moments, so the estimate may overshoot by a little: never let the
-     * thread's time run backwards past its last record. */
+     * thread's time run backwards past its last entry or exit. */
     const struct np_cost_state *c = &t->cost;
-    uint64_t floor = c->have_last ? c->last : 0;
-    if (c->n > c->open && (int64_t)(c->buf[c->n - 1].w1 - floor) > 0)
-        floor = c->buf[c->n - 1].w1;
-    if (c->n && (int64_t)(now - t->off - floor) < 0)
+    uint64_t floor = np_cost_now_floor(c);
+    if (floor && (int64_t)(now - t->off - floor) < 0)
         t->off = now - floor;
     return now - t->off;
 }

@@ -1,17 +1,33 @@
 /* cost_hot.h - what function cost measurement does on each entry and exit.
  *
- * An entry is only recorded when the buffer also has room for the exits of
- * every call still open, so an exit is never lost once its entry was kept:
- * the summary pairs them exactly. Entries that do not fit are counted
- * (lost_open) and so are their exits, which come back in LIFO order. */
+ * An entry pushes an open call (its function's slot, its start time); the
+ * exit pops it and adds the call to its function's sums in the thread's
+ * table at once: count, inclusive time (when no other call of the same
+ * function is still open: recursion is counted once), exclusive time (the
+ * call's time less its callees'), minimum and maximum. Nothing is stored
+ * per call, so nothing is left to walk later: np_stats_calc only merges
+ * the table's sums into the shared one (stats.c).
+ *
+ * An entry that finds no room (the open-call stack full, or no slot for
+ * its function even after merging the table into the default statistics
+ * table) is dropped and counted (lost_open), and so is every call made
+ * inside it, until it returns; exits come back in LIFO order, so the
+ * counts stay exact for everything kept.
+ *
+ * Both run with the thread busy (no signal handler records meanwhile).
+ * The stores are ordered for a handler that longjmps out of the hook:
+ * an entry counts once its frame is whole (the top is stored last), and an
+ * exit marks its frame CLOSING before it adds anything, so that the jump
+ * can tell a half-added call (setjmp.c, np_cost_unwind). */
 #ifndef NP_COST_HOT_H
 #define NP_COST_HOT_H
 
 #include "thread.h"
 #include "../port/port.h"
 
-/* Makes room by summarising into the default table; returns 1 on success. */
-int np_cost_make_room(struct np_thread *t, uint32_t need);
+/* The slot of FN, made when missing (merging a full table into the
+ * default statistics table first if need be); NULL when there is no room. */
+struct np_cost_fn *np_cost_slot(struct np_thread *t, uint64_t fn);
 /* After a switch: takes the switched-out time off; returns the time now. */
 uint64_t np_thread_time_resync(struct np_thread *t);
 
@@ -23,45 +39,139 @@ static inline __attribute__((always_inline)) uint64_t np_thread_time(struct np_t
     return np_port_ticks() - t->off;
 }
 
-static inline __attribute__((always_inline)) void
-np_cost_enter(struct np_thread *t, uint64_t w0)
+/* Fibonacci hashing: the top bits of the product spread addresses that
+ * differ only in their low bits (functions side by side) over the table. */
+static inline __attribute__((always_inline)) uint32_t np_cost_hash(const struct np_cost_state *c, uint64_t fn)
 {
-    struct np_cost_state *c = &t->cost;
-    /* pending exits: every open call in the buffer plus this one */
-    uint32_t need = c->open_pending + 2;
+    return (uint32_t)((fn * 0x9e3779b97f4a7c15ull) >> c->shift);
+}
 
-    if (__builtin_expect(c->lost_open != 0, 0) ||
-        (__builtin_expect(c->n + need > c->cap, 0) && !np_cost_make_room(t, need))) {
-        c->lost_open++;
-        c->lost++;
-        return;
-    }
-    uint64_t now = np_thread_time(t); /* before the record counts as held */
-    np_cost_record *r = &c->buf[c->n];
-    r->w0 = w0;
-    r->w1 = now;
-    c->n++; /* written, then counted: a jump out of the hook leaves no half record */
-    c->open_pending++;
+/* NP_F_COST_SLOW from the thread's state (with the thread busy). */
+static inline void np_cost_sync_flags(struct np_thread *t)
+{
+    if (t->cost.lost_open || np_clock_kind != NP_CLOCK_COUNTER)
+        t->flags |= NP_F_COST_SLOW;
+    else
+        t->flags &= ~NP_F_COST_SLOW;
+}
+
+/* Calls open now. */
+static inline uint32_t np_cost_depth(const struct np_cost_state *c)
+{
+    return (uint32_t)(c->top - c->frames);
+}
+
+/* The time of the thread's last entry or exit: the switch resync never
+ * lets the thread's time go back before it. */
+static inline uint64_t np_cost_now_floor(const struct np_cost_state *c)
+{
+    uint64_t t = c->last;
+    if (c->top > c->frames && (int64_t)(c->top[-1].start - t) > 0)
+        t = c->top[-1].start;
+    return t;
+}
+
+/* Pushes the call of slot S at time NOW onto F, the top (there is room). */
+static inline __attribute__((always_inline)) void
+np_cost_push(struct np_cost_state *c, struct np_cost_fn *s, struct np_cost_frame *f, uint64_t now)
+{
+    f->start = now;
+    f->child = 0;
+    f->ref = (uint32_t)(s - c->tab);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    c->top = f + 1; /* the call counts from here */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->active++;
+    /* no c->last: the newest time is this frame's start (np_cost_now_floor) */
+}
+
+/* Pops F, the innermost call, and adds it to its function's sums. */
+static inline __attribute__((always_inline)) void
+np_cost_pop(struct np_cost_state *c, struct np_cost_frame *f, uint64_t now)
+{
+    uint32_t slot = (uint32_t)f->ref;
+    f->ref = slot | NP_COST_CLOSING;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    struct np_cost_fn *s = &c->tab[slot];
+    uint64_t dur = (int64_t)(now - f->start) > 0 ? now - f->start : 0;
+    uint64_t self = dur > f->child ? dur - f->child : 0;
+    s->calls++;
+    if (--s->active == 0)
+        s->total += dur;
+    /* branches, not conditional moves: after the first calls they are
+     * rarely taken, and then there is no store */
+    if (dur < s->min)
+        s->min = dur;
+    if (dur > s->max)
+        s->max = dur;
+    s->self += self;
+    f[-1].child += dur; /* the caller's, or the spare frame below the first */
+    c->last = now;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    c->top = f;
 }
 
 static inline __attribute__((always_inline)) void
-np_cost_exit(struct np_thread *t, uint64_t fn)
+np_cost_enter(struct np_thread *t, uint64_t fn)
 {
     struct np_cost_state *c = &t->cost;
+    struct np_cost_frame *f = c->top;
+    struct np_cost_fn *s = &c->tab[np_cost_hash(c, fn)];
 
-    if (__builtin_expect(c->lost_open != 0, 0)) {
-        c->lost_open--;
+    if (__builtin_expect(c->lost_open != 0 || f == c->end, 0) ||
+        (__builtin_expect(s->fn != fn, 0) && !(s = np_cost_slot(t, fn)))) {
+        if (c->lost_open++ == 0)
+            np_cost_sync_flags(t);
         c->lost++;
         return;
     }
-    if (__builtin_expect(c->open_pending == 0, 0))
+    /* read after a merge: the merge's time is the caller's */
+    np_cost_push(c, s, f, np_thread_time(t));
+}
+
+static inline __attribute__((always_inline)) void
+np_cost_exit(struct np_thread *t)
+{
+    struct np_cost_state *c = &t->cost;
+    struct np_cost_frame *f = c->top;
+
+    if (__builtin_expect(c->lost_open != 0, 0)) {
+        if (--c->lost_open == 0)
+            np_cost_sync_flags(t);
+        c->lost++;
+        return;
+    }
+    if (__builtin_expect(f == c->frames, 0))
         return; /* the exit of a call entered before measuring began */
-    uint64_t now = np_thread_time(t);
-    np_cost_record *r = &c->buf[c->n]; /* room was reserved at entry */
-    r->w0 = fn | NP_COST_EXIT;
-    r->w1 = now;
-    c->n++;
-    c->open_pending--;
+    np_cost_pop(c, f - 1, np_thread_time(t));
+}
+
+/* The common case alone, for the hooks' leaf path, which checks first that
+ * NP_F_COST_SLOW is clear (no dropped call open, the CPU's counter as the
+ * clock): room on the stack, the function in its first slot, no switch to
+ * take off. Returns 0, having changed nothing, when the full path
+ * (np_cost_enter, np_cost_exit) must run instead. */
+static inline __attribute__((always_inline)) int
+np_cost_enter_fast(struct np_thread *t, uint64_t fn)
+{
+    struct np_cost_state *c = &t->cost;
+    struct np_cost_frame *f = c->top;
+    struct np_cost_fn *s = &c->tab[np_cost_hash(c, fn)];
+    if (__builtin_expect((f == c->end) | (s->fn != fn), 0) || __builtin_expect(np_port_switched(), 0))
+        return 0;
+    np_cost_push(c, s, f, np_port_counter() - t->off);
+    return 1;
+}
+
+static inline __attribute__((always_inline)) int
+np_cost_exit_fast(struct np_thread *t)
+{
+    struct np_cost_state *c = &t->cost;
+    struct np_cost_frame *f = c->top;
+    if (__builtin_expect(f == c->frames, 0) || __builtin_expect(np_port_switched(), 0))
+        return 0;
+    np_cost_pop(c, f - 1, np_port_counter() - t->off);
+    return 1;
 }
 
 #endif

@@ -4,18 +4,72 @@
  * The same file builds each library: NP_HOOKS_MECHANISMS says which
  * mechanisms the hooks call (the all-in-one library checks the thread's
  * flags for each; a single-mechanism library calls only its own), the way
- * the SDK linked libos.CALLTRACE.a or libos.FUNCTIONCOST.a. */
+ * the SDK linked libos.CALLTRACE.a or libos.FUNCTIONCOST.a.
+ *
+ * NP_HOOKS_NONSHARED builds libnanoprof-hooks.a, which a program linked
+ * with libnanoprof.so takes into its own executable (pkg-config and the
+ * CMake package put it first): only the two compiler hooks, with their
+ * leaf paths (call trace alone, cost alone), the rest of the work being
+ * the shared library's (np_hooks_full_enter/exit). A call from the
+ * program's code to a function in a shared library, mapped terabytes
+ * away, costs more than one to a function beside it (the CPU's branch
+ * predictor keeps fewer bits of far targets); docs/performance.md has the
+ * figures. */
+#if defined(NP_HOOKS_NONSHARED)
+/* the archive's own names for the state its leaf paths read (below) */
+#define np_cur np_hooks_cur
+#define np_switch_flag np_hooks_switch_flag
+#endif
 #include "calltrace_hot.h"
 #include "cost_hot.h"
 #include "hooks.h"
 #include "output.h"
 
+#if defined(NP_HOOKS_NONSHARED)
+#undef NP_HOOKS_MECHANISMS
+#define NP_HOOKS_MECHANISMS (NP_MECH_CALLTRACE | NP_MECH_COST | NP_MECH_USER | NP_MECH_RECORD)
+#endif
 #ifndef NP_HOOKS_MECHANISMS
 #define NP_HOOKS_MECHANISMS (NP_MECH_CALLTRACE | NP_MECH_COST | NP_MECH_USER | NP_MECH_RECORD)
 #endif
-#if NP_HOOKS_MECHANISMS & NP_MECH_RECORD
+#if (NP_HOOKS_MECHANISMS & NP_MECH_RECORD) && !defined(NP_HOOKS_NONSHARED)
 #include "record_hot.h"
 #endif
+
+#if defined(NP_HOOKS_NONSHARED)
+/* The shared library this archive goes with: a link or load error, not a
+ * wrong layout, when they come from different versions. */
+extern const char NP_HOOKS_ABI;
+__attribute__((used)) static const char *const keep_abi = &NP_HOOKS_ABI;
+/* For the sampler: a sample in these hooks belongs to the function they
+ * are called for (hooks.h). */
+NP_EXPORT const struct np_hooks_range np_hooks_text_exe = { __start_np_hooks_text, __stop_np_hooks_text };
+/* The thread-local state the leaf paths read, defined here too, with the
+ * shared library's initial values: the library's own references, through
+ * its GOT, then find these (the program's definitions come first), while
+ * the hooks reach them as the static library's do, at a fixed offset from
+ * the thread pointer, with no GOT load on the way. */
+__attribute__((visibility("hidden"))) __thread struct np_thread *np_hooks_cur
+    __attribute__((tls_model("initial-exec"))) = (struct np_thread *)&np_unattached;
+__attribute__((visibility("hidden"))) __thread volatile uint64_t *np_hooks_switch_flag
+    __attribute__((tls_model("initial-exec"))) = (volatile uint64_t *)&np_switch_never;
+/* the names the shared library refers to (an executable's own hidden
+ * names are what its linker turns into fixed offsets) */
+#undef np_cur
+#undef np_switch_flag
+extern __thread struct np_thread *np_cur __attribute__((alias("np_hooks_cur"), visibility("default")));
+extern __thread volatile uint64_t *np_switch_flag
+    __attribute__((alias("np_hooks_switch_flag"), visibility("default")));
+#define np_cur np_hooks_cur
+#define np_switch_flag np_hooks_switch_flag
+/* The global flags word, a copy of the library's beside the code: the
+ * library's np_hooks_set writes both (through this pointer). */
+static uint32_t hooks_global;
+NP_EXPORT uint32_t *const np_hooks_global_exe = &hooks_global;
+#define NP_USER_ON() (__atomic_load_n(&np_user_hooks, __ATOMIC_RELAXED) != NULL)
+#define NP_GLOBAL_FLAGS() __atomic_load_n(&hooks_global, __ATOMIC_RELAXED)
+#else
+NP_EXPORT const char NP_HOOKS_ABI = 1;
 
 /* Lets the init functions refuse a mechanism this library's hooks do not
  * call, instead of silently recording nothing. */
@@ -33,27 +87,35 @@ __attribute__((used)) static const char *const keep_setjmp = &np_setjmp_linked;
  * reads a consistent set unless np_hooks_set is called USER_SLOTS more
  * times meanwhile. */
 #define USER_SLOTS 16
-struct user_hooks {
+struct np_user_hooks {
     np_hook_fn enter, exit;
     void *ctx;
 };
-static struct user_hooks user_slots[USER_SLOTS];
-static struct user_hooks *user_hooks;
+static struct np_user_hooks user_slots[USER_SLOTS];
+struct np_user_hooks *np_user_hooks;
+uint32_t np_hooks_global;
 static unsigned user_next;
 
 int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
 {
-    struct user_hooks *h = NULL;
+    struct np_user_hooks *h = NULL;
     if (enter || exit) {
         h = &user_slots[__atomic_fetch_add(&user_next, 1, __ATOMIC_RELAXED) % USER_SLOTS];
         h->enter = enter;
         h->exit = exit;
         h->ctx = ctx;
     }
-    __atomic_store_n(&user_hooks, h, __ATOMIC_RELEASE);
+    __atomic_store_n(&np_user_hooks, h, __ATOMIC_RELEASE);
+    /* the hooks' leaf paths read this with the thread's flags: busy sends
+     * every call to the full path, which calls the user hooks */
+    uint32_t g = h ? (uint32_t)NP_F_BUSY : 0u;
+    __atomic_store_n(&np_hooks_global, g, __ATOMIC_RELEASE);
+    if (&np_hooks_global_exe && np_hooks_global_exe) /* libnanoprof-hooks.a's copy */
+        __atomic_store_n(np_hooks_global_exe, g, __ATOMIC_RELEASE);
     return NP_OK;
 }
-#define NP_USER_ON() (__atomic_load_n(&user_hooks, __ATOMIC_RELAXED) != NULL)
+#define NP_USER_ON() (__atomic_load_n(&np_user_hooks, __ATOMIC_RELAXED) != NULL)
+#define NP_GLOBAL_FLAGS() __atomic_load_n(&np_hooks_global, __ATOMIC_RELAXED)
 #else
 int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
 {
@@ -61,6 +123,7 @@ int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
     return np_error(NP_EINVAL, "np_hooks_set", "this library was built without user hooks (link libnanoprof)");
 }
 #define NP_USER_ON() 0
+#define NP_GLOBAL_FLAGS() 0u
 #endif
 
 /* The full path of both hooks (EXIT is a constant where it is inlined).
@@ -104,13 +167,13 @@ np_on_event(int exit, uint64_t fn, const void *site)
 #if NP_HOOKS_MECHANISMS & NP_MECH_COST
     if (f & NP_F_COST_ON) {
         if (exit)
-            np_cost_exit(t, fn & NP_ADDR_MASK);
+            np_cost_exit(t);
         else
             np_cost_enter(t, fn);
     }
 #endif
 #if NP_HOOKS_MECHANISMS & NP_MECH_USER
-    struct user_hooks *u = __atomic_load_n(&user_hooks, __ATOMIC_ACQUIRE);
+    struct np_user_hooks *u = __atomic_load_n(&np_user_hooks, __ATOMIC_ACQUIRE);
     np_hook_fn h = u ? (exit ? u->exit : u->enter) : NULL;
     if (h)
         h(u->ctx, (const void *)(uintptr_t)(fn & NP_ADDR_MASK), site, !exit && (fn & NP_REC_NAMED) != 0);
@@ -139,7 +202,7 @@ static NP_HOOKS_TEXT __attribute__((noinline)) void exit_slow(uint64_t fn, void 
  * without the register saves of the full path, which it falls back on
  * (by a tail call) when there is a switch to note or the buffer is full. */
 #define NP_REC_ONLY_MASK (NP_F_BUSY | NP_F_CT_ON | NP_F_COST_ON | NP_F_REC_ON)
-#define NP_REC_ONLY(t) ((t) && ((t)->flags & NP_REC_ONLY_MASK) == NP_F_REC_ON && !NP_USER_ON())
+#define NP_REC_ONLY(t) (((t)->flags & NP_REC_ONLY_MASK) == NP_F_REC_ON && !NP_USER_ON())
 
 static NP_HOOKS_TEXT __attribute__((noinline)) void rec_only(struct np_thread *t, uint64_t w0, void *site)
 {
@@ -171,11 +234,10 @@ static NP_HOOKS_TEXT __attribute__((noinline)) void rec_only(struct np_thread *t
 #define rec_only(t, w0, site) ((void)0)
 #endif
 
-/* The compiler's hooks. The common case, the call trace alone on an
- * attached thread, is handled here with no call at all, so these stay leaf
- * functions that save no registers; everything else goes to the full path
- * by a tail call (the recorder alone to its own, first). */
-static NP_HOOKS_TEXT __attribute__((noinline)) void enter_full(void *fn, void *site)
+/* Everything but the hooks' leaf paths, by a tail call from them (the
+ * recorder alone to its own path, first); exported for
+ * libnanoprof-hooks.a. */
+NP_HOOK NP_HOOKS_TEXT __attribute__((noinline)) void np_hooks_full_enter(void *fn, void *site)
 {
     uint64_t a = (uint64_t)(uintptr_t)fn & NP_ADDR_MASK;
     struct np_thread *t = np_cur;
@@ -185,7 +247,7 @@ static NP_HOOKS_TEXT __attribute__((noinline)) void enter_full(void *fn, void *s
         enter_slow(a, site);
 }
 
-static NP_HOOKS_TEXT __attribute__((noinline)) void exit_full(void *fn, void *site)
+NP_HOOK NP_HOOKS_TEXT __attribute__((noinline)) void np_hooks_full_exit(void *fn, void *site)
 {
     uint64_t a = (uint64_t)(uintptr_t)fn & NP_ADDR_MASK;
     struct np_thread *t = np_cur;
@@ -195,49 +257,109 @@ static NP_HOOKS_TEXT __attribute__((noinline)) void exit_full(void *fn, void *si
         exit_slow(a, site);
 }
 
+#endif /* !NP_HOOKS_NONSHARED */
+
+/* The compiler's hooks. The common cases, the call trace alone or cost
+ * measurement alone on an attached thread, are handled here with no call
+ * at all, so these stay leaf functions that save no registers; everything
+ * else goes to the full path by a tail call. */
 #define NP_FAST_MASK (NP_F_BUSY | NP_F_COST_ON | NP_F_REC_ON)
+/* The call trace alone, not busy: its mode decides the rest. */
+#define NP_CT_MASK (NP_FAST_MASK | NP_F_CT_ON | NP_F_CT_LOG)
+/* Cost measurement alone (the call trace off), not busy, not recording,
+ * nothing that needs its full path. */
+#define NP_COST_MASK (NP_F_BUSY | NP_F_CT_ON | NP_F_COST_ON | NP_F_REC_ON | NP_F_COST_SLOW)
 
-NP_HOOK NP_HOOKS_TEXT void __cyg_profile_func_enter(void *fn, void *site)
+/* On a cache line of their own each: their speed depends on where they
+ * fall (a few tenths of a nanosecond per call, from one build to the
+ * next, measured); aligned, it does not. */
+NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_enter(void *fn, void *site)
 {
-#if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
-    struct np_thread *t = np_cur;
-    if (__builtin_expect(t != NULL, 1)) {
+#if NP_HOOKS_MECHANISMS & (NP_MECH_CALLTRACE | NP_MECH_COST)
+    struct np_thread *t = np_cur; /* np_unattached (busy) at first */
+    {
         uint32_t f = t->flags;
-        if (!(f & NP_FAST_MASK) && !NP_USER_ON()) {
-            if (f & NP_F_CT_ON) {
-                uint64_t a = (uint64_t)(uintptr_t)fn & NP_ADDR_MASK;
-                if (f & NP_F_CT_LOG)
-                    np_ct_log_enter(t, a, site);
-                else
-                    np_ct_stack_enter(t, a, site);
-            }
+        uint32_t g = f | NP_GLOBAL_FLAGS(); /* busy too when user hooks are set */
+#if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
+        uint32_t k = g & NP_CT_MASK;
+        if (__builtin_expect(k == (NP_F_CT_ON | NP_F_CT_LOG), 1)) {
+            np_ct_log_enter(t, NP_CODE_ADDR(fn), site);
             return;
         }
-    }
 #endif
-    enter_full(fn, site);
-}
-
-NP_HOOK NP_HOOKS_TEXT void __cyg_profile_func_exit(void *fn, void *site)
-{
+#if NP_HOOKS_MECHANISMS & NP_MECH_COST
+        if ((g & NP_COST_MASK) == NP_F_COST_ON) {
+            /* busy first: the checks read what a signal handler's hooks
+             * may change (a merge moves the slots) */
+            t->flags = f | NP_F_BUSY;
+            __atomic_signal_fence(__ATOMIC_SEQ_CST);
+            int done = np_cost_enter_fast(t, NP_CODE_ADDR(fn));
+            __atomic_signal_fence(__ATOMIC_SEQ_CST);
+            t->flags = f;
+            if (__builtin_expect(done, 1))
+                return;
+            goto full;
+        }
+#endif
 #if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
-    struct np_thread *t = np_cur;
-    if (__builtin_expect(t != NULL, 1)) {
-        uint32_t f = t->flags;
-        if (!(f & NP_FAST_MASK) && !NP_USER_ON()) {
-            if (f & NP_F_CT_ON) {
-                if (f & NP_F_CT_LOG)
-                    np_ct_log_exit(t);
-                else
-                    np_ct_stack_exit(t);
-            }
+        if (!(k & ~NP_F_CT_LOG))
+            return; /* nothing on */
+        if (k == NP_F_CT_ON) {
+            np_ct_stack_enter(t, NP_CODE_ADDR(fn), site);
             return;
         }
+#endif
     }
 #endif
-    exit_full(fn, site);
+#if NP_HOOKS_MECHANISMS & NP_MECH_COST
+full:
+#endif
+    np_hooks_full_enter(fn, site);
 }
 
+NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_exit(void *fn, void *site)
+{
+#if NP_HOOKS_MECHANISMS & (NP_MECH_CALLTRACE | NP_MECH_COST)
+    struct np_thread *t = np_cur; /* np_unattached (busy) at first */
+    {
+        uint32_t f = t->flags;
+        uint32_t g = f | NP_GLOBAL_FLAGS();
+#if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
+        uint32_t k = g & NP_CT_MASK;
+        if (__builtin_expect(k == (NP_F_CT_ON | NP_F_CT_LOG), 1)) {
+            np_ct_log_exit(t);
+            return;
+        }
+#endif
+#if NP_HOOKS_MECHANISMS & NP_MECH_COST
+        if ((g & NP_COST_MASK) == NP_F_COST_ON) {
+            t->flags = f | NP_F_BUSY;
+            __atomic_signal_fence(__ATOMIC_SEQ_CST);
+            int done = np_cost_exit_fast(t);
+            __atomic_signal_fence(__ATOMIC_SEQ_CST);
+            t->flags = f;
+            if (__builtin_expect(done, 1))
+                return;
+            goto full;
+        }
+#endif
+#if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
+        if (!(k & ~NP_F_CT_LOG))
+            return; /* nothing on */
+        if (k == NP_F_CT_ON) {
+            np_ct_stack_exit(t);
+            return;
+        }
+#endif
+    }
+#endif
+#if NP_HOOKS_MECHANISMS & NP_MECH_COST
+full:
+#endif
+    np_hooks_full_exit(fn, site);
+}
+
+#if !defined(NP_HOOKS_NONSHARED)
 /* Manual markers: the name string stands for the function. noinline so
  * that the return address is the marker's own call site. */
 __attribute__((noinline)) void np_enter(const char *name)
@@ -250,3 +372,4 @@ __attribute__((noinline)) void np_exit(void)
 {
     np_on_exit(0, __builtin_return_address(0));
 }
+#endif

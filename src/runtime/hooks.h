@@ -6,6 +6,9 @@
 #include "thread.h"
 
 #define NP_HOOK __attribute__((no_instrument_function, visibility("default")))
+/* What libnanoprof-hooks.a, linked into a program, reaches in
+ * libnanoprof.so (hooks.c) */
+#define NP_EXPORT __attribute__((visibility("default")))
 
 /* The compiler's hooks and what they call first live in a section of
  * their own, so that the sampler can tell a sample taken inside them
@@ -14,11 +17,28 @@
 #define NP_HOOKS_TEXT __attribute__((section("np_hooks_text")))
 extern const char __start_np_hooks_text[] __attribute__((weak, visibility("hidden")));
 extern const char __stop_np_hooks_text[] __attribute__((weak, visibility("hidden")));
+/* The hooks libnanoprof-hooks.a put into the program, when it did. */
+struct np_hooks_range {
+    const char *start, *stop;
+};
+extern const struct np_hooks_range np_hooks_text_exe __attribute__((weak, visibility("default")));
 static inline int np_in_hooks_text(uint64_t pc)
 {
-    return __start_np_hooks_text && pc >= (uint64_t)(uintptr_t)__start_np_hooks_text &&
-           pc < (uint64_t)(uintptr_t)__stop_np_hooks_text;
+    const struct np_hooks_range *exe = &np_hooks_text_exe;
+    return (__start_np_hooks_text && pc >= (uint64_t)(uintptr_t)__start_np_hooks_text &&
+            pc < (uint64_t)(uintptr_t)__stop_np_hooks_text) ||
+           (exe && pc >= (uint64_t)(uintptr_t)exe->start && pc < (uint64_t)(uintptr_t)exe->stop);
 }
+
+/* hooks.c: the full path of the hooks, and the user hooks in force. */
+void np_hooks_full_enter(void *fn, void *site) NP_EXPORT;
+void np_hooks_full_exit(void *fn, void *site) NP_EXPORT;
+extern struct np_user_hooks *np_user_hooks NP_EXPORT;
+/* Flags every thread's hooks take as their own too: NP_F_BUSY while user
+ * hooks are set, so that their leaf paths check one word, not two; and
+ * libnanoprof-hooks.a's copy of it, when a program holds one. */
+extern uint32_t np_hooks_global;
+extern uint32_t *const np_hooks_global_exe __attribute__((weak, visibility("default")));
 
 /* Which mechanisms this library's hooks call (hooks.c). */
 #define NP_MECH_CALLTRACE 1
@@ -36,16 +56,25 @@ int np_api_enter(struct np_thread *t, const char *where);
  * the previous state (1 on, 0 off) or a negative np_status. */
 int np_switch_mechanism(const char *who, uint32_t init_flag, uint32_t on_flag, int on, const char *not_init);
 
-/* The default statistics table (the last one initialised), used when a
- * measurement buffer fills up. */
+/* The default statistics table (the last one initialised), into which a
+ * thread's full table of sums is merged. */
 extern void *np_default_stats;
-/* stats.c: summarise T's measurement buffer into STATS (table locked). */
-int np_stats_summarise(void *stats, struct np_thread *t);
+/* stats.c: adds T's sums and lost count to STATS (under its lock) and
+ * empties T's table but for the functions of its open calls. NP_EFULL
+ * when some function found no room; NP_EINVAL (and nothing done) when
+ * STATS was shut down meanwhile. */
+int np_stats_merge(void *stats, struct np_thread *t);
 
-/* cost.c: a thread is ending: count what it recorded and never summarised
- * as lost in the default table (called by the port). */
+/* cost.c: empties the thread's table but for the functions of its open
+ * calls (their sums zero). */
+void np_cost_reset(struct np_cost_state *c);
+/* cost.c: adds to the sums the self time of the open calls so far. */
+void np_cost_credit_open(struct np_thread *t);
+/* cost.c: a longjmp back to where DEPTH calls were open and LOST_OPEN
+ * dropped: closes the calls it abandons at the time of the jump.
+ * FROM_HOOK: the jump leaves a hook (its work may be half done). */
+void np_cost_unwind(struct np_thread *t, uint32_t depth, uint64_t lost_open, int from_hook);
+/* cost.c: a thread is ending: merge its sums into the default table
+ * (called by the port). */
 void np_cost_thread_exit(struct np_thread *t);
-/* stats.c: counts records lost outside a summary. */
-void np_stats_add_lost(void *stats, uint64_t n);
-
 #endif

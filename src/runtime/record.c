@@ -583,7 +583,8 @@ static int open_locked(void)
         np_rec_say("cannot create the trace directory", R.dir);
         return 0;
     }
-    R.ns_per_tick = np_port_ns_per_tick();
+    /* INFO's rate: the END chunk has the one measured over the run */
+    R.ns_per_tick = np_port_ns_per_tick_soon();
     if (np_rec_cfg.min_ns) {
         double t = (double)np_rec_cfg.min_ns / R.ns_per_tick;
         np_rec_cfg.min_ticks = (uint64_t)t;

@@ -42,6 +42,11 @@
 #pragma weak ZSTD_compressCCtx
 #pragma weak ZSTD_isError
 #define ZSTD_PRESENT() (ZSTD_compressCCtx != NULL)
+#elif defined(NP_LAZY_LIBS)
+/* The shared library loads libzstd at the first chunk it compresses
+ * (never in a fatal signal's handler: that writes chunks uncompressed). */
+#include "../port/lazy.h"
+#define ZSTD_PRESENT() np_lazy_zstd()
 #else
 #define ZSTD_PRESENT() 1
 #endif

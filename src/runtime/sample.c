@@ -34,6 +34,7 @@
 #if defined(NP_HAVE_LIBUNWIND)
 #define UNW_LOCAL_ONLY /* this process only: the faster, smaller API */
 #include <libunwind.h>
+#include "../port/lazy.h" /* libnanoprof.so: libunwind loaded when asked for */
 #endif
 #include <signal.h>
 #include <stdio.h>
@@ -296,7 +297,7 @@ static void take(const siginfo_t *si, void *uc)
     /* the thread running now: a user-level thread's own stream while a
      * scheduler has switched to it (its stack bounds are unknown: the PC
      * only), else the OS thread's */
-    struct np_thread *t = np_cur ? np_cur : np_thread_os();
+    struct np_thread *t = np_cur != &np_unattached ? np_cur : np_thread_os();
     if (!t || !(t->flags & NP_F_REC_ON) || !t->rec)
         return;
     struct np_rec_stream *s = t->rec;
@@ -433,14 +434,18 @@ int np_sample_configure(void)
             return 0;
         }
 #if defined(NP_HAVE_LIBUNWIND)
-        S.unwinder = NP_UNWIND_DWARF;
-        /* a cache per thread takes no lock in the handler; one unwind
-         * here sets libunwind up outside any signal handler */
-        unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-        unw_context_t ctx;
-        unw_cursor_t cur;
-        if (unw_getcontext(&ctx) == 0 && unw_init_local(&cur, &ctx) == 0)
-            (void)unw_step(&cur);
+        if (!np_lazy_unwind()) {
+            np_rec_say("NANOPROF_UNWIND=dwarf: libunwind could not be loaded: frame pointers only", NULL);
+        } else {
+            S.unwinder = NP_UNWIND_DWARF;
+            /* a cache per thread takes no lock in the handler; one unwind
+             * here sets libunwind up outside any signal handler */
+            unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+            unw_context_t ctx;
+            unw_cursor_t cur;
+            if (unw_getcontext(&ctx) == 0 && unw_init_local(&cur, &ctx) == 0)
+                (void)unw_step(&cur);
+        }
 #else
         np_rec_say("NANOPROF_UNWIND=dwarf: this runtime has no DWARF unwinder (libnanoprof.so has): "
                    "frame pointers only", NULL);

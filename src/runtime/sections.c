@@ -1,14 +1,17 @@
 /* sections.c - measured code sections (sections.h): the performance-counter
  * peripheral of an FPGA soft core, in software. Each OS thread keeps the
- * begin time of the sections it has open (no locks, no allocation); an end
- * adds the elapsed time and one occurrence to the section's totals with
- * atomic adds, so threads in the same section all add up. */
+ * begin time of the sections it has open (no locks; the state is mapped by
+ * the thread's first section, below); an end adds the elapsed time and one
+ * occurrence to the section's totals with atomic adds, so threads in the
+ * same section all add up. */
 #include "hooks.h"
 #include "output.h"
 #include "../port/port.h"
 #include "nanoprof/sections.h"
 
+#include <pthread.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #ifndef NP_SECTIONS_MAX
 #define NP_SECTIONS_MAX 64
@@ -37,7 +40,28 @@ struct section_thread {
     uint8_t ready;
 };
 
-static __thread struct section_thread me;
+/* Each thread's state is a page of its own, mapped by its first section
+ * and unmapped when it ends: only a pointer is in TLS, so that the
+ * runtime's TLS stays small enough for a dlopen'ed libnanoprof.so
+ * (docs/instrumenting.md). mmap, not malloc: no lock, and the first
+ * section may be in a signal handler that interrupted malloc. */
+static __thread struct section_thread *me;
+static pthread_key_t me_key;
+static pthread_once_t me_once = PTHREAD_ONCE_INIT;
+
+static void me_free(void *arg)
+{
+    struct section_thread *s = me;
+    (void)arg;
+    me = NULL;
+    if (s)
+        munmap(s, sizeof *s);
+}
+
+static void me_key_make(void)
+{
+    pthread_key_create(&me_key, me_free);
+}
 
 static int initialised, hw_on;
 static uint32_t hw_refused_threads;
@@ -64,23 +88,42 @@ static void open_hw(struct section_thread *s)
         __atomic_fetch_add(&hw_refused_threads, 1, __ATOMIC_RELAXED);
 }
 
-/* The first section on a thread: the clock must be chosen before any time
- * is read, and the thread's counters opened when they are in use. */
-static __attribute__((noinline)) void thread_start(struct section_thread *s)
+/* The first section on a thread: its state, the clock chosen before any
+ * time is read, and the thread's counters opened when they are in use.
+ * NULL when no memory could be had. */
+static __attribute__((noinline)) struct section_thread *thread_start(void)
 {
-    np_port_clock_init();
-    if (__atomic_load_n(&hw_on, __ATOMIC_ACQUIRE))
-        open_hw(s);
-    s->ready = 1;
+    struct section_thread *s = me;
+    if (!s) {
+        void *p = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+        s = me = p;
+        pthread_once(&me_once, me_key_make);
+        pthread_setspecific(me_key, s);
+    }
+    if (!s->ready) {
+        np_port_clock_init();
+        if (!s->hw && __atomic_load_n(&hw_on, __ATOMIC_ACQUIRE))
+            open_hw(s);
+        s->ready = 1;
+    }
+    return s;
+}
+
+static int no_memory(const char *where)
+{
+    static int said;
+    return misuse(&said, where, "no memory for this thread's sections (reported once)");
 }
 
 int np_section_begin(unsigned id)
 {
     if (__builtin_expect(id >= NP_SECTIONS_MAX, 0))
         return bad_id("np_section_begin");
-    struct section_thread *s = &me;
-    if (__builtin_expect(!s->ready, 0))
-        thread_start(s);
+    struct section_thread *s = me;
+    if (__builtin_expect(!s || !s->ready, 0) && !(s = thread_start()))
+        return no_memory("np_section_begin");
     if (s->depth[id]++ != 0)
         return NP_OK;
     if (__builtin_expect(s->hw > 0, 0))
@@ -103,8 +146,8 @@ int np_section_end(unsigned id)
     uint64_t now = np_port_wall_ticks(); /* first: the time leaves out the rest */
     if (__builtin_expect(id >= NP_SECTIONS_MAX, 0))
         return bad_id("np_section_end");
-    struct section_thread *s = &me;
-    if (__builtin_expect(s->depth[id] == 0, 0))
+    struct section_thread *s = me;
+    if (__builtin_expect(!s || s->depth[id] == 0, 0))
         return misuse(&said_unmatched, "np_section_end", "section ended without a begin on this thread (reported once)");
     if (--s->depth[id] != 0)
         return NP_OK;
@@ -144,10 +187,13 @@ int np_sections_init(unsigned flags)
     if (__atomic_exchange_n(&initialised, 1, __ATOMIC_ACQ_REL))
         return np_error(NP_EALREADY, "np_sections_init", "already initialised");
     np_port_clock_init();
+    struct section_thread *s = thread_start();
+    if (!s)
+        return no_memory("np_sections_init");
     if (flags & NP_SECTIONS_HW) {
         const char *why = NULL;
         if (np_port_hw_open(&why)) {
-            me.hw = 1;
+            s->hw = 1;
             __atomic_store_n(&hw_on, 1, __ATOMIC_RELEASE);
         } else {
             struct np_line l = { 0 };
@@ -157,7 +203,6 @@ int np_sections_init(unsigned flags)
             np_line_emit(&l);
         }
     }
-    me.ready = 1;
     return NP_OK;
 }
 

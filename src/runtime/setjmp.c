@@ -4,8 +4,8 @@
  * hook. The runtime stands in front of the C library's setjmp and longjmp
  * (by symbol interposition: these definitions come before libc's): at
  * setjmp it notes, per thread, how deep each mechanism is; at longjmp it
- * cuts each mechanism back to that depth (and tells the cost summary, with
- * an UNWIND record, which calls ended there), then calls the real longjmp.
+ * cuts each mechanism back to that depth (cost measurement closes the calls
+ * the jump abandons, at the time of the jump), then calls the real longjmp.
  * The setjmp side is a few instructions of assembly (below), since setjmp
  * returns twice and cannot be wrapped in C: it notes the depths, then jumps
  * to the real setjmp with the caller's stack as it was, so the real one
@@ -149,24 +149,24 @@ __attribute__((visibility("hidden"))) void np_setjmp_note(const void *env)
     /* Find the real longjmp now, not at the first longjmp, which may run in
      * a signal handler where dlsym is not safe. */
     (void)find_longjmp();
-    if (t && (t->flags & NP_F_REC_ON) && !(t->flags & NP_F_BUSY)) {
+    if ((t->flags & NP_F_REC_ON) && !(t->flags & NP_F_BUSY)) {
         /* the recorder notes it in the thread's stream (record.c) */
         t->flags |= NP_F_BUSY;
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
         np_rec_jump_hook(t, NP_RAW_SETJMP, env);
         np_thread_unlock(t);
     }
-    if (t && (t->flags & (NP_F_CT_INIT | NP_F_COST_INIT)) && !(t->flags & NP_F_BUSY)) {
+    if ((t->flags & (NP_F_CT_INIT | NP_F_COST_INIT)) && !(t->flags & NP_F_BUSY)) {
         struct np_jmp_mark *m = mark_for(t, env, 1);
         m->ct_top = t->ct.top;
         m->ct_overflow = t->ct.overflow;
         m->ct_depth = t->ct.depth;
-        m->cost_pending = t->cost.open_pending;
+        m->cost_depth = np_cost_depth(&t->cost);
         m->cost_lost_open = t->cost.lost_open;
     }
 }
 
-static void unwind_to(struct np_thread *t, const struct np_jmp_mark *m)
+static void unwind_to(struct np_thread *t, const struct np_jmp_mark *m, int from_hook)
 {
     struct np_calltrace_state *c = &t->ct;
     if (t->flags & NP_F_CT_INIT) {
@@ -180,27 +180,14 @@ static void unwind_to(struct np_thread *t, const struct np_jmp_mark *m)
             c->top -= (uint32_t)(k - r);
         }
     }
-    struct np_cost_state *s = &t->cost;
-    if ((t->flags & NP_F_COST_INIT) &&
-        s->open_pending + s->lost_open > (uint64_t)m->cost_pending + m->cost_lost_open) {
-        uint64_t k = s->open_pending + s->lost_open - m->cost_pending - m->cost_lost_open;
-        uint64_t r = k < s->lost_open ? k : s->lost_open;
-        s->lost_open -= r;
-        k -= r;
-        if (k) { /* one record replaces the k exits reserved for it */
-            uint64_t now = np_thread_time(t);
-            s->open_pending -= (uint32_t)k;
-            np_cost_record *rec = &s->buf[s->n++];
-            rec->w0 = NP_COST_UNWIND | s->open_pending;
-            rec->w1 = now;
-        }
-    }
+    if (t->flags & NP_F_COST_INIT)
+        np_cost_unwind(t, m->cost_depth, m->cost_lost_open, from_hook);
 }
 
 static void note_longjmp(const void *env)
 {
     struct np_thread *t = np_cur;
-    if (!t)
+    if (t == &np_unattached)
         return;
     if (t->flags & NP_F_REC_ON) {
         /* also from inside a hook: the recorder's append is complete or
@@ -218,9 +205,10 @@ static void note_longjmp(const void *env)
     /* Marks are only made outside hooks, so a thread that is busy now is
      * jumping out of a hook (from a user hook, or a signal handler that
      * interrupted one): that hook is abandoned, and so is its busy flag. */
+    int from_hook = (t->flags & NP_F_BUSY) != 0;
     t->flags |= NP_F_BUSY;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    unwind_to(t, m);
+    unwind_to(t, m, from_hook);
     np_thread_unlock(t);
 }
 

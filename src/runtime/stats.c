@@ -1,20 +1,16 @@
-/* stats.c - the function cost statistics table, and the summary that turns
- * a thread's measurement records into it.
+/* stats.c - the function cost statistics table, shared by all threads, and
+ * the merge of a thread's sums into it.
  *
  * The table lives in the buffer the program gives np_stats_init: a header,
  * an array of per-function entries in order of first appearance, and an
  * open-addressing hash index over them (twice as many slots as entries, a
- * power of two). One spin lock guards it, so any thread may summarise into
- * a shared table while others record. Times are kept in clock ticks and
+ * power of two). One spin lock guards it, so any thread may merge into a
+ * shared table while others measure. Times are kept in clock ticks and
  * converted to nanoseconds when read.
  *
- * The summary walks the records in order, keeping the calls still open as a
- * stack compacted at the front of the same buffer (there is always room:
- * each open call is one of the records already read). Between two records
- * the time belongs, as self time, to the innermost open call. A call's total
- * is added only when no other call of the same function is open below it,
- * so recursion is not counted twice; per-call minimum and maximum include
- * every call. Calls still open stay at the front for the next summary. */
+ * Each thread adds its calls up as they end, in a small table of its own
+ * (cost_hot.h); a merge adds those sums here: counts, totals and self
+ * times add, minima and maxima combine. */
 #include <string.h>
 #include "hooks.h"
 #include "output.h"
@@ -35,8 +31,7 @@ struct stats_hdr {
 struct stat_entry {
     uint64_t fn;         /* address, NP_REC_NAMED for a name */
     uint64_t calls, total, self, min, max;
-    uint32_t active;     /* calls open during the running summary */
-    uint32_t pad;
+    uint64_t pad;        /* keeps the documented 56 bytes per function */
 };
 
 void *np_default_stats;
@@ -103,7 +98,7 @@ static uint32_t hash(uint64_t fn)
     return (uint32_t)fn;
 }
 
-/* The entry for FN; with ADD, makes one when there is room. */
+/* The entry for FN; with ADD, makes one when there is room (else NULL). */
 static struct stat_entry *find(struct stats_hdr *h, uint64_t fn, int add)
 {
     uint32_t *idx = index_of(h);
@@ -112,10 +107,8 @@ static struct stat_entry *find(struct stats_hdr *h, uint64_t fn, int add)
         if (v == 0) {
             if (!add)
                 return NULL;
-            if (h->count == h->cap) {
-                h->full++;
+            if (h->count == h->cap)
                 return NULL;
-            }
             struct stat_entry *e = &entries(h)[h->count++];
             memset(e, 0, sizeof *e);
             e->fn = fn;
@@ -170,81 +163,37 @@ int np_stats_init(void *stats, size_t size)
     return NP_OK;
 }
 
-#define FN_KEY(w0) ((w0) & (NP_ADDR_MASK | NP_COST_NAMED))
-
-static void close_call(struct stats_hdr *h, const np_cost_record *entry, uint64_t now)
-{
-    struct stat_entry *e = find(h, FN_KEY(entry->w0), 0);
-    if (!e)
-        return;
-    uint64_t d = (int64_t)(now - entry->w1) > 0 ? now - entry->w1 : 0;
-    e->calls++;
-    if (e->active && --e->active == 0)
-        e->total += d;
-    if (d < e->min)
-        e->min = d;
-    if (d > e->max)
-        e->max = d;
-}
-
-int np_stats_summarise(void *stats, struct np_thread *t)
+int np_stats_merge(void *stats, struct np_thread *t)
 {
     struct stats_hdr *h = stats;
     struct np_cost_state *c = &t->cost;
-    np_cost_record *b = c->buf;
-    uint32_t open = c->open;
+    int status = NP_OK;
 
     lock(h);
     if (h->magic != STATS_MAGIC) { /* shut down meanwhile */
         unlock(h);
         return NP_EINVAL;
     }
-    uint32_t full_before = h->full;
-    for (uint32_t i = 0; i < open; i++) {
-        struct stat_entry *e = find(h, FN_KEY(b[i].w0), 1);
-        if (e)
-            e->active++;
+    for (uint32_t k = 0; k < c->count; k++) {
+        const struct np_cost_fn *s = &c->tab[c->order[k]];
+        struct stat_entry *e = find(h, s->fn, 1);
+        if (!e) {
+            h->full += s->calls;
+            status = NP_EFULL;
+            continue;
+        }
+        e->calls += s->calls;
+        e->total += s->total;
+        e->self += s->self;
+        if (s->calls && s->min < e->min)
+            e->min = s->min;
+        if (s->max > e->max)
+            e->max = s->max;
     }
-    for (uint32_t r = open; r < c->n; r++) {
-        np_cost_record rec = b[r];
-        uint64_t now = rec.w1;
-        if (c->have_last && open) {
-            struct stat_entry *e = find(h, FN_KEY(b[open - 1].w0), 0);
-            if (e && (int64_t)(now - c->last) > 0)
-                e->self += now - c->last;
-        }
-        c->last = now;
-        c->have_last = 1;
-        switch (rec.w0 & NP_COST_KIND_MASK) {
-        case 0: {
-            struct stat_entry *e = find(h, FN_KEY(rec.w0), 1);
-            if (e)
-                e->active++;
-            b[open++] = rec;
-            break;
-        }
-        case NP_COST_EXIT:
-            if (open)
-                close_call(h, &b[--open], now);
-            break;
-        default: { /* NP_COST_UNWIND: a longjmp abandoned calls */
-            uint64_t keep = rec.w0 & NP_ADDR_MASK;
-            while (open > keep)
-                close_call(h, &b[--open], now);
-            break;
-        }
-        }
-    }
-    for (uint32_t i = 0; i < open; i++) {
-        struct stat_entry *e = find(h, FN_KEY(b[i].w0), 0);
-        if (e)
-            e->active = 0;
-    }
-    c->open = c->n = open;
     h->lost += c->lost;
     c->lost = 0;
-    int status = h->full != full_before ? NP_EFULL : NP_OK;
     unlock(h);
+    np_cost_reset(c);
     return status;
 }
 
@@ -258,7 +207,8 @@ int np_stats_calc(void *stats)
         return np_error(NP_ENOTINIT, "np_stats_calc", "cost measurement not initialised on this thread");
     if (!np_api_enter(t, "np_stats_calc"))
         return NP_EBUSY;
-    int status = np_stats_summarise(h, t);
+    np_cost_credit_open(t);
+    int status = np_stats_merge(h, t);
     np_thread_unlock(t);
     if (status == NP_EFULL)
         np_error(NP_EFULL, "np_stats_calc", "statistics table full: some functions not counted");
@@ -365,15 +315,6 @@ int np_stats_dump(void *stats)
     unlock(h);
     np_thread_unlock(t);
     return status;
-}
-
-void np_stats_add_lost(void *stats, uint64_t n)
-{
-    struct stats_hdr *h = stats;
-    lock(h);
-    if (h->magic == STATS_MAGIC)
-        h->lost += n;
-    unlock(h);
 }
 
 int np_stats_shutdown(void *stats)

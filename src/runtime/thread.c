@@ -5,7 +5,12 @@
 #include "cost_hot.h"
 #include "record.h"
 
-__thread struct np_thread *np_cur __attribute__((tls_model("initial-exec")));
+/* What np_cur points to until the thread's first hook or API call: busy,
+ * so that the hooks' leaf paths send that call to the full path, which
+ * attaches the thread (np_self). Read-only: nothing may write to it. */
+__attribute__((visibility("default"))) const struct np_thread np_unattached = { .flags = NP_F_BUSY };
+__thread struct np_thread *np_cur __attribute__((tls_model("initial-exec"), visibility("default"))) =
+    (struct np_thread *)&np_unattached;
 static __thread struct np_thread own __attribute__((tls_model("initial-exec"), aligned(16)));
 
 /* Set by the recorder (record.c) when it starts; NULL otherwise. */

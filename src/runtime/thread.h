@@ -23,7 +23,10 @@ enum {
     NP_F_BUSY = 1u << 4,      /* a hook or dump is running on this thread */
     NP_F_ATTACHED = 1u << 5,
     NP_F_CT_LOG = 1u << 6,    /* call trace in log mode (else stack) */
-    NP_F_REC_ON = 1u << 7     /* the recorder has this thread (record.h) */
+    NP_F_REC_ON = 1u << 7,    /* the recorder has this thread (record.h) */
+    NP_F_COST_SLOW = 1u << 8  /* cost hooks take the full path: calls are
+                                 being dropped, or the clock is not the
+                                 CPU's counter (cost.c) */
 };
 #define NP_F_RECORDING (NP_F_CT_ON | NP_F_COST_ON)
 
@@ -37,6 +40,15 @@ typedef struct np_trace_record {
 #define NP_REC_NAMED (1ull << 63)
 #define NP_ADDR_BITS 48
 #define NP_ADDR_MASK ((1ull << NP_ADDR_BITS) - 1)
+/* A code address as the hooks store it: its low NP_ADDR_BITS bits. On
+ * x86-64, code is mapped below 2^47 (with 5-level paging too: the kernel
+ * maps higher only when asked to), so there is nothing to clear, and the
+ * hooks save the instructions. */
+#if defined(__x86_64__)
+#define NP_CODE_ADDR(p) ((uint64_t)(uintptr_t)(p))
+#else
+#define NP_CODE_ADDR(p) ((uint64_t)(uintptr_t)(p) & NP_ADDR_MASK)
+#endif
 #define NP_DEPTH_MAX 0xffffu
 
 struct np_calltrace_state {
@@ -49,28 +61,49 @@ struct np_calltrace_state {
     uint64_t wraps;     /* log: times the ring went round */
 };
 
-/* A measurement record: w0 is the function address with the record kind in
- * its top bits; w1 the thread's running time in ticks. */
-typedef struct np_cost_record {
-    uint64_t w0, w1;
-} np_cost_record;
-
+/* Function cost keeps, per thread and inside the measurement buffer the
+ * program gives np_cost_init (cost.c lays it out), the calls open now and
+ * a small table of per-function sums. Each exit adds its call to the
+ * sums at once; np_stats_calc (or a full table) merges the sums into the
+ * shared statistics table (stats.c). */
 #define NP_COST_NAMED NP_REC_NAMED
-#define NP_COST_EXIT (1ull << 62)
-#define NP_COST_UNWIND (1ull << 61) /* w0 low bits: open calls left by a longjmp */
-#define NP_COST_KIND_MASK (NP_COST_EXIT | NP_COST_UNWIND)
+
+/* One function's sums since the last merge: a 64-byte slot of an
+ * open-addressing table (fn 0: empty). Times in ticks. */
+struct np_cost_fn {
+    uint64_t fn;        /* address, | NP_COST_NAMED for an NP_ENTER name */
+    uint64_t calls, total, self, min, max;
+    uint32_t active;    /* calls of it open now: total counts the outermost */
+    uint32_t pad[3];
+};
+
+/* One open call. */
+struct np_cost_frame {
+    uint64_t start;     /* the thread's running time at entry */
+    uint64_t child;     /* time of its completed callees (and the self
+                           time a merge already added) */
+    uint64_t ref;       /* its function's slot, | NP_COST_CLOSING while its
+                           exit is being added; the function itself while
+                           a merge rebuilds the table (cost.c) */
+};
+#define NP_COST_CLOSING 0x80000000u
 
 struct np_cost_state {
-    np_cost_record *buf;
-    uint32_t cap;
-    uint32_t n;            /* records held; the first `open` are calls a
-                              summary left open */
-    uint32_t open_pending; /* recorded entries whose exit is still to come */
-    uint32_t open;         /* summariser: open calls at the buffer's front */
+    struct np_cost_fn *tab;
+    struct np_cost_frame *frames; /* frames[-1] exists: it takes the
+                                     outermost call's time, unread */
+    uint32_t *order;       /* slots in order of first appearance */
+    uint64_t *magic;       /* the buffer's first word (cost.c) */
+    uint32_t shift;        /* 64 - log2(slots): the hash's top bits */
+    uint32_t mask;         /* slots - 1 */
+    uint32_t count;        /* functions in the table */
+    uint32_t limit;        /* most functions it takes (3/4 of the slots) */
+    struct np_cost_frame *top; /* past the innermost open call: frames +
+                                  the number open (np_cost_depth) */
+    struct np_cost_frame *end; /* past the last frame there is room for */
     uint64_t lost_open;    /* entries dropped for want of room, still open */
-    uint64_t lost;         /* records dropped since the last summary */
-    uint64_t last;         /* summariser: time of the last record seen */
-    int have_last;
+    uint64_t lost;         /* records dropped since the last merge */
+    uint64_t last;         /* time of the last exit (or merge) */
 };
 
 /* One setjmp seen on this thread: what to restore when longjmp returns to
@@ -78,7 +111,7 @@ struct np_cost_state {
 struct np_jmp_mark {
     const void *env;
     uint32_t ct_top, ct_overflow, ct_depth;
-    uint32_t cost_pending;
+    uint32_t cost_depth;
     uint64_t cost_lost_open;
 };
 #define NP_JMP_MARKS 8
@@ -97,7 +130,10 @@ struct np_thread {
 
 _Static_assert(sizeof(struct np_thread) <= NP_THREAD_SIZE, "NP_THREAD_SIZE too small");
 
+/* The state in use on this thread: &np_unattached until it is attached,
+ * never NULL. */
 extern __thread struct np_thread *np_cur __attribute__((tls_model("initial-exec")));
+extern const struct np_thread np_unattached __attribute__((visibility("default")));
 struct np_thread *np_thread_attach(void);
 /* The OS thread's own state (not a user-level thread's), or NULL. */
 struct np_thread *np_thread_os(void);
@@ -105,7 +141,7 @@ struct np_thread *np_thread_os(void);
 static inline __attribute__((always_inline)) struct np_thread *np_self(void)
 {
     struct np_thread *t = np_cur;
-    if (__builtin_expect(t == 0, 0))
+    if (__builtin_expect(t == &np_unattached, 0))
         t = np_thread_attach();
     return t;
 }

@@ -10,7 +10,9 @@
 #   version      <prefix>/bin/nanoprof --version prints the project version
 #   pkg-config   cc consumer.c $(pkg-config --cflags --libs nanoprof),
 #                run against the shared library: the consumer's own functions
-#                appear in the call trace and in the cost statistics
+#                appear in the call trace and in the cost statistics, and
+#                the compiler's hooks are in the consumer itself
+#                (libnanoprof-hooks.a)
 #   cmake        the same through find_package(nanoprof) + nanoprof::nanoprof
 #   calltrace    the static call-trace-only library, linked by hand
 #                (-lnanoprof-calltrace -lelf -ldl -lpthread) and through
@@ -115,6 +117,15 @@ run() {
 
 show() { sed 's/^/    | /' "$1"; }
 
+# hooks_inside NAME EXE: EXE defines the compiler's hooks itself
+hooks_inside() {
+    if nm "$2" | grep -Eq ' T __cyg_profile_func_enter$'; then
+        return 0
+    fi
+    echo "  $1: $2 does not hold __cyg_profile_func_enter (libnanoprof-hooks.a not linked in)"
+    return 1
+}
+
 # same_dir NAME DIR1 DIR2: both name the same existing directory
 same_dir() {
     if [ -d "$2" ] && [ -d "$3" ] && [ "$(cd "$2" && pwd -P)" = "$(cd "$3" && pwd -P)" ]; then
@@ -135,6 +146,7 @@ if run layout "$tmp/install.log" cmake --install "$build" --prefix "$prefix"; th
     fi
     for f in bin/nanoprof include/nanoprof/nanoprof.h include/nanoprof/calltrace.h \
              include/nanoprof/cost.h "${libdir#"$prefix"/}/libnanoprof.a" \
+             "${libdir#"$prefix"/}/libnanoprof-hooks.a" \
              "${libdir#"$prefix"/}/libnanoprof-calltrace.a" "${libdir#"$prefix"/}/libnanoprof-cost.a" \
              "${libdir#"$prefix"/}/pkgconfig/nanoprof.pc" "${libdir#"$prefix"/}/pkgconfig/nanoprof-runtime.pc" \
              "${libdir#"$prefix"/}/cmake/nanoprof/nanoprofConfig.cmake" \
@@ -172,12 +184,15 @@ if run pkg-config "$tmp/pc.flags" pc --cflags --libs nanoprof &&
        "$CC" -o "$tmp/consumer-pc" "$here/consumer.c" $(pc --cflags --libs nanoprof) &&
    run pkg-config "$tmp/consumer-pc.out" env LD_LIBRARY_PATH="$libdir" "$tmp/consumer-pc" &&
    check_full pkg-config "$tmp/consumer-pc.out"; then
-    # the binary really used the installed shared library
-    if env LD_LIBRARY_PATH="$libdir" ldd "$tmp/consumer-pc" | grep -q "$libdir/libnanoprof.so"; then
-        pass pkg-config
-    else
+    # the binary really used the installed shared library, and holds the
+    # compiler's hooks itself (libnanoprof-hooks.a)
+    if ! env LD_LIBRARY_PATH="$libdir" ldd "$tmp/consumer-pc" | grep -q "$libdir/libnanoprof.so"; then
         echo "  pkg-config: consumer not linked against $libdir/libnanoprof.so"
         fail pkg-config
+    elif ! hooks_inside pkg-config "$tmp/consumer-pc"; then
+        fail pkg-config
+    else
+        pass pkg-config
     fi
 else
     fail pkg-config
@@ -197,7 +212,8 @@ if cmake_consumer "$tmp/cm"; then
 fi
 if [ $cm_built = 1 ] &&
    run cmake "$tmp/consumer-cm.out" "$tmp/cm/consumer" &&
-   check_full cmake "$tmp/consumer-cm.out"; then
+   check_full cmake "$tmp/consumer-cm.out" &&
+   hooks_inside cmake "$tmp/cm/consumer"; then
     pass cmake
 else
     fail cmake
