@@ -92,14 +92,31 @@ static void test_exit_deep(void **state) { (void)state; exit_case("exit", 3); }
 /* _exit skips destructors: the recorder ends the trace in it */
 static void test__exit_deep(void **state) { (void)state; exit_case("_exit", 4); }
 
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+#ifndef UNDER_TSAN
+#define UNDER_TSAN 0
+#endif
+
 static void signal_case(const char *how, int sig, int end)
 {
     struct run r;
     run_init(&r, how);
-    /* a sanitizer's own SIGSEGV handler would come before the recorder's */
+    /* A sanitizer's own SIGSEGV handler would come before the recorder's.
+     * Under ThreadSanitizer a stack that overflows while the thread waits
+     * for the writer overflows inside the sanitizer's pthread_cond_timedwait,
+     * whose locks its write() then needs in the handler (a hang, seen once
+     * in 5 runs): there the overflow is recorded dropping, not waiting. */
+    int drop = UNDER_TSAN && !strcmp(how, "overflow");
     run_prog(&r, ARGS("signal", (char *)how),
              (const char *const[]){ "NANOPROF_BUFFER=4k", "ASAN_OPTIONS=handle_segv=0",
-                                       "TSAN_OPTIONS=handle_segv=0:atexit_sleep_ms=0", NULL }, 1);
+                                       "TSAN_OPTIONS=handle_segv=0:atexit_sleep_ms=0",
+                                       drop ? "NANOPROF_DROP=1" : "NANOPROF_DROP=0", NULL }, 1);
     assert_true(WIFSIGNALED(r.status));
     assert_int_equal(WTERMSIG(r.status), sig);
     check_files(&r, 1);
