@@ -14,6 +14,18 @@
 #include <unistd.h>
 #include "record_decode.h"
 
+/* Built with ThreadSanitizer: some cases differ there (they say why). */
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+#ifndef UNDER_TSAN
+#define UNDER_TSAN 0
+#endif
+
 struct run {
     char dir[256];       /* the trace directory */
     char out[300];       /* the program's stdout */

@@ -92,17 +92,6 @@ static void test_exit_deep(void **state) { (void)state; exit_case("exit", 3); }
 /* _exit skips destructors: the recorder ends the trace in it */
 static void test__exit_deep(void **state) { (void)state; exit_case("_exit", 4); }
 
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-#ifndef UNDER_TSAN
-#define UNDER_TSAN 0
-#endif
-
 static void signal_case(const char *how, int sig, int end)
 {
     struct run r;

@@ -22,17 +22,6 @@ static char prog[] = SAMPLE_PROG;
 static char cli[] = NP_CLI;
 #endif
 
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-#ifndef UNDER_TSAN
-#define UNDER_TSAN 0
-#endif
-
 /* ---- what a trace holds ------------------------------------------------- */
 
 #define MAX_FNS 16
