@@ -89,7 +89,6 @@ static struct {
     int drop;                 /* NANOPROF_DROP: drop events rather than wait */
     unsigned live;            /* threads with a stream, not ended (under the lock) */
     uint64_t retired;         /* buffers the writer has written (under the lock) */
-    uint64_t waits, forced;   /* times a thread waited, buffers taken past the limit */
     uint64_t stuck_at;        /* R.retired when a buffer was last forced, + 1 (0: never) */
     pthread_mutex_t lock;
     pthread_cond_t wake, idle, space;
@@ -414,13 +413,10 @@ static struct np_rec_buf *wait_locked(struct np_rec_stream *s)
     struct np_rec_buf *b = NULL;
     uint64_t seen = R.retired;
     unsigned stalled = 0;
-    R.waits++;
     if (R.stuck_at == R.retired + 1) {
         /* the writer has not moved since a buffer was last forced: it is
          * still stuck, waiting again would only cost another stall */
-        if ((b = take_locked(s, 1)))
-            R.forced++;
-        return b;
+        return take_locked(s, 1);
     }
     while (!b && !LOAD(&R.stopping) && !s->ended) {
         struct timespec until;
@@ -441,10 +437,8 @@ static struct np_rec_buf *wait_locked(struct np_rec_stream *s)
         b = take_locked(s, force);
         if (!b && force)
             break; /* not even past the limit: no memory */
-        if (b && force) {
-            R.forced++;
+        if (b && force)
             R.stuck_at = R.retired + 1;
-        }
     }
     return b;
 }
