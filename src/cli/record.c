@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include <sys/wait.h>
 #include <gelf.h>
 #include "cli.h"
+#include "analyze/containers.h"
 #include "analyze/trace_read.h"
 #include "common/parse_units.h"
 #include "common/trace_format.h"
@@ -331,84 +333,48 @@ static void summarise(const char *dir, struct trace_sum *t)
  * END chunks or their absence say something was lost). */
 struct loss_count {
     uint64_t events;      /* LOST events' total */
-    uint32_t *tids;       /* open addressing, 0 = empty */
-    uint8_t *hit;         /* the thread lost events */
-    size_t cap, threads, hit_threads;
-    int nomem;
+    struct np_hmap tids;  /* tid -> 1 once the thread lost events, else 0 */
+    size_t hit_threads;
 };
 
-static size_t loss_slot(struct loss_count *c, uint32_t tid)
+/* Notes thread TID, and that it lost N events; NP_TRACE_ENOMEM or 0. */
+static int loss_note(struct loss_count *c, uint32_t tid, uint64_t n)
 {
-    uint32_t key = tid + 1; /* tid 0 is a valid id */
-    if (2 * (c->threads + 1) > c->cap) {
-        size_t ncap = c->cap ? 2 * c->cap : 1024;
-        uint32_t *nt = calloc(ncap, sizeof *nt);
-        uint8_t *nh = calloc(ncap, 1);
-        if (!nt || !nh) {
-            free(nt);
-            free(nh);
-            c->nomem = 1;
-            return SIZE_MAX;
-        }
-        for (size_t i = 0; i < c->cap; i++)
-            if (c->tids[i]) {
-                size_t k = c->tids[i] * 2654435761u & (ncap - 1);
-                while (nt[k])
-                    k = (k + 1) & (ncap - 1);
-                nt[k] = c->tids[i];
-                nh[k] = c->hit[i];
-            }
-        free(c->tids);
-        free(c->hit);
-        c->tids = nt;
-        c->hit = nh;
-        c->cap = ncap;
-    }
-    size_t k = key * 2654435761u & (c->cap - 1);
-    while (c->tids[k] && c->tids[k] != key)
-        k = (k + 1) & (c->cap - 1);
-    if (!c->tids[k]) {
-        c->tids[k] = key;
-        c->threads++;
-    }
-    return k;
+    uint64_t *hit = np_hmap_find(&c->tids, tid);
+    bool first_loss = n && !(hit && *hit);
+    if ((!hit || first_loss) && np_hmap_put(&c->tids, tid, n != 0 || (hit && *hit)))
+        return NP_TRACE_ENOMEM;
+    c->events += n;
+    c->hit_threads += first_loss;
+    return 0;
 }
 
 static int loss_lost(void *ctx, uint32_t tid, uint64_t time_ns, uint64_t n)
 {
-    struct loss_count *c = ctx;
     (void)time_ns;
-    size_t k = loss_slot(c, tid);
-    if (k == SIZE_MAX)
-        return NP_TRACE_ENOMEM;
-    c->events += n;
-    if (!c->hit[k]) {
-        c->hit[k] = 1;
-        c->hit_threads++;
-    }
-    return 0;
+    return loss_note(ctx, tid, n);
 }
 
 static int loss_events(void *ctx, uint32_t tid, const struct np_event *ev, size_t n, size_t *done)
 {
-    struct loss_count *c = ctx;
-    if (loss_slot(c, tid) == SIZE_MAX) {
-        *done = 0;
-        return NP_TRACE_ENOMEM;
+    size_t i = 0;
+    int rc = loss_note(ctx, tid, 0);
+    while (!rc && i < n) {
+        if (ev[i].kind == NP_EVENT_LOST)
+            rc = loss_note(ctx, tid, ev[i].arg);
+        if (!rc)
+            i++;
     }
-    for (size_t i = 0; i < n; i++)
-        if (ev[i].kind == NP_EVENT_LOST && loss_lost(c, tid, ev[i].time_ns, ev[i].arg)) {
-            *done = i;
-            return NP_TRACE_ENOMEM;
-        }
-    return 0;
+    if (rc)
+        *done = i;
+    return rc;
 }
 
 static int loss_sample(void *ctx, uint32_t tid, uint64_t time_ns, const uint64_t *frames, unsigned n,
                        uint64_t periods, uint64_t skipped)
 {
     (void)time_ns, (void)frames, (void)n, (void)periods, (void)skipped;
-    return loss_slot(ctx, tid) == SIZE_MAX ? NP_TRACE_ENOMEM : 0;
+    return loss_note(ctx, tid, 0);
 }
 
 /* The loss part of the closing line ("" when nothing was lost). */
@@ -418,21 +384,21 @@ static void describe_loss(const char *dir, const struct trace_sum *t, char *out,
     if (!t->lost && !t->unfinished)
         return;
     struct loss_count c = { 0 };
+    np_hmap_init(&c.tids);
     struct np_event_sink sink = { .ctx = &c, .lost = loss_lost, .events = loss_events, .sample = loss_sample };
     struct np_trace_summary sum;
     np_trace_read(dir, &sink, NULL, &sum);
     size_t n = 0;
     if (c.events || t->lost)
         n += (size_t)snprintf(out + n, size - n, "; LOST %" PRIu64 " events in %zu of %zu thread%s",
-                              c.events > t->lost ? c.events : t->lost, c.hit_threads, c.threads,
-                              c.threads == 1 ? "" : "s");
+                              c.events > t->lost ? c.events : t->lost, c.hit_threads, c.tids.len,
+                              c.tids.len == 1 ? "" : "s");
     if (t->unfinished && n < size)
         n += (size_t)snprintf(out + n, size - n, "; %d file%s cut short (the process did not end normally)",
                               t->unfinished, t->unfinished == 1 ? "" : "s");
     if (sum.status > NP_TRACE_ETRUNC && n < size)
         snprintf(out + n, size - n, "; the trace is damaged: %s", sum.message);
-    free(c.tids);
-    free(c.hit);
+    np_hmap_free(&c.tids);
 }
 
 /* PROG as exec would find it: PATH searched when it has no '/'. */
