@@ -21,6 +21,7 @@
 #include "analyze/events_decode.h"
 #include "analyze/gmon_bb.h"
 #include "analyze/model.h"
+#include "analyze/trace_read.h"
 #include "analyze/stacks.h"
 #include "analyze/symbols.h"
 #include "analyze/textfmt.h"

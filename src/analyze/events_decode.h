@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <zstd.h>
-#include "trace_read.h"
+#include "events.h"
 
 #define NP_EVENTS_HEADER 21   /* u32 tid, u64 base tick, u32 count, u8 compression, u32 length */
 #define NP_DECODE_BATCH 256   /* events decoded at a time on the reader's stack */

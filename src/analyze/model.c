@@ -27,6 +27,7 @@
 #define _GNU_SOURCE
 #include "model.h"
 #include "model_internal.h"
+#include "trace_read.h"
 #include "containers.h"
 #include "textfmt.h"
 #include <errno.h>

@@ -56,7 +56,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "symbols.h"
-#include "trace_read.h"
+#include "events.h"
 
 #define NP_NONE UINT32_MAX
 /* Open calls kept per thread; deeper calls are counted in np_thread.dropped. */
