@@ -29,7 +29,10 @@ enum np_trace_status {
     NP_TRACE_ENOENT,    /* the path cannot be opened */
     NP_TRACE_EIO,       /* a read failed */
     NP_TRACE_ENOMEM,    /* out of memory */
-    NP_TRACE_ESTOP      /* a sink callback returned non-zero */
+    NP_TRACE_ESTOP,     /* a sink callback returned non-zero */
+    NP_TRACE_EOPTION    /* an option the input cannot take (a clock rate for a
+                           trace in ns, the second counter of a trace without
+                           one): a usage error, nothing read */
 };
 
 /* NOTE: not a problem, something the user should know (an exporter
@@ -37,6 +40,21 @@ enum np_trace_status {
 enum np_diag_level { NP_DIAG_WARNING, NP_DIAG_ERROR, NP_DIAG_NOTE };
 
 #define NP_TRACE_MSG_MAX 512
+
+/* What a source's times count. A trace's clock counts nanoseconds, or
+ * cycles (an emulator's, a cycle counter's); an emulator also counts
+ * instructions, which a source gives as the times instead when asked
+ * (NP_METRIC_COUNT, source.h). */
+enum np_time_unit {
+    NP_UNIT_NS,     /* nanoseconds */
+    NP_UNIT_CYCLES, /* processor cycles */
+    NP_UNIT_INSNS   /* instructions executed */
+};
+/* Its name as traces and reports write it: "ns", "cycles", "instructions". */
+const char *np_time_unit_name(enum np_time_unit u);
+/* The unit NAME names (as np_time_unit_name gives it) in *OUT; false when
+ * it names none. */
+bool np_time_unit_parse(const char *name, enum np_time_unit *out);
 
 /* One recorded process: INFO, plus what END says when the file has one. */
 struct np_trace_process {
@@ -52,6 +70,12 @@ struct np_trace_process {
     bool has_end;              /* false: the program did not exit normally */
     uint64_t end_ns;           /* END's end tick as Unix ns (has_end) */
     uint64_t events_lost;      /* END's count (has_end) */
+    /* What every time of this process counts (and switch_out's
+     * durations): NP_UNIT_NS, Unix ns as above; otherwise cycles or
+     * instructions, counted from 0 at the start (start_ns 0; end_ns 0
+     * when the source does not know the count at the end). A trace's
+     * ticks in cycles then have ns_per_tick 1. */
+    enum np_time_unit time_unit;
 };
 
 /* A MODULE chunk: an ELF file mapped into the process. */
@@ -84,11 +108,13 @@ struct np_trace_sampling {
     unsigned max_frames;   /* deeper stacks were cut to their innermost frames */
 };
 
-/* One event of a batch (np_event_sink.events). */
-enum np_sink_event { NP_EVENT_ENTER, NP_EVENT_EXIT, NP_EVENT_LOST, NP_EVENT_SWITCH };
+/* One event of a batch (np_event_sink.events). The values are the trace
+ * format's event kinds (4 is a sample, which comes by itself). */
+enum np_sink_event { NP_EVENT_ENTER, NP_EVENT_EXIT, NP_EVENT_LOST, NP_EVENT_SWITCH, NP_EVENT_RESYNC = 5 };
 struct np_event {
     uint64_t time_ns;
-    uint64_t arg;              /* ENTER: the address; LOST: how many; SWITCH: ns switched out; EXIT: 0 */
+    uint64_t arg;              /* ENTER: the address; LOST: how many; SWITCH: ns switched out;
+                                  RESYNC: how many calls it closes; EXIT: 0 */
     uint32_t kind;             /* enum np_sink_event */
 };
 
@@ -106,6 +132,10 @@ struct np_event_sink {
     int (*lost)(void *ctx, uint32_t tid, uint64_t time_ns, uint64_t n);
     /* switched out for DURATION_NS, ending at TIME_NS */
     int (*switch_out)(void *ctx, uint32_t tid, uint64_t time_ns, uint64_t duration_ns);
+    /* The N innermost open calls end at TIME_NS, closed by
+     * re-synchronisation: the source missed their returns and found out
+     * at a return to a caller further up (their ends are not exact). */
+    int (*resync)(void *ctx, uint32_t tid, uint64_t time_ns, uint64_t n);
     int (*end)(void *ctx);
     /* A BLOCKS chunk: N basic-block counts and LOST executions the
      * program could not count; a process may have several (counts add). */
@@ -123,10 +153,10 @@ struct np_event_sink {
      * NP_ENTER(NAME) marks, not of a function at that address. */
     int (*name)(void *ctx, uint64_t address, const char *name);
     /* Optional: when set, the reader gives a thread's events in runs
-     * through it in place of enter, exit, lost and switch_out: N events of
-     * thread TID, in order, each as that callback would get it. Returns 0,
-     * or non-zero with *DONE the events handled before the one that
-     * stopped. */
+     * through it in place of enter, exit, lost, switch_out and resync: N
+     * events of thread TID, in order, each as that callback would get it.
+     * Returns 0, or non-zero with *DONE the events handled before the one
+     * that stopped. */
     int (*events)(void *ctx, uint32_t tid, const struct np_event *ev, size_t n, size_t *done);
 };
 

@@ -27,7 +27,6 @@
 #define _GNU_SOURCE
 #include "model.h"
 #include "model_internal.h"
-#include "trace_read.h"
 #include "containers.h"
 #include "textfmt.h"
 #include <errno.h>
@@ -1475,7 +1474,7 @@ int np_model_load(const char *path, const struct np_model_options *opt, const st
         return summary->status;
     }
     struct np_event_sink sink = np_model_sink(m);
-    np_trace_read(path, &sink, hooks, summary);
+    np_source_read(path, opt ? &opt->source : NULL, &sink, hooks, summary);
     int rc = np_model_finish(m);
     if (rc && summary->status < rc) {
         summary->status = rc;

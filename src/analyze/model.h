@@ -57,6 +57,7 @@
 #include <stdint.h>
 #include "symbols.h"
 #include "events.h"
+#include "source.h"
 
 #define NP_NONE UINT32_MAX
 /* Open calls kept per thread; deeper calls are counted in np_thread.dropped. */
@@ -76,6 +77,7 @@ struct np_model_options {
     bool exclude_switched;   /* durations without the switched-out time */
     const struct np_call_listener *listener; /* told of every kept call as it is read; NULL: none */
     bool from_samples;       /* build the profile from the samples (below), not the calls */
+    struct np_source_options source; /* what np_model_load reads with */
 };
 
 enum np_model_opt {
@@ -222,10 +224,10 @@ struct np_event_sink np_model_sink(struct np_model *m);
 int np_model_finish(struct np_model *m);
 void np_model_free(struct np_model *m);
 
-/* Reads PATH (np_trace_read) into a finished model, names resolved from
- * the ELF files the trace names. Returns the read's status; *OUT is the
- * model (even when the trace was damaged: what was read), NULL only when
- * out of memory. SUMMARY and HOOKS may be NULL; symbol warnings go to
+/* Reads PATH through its source (np_source_for, with options.source) into
+ * a finished model, names resolved from the ELF files the source names.
+ * Returns the read's status; *OUT is the model (even when the input was
+ * damaged: what was read), NULL only when out of memory. SUMMARY and HOOKS may be NULL; symbol warnings go to
  * HOOKS->diag. */
 int np_model_load(const char *path, const struct np_model_options *opt, const struct np_trace_hooks *hooks,
                   struct np_model **out, struct np_trace_summary *summary);

@@ -67,6 +67,7 @@ struct cursor {
 };
 
 struct reader {
+    const struct np_source_options *opt;
     const char *name;
     int fd;
     uint64_t size;
@@ -132,23 +133,6 @@ static int report(struct reader *r, int status)
         snprintf(r->sum->message, sizeof r->sum->message, "%s", r->msg);
     }
     return status;
-}
-
-const char *np_trace_strerror(int status)
-{
-    switch (status) {
-    case NP_TRACE_OK: return "no error";
-    case NP_TRACE_ETRUNC: return "truncated";
-    case NP_TRACE_ECORRUPT: return "corrupt";
-    case NP_TRACE_EVERSION: return "unknown version";
-    case NP_TRACE_ENOTTRACE: return "not a trace";
-    case NP_TRACE_EEMPTY: return "no trace files";
-    case NP_TRACE_ENOENT: return "cannot open";
-    case NP_TRACE_EIO: return "read error";
-    case NP_TRACE_ENOMEM: return "out of memory";
-    case NP_TRACE_ESTOP: return "stopped by the consumer";
-    }
-    return "unknown status";
 }
 
 /* ---- bytes ---------------------------------------------------------------- */
@@ -859,10 +843,13 @@ static int read_file(struct reader *r)
     return st;
 }
 
-static void reader_init(struct reader *r, const struct np_event_sink *sink, const struct np_trace_hooks *hooks,
-                        struct np_trace_summary *sum)
+static const struct np_source_options default_options = { 0 };
+
+static void reader_init(struct reader *r, const struct np_source_options *o, const struct np_event_sink *sink,
+                        const struct np_trace_hooks *hooks, struct np_trace_summary *sum)
 {
     memset(r, 0, sizeof *r);
+    r->opt = o ? o : &default_options;
     r->sink = sink;
     r->hooks = hooks;
     r->sum = sum;
@@ -906,7 +893,7 @@ int np_trace_read_fd(int fd, const char *name, const struct np_event_sink *sink,
 {
     struct np_trace_summary local = { 0 };
     struct reader r;
-    reader_init(&r, sink, hooks, summary ? summary : &local);
+    reader_init(&r, NULL, sink, hooks, summary ? summary : &local);
     read_open(&r, fd, name);
     reader_free(&r);
     return r.sum->status;
@@ -1032,12 +1019,18 @@ static int read_dir(struct reader *r, const char *dir)
 int np_trace_read(const char *path, const struct np_event_sink *sink, const struct np_trace_hooks *hooks,
                   struct np_trace_summary *summary)
 {
+    return np_trace_read_with(path, NULL, sink, hooks, summary);
+}
+
+int np_trace_read_with(const char *path, const struct np_source_options *o, const struct np_event_sink *sink,
+                       const struct np_trace_hooks *hooks, struct np_trace_summary *summary)
+{
     struct np_trace_summary local;
     struct reader r;
     if (!summary)
         summary = &local;
     memset(summary, 0, sizeof *summary);
-    reader_init(&r, sink, hooks, summary);
+    reader_init(&r, o, sink, hooks, summary);
     r.name = path;
     struct stat st;
     if (stat(path, &st) != 0)

@@ -11,10 +11,15 @@
 #define NP_ANALYZE_TRACE_READ_H
 
 #include "events.h"
+#include "source.h"
 
 /* Reads PATH: a directory (every *.npt file in it, by pid then exec
- * number) or one file. Returns summary->status. HOOKS and SUMMARY may be
- * NULL. */
+ * number) or one file, as options O say (NULL: the defaults). Returns
+ * summary->status. HOOKS and SUMMARY may be NULL. The trace source of
+ * the table (source.h). */
+int np_trace_read_with(const char *path, const struct np_source_options *o, const struct np_event_sink *sink,
+                       const struct np_trace_hooks *hooks, struct np_trace_summary *summary);
+/* The same with the default options. */
 int np_trace_read(const char *path, const struct np_event_sink *sink,
                   const struct np_trace_hooks *hooks, struct np_trace_summary *summary);
 
