@@ -21,14 +21,18 @@
  *
  * Rules. Per thread an open-call stack follows ENTRY and EXIT; an EXIT
  * with nothing open is ignored; LOST closes every open call at its time
- * (what follows it is unknown); calls still open when a process's events
- * end close at the thread's last event. np_thread counts the calls closed
- * so at a LOST, and at the end of a file cut short (no END): their times
- * are not the real ones. Times are wall time; the time a thread was
- * switched out during a call is kept beside it (switched_ns), and
- * options.exclude_switched takes it out of every duration instead.
- * Times of one thread never run backwards: an earlier time counts as the
- * previous one.
+ * (what follows it is unknown); RESYNC closes the N innermost open calls
+ * at its time (the source missed their returns: np_thread, np_function,
+ * np_node and np_call count or mark them "resynced"); calls still open
+ * when a process's events end close at the thread's last event. np_thread
+ * counts the calls closed so at a LOST, at a RESYNC, and at the end of a
+ * file cut short (no END): their times are not the real ones. Times are
+ * wall time, or what the source counts (np_model_time_unit: cycles,
+ * instructions); the "_ns" fields hold them whatever their unit. The time
+ * a thread was switched out during a call is kept beside it
+ * (switched_ns), and options.exclude_switched takes it out of every
+ * duration instead. Times of one thread never run backwards: an earlier
+ * time counts as the previous one.
  *
  * Filters are applied while building. A call is kept when its thread is
  * selected (tids), it runs inside a call of an included function (include
@@ -102,11 +106,13 @@ struct np_process {
     unsigned argc;
     char **argv;
     double ns_per_tick;
-    uint64_t start_ns;       /* Unix ns */
-    uint64_t end_ns;         /* END's time, or the last event's without END */
+    uint64_t start_ns;       /* Unix ns (0 when its times are not ns) */
+    uint64_t end_ns;         /* END's time, or its threads' last event's when later
+                                (without END, or when the source knows no end) */
     bool complete;           /* the file has END: the program exited normally */
     uint64_t events_lost;    /* as END says */
     uint64_t blocks_lost;    /* block executions not counted (the program's table was full) */
+    enum np_time_unit time_unit; /* what its times count */
 };
 
 struct np_thread {
@@ -123,6 +129,7 @@ struct np_thread {
     uint64_t closed_at_loss; /* kept calls open at a LOST record, closed there */
     uint64_t closed_at_cut;  /* kept calls open when a file without END ended,
                                 closed at the thread's last event */
+    uint64_t closed_at_resync; /* kept calls closed by a RESYNC */
 };
 
 struct np_function {
@@ -141,6 +148,7 @@ struct np_function {
     uint64_t min_ns, max_ns; /* inclusive time of one call */
     uint64_t switched_ns;    /* switched-out time within total_ns */
     uint64_t self_switched_ns; /* switched-out time within self_ns */
+    uint64_t resynced;       /* calls of it closed by a RESYNC (among calls) */
 };
 
 struct np_arc {
@@ -165,6 +173,7 @@ struct np_node {
     uint64_t total_ns;       /* inclusive */
     uint64_t self_ns;        /* exclusive (0 for a root) */
     uint64_t switched_ns;
+    uint64_t resynced;       /* its calls closed by a RESYNC */
 };
 
 /* One call kept, as a listener is told of it. */
@@ -176,6 +185,7 @@ struct np_call {
     uint64_t start_ns;
     uint64_t duration_ns;    /* 0 at its begin */
     uint64_t switched_ns;    /* 0 at its begin */
+    bool resynced;           /* at its end: closed by a RESYNC (false at its begin) */
 };
 
 struct np_model;
@@ -245,6 +255,9 @@ const struct np_block *np_model_blocks(const struct np_model *m, size_t *n);
  * process started earlier only if its pid came round again (the files
  * are read by pid). 0 when nothing was read. */
 uint64_t np_model_first_ns(const struct np_model *m);
+/* What the times count (the first process's unit: a source gives one
+ * unit to all; NP_UNIT_NS when nothing was read). */
+enum np_time_unit np_model_time_unit(const struct np_model *m);
 
 /* ---- samples (SAMPLE events, docs/sampling.md) ----------------------------
  *
