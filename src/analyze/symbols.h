@@ -17,7 +17,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "trace_read.h"
+#include "events.h"
 
 struct np_symbols;
 struct np_addrspace;

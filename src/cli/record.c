@@ -21,7 +21,7 @@
 #include "cli.h"
 #include "trace_dir.h"
 #include "analyze/containers.h"
-#include "analyze/trace_read.h"
+#include "analyze/source.h"
 #include "common/parse_units.h"
 #include "common/trace_format.h"
 #include "nanoprof/sample.h"
@@ -317,7 +317,7 @@ static void describe_loss(const char *dir, const struct trace_sum *t, char *out,
     np_hmap_init(&c.tids);
     struct np_event_sink sink = { .ctx = &c, .lost = loss_lost, .events = loss_events, .sample = loss_sample };
     struct np_trace_summary sum;
-    np_trace_read(dir, &sink, NULL, &sum);
+    np_source_read(dir, NULL, &sink, NULL, &sum);
     size_t n = 0;
     if (c.events || t->lost)
         n += (size_t)snprintf(out + n, size - n, "; LOST %" PRIu64 " events in %zu of %zu thread%s",

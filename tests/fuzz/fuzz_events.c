@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "analyze/model.h"
+#include "analyze/trace_read.h"
 #include "common/trace_format.h"
 #include "../timeline.h"
 #include "../trace_builder.h"
