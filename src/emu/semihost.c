@@ -356,11 +356,13 @@ static uint32_t sys_close(struct call *c)
     return r ? set_errno(c->sh, err) : 0;
 }
 
+/* SYS_WRITEC and SYS_WRITE0 write to the debug channel, which qemu-arm
+ * (and qemu-system-arm without a chardev) sends to stderr: so do we. */
 static uint32_t sys_writec(struct call *c)
 {
     const uint8_t *p = guest(c, "character", c->param, 1);
     if (p)
-        write_all(c->sh->opt.fd_out, p, 1);
+        write_all(c->sh->opt.fd_err, p, 1);
     return NO_RESULT;
 }
 
@@ -369,7 +371,7 @@ static uint32_t sys_write0(struct call *c)
     uint32_t len;
     const char *s = guest_string(c, "string", c->param, &len);
     if (s)
-        write_all(c->sh->opt.fd_out, (const uint8_t *)s, len);
+        write_all(c->sh->opt.fd_err, (const uint8_t *)s, len);
     return NO_RESULT;
 }
 

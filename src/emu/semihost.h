@@ -10,6 +10,9 @@
  *  - The console (":tt", SYS_WRITEC, SYS_WRITE0, SYS_READC) is the fds
  *    given, usually ours; its handles say they are a terminal (SYS_ISTTY
  *    1), are 0 bytes long and cannot seek, whatever those fds are.
+ *    (As in qemu, ":tt" opened for reading is stdin, for writing stdout,
+ *    for appending stderr; SYS_WRITEC and SYS_WRITE0 write to stderr,
+ *    the debug channel.)
  *  - Every guest pointer and length is checked: one outside memory stops
  *    the run with a one-line error naming the call ("semihosting
  *    SYS_WRITE: buffer 0x40000000+12 is outside memory"), where qemu would
