@@ -1,0 +1,270 @@
+/* image.c - loads a firmware ELF for the interpreter with libelf (design
+ * in image.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "image.h"
+
+#define PAGE 4096u
+#define MAX_RANGES 64
+
+struct range {
+    uint64_t lo, hi;           /* [lo, hi) */
+    const uint8_t *bytes;      /* file bytes at lo, or NULL */
+    uint64_t nbytes;
+};
+
+static int fail(char *err, size_t errsize, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (errsize)
+        vsnprintf(err, errsize, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static const char *machine_name(unsigned m)
+{
+    switch (m) {
+    case EM_386: return "an x86";
+    case EM_X86_64: return "an x86-64";
+    case EM_AARCH64: return "an AArch64";
+    case EM_MIPS: return "a MIPS";
+    case EM_PPC: return "a PowerPC";
+    case EM_PPC64: return "a PowerPC64";
+    case EM_SPARC: return "a SPARC";
+#ifdef EM_RISCV
+    case EM_RISCV: return "a RISC-V";
+#endif
+    default: return "a";
+    }
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+    const struct range *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static bool in_memory(const struct np_image *img, uint64_t addr)
+{
+    for (unsigned i = 0; i < img->nmem; i++)
+        if (addr >= img->mem[i].base && addr < (uint64_t)img->mem[i].base + img->mem[i].size)
+            return true;
+    return false;
+}
+
+/* The symbols the image's layout looks at. */
+struct syms {
+    bool have_stack, have_end;
+    uint32_t stack, end;
+};
+
+static void find_symbols(Elf *elf, struct syms *s)
+{
+    static const char *const stack_names[] = { "__stack", "_stack", "__StackTop", "_estack", "__stack_top" };
+    static const char *const end_names[] = { "end", "_end", "__end__" };
+    int stack_rank = 99, end_rank = 99;
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        size_t n = d ? sh.sh_size / sh.sh_entsize : 0;
+        for (size_t i = 0; i < n; i++) {
+            GElf_Sym sym;
+            if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+                continue;
+            const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
+            if (!name)
+                continue;
+            for (int k = 0; k < 5; k++)
+                if (k < stack_rank && !strcmp(name, stack_names[k])) {
+                    stack_rank = k;
+                    s->stack = (uint32_t)sym.st_value;
+                    s->have_stack = true;
+                }
+            for (int k = 0; k < 3; k++)
+                if (k < end_rank && !strcmp(name, end_names[k])) {
+                    end_rank = k;
+                    s->end = (uint32_t)sym.st_value;
+                    s->have_end = true;
+                }
+        }
+    }
+}
+
+static void find_build_id(Elf *elf, struct np_image *img)
+{
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        size_t off = 0, name_off, desc_off;
+        GElf_Nhdr nh;
+        while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+            if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+                !memcmp((const char *)d->d_buf + name_off, "GNU", 4) && nh.n_descsz <= NP_IMAGE_BUILD_ID_MAX) {
+                memcpy(img->build_id, (const char *)d->d_buf + desc_off, nh.n_descsz);
+                img->build_id_len = nh.n_descsz;
+                return;
+            }
+        }
+    }
+}
+
+static int load(Elf *elf, const struct np_image_options *o, struct np_image *img, char *err, size_t errsize)
+{
+    if (elf_kind(elf) != ELF_K_ELF)
+        return fail(err, errsize, "not an ELF file");
+    size_t fsize;
+    const char *ident = elf_getident(elf, NULL);
+    const uint8_t *file = (const uint8_t *)elf_rawfile(elf, &fsize);
+    if (!ident || !file)
+        return fail(err, errsize, "not an ELF file");
+    if (ident[EI_CLASS] == ELFCLASS64)
+        return fail(err, errsize, "a 64-bit ELF: not 32-bit ARM firmware");
+    GElf_Ehdr eh;
+    if (ident[EI_CLASS] != ELFCLASS32 || !gelf_getehdr(elf, &eh))
+        return fail(err, errsize, "not an ELF file");
+    if (ident[EI_DATA] != ELFDATA2LSB)
+        return fail(err, errsize, "a big-endian ELF: not little-endian ARM firmware");
+    if (eh.e_machine != EM_ARM)
+        return fail(err, errsize, "%s ELF (machine %u): not ARM firmware", machine_name(eh.e_machine),
+                    (unsigned)eh.e_machine);
+    size_t nph;
+    if (elf_getphdrnum(elf, &nph))
+        return fail(err, errsize, "a broken ELF: %s", elf_errmsg(-1));
+
+    struct range r[MAX_RANGES];
+    unsigned nr = 0;
+    uint64_t top = 0;
+    img->text_lo = UINT32_MAX;
+    for (size_t i = 0; i < nph; i++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !ph.p_memsz)
+            continue;
+        if (ph.p_filesz > ph.p_memsz || ph.p_offset > fsize || ph.p_filesz > fsize - ph.p_offset)
+            return fail(err, errsize, "a broken ELF: segment %zu lies outside the file", i);
+        uint64_t addrs[2] = { ph.p_paddr, ph.p_vaddr };
+        for (int k = 0; k < 2; k++) {
+            if (k == 1 && ph.p_vaddr == ph.p_paddr)
+                break;
+            if (addrs[k] + ph.p_memsz > (1ull << 32))
+                return fail(err, errsize, "a broken ELF: segment %zu ends past 4 GiB", i);
+            if (nr == MAX_RANGES)
+                return fail(err, errsize, "too many loadable segments");
+            r[nr++] = (struct range){ addrs[k], addrs[k] + ph.p_memsz, file + ph.p_offset, ph.p_filesz };
+            if (addrs[k] + ph.p_memsz > top)
+                top = addrs[k] + ph.p_memsz;
+        }
+        if (ph.p_flags & PF_X) {
+            if (ph.p_vaddr < img->text_lo)
+                img->text_lo = (uint32_t)ph.p_vaddr;
+            if (ph.p_vaddr + ph.p_memsz > img->text_hi)
+                img->text_hi = (uint32_t)(ph.p_vaddr + ph.p_memsz);
+        }
+    }
+    if (!nr)
+        return fail(err, errsize, "no loadable segment");
+    if (img->text_lo == UINT32_MAX)
+        img->text_lo = 0;
+
+    /* the RAM region */
+    uint64_t ram_size = o && o->ram_size ? o->ram_size : NP_IMAGE_DEFAULT_RAM;
+    uint64_t ram_base = o && o->ram_base ? o->ram_base : (top + 15) & ~15ull;
+    if (ram_base + ram_size > (1ull << 32))
+        return fail(err, errsize, "no room for %llu bytes of RAM at 0x%llx", (unsigned long long)ram_size,
+                    (unsigned long long)ram_base);
+    img->ram_base = (uint32_t)ram_base;
+    img->ram_size = (uint32_t)ram_size;
+    r[nr++] = (struct range){ ram_base, ram_base + ram_size, NULL, 0 };
+
+    /* merge the ranges whose pages touch */
+    qsort(r, nr, sizeof r[0], cmp_range);
+    uint64_t lo[MAX_RANGES], hi[MAX_RANGES];
+    unsigned nm = 0;
+    for (unsigned i = 0; i < nr; i++) {
+        if (nm && r[i].lo <= ((hi[nm - 1] + PAGE - 1) & ~(uint64_t)(PAGE - 1))) {
+            if (r[i].hi > hi[nm - 1])
+                hi[nm - 1] = r[i].hi;
+            continue;
+        }
+        lo[nm] = r[i].lo;
+        hi[nm] = r[i].hi;
+        nm++;
+    }
+    if (nm > NP_CPU_MAX_REGIONS)
+        return fail(err, errsize, "%u separate memory regions: at most %d", nm, NP_CPU_MAX_REGIONS);
+    for (unsigned i = 0; i < nm; i++) {
+        uint8_t *data = calloc(1, hi[i] - lo[i]);
+        if (!data) {
+            np_image_free(img);
+            return fail(err, errsize, "out of memory for %llu bytes at 0x%llx",
+                        (unsigned long long)(hi[i] - lo[i]), (unsigned long long)lo[i]);
+        }
+        img->mem[i] = (struct np_mem_region){ (uint32_t)lo[i], (uint32_t)(hi[i] - lo[i]), data };
+        img->nmem++;
+    }
+    /* file bytes, in segment order (a later one wins where they overlap) */
+    for (unsigned i = 0; i < nr; i++) {
+        if (!r[i].bytes || !r[i].nbytes)
+            continue;
+        for (unsigned k = 0; k < nm; k++)
+            if (r[i].lo >= lo[k] && r[i].hi <= hi[k])
+                memcpy(img->mem[k].data + (r[i].lo - lo[k]), r[i].bytes, r[i].nbytes);
+    }
+
+    struct syms s = { 0 };
+    find_symbols(elf, &s);
+    uint64_t ram_top = ram_base + ram_size;
+    uint64_t sp = ram_top & ~7ull;
+    img->sp = (uint32_t)(sp > UINT32_MAX ? sp - 8 : sp);
+    if (s.have_stack && s.stack && in_memory(img, (uint64_t)s.stack - 1))
+        img->sp = s.stack;
+    img->entry = (uint32_t)eh.e_entry;
+    uint32_t mid = img->ram_base + img->ram_size / 2;
+    img->heap_base = s.have_end && in_memory(img, s.end) ? s.end : img->ram_base;
+    img->heap_limit = mid;
+    img->stack_base = img->sp;
+    img->stack_limit = mid;
+    find_build_id(elf, img);
+    return 0;
+}
+
+int np_image_load(const char *path, const struct np_image_options *o, struct np_image *img, char *err,
+                  size_t errsize)
+{
+    memset(img, 0, sizeof *img);
+    if (elf_version(EV_CURRENT) == EV_NONE)
+        return fail(err, errsize, "libelf: %s", elf_errmsg(-1));
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return fail(err, errsize, "%s", strerror(errno));
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    int rc = elf ? load(elf, o, img, err, errsize) : fail(err, errsize, "not an ELF file");
+    if (rc)
+        np_image_free(img);
+    if (elf)
+        elf_end(elf);
+    close(fd);
+    return rc;
+}
+
+void np_image_free(struct np_image *img)
+{
+    for (unsigned i = 0; i < img->nmem; i++)
+        free(img->mem[i].data);
+    img->nmem = 0;
+}

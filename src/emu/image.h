@@ -1,0 +1,52 @@
+/* image.h - a bare-metal 32-bit ARM firmware ELF loaded into memory
+ * regions for the interpreter (cpu.h): its segments, a RAM region for the
+ * stack and the heap, the entry point, the initial stack pointer, the
+ * semihosting heap/stack layout, the build-id and the code's range.
+ *
+ * Segments are loaded at their physical (load) addresses, as a debugger
+ * or a boot ROM does, and where a segment's virtual address differs (an
+ * initialised .data copied from flash to RAM by the start-up code) at its
+ * virtual address too. Segments whose ranges touch the same 4 KiB page
+ * are one region; so is the RAM region when it starts on the page the
+ * highest segment ends on. Nothing is mapped that no segment covers: the
+ * vectors at 0 exist only when the firmware has them. */
+#ifndef NP_EMU_IMAGE_H
+#define NP_EMU_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "cpu.h"
+
+#define NP_IMAGE_BUILD_ID_MAX 64
+#define NP_IMAGE_DEFAULT_RAM (16u << 20)
+
+struct np_image_options {
+    uint32_t ram_size;  /* the stack and heap region; 0: NP_IMAGE_DEFAULT_RAM */
+    uint32_t ram_base;  /* 0: just after the highest segment, 16-byte aligned */
+};
+
+struct np_image {
+    struct np_mem_region mem[NP_CPU_MAX_REGIONS]; /* for np_cpu_init; data from calloc */
+    unsigned nmem;
+    uint32_t entry;             /* the ELF's entry point; bit 0 set: Thumb */
+    uint32_t sp;                /* initial SP: __stack, _stack, __StackTop, _estack or
+                                   __stack_top when in memory, else the RAM region's top */
+    uint32_t ram_base, ram_size; /* the RAM region (inside mem[]) */
+    /* semihosting SYS_HEAPINFO: the heap from the end of the loaded data
+       (end, _end or __end__ when in memory, else ram_base) to the middle of
+       the RAM region, the stack from sp down to that middle */
+    uint32_t heap_base, heap_limit, stack_base, stack_limit;
+    uint32_t text_lo, text_hi;  /* the executable segments: [text_lo, text_hi) */
+    uint8_t build_id[NP_IMAGE_BUILD_ID_MAX]; /* NT_GNU_BUILD_ID */
+    size_t build_id_len;        /* 0: none */
+};
+
+/* Loads PATH (O: NULL for the defaults) into IMG. Returns 0, or -1 with a
+ * one-line reason in ERR ("not an ELF file", "a 64-bit ELF: not 32-bit ARM
+ * firmware", "an x86-64 ELF (machine 62): not ARM firmware", "no loadable
+ * segment", ...); IMG then holds nothing to free. */
+int np_image_load(const char *path, const struct np_image_options *o, struct np_image *img, char *err,
+                  size_t errsize);
+void np_image_free(struct np_image *img);
+
+#endif
