@@ -1,0 +1,20 @@
+/* bad_read.S - main calls read_away, which loads a word from 0x40000000,
+ * outside memory: the run stops at that ldr. */
+    .syntax unified
+    .arm
+    .text
+    .global main
+    .type main, %function
+main:
+    push {r4, lr}
+    bl read_away
+    pop {r4, pc}
+    .size main, . - main
+
+    .type read_away, %function
+read_away:
+    ldr r1, =0x40000000
+    ldr r0, [r1]
+    bx lr
+    .size read_away, . - read_away
+    .ltorg
