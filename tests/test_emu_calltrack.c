@@ -169,7 +169,10 @@ static void veneer(void **state)
     struct np_branch b2 = { v + 4, FN(7), NP_BR_B, 15, 0, 0 };
     np_calltrack_branch(trk, &cpu, &b2);
     ret(NP_BR_BX, FN(7) + 0x20, FN(0) + 0x14);
-    finish("T1 main;E1 f7;X1;");
+    /* a function that returns at its first instruction is no veneer */
+    call(NP_BR_BL, FN(0) + 0x20, FN(8));
+    br(1, NP_BR_BX, FN(8), FN(0) + 0x24, 14, 0);
+    finish("T1 main;E1 f7;X1;E1 f8;X1;");
     assert_int_equal(np_calltrack_stats(trk)->veneers, 2);
     np_calltrack_free(trk);
 }

@@ -9,11 +9,11 @@
 #include <unistd.h>
 #include "common/trace_format.h"
 #include "trace_read.h"
+#include "source_emu.h"
 
 const struct np_source np_sources[] = {
-    /* Firmware run in the emulator (`nanoprof emu`, src/emu/): the line
-     * its source fills in, before the fallback:
-     * { "emu", "ARM firmware (32-bit ELF) run in the emulator", np_probe_arm_elf, np_source_emu_read }, */
+    { "emu", "ARM firmware (a 32-bit ELF) run in the emulator (docs/emulator.md)", np_probe_arm_elf,
+      np_source_emu_read },
     { "trace", "a trace directory or .npt file (nanoprof record)", np_probe_trace, np_trace_read_with },
     { NULL, NULL, NULL, NULL },
 };

@@ -278,10 +278,14 @@ static void leave(struct np_calltrack *t, const struct np_cpu *cpu, const struct
         if ((k = match_suspended(t, to, sp, false)) >= 0) {
             switch_to(t, (uint32_t)k, cpu);
             pop_to(t, running(t), running(t)->n - 1, cpu);
-        } else {
-            new_thread(t, cpu, to);
+            return;
         }
-        return;
+        /* a thread's first run lands at a function's start; anything else
+         * is a jump (a jump table in a function with a big frame) */
+        if (t->funcs.func_of && t->funcs.func_of(t->funcs.ctx, to) == to) {
+            new_thread(t, cpu, to);
+            return;
+        }
     }
     t->stats.jumps++;
 }
@@ -344,9 +348,11 @@ void np_calltrack_branch(void *tracker, struct np_cpu *cpu, const struct np_bran
     if (th->n && !th->frames[th->n - 1].told) {
         struct frame *f = &th->frames[th->n - 1];
         if (b->kind != NP_BR_EXCEPTION && b->kind != NP_BR_EXC_RETURN && b->kind != NP_BR_BL &&
-            b->kind != NP_BR_BLX_REG && !(b->flags & NP_BRF_LINKED) && b->from - f->fn < NP_CALLTRACK_VENEER_BYTES &&
+            b->kind != NP_BR_BLX_REG && !(b->flags & NP_BRF_LINKED) && b->to != f->ret &&
+            b->from - f->fn < NP_CALLTRACK_VENEER_BYTES &&
             cpu->insns - f->insns <= NP_CALLTRACK_VENEER_INSNS) {
-            /* a veneer or a vector: the call is of where it jumps */
+            /* a veneer or a vector: the call is of where it jumps (a
+             * function that returns at once is not one) */
             f->fn = b->to;
             t->stats.veneers++;
             goto out;
