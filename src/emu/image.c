@@ -237,7 +237,10 @@ static int load(Elf *elf, const struct np_image_options *o, struct np_image *img
     uint32_t mid = img->ram_base + img->ram_size / 2;
     img->heap_base = s.have_end && in_memory(img, s.end) ? s.end : img->ram_base;
     img->heap_limit = mid;
-    img->stack_base = img->sp;
+    /* the stack newlib's start-up takes from SYS_HEAPINFO is the RAM's top
+     * half, as under qemu-arm: its linker script's _stack (0x80000) would
+     * leave the heap a few hundred KiB */
+    img->stack_base = (uint32_t)(sp > UINT32_MAX ? sp - 8 : sp);
     img->stack_limit = mid;
     find_build_id(elf, img);
     return 0;

@@ -34,7 +34,8 @@ struct np_image {
     uint32_t ram_base, ram_size; /* the RAM region (inside mem[]) */
     /* semihosting SYS_HEAPINFO: the heap from the end of the loaded data
        (end, _end or __end__ when in memory, else ram_base) to the middle of
-       the RAM region, the stack from sp down to that middle */
+       the RAM region, the stack from the region's top down to that middle
+       (whatever sp is: newlib's start-up moves to it, as under qemu-arm) */
     uint32_t heap_base, heap_limit, stack_base, stack_limit;
     uint32_t text_lo, text_hi;  /* the executable segments: [text_lo, text_hi) */
     uint8_t build_id[NP_IMAGE_BUILD_ID_MAX]; /* NT_GNU_BUILD_ID */
