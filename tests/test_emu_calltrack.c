@@ -190,8 +190,9 @@ static void long_jump(void **state)
     np_calltrack_free(trk);
 }
 
-/* f1 -> f2 -> f3; f3 returns straight to f1's caller: f3 and f2 missed
- * their returns... f2 is the one returning (to f1), f3 re-synchronised. */
+/* f1 -> f2 -> f3; f3 returns straight into f1 (f2's return address):
+ * f3 returned, f2 missed its return. Then f5 -> f6, and f5 returns to
+ * main: f6 missed its return. */
 static void resync(void **state)
 {
     (void)state;
@@ -201,8 +202,11 @@ static void resync(void **state)
     call(NP_BR_BL, FN(2) + 0x10, FN(3));
     ret(NP_BR_BX, FN(3) + 0x10, FN(1) + 0x14); /* bx r2 with f2's return address */
     ret(NP_BR_BX, FN(1) + 0x20, FN(0) + 0x14);
-    finish("T1 main;E1 f1;E1 f2;E1 f3;R1 1;X1;X1;");
-    assert_int_equal(np_calltrack_stats(trk)->resynced, 1);
+    call(NP_BR_BL, FN(0) + 0x30, FN(5));
+    call(NP_BR_BL, FN(5) + 0x10, FN(6));
+    ret(NP_BR_BX, FN(5) + 0x20, FN(0) + 0x34);
+    finish("T1 main;E1 f1;E1 f2;E1 f3;X1;R1 1;X1;E1 f5;E1 f6;R1 1;X1;");
+    assert_int_equal(np_calltrack_stats(trk)->resynced, 2);
     np_calltrack_free(trk);
 }
 

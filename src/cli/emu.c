@@ -164,8 +164,7 @@ int np_cmd_emu(int argc, char **argv)
                 return 2;
             break;
         case OPT_SWITCH:
-            if (set(&c, "thread-switch", optarg))
-                return 2;
+            c.thread_switch = optarg; /* kept: the setting's text is not */
             break;
         case OPT_WAIT: {
             char n[32], s[32];

@@ -11,6 +11,8 @@ struct frame {
     uint32_t sp;       /* the stack pointer when it was called */
     uint8_t exc;       /* an exception's call: ends with an exception return */
     uint8_t told;      /* its entry was told (not while it may still be a veneer) */
+    uint8_t maybe_jump; /* a Thumb bl inside one function: a long jump, unless
+                           it went to a stub that jumps to a function */
     uint64_t cycles, insns;
 };
 
@@ -122,6 +124,7 @@ static void push(struct np_calltrack *t, struct thread *th, const struct np_cpu 
     f->sp = cpu->r[13];
     f->exc = exc;
     f->told = 0;
+    f->maybe_jump = 0;
     f->cycles = cpu->cycles;
     f->insns = cpu->insns;
     if (exc)
@@ -132,9 +135,12 @@ static void push(struct np_calltrack *t, struct thread *th, const struct np_cpu 
     }
 }
 
-/* Closes the calls of TH from index K up: those above K re-synchronised,
- * K itself returning. */
-static void pop_to(struct np_calltrack *t, struct thread *th, uint32_t k, const struct np_cpu *cpu)
+/* Closes the calls of TH from index K up. One of them returned, the
+ * others missed their return and are re-synchronised: the innermost when
+ * INNERMOST (it ran the return instruction: it returned past its caller),
+ * else call K (the return went to its caller: the calls above it ended
+ * some way no return showed). */
+static void pop_to(struct np_calltrack *t, struct thread *th, uint32_t k, bool innermost, const struct np_cpu *cpu)
 {
     settle(t, th);
     uint32_t skipped = th->n - 1 - k;
@@ -142,14 +148,23 @@ static void pop_to(struct np_calltrack *t, struct thread *th, uint32_t k, const 
         if (th->frames[i].exc)
             th->nexc--;
     th->n = k;
-    if (skipped) {
-        t->stats.resynced += skipped;
-        if (t->out.resync)
-            put(t, t->out.resync(t->out.ctx, th->tid, cpu->cycles, cpu->insns, skipped));
-    }
     t->stats.returns++;
-    if (t->out.exit)
+    t->stats.resynced += skipped;
+    if (innermost && t->out.exit)
         put(t, t->out.exit(t->out.ctx, th->tid, cpu->cycles, cpu->insns));
+    if (skipped && t->out.resync)
+        put(t, t->out.resync(t->out.ctx, th->tid, cpu->cycles, cpu->insns, skipped));
+    if (!innermost && t->out.exit)
+        put(t, t->out.exit(t->out.ctx, th->tid, cpu->cycles, cpu->insns));
+}
+
+/* Whether the return instruction at FROM is the innermost call's own. */
+static bool from_innermost(const struct np_calltrack *t, const struct thread *th, uint32_t from)
+{
+    if (!th->n || !t->funcs.func_of)
+        return false;
+    uint32_t fn = t->funcs.func_of(t->funcs.ctx, from);
+    return fn && fn == th->frames[th->n - 1].fn;
 }
 
 /* Whether stack pointer SP is back where it was, at CALL_SP. */
@@ -244,24 +259,25 @@ static void leave(struct np_calltrack *t, const struct np_cpu *cpu, const struct
     if (from_switch) {
         /* the named context switch: its own thread's return, or another's */
         if (th->frames[th->n - 1].ret == to && match(th, to, sp, true) == (int64_t)th->n - 1) {
-            pop_to(t, th, th->n - 1, cpu);
+            pop_to(t, th, th->n - 1, true, cpu);
             return;
         }
         if ((k = match_suspended(t, to, sp, true)) >= 0 || (k = match_suspended(t, to, sp, false)) >= 0) {
             switch_to(t, (uint32_t)k, cpu);
-            pop_to(t, running(t), running(t)->n - 1, cpu);
+            pop_to(t, running(t), running(t)->n - 1, true, cpu);
         } else {
             new_thread(t, cpu, to);
         }
         return;
     }
+    bool innermost = from_innermost(t, th, b->from);
     if ((k = match(th, to, sp, true)) >= 0) {
-        pop_to(t, th, (uint32_t)k, cpu);
+        pop_to(t, th, (uint32_t)k, innermost, cpu);
         return;
     }
     if (!switch_fn && (k = match_suspended(t, to, sp, true)) >= 0) {
         switch_to(t, (uint32_t)k, cpu);
-        pop_to(t, running(t), running(t)->n - 1, cpu);
+        pop_to(t, running(t), running(t)->n - 1, true, cpu);
         return;
     }
     if (th->deep) {
@@ -271,13 +287,13 @@ static void leave(struct np_calltrack *t, const struct np_cpu *cpu, const struct
         return;
     }
     if ((k = match(th, to, sp, false)) >= 0) {
-        pop_to(t, th, (uint32_t)k, cpu);
+        pop_to(t, th, (uint32_t)k, innermost, cpu);
         return;
     }
     if (!switch_fn && left_stack(th, sp)) {
         if ((k = match_suspended(t, to, sp, false)) >= 0) {
             switch_to(t, (uint32_t)k, cpu);
-            pop_to(t, running(t), running(t)->n - 1, cpu);
+            pop_to(t, running(t), running(t)->n - 1, true, cpu);
             return;
         }
         /* a thread's first run lands at a function's start; anything else
@@ -286,6 +302,17 @@ static void leave(struct np_calltrack *t, const struct np_cpu *cpu, const struct
             new_thread(t, cpu, to);
             return;
         }
+    }
+    /* A longjmp: the innermost call returns into the middle of a caller
+     * whose stack pointer is back: the calls made from at or below it
+     * end (a tail call lands on a function start instead) */
+    if (innermost && th->frames[th->n - 1].sp < sp && !th->frames[th->n - 1].exc &&
+        t->funcs.func_of(t->funcs.ctx, to) != to) {
+        uint32_t m = th->n - 1;
+        while (m > 0 && !th->frames[m - 1].exc && th->frames[m - 1].sp <= sp)
+            m--;
+        pop_to(t, th, m, true, cpu);
+        return;
     }
     t->stats.jumps++;
 }
@@ -298,8 +325,9 @@ static void exception_return(struct np_calltrack *t, const struct np_cpu *cpu, c
     uint32_t i = th->n;
     while (i > 0 && !th->frames[i - 1].exc)
         i--;
+    bool innermost = from_innermost(t, th, b->from);
     if (i > 0 && th->frames[i - 1].ret == b->to) {
-        pop_to(t, th, i - 1, cpu);
+        pop_to(t, th, i - 1, innermost, cpu);
         return;
     }
     /* a scheduler switching threads in its handler */
@@ -312,7 +340,7 @@ static void exception_return(struct np_calltrack *t, const struct np_cpu *cpu, c
             m--;
         if (m > 0 && o->frames[m - 1].ret == b->to) {
             switch_to(t, j, cpu);
-            pop_to(t, o, m - 1, cpu);
+            pop_to(t, o, m - 1, false, cpu);
             return;
         }
     }
@@ -324,7 +352,7 @@ static void exception_return(struct np_calltrack *t, const struct np_cpu *cpu, c
             new_thread(t, cpu, b->to);
             return;
         }
-        pop_to(t, th, i - 1, cpu);
+        pop_to(t, th, i - 1, innermost, cpu);
         return;
     }
     leave(t, cpu, b);
@@ -347,17 +375,28 @@ void np_calltrack_branch(void *tracker, struct np_cpu *cpu, const struct np_bran
 
     if (th->n && !th->frames[th->n - 1].told) {
         struct frame *f = &th->frames[th->n - 1];
+        bool to_start = !t->funcs.func_of || t->funcs.func_of(t->funcs.ctx, b->to) == b->to;
         if (b->kind != NP_BR_EXCEPTION && b->kind != NP_BR_EXC_RETURN && b->kind != NP_BR_BL &&
             b->kind != NP_BR_BLX_REG && !(b->flags & NP_BRF_LINKED) && b->to != f->ret &&
-            b->from - f->fn < NP_CALLTRACK_VENEER_BYTES &&
-            cpu->insns - f->insns <= NP_CALLTRACK_VENEER_INSNS) {
+            b->from - f->fn < NP_CALLTRACK_VENEER_BYTES && cpu->insns - f->insns <= NP_CALLTRACK_VENEER_INSNS &&
+            cpu->r[13] == f->sp && (to_start || (!f->maybe_jump && b->to - f->fn < NP_CALLTRACK_VENEER_BYTES))) {
             /* a veneer or a vector: the call is of where it jumps (a
-             * function that returns at once is not one) */
+             * function that returns at once is not one, nor one that
+             * moves the stack: a context switch) */
             f->fn = b->to;
+            f->maybe_jump = 0;
             t->stats.veneers++;
             goto out;
         }
-        tell_enter(t, th, f);
+        if (f->maybe_jump) {
+            /* it was a long jump after all */
+            th->n--;
+            t->stats.calls--;
+            t->stats.long_jumps++;
+            t->stats.jumps++;
+        } else {
+            tell_enter(t, th, f);
+        }
     }
 
     switch (b->kind) {
@@ -378,8 +417,11 @@ void np_calltrack_branch(void *tracker, struct np_cpu *cpu, const struct np_bran
         if (t->funcs.func_of) {
             uint32_t fn_to = t->funcs.func_of(t->funcs.ctx, b->to);
             if (fn_to != b->to && fn_to && fn_to == t->funcs.func_of(t->funcs.ctx, b->from)) {
-                t->stats.long_jumps++;
-                t->stats.jumps++;
+                /* decided at the next PC write: a jump, or a call through
+                 * a stub such as GCC's `bx r3` at the function's end */
+                push(t, th, cpu, b->to, cpu->r[14], false);
+                if (th->n && th->frames[th->n - 1].fn == b->to && !th->deep)
+                    th->frames[th->n - 1].maybe_jump = 1;
                 break;
             }
         }

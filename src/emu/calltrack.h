@@ -11,7 +11,8 @@
  * call idioms, `bx rd`, `ldr pc, [...]`, `mov pc, rd`); IRQ, FIQ, SWI and
  * abort entries. A call whose first instructions jump on at once (at most
  * NP_CALLTRACK_VENEER_INSNS instructions, from inside its first
- * NP_CALLTRACK_VENEER_BYTES bytes, without linking) went through a veneer
+ * NP_CALLTRACK_VENEER_BYTES bytes, without linking or moving the stack
+ * pointer, to a function start) went through a veneer
  * or an exception vector: it is one call of where the jump lands. A Thumb
  * bl whose target is not a function start and lies in the function it is
  * in is a long jump, not a call (the functions come from the ELF symbols).
