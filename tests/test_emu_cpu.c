@@ -1072,7 +1072,7 @@ static void image_of_snippets(void **state)
     assert_int_equal(img.mem[1].size, 0x40010);
     assert_int_equal(img.heap_base, sym("end"));
     assert_int_equal(img.heap_limit, 0x10010 + 0x20000);
-    assert_int_equal(img.stack_base, 0x40000);
+    assert_int_equal(img.stack_base, 0x50010);
     assert_int_equal(img.stack_limit, 0x30010);
     assert_int_equal(img.build_id_len, 20);
     uint32_t word;
