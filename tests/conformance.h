@@ -8,7 +8,8 @@
  * from a function that feeds a sink (a source's read, a script),
  * cf_model_load one from a path through the source table, and
  * cf_compare compares two models - processes, threads, functions, arcs,
- * nodes, blocks, every field, and the calls a listener was told, thread
+ * nodes, blocks, every field (but the file a process was read from: each
+ * source names its own input), and the calls a listener was told, thread
  * by thread - with indices matched by identity (a thread by pid and tid,
  * a function by name, module and address, a node by its path), since two
  * sources may meet threads and functions in another order. And a
