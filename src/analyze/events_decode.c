@@ -166,8 +166,11 @@ static inline __attribute__((always_inline)) uint32_t decode(const struct np_tra
     const uint8_t *p = d->p, *end = d->end;
     uint64_t tick = d->tick, first = tick, addr = d->addr, count = d->count;
     bool wrapped = false;
-    uint32_t n = 0, k = 0;
-    for (; k < max; k++) {
+    /* the next event, and the end of the room left: a COUNT record takes
+     * one of the MAX records and gives no event (pointers, as few live
+     * values as can be: the calls' path below must not spill) */
+    struct np_event *e = ev, *stop = ev + max;
+    while (e < stop) {
         const uint8_t *rec = p;
         uint64_t v, arg = 0;
         if (!get_varint(&p, end, &v, roomy)) {
@@ -176,13 +179,30 @@ static inline __attribute__((always_inline)) uint32_t decode(const struct np_tra
             break;
         }
         unsigned kind = (unsigned)(v & ((1u << NP_EV_KIND_BITS) - 1));
-        if (kind > NP_EV_SWITCH && kind != NP_EV_RESYNC && kind != NP_EV_COUNT) {
-            /* the tick stays before the record */
-            d->bad = kind == NP_EV_SAMPLE ? NP_DECODE_SAMPLE : NP_DECODE_BAD_KIND;
-            d->bad_kind = kind;
-            p = rec;
-            break;
+        if (kind > NP_EV_SWITCH) { /* out of the way of calls: rare */
+            if (kind != NP_EV_RESYNC && kind != NP_EV_COUNT) { /* the tick stays before the record */
+                d->bad = kind == NP_EV_SAMPLE ? NP_DECODE_SAMPLE : NP_DECODE_BAD_KIND;
+                d->bad_kind = kind;
+                p = rec;
+                break;
+            }
+            tick += v >> NP_EV_KIND_BITS;
+            wrapped |= tick < (v >> NP_EV_KIND_BITS);
+            if (!get_varint(&p, end, &arg, roomy)) {
+                d->bad = NP_DECODE_BAD_VARINT;
+                p = rec;
+                break;
+            }
+            if (kind == NP_EV_COUNT) {
+                if (counted) /* else the count is never read */
+                    count += arg;
+                stop--;
+            } else {
+                *e++ = (struct np_event){ counted ? count : times ? fast_time(pr, tick) : tick, arg, kind };
+            }
+            continue;
         }
+        /* the calls' path, as short as it can be */
         tick += v >> NP_EV_KIND_BITS;
         wrapped |= tick < (v >> NP_EV_KIND_BITS);
         if (kind != NP_EV_EXIT && !get_varint(&p, end, &arg, roomy)) {
@@ -190,18 +210,15 @@ static inline __attribute__((always_inline)) uint32_t decode(const struct np_tra
             p = rec;
             break;
         }
-        if (kind == NP_EV_ENTRY) {
+        if (kind == NP_EV_ENTRY)
             arg = addr += (uint64_t)np_unzigzag(arg);
-        } else if (kind == NP_EV_SWITCH) {
+        else if (kind == NP_EV_SWITCH)
             arg = counted ? 0 : np_ticks_ns(pr->ns_per_tick, arg);
-        } else if (kind == NP_EV_COUNT) {
-            count += arg;
-            continue;
-        }
-        ev[n++] = (struct np_event){ counted ? count : times ? fast_time(pr, tick) : tick, arg, kind };
+        *e++ = (struct np_event){ counted ? count : times ? fast_time(pr, tick) : tick, arg, kind };
     }
+    uint32_t n = (uint32_t)(e - ev);
     d->p = p, d->tick = tick, d->addr = addr, d->count = count;
-    d->records += k;
+    d->records += n + (uint32_t)(ev + max - stop);
     if (counted)
         return n;
     if (!times)
