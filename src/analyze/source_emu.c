@@ -45,6 +45,9 @@ struct emu {
      * counter counts a thread's own instructions, docs/trace-format.md) */
     uint64_t *insns_out;
     uint32_t nthreads;
+    /* the last event's cycles: the trace's end (a sink is told no end
+     * time, so the model ends there too) */
+    uint64_t last_cycles;
     char writer_error[256];
 };
 
@@ -208,6 +211,7 @@ static int on_thread(void *ctx, uint32_t tid, const char *name)
 static int on_enter(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint32_t address)
 {
     struct emu *e = ctx;
+    e->last_cycles = cycles;
     if (e->writer && writer_rc(e, np_trace_writer_enter(e->writer, tid, cycles, own(e, tid, insns), address)))
         return -1;
     if (e->sink && e->sink->enter)
@@ -218,6 +222,7 @@ static int on_enter(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, ui
 static int on_leave(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns)
 {
     struct emu *e = ctx;
+    e->last_cycles = cycles;
     if (e->writer && writer_rc(e, np_trace_writer_exit(e->writer, tid, cycles, own(e, tid, insns))))
         return -1;
     if (e->sink && e->sink->exit)
@@ -228,6 +233,7 @@ static int on_leave(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns)
 static int on_resync(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint32_t n)
 {
     struct emu *e = ctx;
+    e->last_cycles = cycles;
     if (e->writer && writer_rc(e, np_trace_writer_resync(e->writer, tid, cycles, own(e, tid, insns), n)))
         return -1;
     if (e->sink && e->sink->resync)
@@ -239,6 +245,7 @@ static int on_resume(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, u
                      uint64_t out_insns)
 {
     struct emu *e = ctx;
+    e->last_cycles = cycles;
     if (tid - 1 < e->nthreads)
         e->insns_out[tid - 1] += insns - out_insns;
     uint64_t mine = own(e, tid, insns);
@@ -481,7 +488,7 @@ told:
         status = e->sink_rc < 0 ? NP_TRACE_ESTOP : e->sink_rc;
 written:
     if (e->writer) {
-        if (np_trace_writer_close(e->writer, e->cpu.cycles, 0, err, sizeof err) && !e->writer_error[0])
+        if (np_trace_writer_close(e->writer, e->last_cycles, 0, err, sizeof err) && !e->writer_error[0])
             snprintf(e->writer_error, sizeof e->writer_error, "%s", err);
         if (e->writer_error[0] && status == NP_TRACE_OK) {
             snprintf(summary->message, sizeof summary->message, "%s", e->writer_error);
