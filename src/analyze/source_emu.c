@@ -16,6 +16,7 @@
 #include "emu/semihost.h"
 #include "symbols.h"
 #include "trace_write.h"
+#include "events_decode.h"
 #include "common/parse_units.h"
 
 /* Function lookups the tracker makes, cached: a call's target and site
@@ -169,8 +170,8 @@ static uint64_t when(const struct emu *e, uint64_t cycles, uint64_t insns)
 {
     if (e->metric == NP_METRIC_COUNT)
         return insns;
-    if (e->ns_per_cycle > 0)
-        return (uint64_t)((double)cycles * e->ns_per_cycle);
+    if (e->ns_per_cycle > 0) /* rounded as the trace reader rounds ticks */
+        return (uint64_t)((double)cycles * e->ns_per_cycle + 0.5);
     return cycles;
 }
 
@@ -253,7 +254,9 @@ static int on_resume(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, u
         return -1;
     if (e->sink && e->sink->switch_out) {
         /* the instructions of the others are not the thread's: out 0 */
-        uint64_t out = e->metric == NP_METRIC_COUNT ? 0 : when(e, cycles, mine) - when(e, out_cycles, mine);
+        uint64_t out = e->metric == NP_METRIC_COUNT ? 0
+                       : e->ns_per_cycle > 0 ? np_ticks_ns(e->ns_per_cycle, cycles - out_cycles)
+                                             : cycles - out_cycles;
         return sink_rc(e, e->sink->switch_out(e->sink->ctx, tid, when(e, cycles, mine), out));
     }
     return 0;
@@ -355,6 +358,15 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
     struct emu *e = calloc(1, sizeof *e);
     if (!e) {
         summary->status = NP_TRACE_ENOMEM;
+        return summary->status;
+    }
+    if (metric == NP_METRIC_COUNT && clock_hz > 0) {
+        snprintf(summary->message, sizeof summary->message,
+                 "a clock rate turns the clock's cycles into time, not the second counter (instructions)");
+        if (hooks && hooks->diag)
+            hooks->diag(hooks->ctx, NP_DIAG_ERROR, summary->message);
+        free(e);
+        summary->status = NP_TRACE_EOPTION;
         return summary->status;
     }
     e->cfg = cfg;
