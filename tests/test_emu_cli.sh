@@ -74,8 +74,18 @@ for cpu in arm7tdmi arm946e-s; do
     sed "s/IRQS/$n/" "$expected/irq.calls" | sort >"$tmp/irq.expected"
     counts "$tmp/irq" | diff "$tmp/irq.expected" - >"$tmp/diff" || { fail "irq ($cpu): call counts differ:"; cat "$tmp/diff"; }
 done
-# the handler nested under what it interrupted
-"$np" tree "$tmp/irq" 2>/dev/null | grep -q "main_work\|main" || fail "irq: no tree"
+# the handlers nested under what they interrupted: every stack with one
+# starts at main
+"$np" dump --format=folded -o "$tmp/irq.folded" "$tmp/irq" 2>/dev/null || fail "irq: folded"
+grep -q "irq_handler;irq_service;irq_tick" "$tmp/irq.folded" || fail "irq: no irq_handler;irq_service;irq_tick stack"
+grep "_handler" "$tmp/irq.folded" | grep -v "^main;" >"$tmp/irq.roots"
+[ -s "$tmp/irq.roots" ] && fail "irq: handlers not under main: $(head -2 "$tmp/irq.roots")"
+# --report: the flat profile, cycles and instructions, after the run
+"$np" emu -o "$tmp/rep" --report --irq-every=2000 "$fw/irq.elf" >"$tmp/rep.out" 2>"$tmp/rep.err" || fail "emu --report"
+n=$(sed -n 's/^irqs \([0-9]*\)$/\1/p' "$tmp/rep.out")
+awk -v n="$n" '$NF == "irq_tick" && $5 == n { ok = 1 } END { exit !ok }' "$tmp/rep.err" ||
+    fail "emu --report: no irq_tick row with $n calls: $(grep irq_tick "$tmp/rep.err")"
+grep -q "incl cycles.*self insns" "$tmp/rep.err" || fail "emu --report: no header"
 
 # ---- threads: each its own root, counts per thread
 emu threads --thread-switch=np_fw_switch || fail "threads: exit status $?"
