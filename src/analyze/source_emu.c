@@ -269,8 +269,12 @@ static void on_branch(void *ctx, struct np_cpu *cpu, const struct np_branch *b)
     struct emu *e = ctx;
     /* the virtual timer's line drops once its IRQ is taken: it needs no
      * acknowledge (docs/emulator.md) */
-    if (b->kind == NP_BR_EXCEPTION && b->vector == NP_VEC_IRQ)
-        cpu->irq_line = false;
+    if (__builtin_expect(b->kind == NP_BR_EXCEPTION, 0)) {
+        /* (kind read alone: the CPU stores the fields one by one, and one
+         * wide load of them would wait for all four stores) */
+        if (b->vector == NP_VEC_IRQ)
+            cpu->irq_line = false;
+    }
     np_calltrack_branch(e->trk, cpu, b);
 }
 

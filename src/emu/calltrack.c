@@ -270,11 +270,12 @@ static void leave(struct np_calltrack *t, const struct np_cpu *cpu, const struct
         }
         return;
     }
-    bool innermost = from_innermost(t, th, b->from);
     if ((k = match(th, to, sp, true)) >= 0) {
-        pop_to(t, th, (uint32_t)k, innermost, cpu);
+        /* the common case, the innermost call's return, asks nothing more */
+        pop_to(t, th, (uint32_t)k, (uint32_t)k + 1 == th->n || from_innermost(t, th, b->from), cpu);
         return;
     }
+    bool innermost = from_innermost(t, th, b->from);
     if (!switch_fn && (k = match_suspended(t, to, sp, true)) >= 0) {
         switch_to(t, (uint32_t)k, cpu);
         pop_to(t, running(t), running(t)->n - 1, true, cpu);
