@@ -178,6 +178,17 @@ bad_semihost semihosting write_bad 0x40000000
 EOF
 "$np" emu -o "$tmp/loop" --max-insns=100000 "$fw/bad_loop.elf" >/dev/null 2>"$tmp/loop.err"
 [ $? -eq 1 ] && grep -q "after 100000 instructions" "$tmp/loop.err" || fail "bad_loop: $(cat "$tmp/loop.err")"
+# a device outside the image: an error that says how to map it; mapped,
+# the firmware ends in `b .` with IRQs masked: a clean stop, status 0
+emu halt_loop
+[ $? -eq 1 ] && grep -q "write of 0x40000000 outside memory.*in run (--map maps more)" "$tmp/halt_loop.err" ||
+    fail "halt_loop unmapped: $(cat "$tmp/halt_loop.err")"
+emu halt_loop --map 0x40000000,4k || fail "halt_loop --map: exit status $?: $(cat "$tmp/halt_loop.err")"
+grep -q "halted in a branch to itself at 0x[0-9a-f]* in run after" "$tmp/halt_loop.err" ||
+    fail "halt_loop: $(cat "$tmp/halt_loop.err")"
+[ "$(counts "$tmp/halt_loop" | grep '^tick ')" = "tick 3" ] || fail "halt_loop: tick not called 3 times"
+"$np" emu --map 0x8000,4k "$fw/halt_loop.elf" >/dev/null 2>&1
+[ $? -eq 1 ] || fail "--map over the image is not refused"
 printf 'not an ELF\n' >"$tmp/text.elf"
 for f in "$tmp/text.elf" /bin/true "$fw/bad_noload.elf" "$tmp/missing.elf"; do
     "$np" emu -o "$tmp/bad" "$f" >/dev/null 2>"$tmp/bad.err"
