@@ -241,6 +241,11 @@ static void dp_conditions(void **state)
         assert_int_equal(r->cpu.insns, 13);
         assert_int_equal(r->cpu.cycles, 13);
         rig_free(r);
+        /* run or skipped, each is one S cycle (1 + s_wait) */
+        r = rig_new(m, 3, 1);
+        run_to_end(r, "t_cond");
+        assert_int_equal(r->cpu.cycles, 26);
+        rig_free(r);
     }
 }
 
@@ -596,6 +601,12 @@ static void undefined_instructions(void **state)
             np_cpu_set_pc(&r->cpu, sym("t_cp15"));
             assert_int_equal(np_cpu_run(&r->cpu, 10), NP_STOP_UNDEFINED);
             assert_int_equal(r->cpu.r[15], sym("t_cp15"));
+            /* an ARM bkpt is undefined there, and never goes to the hook */
+            r->bkpt_result = 1;
+            np_cpu_set_pc(&r->cpu, sym("t_bkpt"));
+            assert_int_equal(np_cpu_run(&r->cpu, 10), NP_STOP_UNDEFINED);
+            assert_int_equal(r->cpu.r[15], sym("t_bkpt") + 4);
+            assert_int_equal(r->nbkpt, 0);
             rig_free(r);
         }
     }
