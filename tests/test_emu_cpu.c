@@ -687,6 +687,28 @@ static void exception_returns(void **state)
     }
 }
 
+/* ldm/stm ^ without the PC: the User bank, conditional or not */
+static void user_bank_transfers(void **state)
+{
+    (void)state;
+    MODELS {
+        struct rig *r = rig_new(m, 0, 0);
+        uint32_t b = r->cpu.r[10];
+        r->cpu.r[13] = 0x55;
+        r->cpu.r[14] = 0x77;
+        run_to_end(r, "t_user_bank");
+        assert_int_equal(r->cpu.bank_r13[0], 0x13);
+        assert_int_equal(r->cpu.bank_r14[0], 0x14);
+        assert_int_equal(r->cpu.r[13], 0x66);
+        assert_int_equal(r->cpu.r[14], 0x77);
+        assert_int_equal(rd32(r, b - 8), 0x13);
+        assert_int_equal(rd32(r, b - 4), 0x14);
+        assert_int_equal(r->cpu.r[0], 0x13);
+        assert_int_equal(r->cpu.insns, 8);
+        rig_free(r);
+    }
+}
+
 static void thumb_call_return_idioms(void **state)
 {
     (void)state;
@@ -1191,6 +1213,7 @@ int main(void)
         cmocka_unit_test(arm_call_return_idioms),
         cmocka_unit_test(arm_v5_calls),
         cmocka_unit_test(exception_returns),
+        cmocka_unit_test(user_bank_transfers),
         cmocka_unit_test(thumb_call_return_idioms),
         cmocka_unit_test(thumb_bl_pair_split),
         cmocka_unit_test(thumb_v5),

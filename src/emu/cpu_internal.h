@@ -159,6 +159,12 @@ struct np_cpu_impl {
 
 static inline struct np_cpu_impl *np_impl(struct np_cpu *cpu) { return cpu->impl; }
 
+/* E's own handler, behind NP_OP_COND / NP_OP_PCREAD. */
+static inline unsigned np_dec_op(const struct np_dec *e)
+{
+    return e->op == NP_OP_COND || e->op == NP_OP_PCREAD || e->op == NP_OP_COND_PCREAD ? e->op2 : e->op;
+}
+
 static inline uint32_t np_tag(uint32_t addr, bool thumb) { return addr ^ (thumb ? 3u : 2u); }
 static inline struct np_dec *np_cache_at(struct np_cpu_impl *im, uint32_t addr)
 {

@@ -305,6 +305,18 @@ t_exc_return:
         ldmia   r10, {r0, pc}^
 2:      END
 
+        .global t_user_bank
+t_user_bank:
+        mov     r0, #0x13
+        mov     r1, #0x14
+        stmia   r10, {r0, r1}
+        cmp     r0, r0
+        ldmiaeq r10, {r13, r14}^
+        ldmiane r10, {r0}^
+        mov     r13, #0x66
+        stmdbeq r10, {r13, r14}^
+        END
+
 @ ---- ARMv5TE ----
         .global t_v5
 t_v5:
