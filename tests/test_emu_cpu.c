@@ -409,6 +409,23 @@ static void block_transfers(void **state)
     }
 }
 
+/* the ARM946E-S's load-use interlocks: 1 cycle after a word, 2 after a
+   byte or halfword, on ALU operands and store data alike */
+static void load_use_interlocks(void **state)
+{
+    (void)state;
+    MODELS {
+        struct rig *r = rig_new(m, 0, 0);
+        run_to_end(r, "t_interlock");
+        assert_int_equal(r->cpu.insns, 10);
+        /* ARM7TDMI: 4 loads 1S+1N+1I, 4 adds 1S, str 2N, ldm 2S+1N+1I;
+           ARM9E-S: ldr 1+1, ldrb 1+2, ldrh 1, ldr 1+1 (str data), ldm 2+1,
+           the rest 1 */
+        assert_int_equal(r->cpu.cycles, m == NP_CPU_ARM7TDMI ? 22 : 16);
+        rig_free(r);
+    }
+}
+
 static void swap(void **state)
 {
     (void)state;
@@ -1204,6 +1221,7 @@ int main(void)
         cmocka_unit_test(loads_stores),
         cmocka_unit_test(loads_stores_rare_forms),
         cmocka_unit_test(block_transfers),
+        cmocka_unit_test(load_use_interlocks),
         cmocka_unit_test(swap),
         cmocka_unit_test(mode_banking),
         cmocka_unit_test(swi_exception_and_hook),

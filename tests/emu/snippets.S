@@ -182,6 +182,20 @@ t_stm_pc:
         stmia   r10, {r0, pc}
         END
 
+        .global t_interlock
+t_interlock:
+        ldr     r0, [r10]
+        add     r1, r0, #1
+        ldrb    r2, [r10]
+        add     r3, r2, #1
+        ldrh    r4, [r10]
+        add     r5, r1, #1
+        ldr     r6, [r10]
+        str     r6, [r10, #4]
+        ldmia   r10, {r7, r8}
+        add     r9, r8, r7
+        END
+
         .global t_swp
 t_swp:
         mov     r0, #0x55
