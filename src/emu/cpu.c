@@ -146,7 +146,7 @@ int np_cpu_init(struct np_cpu *cpu, enum np_cpu_model model, const struct np_mem
         return -1;
     /* calloc: the cache's pages cost nothing until code is decoded into
        them; a zero tag is an empty entry */
-    im->cache = calloc(NP_DEC_SIZE, sizeof *im->cache);
+    im->cache = calloc(NP_DEC_SIZE + 2, sizeof *im->cache); /* + 2 never-used entries: see NEXT */
     if (!im->cache) {
         free(im);
         return -1;
@@ -286,6 +286,14 @@ bool np_decode(struct np_cpu *cpu, uint32_t addr, bool thumb, struct np_dec *e)
         np_decode_thumb(cpu, addr, insn, e);
     else
         np_decode_arm(cpu, addr, insn, e);
+    if (e->cond != NP_COND_AL) {
+        if (e->op == NP_OP_PCREAD) {
+            e->op = NP_OP_COND_PCREAD;
+        } else {
+            e->op2 = e->op;
+            e->op = NP_OP_COND;
+        }
+    }
     /* a store to these pages now clears the entry (a Thumb pair's second
        half may lie on the next page) */
     mark_code(cpu->impl, addr);

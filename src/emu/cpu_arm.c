@@ -361,9 +361,10 @@ static void decode_lsm(struct np_cpu *cpu, uint32_t addr, uint32_t insn, struct 
         /* ARM7TDMI: (n-1)S+2N; ARM9E-S: n, 2 for one register */
         e->cyc = (uint16_t)np_cyc(cpu, n - 1, 2, 0, n == 1 ? 2 : n);
     }
-    if (user || (load && pc))
+    if (user)
         return slow(e, NP_SLOW_LSM);
-    e->op = load ? NP_OP_LDM : NP_OP_STM;
+    e->op = load ? (pc ? NP_OP_LDM_PC : NP_OP_LDM) : NP_OP_STM;
+    e->cyc2 = cpu->model == NP_CPU_ARM946ES; /* ARMv5 interworks */
     if (!load && pc)
         via_pcread(e); /* stores the address + 8, as QEMU */
 }

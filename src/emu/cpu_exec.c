@@ -173,6 +173,7 @@
         T = (t);                                                                                             \
         ilen = T ? 2 : 4;                                                                                    \
         tx = T ? 3 : 2;                                                                                      \
+        estep = T ? 1 : 2;                                                                                   \
     } while (0)
 #define SYNC_OUT()                                                                                           \
     do {                                                                                                     \
@@ -187,7 +188,15 @@
         cpsr = cpu->cpsr;                                                                                    \
         SET_T((cpsr >> 5) & 1);                                                                              \
     } while (0)
-/* The next instruction: counted, timed, its condition tested, run. */
+/* Runs E: counted, timed (a conditional instruction's handler is
+ * NP_OP_COND, which tests the condition first). */
+#define RUN_E()                                                                                              \
+    do {                                                                                                     \
+        insns++;                                                                                             \
+        cycles += e->cyc;                                                                                    \
+        goto *ops[e->op];                                                                                    \
+    } while (0)
+/* The instruction at pc. */
 #define DISPATCH()                                                                                           \
     do {                                                                                                     \
         if (NP_UNLIKELY(insns == end))                                                                       \
@@ -195,16 +204,19 @@
         e = &cache[(pc >> 1) & NP_DEC_MASK];                                                                 \
         if (NP_UNLIKELY(e->tag != (pc ^ tx)))                                                                \
             goto miss;                                                                                       \
-        if (e->cond != NP_COND_AL && !np_cond_pass(e->cond, cpsr))                                           \
-            goto cond_failed;                                                                                \
-        insns++;                                                                                             \
-        cycles += e->cyc;                                                                                    \
-        goto *ops[e->op];                                                                                    \
+        RUN_E();                                                                                             \
     } while (0)
+/* The next instruction in sequence: its entry follows E's (past the
+ * cache's end, one of the two spare entries, which never match). */
 #define NEXT()                                                                                               \
     do {                                                                                                     \
         pc += ilen;                                                                                          \
-        DISPATCH();                                                                                          \
+        if (NP_UNLIKELY(insns == end))                                                                       \
+            goto out_limit;                                                                                  \
+        e += estep;                                                                                          \
+        if (NP_UNLIKELY(e->tag != (pc ^ tx)))                                                                \
+            goto miss_seq;                                                                                   \
+        RUN_E();                                                                                             \
     } while (0)
 /* A taken PC write of KIND: told to the branch hook. */
 #define TAKEN(kind, reg, flags)                                                                              \
@@ -216,6 +228,9 @@
     } while (0)
 #define DEC_ADDR(e) ((e)->tag ^ (((e)->tag & 1) | 2))
 
+_Static_assert(NP_BRF_THUMB == 1 && NP_BRF_FROM_THUMB == 2 && NP_BRF_LINKED == 4 && NP_BRF_COND == 8,
+               "the branch flags are built bit by bit");
+
 enum np_cpu_stop np_cpu_run(struct np_cpu *cpu, uint64_t max_insns)
 {
     static const void *const ops[NP_OP_COUNT] = {
@@ -223,6 +238,8 @@ enum np_cpu_stop np_cpu_run(struct np_cpu *cpu, uint64_t max_insns)
         [NP_OP_UNDEF] = &&op_undef,
         [NP_OP_NOP] = &&op_nop,
         [NP_OP_PCREAD] = &&op_pcread,
+        [NP_OP_COND] = &&op_cond,
+        [NP_OP_COND_PCREAD] = &&op_cond_pcread,
         [NP_OP_MOVK] = &&op_movk,
         [NP_OP_LINK] = &&op_link,
         [NP_OP_LDRK] = &&op_ldrk,
@@ -233,6 +250,7 @@ enum np_cpu_stop np_cpu_run(struct np_cpu *cpu, uint64_t max_insns)
         [NP_OP_CLZ] = &&op_clz,
         [NP_OP_LDM] = &&op_ldm,
         [NP_OP_STM] = &&op_stm,
+        [NP_OP_LDM_PC] = &&op_ldm_pc,
         [NP_OP_SWP] = &&op_swp,
         [NP_OP_B] = &&op_b,
         [NP_OP_BL] = &&op_bl,
@@ -252,9 +270,10 @@ enum np_cpu_stop np_cpu_run(struct np_cpu *cpu, uint64_t max_insns)
     void (*const branch_fn)(void *, struct np_cpu *, const struct np_branch *) = cpu->hooks.branch;
     void *const ctx = cpu->hooks.ctx;
     uint64_t insns = cpu->insns, cycles = cpu->cycles, end = insns + max_insns;
-    uint64_t timer_at = cpu->hooks.timer ? cpu->timer_at : UINT64_MAX;
+    const bool has_timer = cpu->hooks.timer;
+    uint64_t timer_at = has_timer ? cpu->timer_at : UINT64_MAX;
     uint64_t link_at = im->link_at;
-    uint32_t pc, cpsr, T, ilen, tx, fault = 0;
+    uint32_t pc, cpsr, T, ilen, tx, estep, fault = 0;
     unsigned br_kind = 0, br_reg = 15, br_flags = 0;
     enum np_cpu_stop stop;
     struct np_dec *e = NULL;
@@ -275,6 +294,17 @@ op_nop:
     NEXT();
 
 op_pcread:
+    R[15] = DEC_ADDR(e) + (T ? 4 : 8);
+    goto *ops[e->op2];
+
+op_cond:
+    if (!np_cond_pass(e->cond, cpsr))
+        goto cond_failed;
+    goto *ops[e->op2];
+
+op_cond_pcread:
+    if (!np_cond_pass(e->cond, cpsr))
+        goto cond_failed;
     R[15] = DEC_ADDR(e) + (T ? 4 : 8);
     goto *ops[e->op2];
 
@@ -389,7 +419,7 @@ op_ldm: {
     uint32_t base = R[e->rn], addr = (base + e->aux) & ~3u, n = e->sh;
     struct np_region *g = np_region_at(im, &e->hint, addr, 4 * n);
     if (NP_UNLIKELY(!g))
-        goto lsm_slow;
+        goto op_slow;
     if (e->rd)
         R[e->rn] = (e->fl & NP_FL_SUB) ? base - 4 * n : base + 4 * n;
     const uint8_t *p = g->data + (addr - g->base);
@@ -398,11 +428,31 @@ op_ldm: {
     NEXT();
 }
 
+op_ldm_pc: {
+    /* the common return: the PC is the last word */
+    uint32_t base = R[e->rn], addr = (base + e->aux) & ~3u, n = e->sh;
+    struct np_region *g = np_region_at(im, &e->hint, addr, 4 * n);
+    if (NP_UNLIKELY(!g))
+        goto op_slow;
+    if (e->rd)
+        R[e->rn] = (e->fl & NP_FL_SUB) ? base - 4 * n : base + 4 * n;
+    const uint8_t *p = g->data + (addr - g->base);
+    for (uint32_t list = e->imm & 0x7fff; list; list &= list - 1, p += 4)
+        R[__builtin_ctz(list)] = np_ld32(p);
+    uint32_t v = np_ld32(p);
+    if (e->cyc2) {
+        SET_T(v & 1);
+        cpsr = (cpsr & ~NP_CPSR_T) | (T << 5);
+    }
+    pc = v & (T ? ~1u : ~3u);
+    TAKEN(NP_BR_LDM_PC, e->rn, 0);
+}
+
 op_stm: {
     uint32_t base = R[e->rn], addr = (base + e->aux) & ~3u, n = e->sh;
     struct np_region *g = np_region_at(im, &e->hint, addr, 4 * n);
     if (NP_UNLIKELY(!g))
-        goto lsm_slow;
+        goto op_slow;
     uint32_t off = addr - g->base;
     uint8_t *p = g->data + off;
     for (uint32_t list = e->imm; list; list &= list - 1, p += 4)
@@ -410,23 +460,6 @@ op_stm: {
     np_stored(im, g, off, addr, 4 * n);
     if (e->rd)
         R[e->rn] = (e->fl & NP_FL_SUB) ? base - 4 * n : base + 4 * n;
-    NEXT();
-}
-
-lsm_slow: {
-    /* the range spans regions or leaves memory: word by word */
-    struct np_branch br;
-    unsigned extra = 0;
-    bool psr = false;
-    R[15] = pc;
-    cpu->cpsr = cpsr;
-    enum np_slow_result res = np_exec_slow(cpu, e, &br, &extra, &psr);
-    if (res == NP_SLOW_FAULT_READ || res == NP_SLOW_FAULT_WRITE) {
-        fault = cpu->fault_addr;
-        if (res == NP_SLOW_FAULT_READ)
-            goto fault_read;
-        goto fault_write;
-    }
     NEXT();
 }
 
@@ -625,11 +658,13 @@ fault_common:
     goto out;
 
 cond_failed:
-    insns++;
-    cycles += im->fail_cycles;
-    pc += ilen;
-    DISPATCH();
+    cycles += im->fail_cycles - e->cyc;
+    NEXT();
 
+miss_seq:
+    e = &cache[(pc >> 1) & NP_DEC_MASK];
+    if (e->tag == (pc ^ tx))
+        RUN_E();
 miss:
     if (NP_UNLIKELY(!np_decode(cpu, pc, T, e))) {
         cpu->fault_addr = pc;
@@ -652,9 +687,10 @@ miss:
             b.to = pc;
             b.kind = (uint8_t)br_kind;
             b.reg = (uint8_t)br_reg;
-            b.flags = (uint8_t)(br_flags | (T ? NP_BRF_THUMB : 0) | ((e->tag & 1) ? NP_BRF_FROM_THUMB : 0) |
-                                (e->cond != NP_COND_AL ? NP_BRF_COND : 0) |
-                                (link_at == insns - 1 ? NP_BRF_LINKED : 0));
+            /* NP_BRF_THUMB is 1, NP_BRF_FROM_THUMB 2 (a Thumb tag's bit 0),
+               NP_BRF_LINKED 4, NP_BRF_COND 8 */
+            b.flags = (uint8_t)(br_flags | T | (e->tag & 1) << 1 | (uint32_t)(link_at + 1 == insns) << 2 |
+                                (uint32_t)(e->cond != NP_COND_AL) << 3);
             b.vector = 0;
             SYNC_OUT();
             branch_fn(ctx, cpu, &b);
@@ -708,8 +744,11 @@ miss:
             stop = NP_STOP_HALT;
             goto out;
         }
-        timer_at = cpu->hooks.timer ? cpu->timer_at : UINT64_MAX;
-        goto check_events;
+        if (has_timer)
+            timer_at = cpu->timer_at;
+        if (NP_UNLIKELY(cycles >= timer_at) || NP_UNLIKELY(cpu->irq_line))
+            goto check_events;
+        DISPATCH();
 
     check_events:
         if (NP_UNLIKELY(cycles >= timer_at)) {

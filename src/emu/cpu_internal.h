@@ -72,6 +72,8 @@ enum np_op {
     NP_OP_UNDEF = 320, /* stop: undefined instruction */
     NP_OP_NOP,
     NP_OP_PCREAD,   /* r[15] = the address + 8 (ARM) / + 4 (Thumb), then run op2 */
+    NP_OP_COND,     /* cond holds: run op2; fails: count it as such */
+    NP_OP_COND_PCREAD, /* both */
     NP_OP_MOVK,     /* rd = imm */
     NP_OP_LINK,     /* lr = imm, and mark LR as written from the PC */
     NP_OP_LDRK,     /* rd = the word at imm (a PC-relative load) */
@@ -80,8 +82,10 @@ enum np_op {
     NP_OP_SMULXY,   /* the ARMv5TE halfword multiplies: sh = which (see cpu_exec.c) */
     NP_OP_QADDSUB,  /* sh: bit 0 subtract, bit 1 double */
     NP_OP_CLZ,
-    NP_OP_LDM,      /* no PC, no ^: imm = list, aux = start offset from rn, sh = count */
+    NP_OP_LDM,      /* no PC, no ^: imm = list, aux = start offset from rn, sh = count,
+                       rd = write back */
     NP_OP_STM,
+    NP_OP_LDM_PC,   /* ldm/pop with the PC, no ^: as NP_OP_LDM; cyc2: interworks (ARMv5) */
     NP_OP_SWP,      /* fl & NP_FL_BYTE: swpb */
     NP_OP_B,        /* imm = the target */
     NP_OP_BL,       /* imm = the target; aux = LR */
@@ -131,7 +135,7 @@ struct np_dec {
     uint32_t imm;
     uint32_t aux;
     uint32_t raw;    /* the instruction (a Thumb pair: first half in the low 16 bits) */
-    uint16_t op2;    /* NP_OP_PCREAD: the handler to run */
+    uint16_t op2;    /* NP_OP_PCREAD, NP_OP_COND*: the handler to run */
     uint16_t cyc2;   /* NP_OP_TBL: the cycles of the first half alone */
 };
 _Static_assert(sizeof(struct np_dec) == 32, "decoded instructions are 32 bytes");
@@ -154,6 +158,12 @@ struct np_cpu_impl {
 };
 
 static inline struct np_cpu_impl *np_impl(struct np_cpu *cpu) { return cpu->impl; }
+
+/* E's own handler, behind NP_OP_COND / NP_OP_PCREAD. */
+static inline unsigned np_dec_op(const struct np_dec *e)
+{
+    return e->op == NP_OP_COND || e->op == NP_OP_PCREAD || e->op == NP_OP_COND_PCREAD ? e->op2 : e->op;
+}
 
 static inline uint32_t np_tag(uint32_t addr, bool thumb) { return addr ^ (thumb ? 3u : 2u); }
 static inline struct np_dec *np_cache_at(struct np_cpu_impl *im, uint32_t addr)

@@ -176,7 +176,8 @@ static enum np_slow_result slow_lsm(struct np_cpu *cpu, struct np_dec *e, struct
 {
     uint32_t list = e->imm, n = (uint32_t)__builtin_popcount(list), base = cpu->r[e->rn];
     uint32_t addr = (base + e->aux) & ~3u, moved = (e->fl & NP_FL_SUB) ? base - 4 * n : base + 4 * n;
-    bool load = e->op == NP_OP_LDM || (e->op == NP_OP_SLOW && e->rs), wb = e->rd;
+    unsigned op = np_dec_op(e);
+    bool load = op == NP_OP_LDM || op == NP_OP_LDM_PC || (op == NP_OP_SLOW && e->rs), wb = e->rd;
     bool user = e->fl & NP_FL_USER, pc = list & 0x8000;
     /* ^: the user bank, or an exception return with the PC: not from
        User mode (undefined, as QEMU), nor from System mode (no SPSR) */
@@ -304,8 +305,9 @@ enum np_slow_result np_exec_slow(struct np_cpu *cpu, struct np_dec *e, struct np
     *extra = 0;
     *psr = false;
     br->reg = 15;
-    if (e->op == NP_OP_LDM || e->op == NP_OP_STM)
-        return slow_lsm(cpu, e, br, psr);
+    unsigned op = np_dec_op(e);
+    if (op == NP_OP_LDM || op == NP_OP_STM || op == NP_OP_LDM_PC)
+        return slow_lsm(cpu, e, br, psr); /* a range leaving one region */
     switch (e->sh) {
     case NP_SLOW_DP: return slow_dp(cpu, e, br, psr);
     case NP_SLOW_LS: return slow_ls(cpu, e, br);

@@ -89,13 +89,8 @@ static void lsm(struct np_cpu *cpu, uint32_t addr, struct np_dec *e, bool load, 
     } else {
         e->cyc = (uint16_t)np_cyc(cpu, n - 1, 2, 0, n == 1 ? 2 : n);
     }
-    if (pc) {
-        e->op = NP_OP_SLOW;
-        e->sh = NP_SLOW_LSM;
-        e->cyc2 = (uint16_t)n;
-        return;
-    }
-    e->op = load ? NP_OP_LDM : NP_OP_STM;
+    e->op = load ? (pc ? NP_OP_LDM_PC : NP_OP_LDM) : NP_OP_STM;
+    e->cyc2 = cpu->model == NP_CPU_ARM946ES; /* pop {pc} interworks on ARMv5 */
 }
 
 static void hi_reg(struct np_cpu *cpu, uint32_t addr, uint32_t hw, struct np_dec *e)
