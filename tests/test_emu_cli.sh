@@ -50,6 +50,12 @@ for case in "calls_arm calls_arm.calls calls.out" "calls_thumb calls_thumb.calls
     grep -q " 0 closed by\|re-synchronisation" "$tmp/$name.err" && fail "$name: calls re-synchronised: $(cat "$tmp/$name.err")"
 done
 
+# the instructions, and the cycles of the ARM7TDMI's model (docs/emulator.md),
+# exactly: a change to either must be deliberate
+emu calls_arm
+grep -q "after 877 instructions, 1704 cycles (ARM7TDMI)" "$tmp/calls_arm.err" ||
+    fail "calls_arm: not 877 instructions in 1704 cycles: $(cat "$tmp/calls_arm.err")"
+
 # ---- re-synchronisation: the calls that missed their return, marked
 emu resync || fail "resync: exit status $?"
 counts "$tmp/resync" | diff "$expected/resync.calls" - >"$tmp/diff" || { fail "resync: call counts differ:"; cat "$tmp/diff"; }
