@@ -161,6 +161,11 @@ fibs=$("$np" report --format=csv "$t" 2>/dev/null | awk -F, '$1 == "fib" { print
 # gprof counts recursion as 1+N: main's call, and fib's own
 grep -q " 1+$((fibs - 1)) *fib " "$tmp/gprof" || fail "gprof: fib's $fibs calls are not 1+$((fibs - 1)) in its call graph"
 [ -s "$tmp/gprof.err" ] && fail "gprof warned: $(cat "$tmp/gprof.err")"
+# its flat profile: fib's exact self cycles, in the unit the file names
+self=$("$np" report --format=csv "$t" 2>/dev/null | awk -F, '$1 == "fib" { print $4 }')
+grep -q "Each sample counts as 1 kcycles" "$tmp/gprof" || fail "gprof: not in kcycles: $(head -4 "$tmp/gprof")"
+awk -v want="$self" '$NF == "fib" && $3 != "" { got = $3 * 1000; if (got - want < 1000 && want - got < 1000) ok = 1 }
+    END { exit !ok }' "$tmp/gprof" || fail "gprof: fib's self time is not $self cycles: $(grep ' fib$' "$tmp/gprof")"
 # a view reads the ELF itself: the emulator as a source, the same counts
 "$np" report --format=csv "$fw/fib_arm.elf" 2>/dev/null | awk -F, 'NR > 1 { print $1, $2 }' | sort >"$tmp/direct"
 counts "$t" | diff - "$tmp/direct" >/dev/null || fail "report FIRMWARE.elf differs from report of its trace"
