@@ -22,7 +22,7 @@
 #include "insn_gen.h"
 #include "lockstep.h"
 
-#define STREAMS 500
+#define STREAMS 1500
 /* Classes left out while a difference in them is open (insn_gen.h); each
  * names its entry in /work/notes/cpu-bugs.md. */
 static unsigned excluded = GEN_X_HALFWORD_MUL; /* bug 1: halfword multiplies' Rd/Rn fields */
@@ -56,6 +56,9 @@ static int run_stream(struct lockstep *ls, struct gen_stream *s, uint64_t seed, 
     r[15] = GEN_PROLOGUE;
     lockstep_set_state(ls, r, NP_MODE_SVC | NP_CPSR_I | NP_CPSR_F, 0);
     uint64_t insns0 = ls->insns;
+    /* the branch hook on for every other stream: the interpreter without
+     * it and with it, checked */
+    ls->check_branches = seed & 1;
     enum lockstep_result res = lockstep_run(ls, s->prologue_end, 100);
     if (res == LS_END) {
         lockstep_set_state(ls, s->r, s->cpsr, s->spsr);
@@ -64,8 +67,18 @@ static int run_stream(struct lockstep *ls, struct gen_stream *s, uint64_t seed, 
     if (res == LS_END && lockstep_compare_memory(ls))
         res = LS_DIFFERENT;
     *insns += ls->insns - insns0;
-    if (res == LS_END)
+    /* a stream that ends outside memory: both stopped there, unchanged */
+    static const enum np_cpu_stop stops[] = {NP_STOP_LIMIT, NP_STOP_READ, NP_STOP_WRITE, NP_STOP_FETCH};
+    if (s->fault != GEN_FAULT_NONE && res == LS_STOPPED) {
+        if (ls->stop == stops[s->fault] && ls->cpu.fault_addr == s->fault_addr)
+            return 0;
+        fprintf(stderr, "lockstep: the stream should stop with a fault at 0x%08x (kind %d)\n", s->fault_addr, s->fault);
+    } else if (s->fault != GEN_FAULT_NONE && res == LS_END) {
+        fprintf(stderr, "lockstep: the stream should have faulted at 0x%08x\n", s->fault_addr);
+        res = LS_DIFFERENT;
+    } else if (res == LS_END) {
         return 0;
+    }
     if (getenv("NP_LOCKSTEP_SURVEY")) {
         const char *line = strchr(ls->report, '\n');
         fprintf(stderr, "%llu %s: %.*s\n", (unsigned long long)seed, thumb ? "thumb" : "arm",
@@ -73,7 +86,8 @@ static int run_stream(struct lockstep *ls, struct gen_stream *s, uint64_t seed, 
         return -1;
     }
     if (res == LS_LIMIT)
-        fprintf(stderr, "lockstep: the stream did not end\n");
+        fprintf(stderr, "lockstep: the stream did not end: at 0x%08x after %llu steps, the end is 0x%08x\n",
+                lockstep_pc(ls), (unsigned long long)(ls->insns - insns0), s->end);
     fputs(ls->report, stderr);
     fprintf(stderr, "replay: test_emu_lockstep_random %s %llu %s\n", np_cpu_model_name(ls->model),
             (unsigned long long)seed, thumb ? "thumb" : "arm");
