@@ -176,9 +176,11 @@ static void decode_misc(struct np_cpu *cpu, uint32_t addr, uint32_t insn, struct
     }
     if ((insn & 0x0f900090) == 0x01000080) { /* the halfword multiplies */
         unsigned which = (insn >> 21) & 3;
-        if (rd == 15 || rm == 15 || rs == 15 || (which != 3 && rn == 15 && !(which == 1 && (insn & 0x20))))
+        if (rn == 15 || rm == 15 || rs == 15 || (which != 3 && rd == 15 && !(which == 1 && (insn & 0x20))))
             return undef(e);
         e->op = NP_OP_SMULXY;
+        e->rd = (uint8_t)rn; /* rd (rdhi) is bits 19:16 here, rn (rdlo) 15:12 */
+        e->rn = (uint8_t)rd;
         e->sh = (uint8_t)which;
         if (which == 1)
             e->aux = ((insn >> 6) & 1) << 1 | ((insn >> 5) & 1) << 2;
@@ -186,7 +188,7 @@ static void decode_misc(struct np_cpu *cpu, uint32_t addr, uint32_t insn, struct
             e->aux = ((insn >> 5) & 1) | ((insn >> 6) & 1) << 1;
         e->cyc = which == 2 ? 2 : 1;
         if (which == 2 && rd == rn)
-            return undef(e);
+            return undef(e); /* rdlo = rdhi: UNPREDICTABLE */
         return;
     }
     undef(e);

@@ -24,8 +24,12 @@ static uint32_t arm_reads(uint32_t insn)
     case 0:
         if ((insn & 0x0ffffff0) == 0x012fff10 || (insn & 0x0ffffff0) == 0x012fff30)
             return rm;
-        if ((insn & 0x90) == 0x90) /* multiplies, swp, halfword transfers */
-            return rn | rs | rm | ((insn & 0x60) && (insn & (1u << 20)) ? 0 : rd);
+        if ((insn & 0x0f0000f0) == 0x00000090) /* multiplies: rd for the long accumulates */
+            return rm | rs | rd | ((insn & 0x00a00000) == 0x00a00000 ? rn : 0);
+        if ((insn & 0x0fb00ff0) == 0x01000090) /* swp */
+            return rn | rm;
+        if ((insn & 0x90) == 0x90) /* halfword and doubleword transfers */
+            return rn | ((insn & (1u << 22)) ? 0 : rm) | ((insn & (1u << 20)) ? 0 : rd);
         return ((((insn >> 21) & 15) == NP_DP_MOV || ((insn >> 21) & 15) == NP_DP_MVN) ? 0 : rn) | rm |
                ((insn & 0x10) ? rs : 0);
     case 1:

@@ -681,8 +681,8 @@ miss:
         DISPATCH();
 
     exception:
-        /* SWI or prefetch abort taken: told after the entry */
-        cycles += im->exc_cycles;
+        /* SWI or prefetch abort taken (the instruction's cycles are the
+           entry's): told after the entry */
         {
             bool was_thumb = T;
             SYNC_OUT();

@@ -229,15 +229,19 @@ static int load(Elf *elf, const struct np_image_options *o, struct np_image *img
     struct syms s = { 0 };
     find_symbols(elf, &s);
     uint64_t ram_top = ram_base + ram_size;
-    uint64_t sp = ram_top & ~7ull;
-    img->sp = (uint32_t)(sp > UINT32_MAX ? sp - 8 : sp);
+    uint64_t top8 = ram_top & ~7ull;
+    uint32_t stack_top = (uint32_t)(top8 > UINT32_MAX ? top8 - 8 : top8);
+    img->sp = stack_top;
     if (s.have_stack && s.stack && in_memory(img, (uint64_t)s.stack - 1))
         img->sp = s.stack;
     img->entry = (uint32_t)eh.e_entry;
+    /* the semihosting layout takes the whole RAM region whatever the
+       symbols say: newlib's default script has _stack = 0x80000, which
+       would leave its heap a few hundred KiB */
     uint32_t mid = img->ram_base + img->ram_size / 2;
-    img->heap_base = s.have_end && in_memory(img, s.end) ? s.end : img->ram_base;
+    img->heap_base = s.have_end && in_memory(img, s.end) && s.end <= mid ? s.end : img->ram_base;
     img->heap_limit = mid;
-    img->stack_base = img->sp;
+    img->stack_base = stack_top;
     img->stack_limit = mid;
     find_build_id(elf, img);
     return 0;

@@ -33,8 +33,10 @@ struct np_image {
                                    __stack_top when in memory, else the RAM region's top */
     uint32_t ram_base, ram_size; /* the RAM region (inside mem[]) */
     /* semihosting SYS_HEAPINFO: the heap from the end of the loaded data
-       (end, _end or __end__ when in memory, else ram_base) to the middle of
-       the RAM region, the stack from sp down to that middle */
+       (end, _end or __end__ when in memory below the RAM region's middle,
+       else ram_base) to that middle, the stack from the RAM region's top
+       down to the middle (whatever sp is: a rdimon program moves its stack
+       there) */
     uint32_t heap_base, heap_limit, stack_base, stack_limit;
     uint32_t text_lo, text_hi;  /* the executable segments: [text_lo, text_hi) */
     uint8_t build_id[NP_IMAGE_BUILD_ID_MAX]; /* NT_GNU_BUILD_ID */
