@@ -1137,11 +1137,50 @@ static void item(struct gen *g)
         arm_item(g);
 }
 
+/* An undefined instruction, on ARMv4T and ARMv5TE alike and in QEMU's
+ * ARM946E-S: ARM's permanently undefined space, the ARMv6 media space,
+ * ldrex, coprocessors 1-13, ldm/stm with an empty list (UNPREDICTABLE:
+ * both engines refuse it); Thumb's b<cond> with cond 14 and the ARMv6
+ * miscellaneous forms 0xb2xx, 0xb6xx, 0xb7xx, 0xbaxx. Not 0xb1xx, 0xb3xx,
+ * 0xb9xx, 0xbbxx, 0xbfxx: QEMU runs them as Thumb-2's cbz and IT/hints
+ * even on the ARM946E-S. */
+static void undefined_tail(struct gen *g)
+{
+    uint32_t x = (uint32_t)next64(g);
+    if (g->thumb) {
+        static const uint16_t top[] = {0xde00, 0xb200, 0xb600, 0xb700, 0xba00};
+        thumb(g, top[rnd(g, 5)] | (x & 0xff));
+        return;
+    }
+    switch (rnd(g, 5)) {
+    case 0: /* udf */
+        arm(g, 0xe7f000f0 | (x & 0x000fff0f));
+        break;
+    case 1: /* media: cond 011x xxxx ... xxx1 xxxx, outside udf */
+        arm(g, 0xe6000010 | (x & 0x00ffffef));
+        break;
+    case 2: /* ldrex */
+        arm(g, 0xe1900f9f | (x & 0x000ff000) | (x >> 16 & 0xf) << 16);
+        break;
+    case 3: /* mcr / mrc / cdp to coprocessors 1-13 */
+        arm(g, 0xee000000 | (x & 0x00fff0ff) | (1 + rnd(g, 13)) << 8);
+        break;
+    default: /* ldm / stm with no register */
+        arm(g, 0xe8000000 | (x & 0x01ff0000));
+        break;
+    }
+}
+
 /* The stream's last instruction: a load, store or branch outside memory
- * (GEN_NOWHERE), unconditional. */
+ * (GEN_NOWHERE), or an undefined instruction; unconditional. */
 static void fault_tail(struct gen *g)
 {
     struct gen_stream *s = g->s;
+    if (chance(g, 25)) {
+        s->fault = GEN_FAULT_UNDEFINED;
+        undefined_tail(g);
+        return;
+    }
     unsigned k = rnd(g, 3), rb = g->thumb ? rnd(g, 8) : reg(g), rd = g->thumb ? rnd(g, 8) : reg_not(g, 1u << rb);
     uint32_t off;
     s->fault = k == 0 ? GEN_FAULT_READ : k == 1 ? GEN_FAULT_WRITE : GEN_FAULT_FETCH;

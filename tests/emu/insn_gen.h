@@ -18,7 +18,8 @@
  *                 register is set up by the instructions just before it),
  *                 except a stream's last, which may go to GEN_NOWHERE
  *   GEN_NOWHERE   no memory: a stream may end with a load, store or branch
- *                 there, every byte of it outside memory
+ *                 there, every byte of it outside memory (or with an
+ *                 undefined instruction)
  *
  * After the prologue the caller sets r0-r15, the CPSR flags, I, F and T
  * bits and the SPSR to the stream's initial values (the mode is the
@@ -51,9 +52,10 @@ enum gen_class {
     GEN_X_HALFWORD_MUL = 1u << 0 /* smla<x><y> smlaw<y> smulw<y> smlal<x><y> smul<x><y> */
 };
 
-/* How a stream ends: at `end`, or stopped by an access outside memory
- * (its last instruction, which must change nothing). */
-enum gen_fault { GEN_FAULT_NONE, GEN_FAULT_READ, GEN_FAULT_WRITE, GEN_FAULT_FETCH };
+/* How a stream ends: at `end`, or stopped by its last instruction, which
+ * must change nothing: an access outside memory, or an undefined
+ * instruction. */
+enum gen_fault { GEN_FAULT_NONE, GEN_FAULT_READ, GEN_FAULT_WRITE, GEN_FAULT_FETCH, GEN_FAULT_UNDEFINED };
 
 struct gen_stream {
     uint8_t code[GEN_CODE_SIZE]; /* the code region's image */
@@ -66,7 +68,7 @@ struct gen_stream {
     uint32_t spsr;               /* its mode's SPSR (0 in USR and SYS) */
     unsigned insns;              /* instructions emitted (a Thumb bl pair counts 2) */
     enum gen_fault fault;        /* how the stream stops */
-    uint32_t fault_addr;         /* the address it faults at */
+    uint32_t fault_addr;         /* the address it faults at (not for GEN_FAULT_UNDEFINED) */
 };
 
 /* Fills S with a stream of about ITEMS instruction groups (an instruction

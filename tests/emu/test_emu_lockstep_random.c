@@ -68,9 +68,10 @@ static int run_stream(struct lockstep *ls, struct gen_stream *s, uint64_t seed, 
         res = LS_DIFFERENT;
     *insns += ls->insns - insns0;
     /* a stream that ends outside memory: both stopped there, unchanged */
-    static const enum np_cpu_stop stops[] = {NP_STOP_LIMIT, NP_STOP_READ, NP_STOP_WRITE, NP_STOP_FETCH};
+    static const enum np_cpu_stop stops[] = {NP_STOP_LIMIT, NP_STOP_READ, NP_STOP_WRITE, NP_STOP_FETCH,
+                                             NP_STOP_UNDEFINED};
     if (s->fault != GEN_FAULT_NONE && res == LS_STOPPED) {
-        if (ls->stop == stops[s->fault] && ls->cpu.fault_addr == s->fault_addr)
+        if (ls->stop == stops[s->fault] && (s->fault == GEN_FAULT_UNDEFINED || ls->cpu.fault_addr == s->fault_addr))
             return 0;
         fprintf(stderr, "lockstep: the stream should stop with a fault at 0x%08x (kind %d)\n", s->fault_addr, s->fault);
     } else if (s->fault != GEN_FAULT_NONE && res == LS_END) {
