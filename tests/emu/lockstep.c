@@ -104,7 +104,7 @@ static void say_state(struct lockstep *ls, const char *title, const uint32_t *r,
     char buf[64];
     say(ls, "  %s:\n", title);
     for (unsigned i = 0; i < 16; i++)
-        say(ls, "    %sr%-2u %08x%s", i % 4 ? "" : "", i, r[i], i % 4 == 3 ? "\n" : "");
+        say(ls, "    r%-2u %08x%s", i, r[i], i % 4 == 3 ? "\n" : "");
     say(ls, "    cpsr %s", psr_text(cpsr, buf, sizeof buf));
     if (mode_has_spsr(cpsr))
         say(ls, "   spsr %s", psr_text(spsr, buf, sizeof buf));

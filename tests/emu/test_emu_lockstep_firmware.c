@@ -75,10 +75,8 @@ static void firmware(void **state)
     unsigned n = page_regions(&img, regions);
     static struct stub_host host[2];
     memset(host, 0, sizeof host);
-    /* the heap from the end of the data to the middle of the RAM region,
-     * the stack from its top down to there */
-    uint32_t top = img.ram_base + img.ram_size, mid = img.ram_base + img.ram_size / 2;
-    uint32_t layout[4] = {img.heap_base, mid, top, mid};
+    /* SYS_HEAPINFO: the loader's layout, as nanoprof emu gives it */
+    uint32_t layout[4] = {img.heap_base, img.heap_limit, img.stack_base, img.stack_limit};
     memcpy(host[LS_NP].heapinfo, layout, sizeof layout);
     memcpy(host[LS_UC].heapinfo, layout, sizeof layout);
 
