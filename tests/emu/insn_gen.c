@@ -25,9 +25,12 @@
  *   RRX-scaled offsets (out of the data region, not unpredictable);
  *   post-indexed halfword forms with W=1; ldrd/strd with an odd or r14 Rd,
  *   Rm in {Rd, Rd+1}, writeback with the base in {Rd, Rd+1}.
- * - unaligned word, halfword and doubleword accesses: the result of an
- *   unaligned ldr is defined on v4T/v5 (rotated) but Unicorn, like QEMU,
- *   loads the unaligned word instead; the others are UNPREDICTABLE.
+ * - unaligned word and doubleword accesses, ldm/stm and swp included:
+ *   before ARMv6 an unaligned ldr loads the aligned word rotated, and str,
+ *   ldm and stm ignore the address's bits 1:0 (ARM DUI 0068B 4-10, ARM
+ *   DDI 0100I A2.8); QEMU accesses the unaligned bytes instead, so
+ *   Unicorn is no reference there. (Unaligned halfwords are UNPREDICTABLE
+ *   and compared: the interpreter does as QEMU.)
  * - ldm/stm with the PC as base, an empty list, writeback with the base in
  *   the list (stm keeps it when it is the lowest: that is defined), ^ forms
  *   in USR/SYS or with writeback (except ldm {..., pc}^), and the
@@ -425,6 +428,10 @@ static void a_ldst_h(struct gen *g)
     }
     a_base(g, rb);
     uint32_t off;
+    /* an odd halfword address now and then: UNPREDICTABLE, and the
+     * interpreter does as QEMU (the two bytes at the address) */
+    if (sz == 2 && chance(g, 10))
+        sz = 1;
     if (chance(g, 40)) {
         uint32_t rm;
         do
@@ -909,7 +916,8 @@ static void t_ldst(struct gen *g)
     if (k < 6) { /* register offset: str strh strb ldrsb ldr ldrh ldrb ldrsh */
         static const unsigned shift[8] = {2, 1, 0, 0, 2, 1, 0, 1};
         uint32_t op = rnd(g, 8), ro = lo_not(g, 1u << rb);
-        t_index(g, ro, shift[op]);
+        /* halfwords at odd addresses too (see a_ldst_h) */
+        t_index(g, ro, shift[op] == 1 && chance(g, 10) ? 0 : shift[op]);
         thumb(g, 0x5000 | op << 9 | ro << 6 | rb << 3 | rnd(g, 8));
     } else if (k < 8) { /* str ldr strb ldrb [rb, #imm5] */
         thumb(g, 0x6000 | rnd(g, 4) << 11 | rnd(g, 32) << 6 | rb << 3 | rnd(g, 8));

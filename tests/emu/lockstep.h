@@ -19,7 +19,8 @@
  *
  * Each engine has its own copy of every memory region. Memory is compared
  * exactly: after each instruction the bytes Unicorn stored to, and every
- * region in full every `full_every` instructions and at lockstep_compare().
+ * region in full every `full_every` instructions and at
+ * lockstep_compare_memory().
  *
  * svc and bkpt go to one handler for both engines (the interpreter's svc
  * and bkpt hooks, Unicorn's UC_HOOK_INTR), which reads and writes the
