@@ -172,14 +172,14 @@
     do {                                                                                                     \
         T = (t);                                                                                             \
         ilen = T ? 2 : 4;                                                                                    \
-        tx = T ? 3 : 2;                                                                                      \
-        estep = T ? 1 : 2;                                                                                   \
+        toff = T ? 1 : 2;                                                                                    \
+        estep = T ? sizeof(struct np_dec) : 2 * sizeof(struct np_dec);                                     \
     } while (0)
 #define SYNC_OUT()                                                                                           \
     do {                                                                                                     \
         R[15] = pc;                                                                                          \
         cpu->cpsr = cpsr;                                                                                    \
-        cpu->insns = insns;                                                                                  \
+        cpu->insns = INSNS;                                                                                  \
         cpu->cycles = cycles;                                                                                \
     } while (0)
 #define LOAD_STATE()                                                                                         \
@@ -192,17 +192,17 @@
  * NP_OP_COND, which tests the condition first). */
 #define RUN_E()                                                                                              \
     do {                                                                                                     \
-        insns++;                                                                                             \
+        left--;                                                                                              \
         cycles += e->cyc;                                                                                    \
         goto *ops[e->op];                                                                                    \
     } while (0)
 /* The instruction at pc. */
 #define DISPATCH()                                                                                           \
     do {                                                                                                     \
-        if (NP_UNLIKELY(insns == end))                                                                       \
+        if (NP_UNLIKELY(!left))                                                                              \
             goto out_limit;                                                                                  \
         e = &cache[(pc >> 1) & NP_DEC_MASK];                                                                 \
-        if (NP_UNLIKELY(e->tag != (pc ^ tx)))                                                                \
+        if (NP_UNLIKELY(e->tag != pc + toff))                                                                \
             goto miss;                                                                                       \
         RUN_E();                                                                                             \
     } while (0)
@@ -211,10 +211,10 @@
 #define NEXT()                                                                                               \
     do {                                                                                                     \
         pc += ilen;                                                                                          \
-        if (NP_UNLIKELY(insns == end))                                                                       \
+        if (NP_UNLIKELY(!left))                                                                              \
             goto out_limit;                                                                                  \
-        e += estep;                                                                                          \
-        if (NP_UNLIKELY(e->tag != (pc ^ tx)))                                                                \
+        e = (struct np_dec *)((char *)e + estep);                                                            \
+        if (NP_UNLIKELY(e->tag != pc + toff))                                                                \
             goto miss_seq;                                                                                   \
         RUN_E();                                                                                             \
     } while (0)
@@ -226,7 +226,9 @@
         br_flags = (flags);                                                                                  \
         goto taken;                                                                                          \
     } while (0)
-#define DEC_ADDR(e) ((e)->tag ^ (((e)->tag & 1) | 2))
+#define DEC_ADDR(e) np_tag_addr((e)->tag)
+/* Instructions run so far: the count at the start plus those run here. */
+#define INSNS (end - left)
 
 _Static_assert(NP_BRF_THUMB == 1 && NP_BRF_FROM_THUMB == 2 && NP_BRF_LINKED == 4 && NP_BRF_COND == 8,
                "the branch flags are built bit by bit");
@@ -269,11 +271,13 @@ enum np_cpu_stop np_cpu_run(struct np_cpu *cpu, uint64_t max_insns)
     uint32_t *const R = cpu->r;
     void (*const branch_fn)(void *, struct np_cpu *, const struct np_branch *) = cpu->hooks.branch;
     void *const ctx = cpu->hooks.ctx;
-    uint64_t insns = cpu->insns, cycles = cpu->cycles, end = insns + max_insns;
+    /* left: instructions still to run; the count is INSNS */
+    uint64_t left = max_insns, cycles = cpu->cycles, end = cpu->insns + max_insns;
     const bool has_timer = cpu->hooks.timer;
     uint64_t timer_at = has_timer ? cpu->timer_at : UINT64_MAX;
     uint64_t link_at = im->link_at;
-    uint32_t pc, cpsr, T, ilen, tx, estep, fault = 0;
+    uint32_t pc, cpsr, T, ilen, toff, fault = 0;
+    size_t estep; /* bytes from an entry to the next instruction's */
     unsigned br_kind = 0, br_reg = 15, br_flags = 0;
     enum np_cpu_stop stop;
     struct np_dec *e = NULL;
@@ -314,7 +318,7 @@ op_movk:
 
 op_link:
     R[14] = e->imm;
-    link_at = insns;
+    link_at = INSNS;
     NEXT();
 
 op_ldrk: {
@@ -424,7 +428,7 @@ op_ldm: {
         R[e->rn] = (e->fl & NP_FL_SUB) ? base - 4 * n : base + 4 * n;
     const uint8_t *p = g->data + (addr - g->base);
     for (uint32_t list = e->imm; list; list &= list - 1, p += 4)
-        R[__builtin_ctz(list)] = np_ld32(p);
+        R[(unsigned)__builtin_ctz(list)] = np_ld32(p);
     NEXT();
 }
 
@@ -438,7 +442,7 @@ op_ldm_pc: {
         R[e->rn] = (e->fl & NP_FL_SUB) ? base - 4 * n : base + 4 * n;
     const uint8_t *p = g->data + (addr - g->base);
     for (uint32_t list = e->imm & 0x7fff; list; list &= list - 1, p += 4)
-        R[__builtin_ctz(list)] = np_ld32(p);
+        R[(unsigned)__builtin_ctz(list)] = np_ld32(p);
     uint32_t v = np_ld32(p);
     if (e->cyc2) {
         SET_T(v & 1);
@@ -456,7 +460,7 @@ op_stm: {
     uint32_t off = addr - g->base;
     uint8_t *p = g->data + off;
     for (uint32_t list = e->imm; list; list &= list - 1, p += 4)
-        np_st32(p, R[__builtin_ctz(list)]);
+        np_st32(p, R[(unsigned)__builtin_ctz(list)]);
     np_stored(im, g, off, addr, 4 * n);
     if (e->rd)
         R[e->rn] = (e->fl & NP_FL_SUB) ? base - 4 * n : base + 4 * n;
@@ -519,13 +523,13 @@ op_blx_reg: {
 }
 
 op_tbl:
-    if (NP_UNLIKELY(insns == end)) {
+    if (NP_UNLIKELY(!left)) {
         /* room for one instruction only: the first half alone */
         cycles -= e->cyc - e->cyc2;
         R[14] = pc + 4 + (uint32_t)((int32_t)(e->raw << 21) >> 9);
         NEXT();
     }
-    insns++;
+    left--;
     R[14] = e->aux;
     pc = e->imm;
     if (e->rs) {
@@ -637,7 +641,7 @@ op_slow: {
 
 op_undef:
     /* nothing executed: the user sees the instruction */
-    insns--;
+    left++;
     cycles -= e->cyc;
     pc = DEC_ADDR(e);
     SYNC_OUT();
@@ -650,7 +654,7 @@ fault_read:
 fault_write:
     stop = NP_STOP_WRITE;
 fault_common:
-    insns--;
+    left++;
     cycles -= e->cyc;
     pc = DEC_ADDR(e);
     cpu->fault_addr = fault;
@@ -663,7 +667,7 @@ cond_failed:
 
 miss_seq:
     e = &cache[(pc >> 1) & NP_DEC_MASK];
-    if (e->tag == (pc ^ tx))
+    if (e->tag == pc + toff)
         RUN_E();
 miss:
     if (NP_UNLIKELY(!np_decode(cpu, pc, T, e))) {
@@ -689,7 +693,7 @@ miss:
             b.reg = (uint8_t)br_reg;
             /* NP_BRF_THUMB is 1, NP_BRF_FROM_THUMB 2 (a Thumb tag's bit 0),
                NP_BRF_LINKED 4, NP_BRF_COND 8 */
-            b.flags = (uint8_t)(br_flags | T | (e->tag & 1) << 1 | (uint32_t)(link_at + 1 == insns) << 2 |
+            b.flags = (uint8_t)(br_flags | T | (e->tag & 1) << 1 | (uint32_t)(link_at + 1 == INSNS) << 2 |
                                 (uint32_t)(e->cond != NP_COND_AL) << 3);
             b.vector = 0;
             SYNC_OUT();

@@ -127,7 +127,8 @@ enum {
 
 /* One decoded instruction (32 bytes). */
 struct np_dec {
-    uint32_t tag;    /* address ^ (Thumb ? 3 : 2): never 0, which marks a free entry */
+    uint32_t tag;    /* address + (Thumb ? 1 : 2): never 0, which marks a free entry, and
+                        never the same for ARM (2 mod 4) and Thumb (odd) */
     uint16_t op;     /* enum np_op */
     uint16_t cyc;    /* cycles when it runs (its condition passed) */
     uint8_t cond, rd, rn, rm;
@@ -165,7 +166,8 @@ static inline unsigned np_dec_op(const struct np_dec *e)
     return e->op == NP_OP_COND || e->op == NP_OP_PCREAD || e->op == NP_OP_COND_PCREAD ? e->op2 : e->op;
 }
 
-static inline uint32_t np_tag(uint32_t addr, bool thumb) { return addr ^ (thumb ? 3u : 2u); }
+static inline uint32_t np_tag(uint32_t addr, bool thumb) { return addr + (thumb ? 1u : 2u); }
+static inline uint32_t np_tag_addr(uint32_t tag) { return tag - 2 + (tag & 1); }
 static inline struct np_dec *np_cache_at(struct np_cpu_impl *im, uint32_t addr)
 {
     return &im->cache[(addr >> 1) & NP_DEC_MASK];
