@@ -7,10 +7,12 @@
  * address of the next one; r[15], cpsr and the counters in struct np_cpu
  * are written back (SYNC_OUT) before any hook or out-of-loop code runs and
  * when the run ends. Fast handlers never see the PC as an operand: the
- * decoder folds PC-relative values into constants, routes instructions
- * that read the PC through NP_OP_PCREAD (r[15] = address + 8, or + 4 in
- * Thumb state) and those that write it to their own handlers or to
- * np_exec_slow.
+ * decoder folds PC-relative values into constants, marks instructions
+ * that read the PC (NP_COND_PCREAD: r[15] = address + 8, or + 4 in Thumb
+ * state, is set before they run) and routes those that write it to their
+ * own handlers or to np_exec_slow. Each entry holds the address the
+ * dispatch jumps to: its handler's, or for conditional instructions and
+ * those that read the PC, the code that comes first (set_run). 
  *
  * Faults: an instruction that touches memory checks every address before
  * it changes anything; on a fault its counts are taken back (the run
@@ -188,13 +190,13 @@
         cpsr = cpu->cpsr;                                                                                    \
         SET_T((cpsr >> 5) & 1);                                                                              \
     } while (0)
-/* Runs E: counted, timed (a conditional instruction's handler is
- * NP_OP_COND, which tests the condition first). */
+/* Runs E: counted, timed (a conditional instruction's condition is
+ * tested where E->run leads first). */
 #define RUN_E()                                                                                              \
     do {                                                                                                     \
         left--;                                                                                              \
         cycles += e->cyc;                                                                                    \
-        goto *ops[e->op];                                                                                    \
+        goto *e->run;                                                                                        \
     } while (0)
 /* The instruction at pc. */
 #define DISPATCH()                                                                                           \
@@ -239,9 +241,6 @@ enum np_cpu_stop np_cpu_run(struct np_cpu *cpu, uint64_t max_insns)
         DP_EACH(DP_TABLE) LS_EACH(LS_TABLE)
         [NP_OP_UNDEF] = &&op_undef,
         [NP_OP_NOP] = &&op_nop,
-        [NP_OP_PCREAD] = &&op_pcread,
-        [NP_OP_COND] = &&op_cond,
-        [NP_OP_COND_PCREAD] = &&op_cond_pcread,
         [NP_OP_MOVK] = &&op_movk,
         [NP_OP_LINK] = &&op_link,
         [NP_OP_LDRK] = &&op_ldrk,
@@ -299,18 +298,18 @@ op_nop:
 
 op_pcread:
     R[15] = DEC_ADDR(e) + (T ? 4 : 8);
-    goto *ops[e->op2];
+    goto *ops[e->op];
 
 op_cond:
     if (!np_cond_pass(e->cond, cpsr))
         goto cond_failed;
-    goto *ops[e->op2];
+    goto *ops[e->op];
 
 op_cond_pcread:
-    if (!np_cond_pass(e->cond, cpsr))
+    if (!np_cond_pass(e->cond & 15, cpsr))
         goto cond_failed;
     R[15] = DEC_ADDR(e) + (T ? 4 : 8);
-    goto *ops[e->op2];
+    goto *ops[e->op];
 
 op_movk:
     R[e->rd] = e->imm;
@@ -332,7 +331,7 @@ op_mul: {
     uint32_t rs = R[e->rs], r = R[e->rm] * rs;
     if (e->fl & NP_FL_ACC)
         r += R[e->rn];
-    if (e->cyc2)
+    if (e->fl & NP_FL_MCYC)
         cycles += np_mul_m(rs, true);
     if (e->fl & NP_FL_S)
         cpsr = (cpsr & 0x3fffffffu) | (r & 0x80000000u) | ((uint32_t)(r == 0) << 30);
@@ -349,7 +348,7 @@ op_mull: {
         r = (uint64_t)R[e->rm] * rs;
     if (e->fl & NP_FL_ACC)
         r += ((uint64_t)R[e->rd] << 32) | R[e->rn];
-    if (e->cyc2)
+    if (e->fl & NP_FL_MCYC)
         cycles += np_mul_m(rs, e->fl & NP_FL_SIGNED);
     if (e->fl & NP_FL_S)
         cpsr = (cpsr & 0x3fffffffu) | ((uint32_t)(r >> 32) & 0x80000000u) | ((uint32_t)(r == 0) << 30);
@@ -444,7 +443,7 @@ op_ldm_pc: {
     for (uint32_t list = e->imm & 0x7fff; list; list &= list - 1, p += 4)
         R[(unsigned)__builtin_ctz(list)] = np_ld32(p);
     uint32_t v = np_ld32(p);
-    if (e->cyc2) {
+    if (e->fl & NP_FL_INTERWORK) {
         SET_T(v & 1);
         cpsr = (cpsr & ~NP_CPSR_T) | (T << 5);
     }
@@ -525,8 +524,10 @@ op_blx_reg: {
 op_tbl:
     if (NP_UNLIKELY(!left)) {
         /* room for one instruction only: the first half alone */
-        cycles -= e->cyc - e->cyc2;
-        R[14] = pc + 4 + (uint32_t)((int32_t)(e->raw << 21) >> 9);
+        uint32_t hw = 0;
+        np_fetch(cpu, pc, 2, &hw);
+        cycles -= e->cyc - e->sh;
+        R[14] = pc + 4 + (uint32_t)((int32_t)(hw << 21) >> 9);
         NEXT();
     }
     left--;
@@ -676,6 +677,11 @@ miss:
         stop = NP_STOP_FETCH;
         goto out;
     }
+    /* set_run: where the dispatch jumps to */
+    if ((e->cond & 15) != NP_COND_AL)
+        e->run = (e->cond & NP_COND_PCREAD) ? &&op_cond_pcread : &&op_cond;
+    else
+        e->run = (e->cond & NP_COND_PCREAD) ? &&op_pcread : ops[e->op];
     DISPATCH();
 
     /* ---- branches, hooks, exceptions ---- */
@@ -694,7 +700,7 @@ miss:
             /* NP_BRF_THUMB is 1, NP_BRF_FROM_THUMB 2 (a Thumb tag's bit 0),
                NP_BRF_LINKED 4, NP_BRF_COND 8 */
             b.flags = (uint8_t)(br_flags | T | (e->tag & 1) << 1 | (uint32_t)(link_at + 1 == INSNS) << 2 |
-                                (uint32_t)(e->cond != NP_COND_AL) << 3);
+                                (uint32_t)((e->cond & 15) != NP_COND_AL) << 3);
             b.vector = 0;
             SYNC_OUT();
             branch_fn(ctx, cpu, &b);
