@@ -199,7 +199,7 @@ int main(int argc, char **argv)
     for (int hook = 0; hook <= 1 && !rc; hook++) {
         double best = 1e30;
         uint64_t insns = 0, cycles = 0;
-        struct run r;
+        struct run r = { 0 };
         for (int i = 0; i < repeat && !rc; i++) {
             double t;
             rc = run_once(&img, model, max, hook, quiet || hook || i, &t, &insns, &cycles, &r);

@@ -663,7 +663,7 @@ fault_common:
     goto out;
 
 cond_failed:
-    cycles += im->fail_cycles - e->cyc;
+    cycles = cycles + im->fail_cycles - e->cyc; /* 64-bit: fail_cycles may be the smaller */
     NEXT();
 
 miss_seq:
