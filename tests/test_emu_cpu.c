@@ -241,6 +241,18 @@ static void dp_conditions(void **state)
         assert_int_equal(r->cpu.insns, 13);
         assert_int_equal(r->cpu.cycles, 13);
         rig_free(r);
+        /* instructions that cost more when they run cost 1S skipped */
+        r = rig_new(m, 0, 0);
+        run_to_end(r, "t_cond_fail");
+        assert_int_equal(r->cpu.insns, 6);
+        assert_int_equal(r->cpu.cycles, 6);
+        assert_int_equal(r->nrec, 0);
+        rig_free(r);
+        /* run or skipped, each is one S cycle (1 + s_wait) */
+        r = rig_new(m, 3, 1);
+        run_to_end(r, "t_cond");
+        assert_int_equal(r->cpu.cycles, 26);
+        rig_free(r);
     }
 }
 
@@ -400,6 +412,23 @@ static void block_transfers(void **state)
         r = rig_new(m, 0, 0);
         run_to_end(r, "t_stm_pc");
         assert_int_equal(rd32(r, r->cpu.r[10] + 4), sym("t_stm_pc") + 8);
+        rig_free(r);
+    }
+}
+
+/* the ARM946E-S's load-use interlocks: 1 cycle after a word, 2 after a
+   byte or halfword, on ALU operands and store data alike */
+static void load_use_interlocks(void **state)
+{
+    (void)state;
+    MODELS {
+        struct rig *r = rig_new(m, 0, 0);
+        run_to_end(r, "t_interlock");
+        assert_int_equal(r->cpu.insns, 10);
+        /* ARM7TDMI: 4 loads 1S+1N+1I, 4 adds 1S, str 2N, ldm 2S+1N+1I;
+           ARM9E-S: ldr 1+1, ldrb 1+2, ldrh 1, ldr 1+1 (str data), ldm 2+1,
+           the rest 1 */
+        assert_int_equal(r->cpu.cycles, m == NP_CPU_ARM7TDMI ? 22 : 16);
         rig_free(r);
     }
 }
@@ -596,6 +625,12 @@ static void undefined_instructions(void **state)
             np_cpu_set_pc(&r->cpu, sym("t_cp15"));
             assert_int_equal(np_cpu_run(&r->cpu, 10), NP_STOP_UNDEFINED);
             assert_int_equal(r->cpu.r[15], sym("t_cp15"));
+            /* an ARM bkpt is undefined there, and never goes to the hook */
+            r->bkpt_result = 1;
+            np_cpu_set_pc(&r->cpu, sym("t_bkpt"));
+            assert_int_equal(np_cpu_run(&r->cpu, 10), NP_STOP_UNDEFINED);
+            assert_int_equal(r->cpu.r[15], sym("t_bkpt") + 4);
+            assert_int_equal(r->nbkpt, 0);
             rig_free(r);
         }
     }
@@ -672,6 +707,28 @@ static void exception_returns(void **state)
         expect_branch(r, 0, NP_BR_EXC_RETURN, t + 12, t + 16, 14, NP_BRF_LINKED);
         expect_branch(r, 1, NP_BR_EXC_RETURN, t + 28, t + 32, 10, 0);
         assert_int_equal(r->cpu.cpsr, NP_MODE_SVC | NP_CPSR_I | NP_CPSR_F);
+        rig_free(r);
+    }
+}
+
+/* ldm/stm ^ without the PC: the User bank, conditional or not */
+static void user_bank_transfers(void **state)
+{
+    (void)state;
+    MODELS {
+        struct rig *r = rig_new(m, 0, 0);
+        uint32_t b = r->cpu.r[10];
+        r->cpu.r[13] = 0x55;
+        r->cpu.r[14] = 0x77;
+        run_to_end(r, "t_user_bank");
+        assert_int_equal(r->cpu.bank_r13[0], 0x13);
+        assert_int_equal(r->cpu.bank_r14[0], 0x14);
+        assert_int_equal(r->cpu.r[13], 0x66);
+        assert_int_equal(r->cpu.r[14], 0x77);
+        assert_int_equal(rd32(r, b - 8), 0x13);
+        assert_int_equal(rd32(r, b - 4), 0x14);
+        assert_int_equal(r->cpu.r[0], 0x13);
+        assert_int_equal(r->cpu.insns, 8);
         rig_free(r);
     }
 }
@@ -1171,6 +1228,7 @@ int main(void)
         cmocka_unit_test(loads_stores),
         cmocka_unit_test(loads_stores_rare_forms),
         cmocka_unit_test(block_transfers),
+        cmocka_unit_test(load_use_interlocks),
         cmocka_unit_test(swap),
         cmocka_unit_test(mode_banking),
         cmocka_unit_test(swi_exception_and_hook),
@@ -1180,6 +1238,7 @@ int main(void)
         cmocka_unit_test(arm_call_return_idioms),
         cmocka_unit_test(arm_v5_calls),
         cmocka_unit_test(exception_returns),
+        cmocka_unit_test(user_bank_transfers),
         cmocka_unit_test(thumb_call_return_idioms),
         cmocka_unit_test(thumb_bl_pair_split),
         cmocka_unit_test(thumb_v5),
