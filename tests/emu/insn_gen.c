@@ -1147,8 +1147,8 @@ static void item(struct gen *g)
 
 /* An undefined instruction, on ARMv4T and ARMv5TE alike and in QEMU's
  * ARM946E-S: ARM's permanently undefined space, the ARMv6 media space,
- * ldrex, coprocessors 1-13, ldm/stm with an empty list (UNPREDICTABLE:
- * both engines refuse it); Thumb's b<cond> with cond 14 and the ARMv6
+ * ldrex, coprocessors 1-13, ldm/stm with an empty list or the PC as base
+ * (UNPREDICTABLE: both engines refuse them); Thumb's b<cond> with cond 14 and the ARMv6
  * miscellaneous forms 0xb2xx, 0xb6xx, 0xb7xx, 0xbaxx. Not 0xb1xx, 0xb3xx,
  * 0xb9xx, 0xbbxx, 0xbfxx: QEMU runs them as Thumb-2's cbz and IT/hints
  * even on the ARM946E-S. */
@@ -1173,8 +1173,11 @@ static void undefined_tail(struct gen *g)
     case 3: /* mcr / mrc / cdp to coprocessors 1-13 */
         arm(g, 0xee000000 | (x & 0x00fff0ff) | (1 + rnd(g, 13)) << 8);
         break;
-    default: /* ldm / stm with no register */
-        arm(g, 0xe8000000 | (x & 0x01ff0000));
+    default: /* ldm / stm with no register, or with the PC as base */
+        if (chance(g, 50))
+            arm(g, 0xe8000000 | (x & 0x01ff0000));
+        else
+            arm(g, 0xe80f0000 | (x & 0x01f0ffff) | (x & 0xffff ? 0 : 1));
         break;
     }
 }
