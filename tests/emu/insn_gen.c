@@ -7,17 +7,25 @@
  * defines: condition codes, registers, shifter operands, S bits,
  * addressing modes, register lists, modes and states.
  *
- * Branches only go forward: a branch is followed by a few items (its
- * "filler", run when it is not taken) and lands on one of their starts or
- * just after them. Filler never changes the state or the mode, so the
- * generator knows both at every item. Instructions that change the state
- * or the mode are unconditional and followed by dead padding.
+ * Branches only go forward (but for the two-pass loops of self-modifying
+ * code): a branch is followed by a few items (its "filler", run when it
+ * is not taken) and lands on one of their starts or just after them.
+ * Filler never changes the state or the mode, so the generator knows both
+ * at every item. Instructions that change the state or the mode are
+ * unconditional and followed by dead padding. A stream may end with an
+ * access outside memory or an undefined instruction (fault_tail).
+ *
+ * Implementation-defined choices taken as QEMU takes them, which the
+ * interpreter follows too: str pc and stm with the PC store the address
+ * + 8 (the ARM7TDMI and ARM9E-S store + 12).
  *
  * Left out as UNPREDICTABLE on ARMv4T/ARMv5TE (ARM ARM, DDI 0100I):
  * - PC as Rd of data processing (except the branch idioms built here), as
  *   any operand of a register-shifted operand, of a multiply, DSP
  *   instruction, clz, swp, msr or mrs; S=1 data processing into the PC in
  *   USR/SYS; Rn != 0 for mov/mvn and Rd != 0 for tst/teq/cmp/cmn (SBZ).
+ *   (S=1 data processing into the PC in other modes is defined, CPSR =
+ *   SPSR, but QEMU does that for movs and subs only: only those are made.)
  * - mul/mla with Rd == Rm; umull..smlal (and smlal<x><y>) with RdHi, RdLo
  *   and Rm not all different (also Rm kept apart for smlal<x><y>).
  * - loads and stores with writeback (post-indexed included) whose Rd or
@@ -31,7 +39,8 @@
  *   DDI 0100I A2.8); QEMU accesses the unaligned bytes instead, so
  *   Unicorn is no reference there. (Unaligned halfwords are UNPREDICTABLE
  *   and compared: the interpreter does as QEMU.)
- * - ldm/stm with the PC as base, an empty list, writeback with the base in
+ * - ldm/stm with the PC as base or an empty list (but as the undefined
+ *   last instruction: both engines refuse them), writeback with the base in
  *   the list (stm keeps it when it is the lowest: that is defined), ^ forms
  *   in USR/SYS or with writeback (except ldm {..., pc}^), and the
  *   instruction just after an ldm/stm ^ touching banked registers (a nop
