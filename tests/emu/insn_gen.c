@@ -17,7 +17,7 @@
  *
  * Implementation-defined choices taken as QEMU takes them, which the
  * interpreter follows too: str pc and stm with the PC store the address
- * + 8 (the ARM7TDMI and ARM9E-S store + 12).
+ * + 8 (the ARM7TDMI itself stores + 12).
  *
  * Left out as UNPREDICTABLE on ARMv4T/ARMv5TE (ARM ARM, DDI 0100I):
  * - PC as Rd of data processing (except the branch idioms built here), as
