@@ -241,6 +241,13 @@ static void dp_conditions(void **state)
         assert_int_equal(r->cpu.insns, 13);
         assert_int_equal(r->cpu.cycles, 13);
         rig_free(r);
+        /* instructions that cost more when they run cost 1S skipped */
+        r = rig_new(m, 0, 0);
+        run_to_end(r, "t_cond_fail");
+        assert_int_equal(r->cpu.insns, 6);
+        assert_int_equal(r->cpu.cycles, 6);
+        assert_int_equal(r->nrec, 0);
+        rig_free(r);
         /* run or skipped, each is one S cycle (1 + s_wait) */
         r = rig_new(m, 3, 1);
         run_to_end(r, "t_cond");

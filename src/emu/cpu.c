@@ -286,14 +286,6 @@ bool np_decode(struct np_cpu *cpu, uint32_t addr, bool thumb, struct np_dec *e)
         np_decode_thumb(cpu, addr, insn, e);
     else
         np_decode_arm(cpu, addr, insn, e);
-    if (e->cond != NP_COND_AL) {
-        if (e->op == NP_OP_PCREAD) {
-            e->op = NP_OP_COND_PCREAD;
-        } else {
-            e->op2 = e->op;
-            e->op = NP_OP_COND;
-        }
-    }
     /* a store to these pages now clears the entry (a Thumb pair's second
        half may lie on the next page) */
     mark_code(cpu->impl, addr);

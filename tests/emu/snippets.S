@@ -100,6 +100,16 @@ t_cond:
         addvs   r11, r0, #1
         END
 
+        .global t_cond_fail
+t_cond_fail:
+        cmp     r0, r0
+        bne     1f
+        ldrne   r1, [r10]
+        mulne   r2, r3, r4
+        ldmne   r10, {r0-r3}
+        movne   pc, lr
+1:      END
+
         .global t_pcops
 t_pcops:
         add     r0, pc, #4              @ t_pcops + 12
