@@ -34,6 +34,10 @@ demo: build
 	$(BUILD)/src/nanoprof flame -o $(DEMO)/flame.svg $(DEMO)/trace
 	$(BUILD)/src/nanoprof dump --format=chrome -o $(DEMO)/trace.json $(DEMO)/trace
 	$(BUILD)/src/nanoprof dump --format=callgrind -o $(DEMO)/callgrind.out $(DEMO)/trace
+	@echo
+	@echo "== 3. ARM firmware, unchanged, in the emulator: nanoprof emu, then tree =="
+	$(BUILD)/src/nanoprof emu -o $(DEMO)/firmware --report $(BUILD)/tests/firmware/instr_thumb.elf >/dev/null
+	$(BUILD)/src/nanoprof tree --depth=3 $(DEMO)/firmware
 	@echo "written: $(DEMO)/flame.svg (open in a browser), $(DEMO)/trace.json (ui.perfetto.dev),"
 	@echo "         $(DEMO)/callgrind.out (kcachegrind, callgrind_annotate)"
 

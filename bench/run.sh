@@ -36,7 +36,7 @@
 # where calls is counted by bench_<w>_count (hooks that count entries).
 #
 # NP_BENCH_PARTS (default all) runs only some parts, e.g. "calls startup":
-# calls sections startup record stream sample accuracy loss deep.
+# calls sections startup record stream sample accuracy loss deep emu.
 set -eu
 
 BUILD=${1:-build}
@@ -328,3 +328,6 @@ if part accuracy; then sh "$(dirname "$0")/sample_accuracy.sh" "$BUILD"; fi
 if part loss; then sh "$(dirname "$0")/record_loss.sh" "$BUILD"; fi
 # Folded stacks and flame graph of a deep recursion (deep.sh).
 if part deep; then sh "$(dirname "$0")/deep.sh" "$BUILD"; fi
+# The emulator's instructions per second beside Unicorn, qemu-arm and
+# callgrind (emu.sh).
+if part emu; then sh "$(dirname "$0")/emu.sh" "$BUILD"; fi

@@ -21,6 +21,7 @@
 #include "analyze/events_decode.h"
 #include "analyze/gmon_bb.h"
 #include "analyze/model.h"
+#include "analyze/trace_read.h"
 #include "analyze/stacks.h"
 #include "analyze/symbols.h"
 #include "analyze/textfmt.h"
@@ -1218,7 +1219,7 @@ static void bad_varint(struct tb *b)
 static void reserved_kind(struct tb *b)
 {
     tb_events_begin(b, 7, 20);
-    tb_event_kind(b, 20, 5);
+    tb_event_kind(b, 20, 7);
     tb_events_end(b, NP_COMPRESS_NONE);
 }
 
@@ -1319,7 +1320,7 @@ static void bad_chunks(void **state)
     bad_chunk("SAMPLING max_frames 0 (1 to 256)", sampling_no_frames);
     bad_chunk("SAMPLING at 997 Hz with a period of 0 ns", sampling_no_period);
     bad_chunk("corrupt varint in event 1 of 2", bad_varint);
-    bad_chunk("unknown event kind 5", reserved_kind);
+    bad_chunk("unknown event kind 7", reserved_kind);
     bad_chunk("zstd", bad_zstd);
     bad_chunk("claims 2 events in 1 bytes", count_lies);
     bad_chunk("MODULE chunk of 8 bytes is too short", short_module);

@@ -32,7 +32,7 @@ head -n 1 "$tmp/out" | grep -q '^function,calls,total_ns,self_ns,min_ns,max_ns,'
     bad "csv: header prefix"
 genpath=$(readlink -f "$gen")
 grep "^sample_helper," "$tmp/out" | cut -d, -f8- >"$tmp/src"
-if grep -q "^$genpath,.*trace_builder\.c,[0-9][0-9]*,calls\$" "$tmp/src"; then ok "csv: module, file, line"; else
+if grep -q "^$genpath,.*trace_builder\.c,[0-9][0-9]*,calls,ns,0\$" "$tmp/src"; then ok "csv: module, file, line"; else
     bad "csv: module, file, line"; cat "$tmp/src"; fi
 cp "$tmp/out" "$tmp/csv"
 

@@ -292,7 +292,7 @@ static void corpus(void)
     tb_header(&b);
     tb_info(&b, 9, 1, 1.0, 0, 0, "c", 0, NULL);
     tb_events_begin(&b, 9, 0);
-    tb_event_kind(&b, 5, 6);
+    tb_event_kind(&b, 5, 7);
     tb_events_end(&b, NP_COMPRESS_NONE);
     save(&b, "reserved-kind.npt", b.len);
     tb_free(&b);

@@ -69,7 +69,7 @@ line 1 "$tmp/out" | grep -q '^function,calls,' && ok "report csv: no note in the
 view "report --format=json" report --format=json "$L"
 jq -c .loss "$tmp/out" >"$tmp/got"
 same "report json: the loss object" "$tmp/got" \
-    "{\"events\":1334,\"threads\":2,\"closed_calls\":2,\"files_cut\":0,\"too_deep\":0,\"blocks\":0,\"note\":\"$note\"}"
+    "{\"events\":1334,\"threads\":2,\"closed_calls\":2,\"files_cut\":0,\"too_deep\":0,\"blocks\":0,\"resynced\":0,\"note\":\"$note\"}"
 jq -r '.threads[] | "\(.tid) \(.calls) \(.lost) \(.closed_at_loss) \(.closed_at_cut)"' "$tmp/out" >"$tmp/got"
 same "report json: per thread, calls, lost, closed at a loss and at a cut" "$tmp/got" "300 4 1000 2 0
 301 1 0 0 0

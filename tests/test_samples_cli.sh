@@ -53,7 +53,7 @@ same "text: calls, and a line about the samples" "$tmp/out" "# $tmp/c: 1 process
   ==========   ==========   ========   ==========   ==========   ==========  ========
     5.500 us     5.500 us          1     5.500 us     5.500 us     5.500 us  sample_main"
 run "$tmp/c" --format=csv
-grep -q '^sample_main,1,5500,5500,5500,5500,5500,.*,calls$' "$tmp/out" && ok "csv: source calls" || bad "csv: source calls"
+grep -q '^sample_main,1,5500,5500,5500,5500,5500,.*,calls,ns,0$' "$tmp/out" && ok "csv: source calls" || bad "csv: source calls"
 run "$tmp/c" --samples --format=csv
 cut -d, -f1-7,11 "$tmp/out" >"$tmp/csv2"
 same "--samples: the same profile as samples alone" "$tmp/csv2" "$(cat "$tmp/csv")"

@@ -17,7 +17,7 @@ np_cmd=report
 
 run "$tmp/t" --format=csv
 status "report: exit 0, quiet" 0
-head -n 1 "$tmp/out" | grep -q '^function,calls,total_ns,self_ns,min_ns,max_ns,.*,source$' &&
+head -n 1 "$tmp/out" | grep -q '^function,calls,total_ns,self_ns,min_ns,max_ns,.*,source,time_unit,resynced$' &&
     ok "csv: header" || bad "csv: header"
 share=$(awk -F, '$1 == "fa" { a = $4 } $1 == "fb" { b = $4 }
     END { if (a + b > 0) printf "%d", 100 * a / (a + b) + 0.5; else print "none" }' "$tmp/out")
@@ -27,7 +27,7 @@ case $share in
     *) [ "$share" -ge 68 ] && [ "$share" -le 82 ] && ok "fa: $share% of thread_a's fa + fb, 75% run" ||
         bad "fa: $share%, want 75 +- 7" ;;
 esac
-grep -q ',samples$' "$tmp/out" && ! grep -q ',calls$' "$tmp/out" && ok "csv: source samples" ||
+grep -q ',samples,ns,0$' "$tmp/out" && ! grep -q ',calls,ns,0$' "$tmp/out" && ok "csv: source samples" ||
     bad "csv: source"
 run "$tmp/t"
 grep -Eq '^# times estimated from [0-9]+ samples at 997 Hz \(CPU time\)(; [0-9]+ periods? not sampled \(in a hook before it knew its function, or no buffer\))?$' "$tmp/out" &&

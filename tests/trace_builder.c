@@ -229,6 +229,18 @@ void tb_switch(struct tb *b, uint64_t tick, uint64_t ticks)
     ev_varint(b, ticks);
 }
 
+void tb_resync(struct tb *b, uint64_t tick, uint64_t n)
+{
+    ev_record(b, tick, NP_EV_RESYNC);
+    ev_varint(b, n);
+}
+
+void tb_count(struct tb *b, uint64_t tick, uint64_t n)
+{
+    ev_record(b, tick, NP_EV_COUNT);
+    ev_varint(b, n);
+}
+
 void tb_sample(struct tb *b, uint64_t tick, const uint64_t *frames, unsigned n, uint64_t overrun,
                uint64_t skipped)
 {

@@ -57,6 +57,10 @@ void tb_enter(struct tb *b, uint64_t tick, uint64_t address);
 void tb_exit(struct tb *b, uint64_t tick);
 void tb_lost(struct tb *b, uint64_t tick, uint64_t n);
 void tb_switch(struct tb *b, uint64_t tick, uint64_t ticks);
+/* RESYNC: the N innermost open calls end; COUNT: the second counter
+ * advances by N (give a UNITS chunk with a count unit: tb_chunk). */
+void tb_resync(struct tb *b, uint64_t tick, uint64_t n);
+void tb_count(struct tb *b, uint64_t tick, uint64_t n);
 /* A SAMPLE: FRAMES[0] the PC, N frames (any N: the reader refuses 0 and
  * more than NP_SAMPLE_MAX_FRAMES). */
 void tb_sample(struct tb *b, uint64_t tick, const uint64_t *frames, unsigned n, uint64_t overrun,

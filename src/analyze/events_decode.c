@@ -8,7 +8,8 @@
 #define ZSTD_MAX_RATIO 32768u  /* a 4-byte RLE block decodes to at most 128 KiB */
 
 _Static_assert((int)NP_EVENT_ENTER == (int)NP_EV_ENTRY && (int)NP_EVENT_EXIT == (int)NP_EV_EXIT &&
-                   (int)NP_EVENT_LOST == (int)NP_EV_LOST && (int)NP_EVENT_SWITCH == (int)NP_EV_SWITCH,
+                   (int)NP_EVENT_LOST == (int)NP_EV_LOST && (int)NP_EVENT_SWITCH == (int)NP_EV_SWITCH &&
+                   (int)NP_EVENT_RESYNC == (int)NP_EV_RESYNC,
                "the sink's event kinds are the format's");
 
 int np_events_head(const uint8_t *payload, size_t len, struct np_events_head *h)
@@ -151,20 +152,25 @@ static inline __attribute__((always_inline)) int get_varint(const uint8_t **p, c
     return np_get_varint(p, end, v);
 }
 
-/* Decodes up to MAX events. ROOMY: the stream holds the longest MAX
- * events could take, so no varint needs checking for its end before its
+/* Decodes up to MAX records, their events into EV (COUNT records give
+ * none); returns the events. ROOMY: the stream holds the longest MAX
+ * records could take, so no varint needs checking for its end before its
  * second byte. TIMES: each tick is made a time at once, as if fast_times
  * held; the caller checks that it did. Else the ticks first, then the
- * times. */
+ * times. COUNTED: the times are the count (NP_METRIC_COUNT), a switch
+ * lasts 0 (the count does not run while the thread is out). */
 static inline __attribute__((always_inline)) uint32_t decode(const struct np_trace_process *pr, struct np_decode *d,
                                                              struct np_event *ev, uint32_t max, bool roomy,
-                                                             bool times)
+                                                             bool times, bool counted)
 {
     const uint8_t *p = d->p, *end = d->end;
-    uint64_t tick = d->tick, first = tick, addr = d->addr;
+    uint64_t tick = d->tick, first = tick, addr = d->addr, count = d->count;
     bool wrapped = false;
-    uint32_t n = 0;
-    for (; n < max; n++) {
+    /* the next event, and the end of the room left: a COUNT record takes
+     * one of the MAX records and gives no event (pointers, as few live
+     * values as can be: the calls' path below must not spill) */
+    struct np_event *e = ev, *stop = ev + max;
+    while (e < stop) {
         const uint8_t *rec = p;
         uint64_t v, arg = 0;
         if (!get_varint(&p, end, &v, roomy)) {
@@ -173,12 +179,30 @@ static inline __attribute__((always_inline)) uint32_t decode(const struct np_tra
             break;
         }
         unsigned kind = (unsigned)(v & ((1u << NP_EV_KIND_BITS) - 1));
-        if (kind > NP_EV_SWITCH) { /* the tick stays before the record */
-            d->bad = kind == NP_EV_SAMPLE ? NP_DECODE_SAMPLE : NP_DECODE_BAD_KIND;
-            d->bad_kind = kind;
-            p = rec;
-            break;
+        if (kind > NP_EV_SWITCH) { /* out of the way of calls: rare */
+            if (kind != NP_EV_RESYNC && kind != NP_EV_COUNT) { /* the tick stays before the record */
+                d->bad = kind == NP_EV_SAMPLE ? NP_DECODE_SAMPLE : NP_DECODE_BAD_KIND;
+                d->bad_kind = kind;
+                p = rec;
+                break;
+            }
+            tick += v >> NP_EV_KIND_BITS;
+            wrapped |= tick < (v >> NP_EV_KIND_BITS);
+            if (!get_varint(&p, end, &arg, roomy)) {
+                d->bad = NP_DECODE_BAD_VARINT;
+                p = rec;
+                break;
+            }
+            if (kind == NP_EV_COUNT) {
+                if (counted) /* else the count is never read */
+                    count += arg;
+                stop--;
+            } else {
+                *e++ = (struct np_event){ counted ? count : times ? fast_time(pr, tick) : tick, arg, kind };
+            }
+            continue;
         }
+        /* the calls' path, as short as it can be */
         tick += v >> NP_EV_KIND_BITS;
         wrapped |= tick < (v >> NP_EV_KIND_BITS);
         if (kind != NP_EV_EXIT && !get_varint(&p, end, &arg, roomy)) {
@@ -189,10 +213,14 @@ static inline __attribute__((always_inline)) uint32_t decode(const struct np_tra
         if (kind == NP_EV_ENTRY)
             arg = addr += (uint64_t)np_unzigzag(arg);
         else if (kind == NP_EV_SWITCH)
-            arg = np_ticks_ns(pr->ns_per_tick, arg);
-        ev[n] = (struct np_event){ times ? fast_time(pr, tick) : tick, arg, kind };
+            arg = counted ? 0 : np_ticks_ns(pr->ns_per_tick, arg);
+        *e++ = (struct np_event){ counted ? count : times ? fast_time(pr, tick) : tick, arg, kind };
     }
-    d->p = p, d->tick = tick, d->addr = addr;
+    uint32_t n = (uint32_t)(e - ev);
+    d->p = p, d->tick = tick, d->addr = addr, d->count = count;
+    d->records += n + (uint32_t)(ev + max - stop);
+    if (counted)
+        return n;
     if (!times)
         ticks_to_times(pr, ev, n, first, wrapped);
     else if (!fast_times(pr, first, tick, wrapped))
@@ -202,26 +230,30 @@ static inline __attribute__((always_inline)) uint32_t decode(const struct np_tra
 
 uint32_t np_events_decode(const struct np_trace_process *pr, struct np_decode *d, struct np_event *ev, uint32_t max)
 {
+    if (d->counted) /* an emulated run's instructions: not worth the fast paths */
+        return decode(pr, d, ev, max, false, false, true);
     /* as many as the bytes left surely hold without checks, and again
      * (fewer each time) until few bytes are left */
-    uint32_t n = 0;
+    uint32_t n = 0, k = 0; /* events, records */
     for (;;) {
         size_t roomy = (size_t)(d->end - d->p) / (2 * NP_VARINT_MAX);
-        if (roomy < 64 || n == max)
+        if (roomy < 64 || k == max)
             break;
-        uint32_t want = roomy < max - n ? (uint32_t)roomy : max - n;
+        uint32_t want = roomy < max - k ? (uint32_t)roomy : max - k;
         struct np_decode from = *d;
-        uint32_t got = d->slow_times ? 0 : decode(pr, d, ev + n, want, true, true);
+        uint32_t got = d->slow_times ? 0 : decode(pr, d, ev + n, want, true, true, false);
         if (d->slow_times) { /* times that need np_tick_time: rare */
             *d = from;
             d->slow_times = true;
-            got = decode(pr, d, ev + n, want, true, false);
+            got = decode(pr, d, ev + n, want, true, false, false);
         }
+        uint32_t records = d->records - from.records;
         n += got;
-        if (got < want)
+        k += records;
+        if (records < want)
             return n; /* stopped at a record */
     }
-    if (n < max)
-        n += decode(pr, d, ev + n, max - n, false, false);
+    if (k < max)
+        n += decode(pr, d, ev + n, max - k, false, false, false);
     return n;
 }

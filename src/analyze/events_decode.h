@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <zstd.h>
-#include "trace_read.h"
+#include "events.h"
 
 #define NP_EVENTS_HEADER 21   /* u32 tid, u64 base tick, u32 count, u8 compression, u32 length */
 #define NP_DECODE_BATCH 256   /* events decoded at a time on the reader's stack */
@@ -60,11 +60,15 @@ void np_stream_buf_free(struct np_stream_buf *b);
 int np_events_stream(struct np_stream_buf *b, const struct np_events_head *h, const uint8_t *payload, size_t len,
                      const uint8_t **stream, uint64_t *detail);
 
-/* Where decoding is in a stream. */
+/* Where decoding is in a stream. COUNT records advance the count and
+ * give no event: a chunk's records are its events and those. */
 enum { NP_DECODE_GOOD, NP_DECODE_BAD_VARINT, NP_DECODE_BAD_KIND, NP_DECODE_SAMPLE };
 struct np_decode {
     const uint8_t *p, *end;   /* on a bad record or a sample, p is at its start */
     uint64_t tick, addr;      /* before that record */
+    uint64_t count;           /* the thread's second counter there (COUNT records) */
+    uint32_t records;         /* records decoded (added to) */
+    bool counted;             /* times are the count, not the ticks' (NP_METRIC_COUNT) */
     uint64_t pc;              /* the chunk's previous sample PC (the reader's) */
     int bad;                  /* NP_DECODE_BAD_*: stopped at a bad record;
                                  NP_DECODE_SAMPLE: at a SAMPLE, which the reader reads */
@@ -72,8 +76,8 @@ struct np_decode {
     bool slow_times;          /* its times need np_tick_time's care */
 };
 
-/* Decodes up to MAX events from D into EV; returns how many. Times as P
- * says. */
+/* Decodes up to MAX records from D, their events into EV; returns the
+ * events. Times as P says, or D's count. */
 uint32_t np_events_decode(const struct np_trace_process *p, struct np_decode *d, struct np_event *ev, uint32_t max);
 
 /* Unix ns of TICK, and ns of TICKS, as P's clock says. */

@@ -1,9 +1,10 @@
 /* export_callgrind.c - the flat profile and call graph in the callgrind
  * profile format (version 1), which KCachegrind and callgrind_annotate
- * read. One event, "ns" (wall time); positions are source lines (0 when
- * DWARF gave none). Each function is one block: its self time on its
- * line, then one call line per callee (np_arc): the calls and their
- * inclusive time.
+ * read. One event: "ns" (wall time), or for a trace that counts cycles or
+ * instructions "Cycles" or "Ir" (callgrind's own names, which its tools
+ * label); positions are source lines (0 when DWARF gave none). Each
+ * function is one block: its self time on its line, then one call line
+ * per callee (np_arc): the calls and their inclusive time.
  *
  * Both tools take a function's inclusive time as the sum of the costs of
  * the calls to it (a function nothing calls: its self time plus its
@@ -20,7 +21,9 @@
  * comment in the header says when calls were written so.
  * The tools merge functions by name: the model's names already tell
  * apart functions of one symbol (model.h); two that still share a name
- * get " [MODULE:0xADDRESS]" after it. */
+ * get " [MODULE:0xADDRESS]" after it. A function some of whose calls were
+ * closed by re-synchronisation has " (?)" after its name, and a desc:
+ * line counts them (the loss note). */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdlib.h>
@@ -86,7 +89,7 @@ static void position(const struct callgrind *c, const char *prefix, uint32_t f)
         np_text_field(out, module ? module + 1 : fn->module ? fn->module : "?");
         fprintf(out, ":0x%" PRIx64 "]", fn->address);
     }
-    putc('\n', out);
+    fputs(fn->resynced ? " (?)\n" : "\n", out);
 }
 
 static unsigned line_of(const struct callgrind *c, uint32_t f)
@@ -138,7 +141,18 @@ static void header(const struct np_model *m, const struct np_export_options *o, 
         }
         putc('\n', out);
     }
-    fprintf(out, "positions: line\nevents: ns\nsummary: %" PRIu64 "\n", total);
+    switch (np_model_time_unit(m)) {
+    case NP_UNIT_CYCLES:
+        fprintf(out, "positions: line\nevent: Cycles : CPU cycles\nevents: Cycles\nsummary: %" PRIu64 "\n", total);
+        break;
+    case NP_UNIT_INSNS:
+        fprintf(out, "positions: line\nevent: Ir : Instructions executed\nevents: Ir\nsummary: %" PRIu64 "\n",
+                total);
+        break;
+    case NP_UNIT_NS:
+        fprintf(out, "positions: line\nevents: ns\nsummary: %" PRIu64 "\n", total);
+        break;
+    }
 }
 
 /* The header, the roots' block, then one block per function called, in

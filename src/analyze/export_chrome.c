@@ -19,7 +19,13 @@
  * trace lost, and whether the calls are estimated from samples, are
  * known only once it is read (the order of an object's members does not
  * matter either). A timeline is wall time, so dump
- * takes no --exclude-switched for it. */
+ * takes no --exclude-switched for it.
+ *
+ * A trace that counts cycles or instructions puts them where the format
+ * wants microseconds (1 us of "ts" is 1000 cycles), and otherData says
+ * so ("time_unit", "ts_unit"). The end of a call closed by
+ * re-synchronisation has "args":{"resynced":true}: a viewer shows it
+ * with the call. */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdlib.h>
@@ -54,8 +60,14 @@ static void head(struct chrome *c, const struct np_model *m)
  * the events: it counts a later one as "too late".) */
 static void tail(struct chrome *c, const struct np_model *m)
 {
-    fprintf(c->out, "\n],\"otherData\":{\"source\":\"nanoprof\",\"start_unix_ns\":%" PRIu64,
-            c->base_ns);
+    enum np_time_unit unit = np_model_time_unit(m);
+    if (unit == NP_UNIT_NS)
+        fprintf(c->out, "\n],\"otherData\":{\"source\":\"nanoprof\",\"start_unix_ns\":%" PRIu64, c->base_ns);
+    else
+        fprintf(c->out,
+                "\n],\"otherData\":{\"source\":\"nanoprof\",\"time_unit\":\"%s\","
+                "\"ts_unit\":\"1 us of ts is 1000 %s\",\"start\":%" PRIu64,
+                np_time_unit_name(unit), np_time_unit_name(unit), c->base_ns);
     if (np_model_estimated(m)) { /* calls from successive samples */
         char label[NP_ESTIMATE_LABEL_MAX];
         fputs(",\"estimate\":", c->out);
@@ -121,7 +133,7 @@ static int call_event(struct chrome *c, const struct np_model *m, char ph, const
         head(c, m);
     size_t nlen;
     const char *name = json_name(c, m, k->function, &nlen);
-    if (!name || NP_GROW(c->line, c->cap_line, nlen + 128) < 0) {
+    if (!name || NP_GROW(c->line, c->cap_line, nlen + 160) < 0) {
         c->nomem = c->failed = true;
         return -1;
     }
@@ -154,8 +166,14 @@ static int call_event(struct chrome *c, const struct np_model *m, char ph, const
     p += 8;
     memcpy(p, name, nlen);
     p += nlen;
-    memcpy(p, ",\"cat\":\"function\"}", 18);
-    p += 18;
+    memcpy(p, ",\"cat\":\"function\"", 17);
+    p += 17;
+    if (ph == 'E' && k->resynced) {
+        static const char args[] = ",\"args\":{\"resynced\":true}";
+        memcpy(p, args, sizeof args - 1);
+        p += sizeof args - 1;
+    }
+    *p++ = '}';
     size_t n = (size_t)(p - c->line);
     if (fwrite(c->line, 1, n, c->out) != n) {
         c->failed = true; /* a closed pipe or a full disk: read no further */

@@ -188,6 +188,7 @@ struct writer {
     unsigned top;            /* where the frames start */
     bool inverted;
     const char *calls_word;  /* "samples" in a profile estimated from them */
+    enum np_time_unit unit;  /* of the times (cycles, instructions: np_format_time) */
 };
 
 static void write_frame(const struct writer *w, size_t i, const char *name)
@@ -205,7 +206,7 @@ static void write_frame(const struct writer *w, size_t i, const char *name)
             f->parent == NP_NONE ? -1L : (long)f->parent);
     np_xml_text(out, name, SIZE_MAX);
     fprintf(out, " (%s %" PRIu64 ", total %s, self %s, %.2f%%)</title><rect x=\"", w->calls_word, f->calls,
-            np_format_duration(total, sizeof total, f->total), np_format_duration(self, sizeof self, f->self),
+            np_format_time(total, sizeof total, f->total, w->unit), np_format_time(self, sizeof self, f->self, w->unit),
             all->total ? 100.0 * (double)f->total / (double)all->total : 0.0);
     put_number(out, x);
     fprintf(out, "\" y=\"%u\" width=\"", y);
@@ -430,7 +431,8 @@ int np_flame_svg(FILE *out, const struct np_model *m, const struct np_flame_opti
     const char *merged = np_stacks_note(&s, m, note, sizeof note);
     unsigned top = TOP + (o->note ? NOTE_H : 0) + (merged ? NOTE_H : 0);
     unsigned height = top + (l.max_depth + 1) * FRAME_H + BOTTOM;
-    struct writer w = { out, m, &s, &l, usable, top, o->inverted, np_model_estimated(m) ? "samples" : "calls" };
+    struct writer w = { out, m, &s, &l, usable, top, o->inverted, np_model_estimated(m) ? "samples" : "calls",
+                        np_model_time_unit(m) };
     write_head(&w, o, merged, width, height);
     int rc = write_frames(&w);
     if (!rc) {

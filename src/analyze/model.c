@@ -576,14 +576,16 @@ HOT void add_active(struct tstate *ts, uint32_t fn, int delta, bool *was_open, i
     ts->active[fn] += (uint32_t)delta;
 }
 
-/* Records a kept call that lasted DUR (SW of it switched out). */
-HOT int record(struct np_model *m, struct cur *c, const struct frame *f, uint64_t dur, uint64_t sw)
+/* Records a kept call that lasted DUR (SW of it switched out), closed by
+ * a RESYNC when RESYNCED. */
+HOT int record(struct np_model *m, struct cur *c, const struct frame *f, uint64_t dur, uint64_t sw, bool resynced)
 {
     struct np_thread *th = c->th;
     struct np_node *node = &m->nodes[f->node];
     struct node_ext *x = &m->node_ext[f->node];
     uint64_t self = dur - f->child_ns;
     node->calls++;
+    node->resynced += resynced;
     node->total_ns += dur;
     node->self_ns += self;
     node->switched_ns += sw;
@@ -633,7 +635,7 @@ static int tell(struct np_model *m, const struct np_call *c, bool begin)
 static int tell_begin(struct np_model *m, const struct cur *c, struct frame *f)
 {
     f->flags |= F_TOLD;
-    const struct np_call call = { c->ti, f->function, f->node, f->kept_depth, f->start, 0, 0 };
+    const struct np_call call = { c->ti, f->function, f->node, f->kept_depth, f->start, 0, 0, false };
     return tell(m, &call, true);
 }
 
@@ -675,17 +677,19 @@ static int told_entry(struct np_model *m, struct cur *c, struct frame *f, uint64
 }
 
 /* The told call F at stack index c->depth, closed: lasted DUR. */
-static int told_exit(struct np_model *m, struct cur *c, const struct frame *f, uint64_t dur, uint64_t sw)
+static int told_exit(struct np_model *m, struct cur *c, const struct frame *f, uint64_t dur, uint64_t sw,
+                     bool resynced)
 {
     if (c->ts->told > c->depth)
         c->ts->told = c->depth;
-    const struct np_call call = { c->ti, f->function, f->node, f->kept_depth, f->start, dur, sw };
+    const struct np_call call = { c->ti, f->function, f->node, f->kept_depth, f->start, dur, sw, resynced };
     return tell(m, &call, false);
 }
 
 /* Closes the thread's innermost open call at T (with a minimum duration,
- * after TELL_KEPT at T: it was told iff it is kept). */
-HOT int close_call(struct np_model *m, struct cur *c, uint64_t t)
+ * after TELL_KEPT at T: it was told iff it is kept), by a RESYNC when
+ * RESYNCED. */
+HOT int close_call(struct np_model *m, struct cur *c, uint64_t t, bool resynced)
 {
     struct tstate *ts = c->ts;
     /* stays valid: nothing below pushes */
@@ -713,12 +717,12 @@ HOT int close_call(struct np_model *m, struct cur *c, uint64_t t)
             return rc; /* dropped: its time stays in its caller's self */
     }
     if (f->flags & F_TOLD) {
-        int trc = told_exit(m, c, f, dur, sw);
+        int trc = told_exit(m, c, f, dur, sw, resynced);
         rc = rc ? rc : trc;
     }
     if (f->child_ns > dur || f->child_sw > sw) /* cannot happen either: callees nest */
         return rc;
-    return rc ? rc : record(m, c, f, dur, sw);
+    return rc ? rc : record(m, c, f, dur, sw, resynced);
 }
 
 static int close_all(struct np_model *m, struct cur *c, uint64_t t)
@@ -726,7 +730,7 @@ static int close_all(struct np_model *m, struct cur *c, uint64_t t)
     c->ts->overflow = 0;
     int rc = TELL_KEPT(m, c, t);
     while (!rc && c->depth)
-        rc = close_call(m, c, t);
+        rc = close_call(m, c, t, false);
     return rc;
 }
 
@@ -846,7 +850,7 @@ HOT int exit_call(struct np_model *m, struct cur *c, uint64_t time_ns)
     if (!c->depth) /* nothing open: began before recording */
         return 0;
     int rc = TELL_KEPT(m, c, t);
-    return rc ? rc : close_call(m, c, t);
+    return rc ? rc : close_call(m, c, t, false);
 }
 
 /* A call that returns at once, ENTRY then EXIT (a leaf: most calls),
@@ -870,7 +874,7 @@ HOT int leaf_call(struct np_model *m, struct cur *c, uint64_t enter_ns, uint64_t
         return 0;
     const struct frame f = { .start = t, .function = fi, .node = node, .kept_parent = (int32_t)c->depth - 1,
                              .kept_depth = (uint32_t)c->depth, .flags = F_KEPT | (open ? 0 : F_OUTERMOST) };
-    return record(m, c, &f, dur, 0);
+    return record(m, c, &f, dur, 0, false);
 }
 
 /* The kept calls open on C's thread. */
@@ -888,6 +892,23 @@ static int lost_calls(struct np_model *m, struct cur *c, uint64_t time_ns, uint6
     c->th->lost += n;
     c->th->closed_at_loss += kept_open(c);
     return close_all(m, c, t);
+}
+
+/* The N innermost open calls close at TIME_NS, their returns missed:
+ * those too deep to be kept first (they are the innermost). */
+static int resync_calls(struct np_model *m, struct cur *c, uint64_t time_ns, uint64_t n)
+{
+    uint64_t t = advance(c, time_ns);
+    struct tstate *ts = c->ts;
+    uint64_t deep = n < ts->overflow ? n : ts->overflow;
+    ts->overflow -= deep;
+    n -= deep;
+    int rc = n && c->depth ? TELL_KEPT(m, c, t) : 0;
+    for (; !rc && n && c->depth; n--) {
+        c->th->closed_at_resync += (c->stack[c->depth - 1].flags & F_KEPT) != 0;
+        rc = close_call(m, c, t, true);
+    }
+    return rc;
 }
 
 /* From samples, the calls are not read: a LOST is only counted. */
@@ -946,6 +967,11 @@ static int on_switch(void *ctx, uint32_t tid, uint64_t time_ns, uint64_t duratio
     WITH_THREAD(switched_out(&c, time_ns, duration_ns));
 }
 
+static int on_resync(void *ctx, uint32_t tid, uint64_t time_ns, uint64_t n)
+{
+    WITH_THREAD(resync_calls(m, &c, time_ns, n));
+}
+
 /* A run of one thread's events: the thread is looked up once. */
 static int on_events(void *ctx, uint32_t tid, const struct np_event *ev, size_t n, size_t *done)
 {
@@ -977,8 +1003,9 @@ static int on_events(void *ctx, uint32_t tid, const struct np_event *ev, size_t 
             /* rare: through a copy, so that c stays out of memory */
             cur_save(&c);
             struct cur r = cur_of(m, ti);
-            rc = e->kind == NP_EVENT_LOST ? lost_calls(m, &r, e->time_ns, e->arg)
-                                          : switched_out(&r, e->time_ns, e->arg);
+            rc = e->kind == NP_EVENT_LOST     ? lost_calls(m, &r, e->time_ns, e->arg)
+                 : e->kind == NP_EVENT_RESYNC ? resync_calls(m, &r, e->time_ns, e->arg)
+                                              : switched_out(&r, e->time_ns, e->arg);
             cur_save(&r);
             c = cur_of(m, ti);
         }
@@ -1078,6 +1105,7 @@ static int on_begin(void *ctx, const struct np_trace_process *p)
     pr->end_ns = p->has_end ? p->end_ns : p->start_ns;
     pr->complete = p->has_end;
     pr->events_lost = p->events_lost;
+    pr->time_unit = p->time_unit;
     if ((p->file && !pr->file) || (p->clock && !pr->clock) || !(pr->argv = calloc(p->argc + 1, sizeof *pr->argv)))
         return ENOMEM_RC;
     for (; pr->argc < p->argc; pr->argc++)
@@ -1136,7 +1164,7 @@ static int on_end(void *ctx)
             m->threads[i].closed_at_cut += kept_open(&c);
         if (!rc)
             rc = close_all(m, &c, m->threads[i].last_ns);
-        if (!p->complete && m->threads[i].last_ns > p->end_ns)
+        if (m->threads[i].last_ns > p->end_ns) /* no END, or one that knows no end (a count) */
             p->end_ns = m->threads[i].last_ns;
         free(ts->stack);
         free(ts->active);
@@ -1182,6 +1210,7 @@ struct np_event_sink np_model_sink(struct np_model *m)
         .exit = m->opt.from_samples ? NULL : on_return,
         .lost = m->opt.from_samples ? on_lost_count : on_lost,
         .switch_out = m->opt.from_samples ? NULL : on_switch,
+        .resync = m->opt.from_samples ? NULL : on_resync,
         .events = m->opt.from_samples ? NULL : on_events,
         .end = on_end,
         .blocks = on_blocks,
@@ -1215,6 +1244,7 @@ static void add_up_nodes(struct np_model *m)
     for (size_t i = 0; i < m->n_functions; i++) {
         struct np_function *f = &m->functions[i];
         f->calls = f->total_ns = f->self_ns = f->sum_ns = f->max_ns = f->switched_ns = f->self_switched_ns = 0;
+        f->resynced = 0;
         f->min_ns = UINT64_MAX;
     }
     for (size_t i = 0; i < m->n_arcs; i++)
@@ -1228,6 +1258,7 @@ static void add_up_nodes(struct np_model *m)
             continue;
         struct np_function *f = &m->functions[n->function];
         f->calls += n->calls;
+        f->resynced += n->resynced;
         f->self_ns += n->self_ns;
         f->sum_ns += n->total_ns;
         f->self_switched_ns += x->self_sw;
@@ -1413,6 +1444,11 @@ uint64_t np_model_first_ns(const struct np_model *m)
     return first == UINT64_MAX ? 0 : first;
 }
 
+enum np_time_unit np_model_time_unit(const struct np_model *m)
+{
+    return m->n_processes ? m->processes[0].time_unit : NP_UNIT_NS;
+}
+
 /* ---- for model_samples.c (model_internal.h) ---------------------------------- */
 
 struct np_model_samples *np_model_samples_get(const struct np_model *m) { return m->samples; }
@@ -1474,7 +1510,7 @@ int np_model_load(const char *path, const struct np_model_options *opt, const st
         return summary->status;
     }
     struct np_event_sink sink = np_model_sink(m);
-    np_trace_read(path, &sink, hooks, summary);
+    np_source_read(path, opt ? &opt->source : NULL, &sink, hooks, summary);
     int rc = np_model_finish(m);
     if (rc && summary->status < rc) {
         summary->status = rc;

@@ -21,14 +21,18 @@
  *
  * Rules. Per thread an open-call stack follows ENTRY and EXIT; an EXIT
  * with nothing open is ignored; LOST closes every open call at its time
- * (what follows it is unknown); calls still open when a process's events
- * end close at the thread's last event. np_thread counts the calls closed
- * so at a LOST, and at the end of a file cut short (no END): their times
- * are not the real ones. Times are wall time; the time a thread was
- * switched out during a call is kept beside it (switched_ns), and
- * options.exclude_switched takes it out of every duration instead.
- * Times of one thread never run backwards: an earlier time counts as the
- * previous one.
+ * (what follows it is unknown); RESYNC closes the N innermost open calls
+ * at its time (the source missed their returns: np_thread, np_function,
+ * np_node and np_call count or mark them "resynced"); calls still open
+ * when a process's events end close at the thread's last event. np_thread
+ * counts the calls closed so at a LOST, at a RESYNC, and at the end of a
+ * file cut short (no END): their times are not the real ones. Times are
+ * wall time, or what the source counts (np_model_time_unit: cycles,
+ * instructions); the "_ns" fields hold them whatever their unit. The time
+ * a thread was switched out during a call is kept beside it
+ * (switched_ns), and options.exclude_switched takes it out of every
+ * duration instead. Times of one thread never run backwards: an earlier
+ * time counts as the previous one.
  *
  * Filters are applied while building. A call is kept when its thread is
  * selected (tids), it runs inside a call of an included function (include
@@ -56,7 +60,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "symbols.h"
-#include "trace_read.h"
+#include "events.h"
+#include "source.h"
 
 #define NP_NONE UINT32_MAX
 /* Open calls kept per thread; deeper calls are counted in np_thread.dropped. */
@@ -76,6 +81,7 @@ struct np_model_options {
     bool exclude_switched;   /* durations without the switched-out time */
     const struct np_call_listener *listener; /* told of every kept call as it is read; NULL: none */
     bool from_samples;       /* build the profile from the samples (below), not the calls */
+    struct np_source_options source; /* what np_model_load reads with */
 };
 
 enum np_model_opt {
@@ -100,11 +106,13 @@ struct np_process {
     unsigned argc;
     char **argv;
     double ns_per_tick;
-    uint64_t start_ns;       /* Unix ns */
-    uint64_t end_ns;         /* END's time, or the last event's without END */
+    uint64_t start_ns;       /* Unix ns (0 when its times are not ns) */
+    uint64_t end_ns;         /* END's time, or its threads' last event's when later
+                                (without END, or when the source knows no end) */
     bool complete;           /* the file has END: the program exited normally */
     uint64_t events_lost;    /* as END says */
     uint64_t blocks_lost;    /* block executions not counted (the program's table was full) */
+    enum np_time_unit time_unit; /* what its times count */
 };
 
 struct np_thread {
@@ -121,6 +129,7 @@ struct np_thread {
     uint64_t closed_at_loss; /* kept calls open at a LOST record, closed there */
     uint64_t closed_at_cut;  /* kept calls open when a file without END ended,
                                 closed at the thread's last event */
+    uint64_t closed_at_resync; /* kept calls closed by a RESYNC */
 };
 
 struct np_function {
@@ -139,6 +148,7 @@ struct np_function {
     uint64_t min_ns, max_ns; /* inclusive time of one call */
     uint64_t switched_ns;    /* switched-out time within total_ns */
     uint64_t self_switched_ns; /* switched-out time within self_ns */
+    uint64_t resynced;       /* calls of it closed by a RESYNC (among calls) */
 };
 
 struct np_arc {
@@ -163,6 +173,7 @@ struct np_node {
     uint64_t total_ns;       /* inclusive */
     uint64_t self_ns;        /* exclusive (0 for a root) */
     uint64_t switched_ns;
+    uint64_t resynced;       /* its calls closed by a RESYNC */
 };
 
 /* One call kept, as a listener is told of it. */
@@ -174,6 +185,7 @@ struct np_call {
     uint64_t start_ns;
     uint64_t duration_ns;    /* 0 at its begin */
     uint64_t switched_ns;    /* 0 at its begin */
+    bool resynced;           /* at its end: closed by a RESYNC (false at its begin) */
 };
 
 struct np_model;
@@ -222,10 +234,10 @@ struct np_event_sink np_model_sink(struct np_model *m);
 int np_model_finish(struct np_model *m);
 void np_model_free(struct np_model *m);
 
-/* Reads PATH (np_trace_read) into a finished model, names resolved from
- * the ELF files the trace names. Returns the read's status; *OUT is the
- * model (even when the trace was damaged: what was read), NULL only when
- * out of memory. SUMMARY and HOOKS may be NULL; symbol warnings go to
+/* Reads PATH through its source (np_source_for, with options.source) into
+ * a finished model, names resolved from the ELF files the source names.
+ * Returns the read's status; *OUT is the model (even when the input was
+ * damaged: what was read), NULL only when out of memory. SUMMARY and HOOKS may be NULL; symbol warnings go to
  * HOOKS->diag. */
 int np_model_load(const char *path, const struct np_model_options *opt, const struct np_trace_hooks *hooks,
                   struct np_model **out, struct np_trace_summary *summary);
@@ -243,6 +255,9 @@ const struct np_block *np_model_blocks(const struct np_model *m, size_t *n);
  * process started earlier only if its pid came round again (the files
  * are read by pid). 0 when nothing was read. */
 uint64_t np_model_first_ns(const struct np_model *m);
+/* What the times count (the first process's unit: a source gives one
+ * unit to all; NP_UNIT_NS when nothing was read). */
+enum np_time_unit np_model_time_unit(const struct np_model *m);
 
 /* ---- samples (SAMPLE events, docs/sampling.md) ----------------------------
  *

@@ -318,7 +318,7 @@ static int close_frames(struct np_model_samples *s, uint32_t ti, size_t keep, ui
             return ENOMEM_RC;
         s->calls[s->n_calls++] = (struct np_call){ ti, s->nodes[f->node].function, f->node,
                                                    (uint32_t)(th->depth - 1), f->start_ns,
-                                                   end > f->start_ns ? end - f->start_ns : 0, 0 };
+                                                   end > f->start_ns ? end - f->start_ns : 0, 0, false };
     }
     return 0;
 }

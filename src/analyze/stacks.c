@@ -39,7 +39,7 @@ static int64_t new_frame(struct build *b, uint32_t parent, uint32_t function, ui
         return -1;
     uint32_t i = (uint32_t)s->n++;
     s->frames[i] = (struct np_stack_frame){ parent, NP_NONE, NP_NONE, NP_NONE, function, thread, depth,
-                                            (uint32_t)kind, 0, 0, 0, 0 };
+                                            (uint32_t)kind, 0, 0, 0, 0, 0 };
     b->shared[i] = 0;
     b->deeper[i] = NP_NONE;
     if (parent != NP_NONE) {
@@ -97,6 +97,7 @@ static int child(struct build *b, uint32_t p, uint32_t function, enum np_stack_k
 static void add(struct np_stack_frame *f, const struct np_node *n, bool top)
 {
     f->calls += n->calls;
+    f->resynced += n->resynced;
     if (top)
         f->total_ns += n->total_ns;
     if (f->kind == NP_STACK_DEEPER) /* the time of everything it merges */
@@ -234,14 +235,18 @@ const char *np_stack_name(const struct np_stacks *s, const struct np_model *m, u
 {
     const struct np_stack_frame *fr = &s->frames[f];
     const struct np_function *fns = np_model_functions(m, &(size_t){ 0 });
+    const char *mark = fr->resynced ? " (?)" : "";
     switch (fr->kind) {
     case NP_STACK_CALL:
-        return fns[fr->function].name;
+        if (!*mark)
+            return fns[fr->function].name;
+        snprintf(buf, size, "%s%s", fns[fr->function].name, mark);
+        return buf;
     case NP_STACK_RECURSION:
-        snprintf(buf, size, "%s [recursion x%" PRIu64 "]", fns[fr->function].name, fr->merged);
+        snprintf(buf, size, "%s [recursion x%" PRIu64 "]%s", fns[fr->function].name, fr->merged, mark);
         return buf;
     case NP_STACK_DEEPER:
-        snprintf(buf, size, "[%" PRIu64 " levels merged]", fr->merged);
+        snprintf(buf, size, "[%" PRIu64 " levels merged]%s", fr->merged, mark);
         return buf;
     }
     return "";

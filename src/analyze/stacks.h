@@ -42,6 +42,7 @@ struct np_stack_frame {
     uint32_t kind;          /* enum np_stack_kind */
     uint64_t merged;        /* RECURSION, DEEPER: the levels merged */
     uint64_t calls, total_ns, self_ns;
+    uint64_t resynced;      /* its calls closed by re-synchronisation (np_node.resynced) */
 };
 
 struct np_stacks {
@@ -58,7 +59,8 @@ int np_stacks_build(struct np_stacks *s, const struct np_model *m);
 void np_stacks_free(struct np_stacks *s);
 
 /* Frame F's name in BUF: the function's, "fib [recursion x99999]", or
- * "[99500 levels merged]" (a thread's root: ""). */
+ * "[99500 levels merged]" (a thread's root: ""), followed by " (?)" when
+ * some of its calls were closed by re-synchronisation. */
 #define NP_STACK_NAME_MAX 4200
 const char *np_stack_name(const struct np_stacks *s, const struct np_model *m, uint32_t f, char *buf,
                           size_t size);

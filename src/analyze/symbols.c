@@ -522,6 +522,17 @@ void np_addrspace_lookup(struct np_addrspace *a, uint64_t addr, struct np_symbol
     source_line(map->file, out->elf_addr, out);
 }
 
+uint64_t np_addrspace_address_of(struct np_addrspace *a, const char *name)
+{
+    for (size_t m = 0; m < a->n; m++) {
+        const struct elf_file *f = a->maps[m].file;
+        for (size_t i = 0; f && i < f->nsyms; i++)
+            if (strcmp(f->syms[i].name, name) == 0)
+                return f->syms[i].addr + a->maps[m].bias;
+    }
+    return 0;
+}
+
 const char *np_addrspace_module(struct np_addrspace *a, uint64_t addr, uint64_t *elf_addr)
 {
     const struct mapping *map = mapping_of(a, addr, elf_addr);

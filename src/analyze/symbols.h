@@ -17,7 +17,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "trace_read.h"
+#include "events.h"
 
 struct np_symbols;
 struct np_addrspace;
@@ -43,6 +43,10 @@ void np_addrspace_free(struct np_addrspace *a);
 int np_addrspace_map(struct np_addrspace *a, const struct np_trace_module *m);
 /* Resolves ADDR (always fills OUT). */
 void np_addrspace_lookup(struct np_addrspace *a, uint64_t addr, struct np_symbol *out);
+
+/* The run-time address of the function called NAME (the first module
+ * that has one), or 0. */
+uint64_t np_addrspace_address_of(struct np_addrspace *a, const char *name);
 
 /* The module (its path, or NULL outside every module) holding ADDR, and
  * ADDR as an ELF address of that module in *ELF_ADDR (ADDR itself outside

@@ -52,6 +52,28 @@ char *np_format_duration(char *buf, size_t size, uint64_t ns)
     return buf;
 }
 
+char *np_format_time(char *buf, size_t size, uint64_t value, enum np_time_unit unit)
+{
+    if (unit == NP_UNIT_NS)
+        return np_format_duration(buf, size, value);
+    static const char prefixes[] = "MGTPE";
+    const char *name = unit == NP_UNIT_CYCLES ? "cyc" : "insn";
+    if (value < 1000000) {
+        snprintf(buf, size, "%u %s", (unsigned)value, name);
+        return buf;
+    }
+    size_t p = 0;
+    double scale = 1e6;
+    /* the largest prefix the value reaches, or the next when it would
+     * print as 1000.00 */
+    while (p + 1 < sizeof prefixes - 1 && (double)value >= scale * 1e3 - scale * 5e-3) {
+        p++;
+        scale *= 1e3;
+    }
+    snprintf(buf, size, "%.2f %c%s", (double)value / scale, prefixes[p], name);
+    return buf;
+}
+
 int np_parse_duration(const char *text, uint64_t *ns)
 {
     char *end;

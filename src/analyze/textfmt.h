@@ -12,13 +12,19 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "events.h"
 
-#define NP_DURATION_MAX 24 /* bytes np_format_duration may write, NUL included */
+#define NP_DURATION_MAX 24 /* bytes np_format_duration and np_format_time may write, NUL included */
 
 /* V in decimal at BUF (up to 20 bytes, no NUL); returns its length. */
 size_t np_put_decimal(char *buf, uint64_t v);
 /* NS as "123 ns", "12.345 us", "1.234 ms", "1.234 s" into BUF; returns BUF. */
 char *np_format_duration(char *buf, size_t size, uint64_t ns);
+/* VALUE in UNIT into BUF: a duration for NP_UNIT_NS (np_format_duration);
+ * cycles and instructions exact below a million ("999999 cyc", "12 insn"),
+ * then to two decimals with a prefix ("12.35 Mcyc", "1.50 Ginsn": M, G,
+ * T, P, E), at most 12 characters, as a duration is. Returns BUF. */
+char *np_format_time(char *buf, size_t size, uint64_t value, enum np_time_unit unit);
 /* "250", "250ns", "1.5us", "2ms", "1s" -> ns; 0 or -1 when malformed. */
 int np_parse_duration(const char *text, uint64_t *ns);
 

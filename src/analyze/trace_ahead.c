@@ -98,7 +98,7 @@ static bool decode_chunk(struct np_ahead *a, const struct np_ahead_chunk *c)
     b->chunk = c->off;
     b->decoded = false;
     b->last = true;
-    b->n = 0;
+    b->n = b->records = 0;
     const uint8_t *stream;
     uint64_t detail;
     if (!read_payload(a, c) || np_events_head(a->payload, c->len, &b->head) != NP_EVENTS_OK ||
@@ -113,8 +113,10 @@ static bool decode_chunk(struct np_ahead *a, const struct np_ahead_chunk *c)
         b->chunk = c->off;
         b->decoded = true;
         b->head = head;
+        uint32_t before = d.records;
         b->n = np_events_decode(&a->proc, &d, b->ev, max);
-        i += b->n;
+        b->records = d.records - before;
+        i += b->records;
         b->pos = (uint32_t)(d.p - stream);
         b->tick = d.tick, b->addr = d.addr, b->pc = d.pc;
         b->bad = d.bad;

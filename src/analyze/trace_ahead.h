@@ -33,6 +33,7 @@ struct np_ahead_batch {
     bool last;                   /* the chunk's last batch */
     struct np_events_head head;
     uint32_t n;                  /* events */
+    uint32_t records;            /* records they came from (COUNT records give none) */
     struct np_event *ev;
     /* after these events: where decoding stopped (offset in the stream),
      * and why, if at a bad record (NP_DECODE_BAD_*) or a sample, which the
@@ -47,7 +48,7 @@ struct np_ahead_batch {
 struct np_ahead;
 
 /* Starts decoding the N chunks CHUNKS (copied) of the file open on FD,
- * whose times P gives (copied). NULL when it cannot start: the reader
+ * whose times P gives (copied; times from ticks, never the count). NULL when it cannot start: the reader
  * then does it all itself. */
 struct np_ahead *np_ahead_start(int fd, const struct np_trace_process *p, const struct np_ahead_chunk *chunks,
                                 size_t n);

@@ -5,10 +5,16 @@
  * the one function that reads chunk headers and checks their bounds. Pass
  * one reads chunk headers only, plus the END chunk: its refined
  * ns_per_tick converts every time, so it is needed before the first event
- * is delivered; it also notes where the EVENTS chunks are. Pass two
- * decodes the chunks in order and feeds the sink; it alone reports
- * problems, so that everything before the damage has reached the sink
- * when the error line goes out.
+ * is delivered; it also notes where the EVENTS chunks are, and the UNITS
+ * chunk, read next: what the ticks count (and whether a second counter
+ * runs beside them) decides the times too. Pass two decodes the chunks in
+ * order and feeds the sink; it alone reports problems of the chunks, so
+ * that everything before the damage has reached the sink when the error
+ * line goes out.
+ *
+ * The options act at INFO (apply_units): a clock rate makes the ticks of
+ * a trace in cycles ns; the count metric delivers each thread's second
+ * counter (COUNT records, summed across its chunks) as the times.
  *
  * Events are decoded (events_decode.c) in batches and given to the sink
  * as runs when it takes them (np_event_sink.events), else one callback
@@ -67,6 +73,7 @@ struct cursor {
 };
 
 struct reader {
+    const struct np_source_options *opt;
     const char *name;
     int fd;
     uint64_t size;
@@ -91,6 +98,18 @@ struct reader {
 
     struct np_trace_process proc;
     uint64_t frames[NP_SAMPLE_MAX_FRAMES]; /* a SAMPLE's, decoded */
+
+    /* units: the file's UNITS chunk (pass one), what they are, and what
+     * every file of the read gives */
+    struct chunk units;
+    bool has_units;
+    unsigned units_seen;  /* pass two: a second one is corrupt */
+    enum np_time_unit tick_unit, count_unit;
+    bool has_count;       /* the trace has a second counter */
+    bool counted;         /* its times are the second counter (NP_METRIC_COUNT) */
+    struct np_hmap counts; /* tid -> its second counter so far, this file */
+    bool unit_set;        /* a file before this one fixed the unit */
+    enum np_time_unit unit;
     bool begun;           /* INFO reached the sink: end() is owed */
     bool end_seen;        /* pass two met END */
     char msg[NP_TRACE_MSG_MAX];
@@ -132,23 +151,6 @@ static int report(struct reader *r, int status)
         snprintf(r->sum->message, sizeof r->sum->message, "%s", r->msg);
     }
     return status;
-}
-
-const char *np_trace_strerror(int status)
-{
-    switch (status) {
-    case NP_TRACE_OK: return "no error";
-    case NP_TRACE_ETRUNC: return "truncated";
-    case NP_TRACE_ECORRUPT: return "corrupt";
-    case NP_TRACE_EVERSION: return "unknown version";
-    case NP_TRACE_ENOTTRACE: return "not a trace";
-    case NP_TRACE_EEMPTY: return "no trace files";
-    case NP_TRACE_ENOENT: return "cannot open";
-    case NP_TRACE_EIO: return "read error";
-    case NP_TRACE_ENOMEM: return "out of memory";
-    case NP_TRACE_ESTOP: return "stopped by the consumer";
-    }
-    return "unknown status";
 }
 
 /* ---- bytes ---------------------------------------------------------------- */
@@ -318,6 +320,51 @@ static int stopped(struct reader *r, int rc, uint64_t off)
     return fail(r, st, off, "reading stopped: %s", np_trace_strerror(st));
 }
 
+/* The units of the file whose INFO (chunk C) is in r->proc, as the
+ * UNITS chunk (read_units) or the clock's name say, and the options: the
+ * times' unit, and how ticks or counts give them. */
+static int apply_units(struct reader *r, const struct chunk *c)
+{
+    struct np_trace_process *p = &r->proc;
+    const struct np_source_options *o = r->opt;
+    if (!r->has_units) {
+        r->tick_unit = strcmp(p->clock, "cycles") == 0 ? NP_UNIT_CYCLES : NP_UNIT_NS;
+        r->has_count = false;
+    }
+    enum np_time_unit unit = r->tick_unit;
+    r->counted = o->metric == NP_METRIC_COUNT;
+    if (r->counted) {
+        if (!r->has_count)
+            return fail(r, NP_TRACE_EOPTION, NO_OFFSET,
+                        "no second counter to count with: the trace names none (no UNITS chunk with a count unit)");
+        if (o->clock_hz > 0)
+            return fail(r, NP_TRACE_EOPTION, NO_OFFSET,
+                        "a clock rate turns the clock's cycles into time, not the second counter (%s)",
+                        np_time_unit_name(r->count_unit));
+        unit = r->count_unit;
+        p->start_ns = 0;
+    } else if (o->clock_hz > 0) {
+        if (r->tick_unit != NP_UNIT_CYCLES)
+            return fail(r, NP_TRACE_EOPTION, NO_OFFSET,
+                        "a clock rate applies to a trace in cycles; this one's clock (%s) counts %s", p->clock,
+                        np_time_unit_name(r->tick_unit));
+        if (!good_ns_per_tick(1e9 / o->clock_hz))
+            return fail(r, NP_TRACE_EOPTION, NO_OFFSET, "clock rate %g Hz is out of range", o->clock_hz);
+        p->ns_per_tick = 1e9 / o->clock_hz;
+        unit = NP_UNIT_NS;
+    } else if (r->tick_unit != NP_UNIT_NS) {
+        p->ns_per_tick = 1; /* a time is a tick, counted from the start */
+        p->start_ns = 0;
+    }
+    if (r->unit_set && unit != r->unit)
+        return fail(r, NP_TRACE_ECORRUPT, c->off, "its times are in %s, those of the files before it in %s",
+                    np_time_unit_name(unit), np_time_unit_name(r->unit));
+    r->unit = unit;
+    r->unit_set = true;
+    p->time_unit = unit;
+    return 0;
+}
+
 static int do_info(struct reader *r, const struct chunk *c)
 {
     struct cursor cur = payload(r, c);
@@ -347,8 +394,10 @@ static int do_info(struct reader *r, const struct chunk *c)
         p->ns_per_tick = p->info_ns_per_tick;
     p->argc = (unsigned)argc;
     p->argv = r->argv;
+    if ((st = apply_units(r, c)))
+        return st;
     if (p->has_end) /* pass one read it, before the start tick was known */
-        p->end_ns = np_tick_time(p, p->end_ns);
+        p->end_ns = r->counted ? 0 : np_tick_time(p, p->end_ns);
     r->begun = true;
     r->sum->files_read++;
     SINK(r, c->off, begin, p);
@@ -438,6 +487,35 @@ static int parse_end(struct reader *r, const struct chunk *c, uint64_t *end_tick
     return 0;
 }
 
+/* The UNITS chunk pass one found: what the ticks count, and the second
+ * counter's unit (an empty string: none). Read before INFO is delivered:
+ * the times depend on it. */
+static int read_units(struct reader *r)
+{
+    const struct chunk *c = &r->units;
+    int st = load_payload(r, c);
+    if (st)
+        return st;
+    struct cursor cur = payload(r, c);
+    const char *time = take_string(r, &cur, NULL), *count = take_string(r, &cur, NULL);
+    if ((st = check_used(r, c, &cur, "UNITS")))
+        return st;
+    if (!np_time_unit_parse(time, &r->tick_unit))
+        return fail(r, NP_TRACE_ECORRUPT, c->off + NP_TRACE_CHUNK_HEADER,
+                    "UNITS: unknown time unit '%s' (ns, cycles or instructions)", time);
+    r->has_count = *count != 0;
+    if (r->has_count && !np_time_unit_parse(count, &r->count_unit))
+        return fail(r, NP_TRACE_ECORRUPT, c->off + NP_TRACE_CHUNK_HEADER + 2 + strlen(time),
+                    "UNITS: unknown count unit '%s' (ns, cycles or instructions)", count);
+    return 0;
+}
+
+static int do_units(struct reader *r, const struct chunk *c)
+{
+    /* the first was read before INFO (read_units) */
+    return r->units_seen++ ? fail(r, NP_TRACE_ECORRUPT, c->off, "a second UNITS chunk") : 0;
+}
+
 static int do_end(struct reader *r, const struct chunk *c)
 {
     uint64_t tick, lost;
@@ -455,7 +533,8 @@ static int do_sampling(struct reader *r, const struct chunk *c)
 {
     struct cursor cur = payload(r, c);
     struct np_trace_sampling smp;
-    smp.time_ns = np_tick_time(&r->proc, take(&cur, 8));
+    uint64_t tick = take(&cur, 8);
+    smp.time_ns = r->counted ? 0 : np_tick_time(&r->proc, tick); /* counted: from the start */
     smp.hz = (uint32_t)take(&cur, 4);
     smp.unwinder = (unsigned)take(&cur, 1);
     smp.flags = (uint32_t)take(&cur, 4);
@@ -587,6 +666,9 @@ static int deliver(struct reader *r, uint32_t tid, const struct np_event *ev, ui
         case NP_EVENT_LOST:
             SINK(r, off, lost, tid, now, arg);
             break;
+        case NP_EVENT_RESYNC:
+            SINK(r, off, resync, tid, now, arg);
+            break;
         default:
             SINK(r, off, switch_out, tid, now, arg);
             break;
@@ -631,7 +713,7 @@ static int read_sample(struct reader *r, struct np_decode *d, const uint8_t *str
     d->tick += v >> NP_EV_KIND_BITS;
     d->p = p;
     d->bad = NP_DECODE_GOOD;
-    SINK(r, where_off(w, at), sample, tid, np_tick_time(&r->proc, d->tick), r->frames, n,
+    SINK(r, where_off(w, at), sample, tid, d->counted ? d->count : np_tick_time(&r->proc, d->tick), r->frames, n,
          overrun == UINT64_MAX ? overrun : overrun + 1, skipped);
     r->sum->events++;
     return 0;
@@ -647,12 +729,12 @@ static int events_from(struct reader *r, const struct chunk *c, const struct np_
     int st;
     while (i < h->count) {
         uint32_t max = h->count - i < NP_DECODE_BATCH ? h->count - i : NP_DECODE_BATCH;
-        uint32_t from = (uint32_t)(d->p - stream);
+        uint32_t from = (uint32_t)(d->p - stream), before = d->records;
         uint32_t n = np_events_decode(&r->proc, d, ev, max);
         /* what came before a bad record is delivered before it is reported */
         if ((st = deliver(r, h->tid, ev, n, from, &w)))
             return st;
-        i += n;
+        i += d->records - before;
         if (d->bad == NP_DECODE_SAMPLE) {
             if ((st = read_sample(r, d, stream, h->tid, &w, i, h->count)))
                 return st;
@@ -683,8 +765,16 @@ static int do_events(struct reader *r, const struct chunk *c)
     int st = events_stream(r, c, &h, &stream);
     if (st)
         return st;
-    struct np_decode d = { .p = stream, .end = stream + h.declen, .tick = h.tick };
-    return events_from(r, c, &h, stream, &d, 0);
+    struct np_decode d = { .p = stream, .end = stream + h.declen, .tick = h.tick, .counted = r->counted };
+    if (!r->counted)
+        return events_from(r, c, &h, stream, &d, 0);
+    /* the thread's count goes on from its previous chunk */
+    uint64_t *count = np_hmap_find(&r->counts, h.tid);
+    d.count = count ? *count : 0;
+    st = events_from(r, c, &h, stream, &d, 0);
+    if (np_hmap_put(&r->counts, h.tid, d.count) && !st)
+        st = fail(r, NP_TRACE_ENOMEM, c->off, "out of memory");
+    return st;
 }
 
 /* The read-ahead stopped at a sample, event I of chunk C, at offset POS
@@ -712,7 +802,7 @@ static int events_ahead(struct reader *r, const struct chunk *c, const struct np
     for (;;) {
         int st = deliver(r, h.tid, b->ev, b->n, from, &w);
         from = b->pos;
-        i += b->n;
+        i += b->records;
         bool last = b->last;
         int bad = b->bad;
         unsigned bad_kind = b->bad_kind;
@@ -743,6 +833,7 @@ static int do_chunk(struct reader *r, const struct chunk *c, bool first)
     case NP_CHUNK_NAME:
     case NP_CHUNK_BLOCKS:
     case NP_CHUNK_SAMPLING:
+    case NP_CHUNK_UNITS:
         break;
     default:
         return 0; /* unknown types are skipped */
@@ -772,6 +863,8 @@ static int do_chunk(struct reader *r, const struct chunk *c, bool first)
         return do_blocks(r, c);
     case NP_CHUNK_SAMPLING:
         return do_sampling(r, c);
+    case NP_CHUNK_UNITS:
+        return do_units(r, c);
     default:
         return do_end(r, c);
     }
@@ -786,6 +879,10 @@ static void scan_chunks(struct reader *r, uint64_t pos)
     bool end = false, nomem = false;
     r->nchunks = 0;
     while (next_chunk(r, &pos, &c) == 0 && !c.eof) {
+        if (c.type == NP_CHUNK_UNITS && !r->has_units) {
+            r->has_units = true;
+            r->units = c;
+        }
         if (c.type == NP_CHUNK_EVENTS && !nomem) {
             nomem = NP_GROW(r->chunks, r->chunkscap, r->nchunks + 1) < 0;
             if (!nomem)
@@ -819,12 +916,17 @@ static int read_file(struct reader *r)
     memset(&r->proc, 0, sizeof r->proc);
     r->proc.file = r->name;
     r->begun = r->end_seen = false;
+    r->has_units = r->has_count = r->counted = false;
+    r->units_seen = 0;
+    np_hmap_clear(&r->counts);
     r->sum->files++;
     uint64_t pos = 0;
     int st = read_header(r, &pos);
     if (st)
         return report(r, st);
     scan_chunks(r, pos);
+    if (r->has_units && (st = read_units(r)))
+        return report(r, st);
     struct chunk c;
     for (bool first = true;; first = false) {
         st = next_chunk(r, &pos, &c);
@@ -833,8 +935,9 @@ static int read_file(struct reader *r)
         st = do_chunk(r, &c, first);
         if (st)
             break;
-        /* INFO gave the clock: the events can be decoded ahead */
-        if (first && r->nchunks >= AHEAD_MIN_CHUNKS)
+        /* INFO gave the clock: the events can be decoded ahead (times
+         * from ticks: the counts go on across a thread's chunks) */
+        if (first && r->nchunks >= AHEAD_MIN_CHUNKS && !r->counted)
             r->ahead = np_ahead_start(r->fd, &r->proc, r->chunks, r->nchunks);
         progress(r, pos);
     }
@@ -859,14 +962,18 @@ static int read_file(struct reader *r)
     return st;
 }
 
-static void reader_init(struct reader *r, const struct np_event_sink *sink, const struct np_trace_hooks *hooks,
-                        struct np_trace_summary *sum)
+static const struct np_source_options default_options = { 0 };
+
+static void reader_init(struct reader *r, const struct np_source_options *o, const struct np_event_sink *sink,
+                        const struct np_trace_hooks *hooks, struct np_trace_summary *sum)
 {
     memset(r, 0, sizeof *r);
+    r->opt = o ? o : &default_options;
     r->sink = sink;
     r->hooks = hooks;
     r->sum = sum;
     r->fd = -1;
+    np_hmap_init(&r->counts);
 }
 
 static void reader_free(struct reader *r)
@@ -877,6 +984,7 @@ static void reader_free(struct reader *r)
     free(r->argv);
     free(r->chunks);
     free(r->blocks);
+    np_hmap_free(&r->counts);
 }
 
 /* Reads the regular file on FD; the file's size was SIZE when listed. */
@@ -906,7 +1014,7 @@ int np_trace_read_fd(int fd, const char *name, const struct np_event_sink *sink,
 {
     struct np_trace_summary local = { 0 };
     struct reader r;
-    reader_init(&r, sink, hooks, summary ? summary : &local);
+    reader_init(&r, NULL, sink, hooks, summary ? summary : &local);
     read_open(&r, fd, name);
     reader_free(&r);
     return r.sum->status;
@@ -1019,8 +1127,9 @@ static int read_dir(struct reader *r, const char *dir)
             report(r, fail(r, NP_TRACE_ENOMEM, NO_OFFSET, "out of memory"));
             break;
         }
-        if (read_path(r, paths[i]) == NP_TRACE_ESTOP)
-            break; /* the consumer wants no more */
+        int st = read_path(r, paths[i]);
+        if (st == NP_TRACE_ESTOP || st == NP_TRACE_EOPTION)
+            break; /* the consumer wants no more, or the options fit no file */
     }
     for (size_t i = 0; paths && i < n; i++)
         free(paths[i]);
@@ -1032,12 +1141,18 @@ static int read_dir(struct reader *r, const char *dir)
 int np_trace_read(const char *path, const struct np_event_sink *sink, const struct np_trace_hooks *hooks,
                   struct np_trace_summary *summary)
 {
+    return np_trace_read_with(path, NULL, sink, hooks, summary);
+}
+
+int np_trace_read_with(const char *path, const struct np_source_options *o, const struct np_event_sink *sink,
+                       const struct np_trace_hooks *hooks, struct np_trace_summary *summary)
+{
     struct np_trace_summary local;
     struct reader r;
     if (!summary)
         summary = &local;
     memset(summary, 0, sizeof *summary);
-    reader_init(&r, sink, hooks, summary);
+    reader_init(&r, o, sink, hooks, summary);
     r.name = path;
     struct stat st;
     if (stat(path, &st) != 0)

@@ -1,164 +1,25 @@
 /* trace_read.h - reads nanoprof traces (docs/trace-format.md) and feeds
- * what they hold, as events, to a sink.
+ * what they hold, as events, to a sink (events.h): the trace-file source.
  *
- * The sink (struct np_event_sink) is the one interface between sources and
- * the model: this reader is the first source; samples, target dumps and an
- * emulator will produce the same callbacks. Per file (one recorded
- * process) a sink sees begin(), then modules, thread names and each
- * thread's events in order, then end() - always, even when the file is
- * damaged, so the consumer can close what is open. Times are nanoseconds
- * of Unix time: INFO's start time plus ticks since INFO's start tick times
- * ns_per_tick (END's refined value when the file has one).
- *
- * Errors are codes plus one line naming the file, the byte offset and the
- * problem, given to the diag callback; everything before the damage has
- * been delivered by then, and the caller decides whether to report it.
+ * Times are nanoseconds of Unix time: INFO's start time plus ticks since
+ * INFO's start tick times ns_per_tick (END's refined value when the file
+ * has one). Error lines name the file and the byte offset.
  * Hostile input never crashes the reader, never makes it loop without
  * consuming bytes, and never makes it allocate more than a small multiple
  * of the bytes in the file (counts are checked against the bytes left). */
 #ifndef NP_ANALYZE_TRACE_READ_H
 #define NP_ANALYZE_TRACE_READ_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
-/* Status codes, from least to most severe (a directory's status is the
- * most severe of its files'). */
-enum np_trace_status {
-    NP_TRACE_OK = 0,
-    NP_TRACE_ETRUNC,    /* the file ends in a partial chunk (or header): cut short */
-    NP_TRACE_ECORRUPT,  /* a malformed chunk, string, varint, zstd frame or event */
-    NP_TRACE_EVERSION,  /* a format version this reader does not know */
-    NP_TRACE_ENOTTRACE, /* not a trace: bad magic, not a regular file, an empty file */
-    NP_TRACE_EEMPTY,    /* a directory without any .npt file */
-    NP_TRACE_ENOENT,    /* the path cannot be opened */
-    NP_TRACE_EIO,       /* a read failed */
-    NP_TRACE_ENOMEM,    /* out of memory */
-    NP_TRACE_ESTOP      /* a sink callback returned non-zero */
-};
-
-/* NOTE: not a problem, something the user should know (an exporter
- * merged deep recursion); the reader never gives one. */
-enum np_diag_level { NP_DIAG_WARNING, NP_DIAG_ERROR, NP_DIAG_NOTE };
-
-#define NP_TRACE_MSG_MAX 512
-
-/* One recorded process: INFO, plus what END says when the file has one. */
-struct np_trace_process {
-    const char *file;          /* the .npt file */
-    uint32_t pid, ppid;
-    double ns_per_tick;        /* the one used for this file's times */
-    double info_ns_per_tick;   /* INFO's (the one used when there is no END) */
-    uint64_t start_tick;
-    uint64_t start_ns;         /* Unix time of start_tick */
-    const char *clock;         /* the recording clock's name */
-    unsigned argc;
-    const char *const *argv;   /* the command line */
-    bool has_end;              /* false: the program did not exit normally */
-    uint64_t end_ns;           /* END's end tick as Unix ns (has_end) */
-    uint64_t events_lost;      /* END's count (has_end) */
-};
-
-/* A MODULE chunk: an ELF file mapped into the process. */
-struct np_trace_module {
-    uint64_t bias;             /* run-time address = ELF address + bias */
-    uint64_t start, end;       /* run-time range of the text */
-    const uint8_t *build_id;
-    size_t build_id_len;
-    const char *path;
-};
-
-/* One entry of a BLOCKS chunk: a basic block, named by a run-time address
- * inside it, and the times it ran (docs/blocks.md). */
-struct np_trace_block {
-    uint64_t address;
-    uint64_t count;
-};
-
-/* A SAMPLING chunk: how the samples taken from TIME_NS on were taken. It
- * comes before those samples in the file, but samples taken before it may
- * follow it: a sample's setting is the last one at or before its time
- * (with hz > 0). */
-struct np_trace_sampling {
-    uint64_t time_ns;      /* from when it holds: samples at or after it (a stop: samples
-                              already under way may still follow) */
-    uint32_t hz;           /* samples per second of a thread's CPU time; 0: sampling stopped */
-    unsigned unwinder;     /* NP_UNWIND_PC (0), NP_UNWIND_FP (1) (trace_format.h) */
-    uint32_t flags;        /* NP_SAMPLING_CPU_TIME, NP_SAMPLING_RETURN_ADDRS */
-    uint64_t period_ns;    /* one period: the time one sample stands for */
-    unsigned max_frames;   /* deeper stacks were cut to their innermost frames */
-};
-
-/* One event of a batch (np_event_sink.events). */
-enum np_sink_event { NP_EVENT_ENTER, NP_EVENT_EXIT, NP_EVENT_LOST, NP_EVENT_SWITCH };
-struct np_event {
-    uint64_t time_ns;
-    uint64_t arg;              /* ENTER: the address; LOST: how many; SWITCH: ns switched out; EXIT: 0 */
-    uint32_t kind;             /* enum np_sink_event */
-};
-
-/* The consumer of events. Strings and structs passed in are valid only
- * during the call. Every callback may be NULL; each returns 0 to go on or
- * non-zero to stop reading (the reader then returns NP_TRACE_ESTOP, or the
- * np_trace_status the callback returned, e.g. NP_TRACE_ENOMEM). */
-struct np_event_sink {
-    void *ctx;
-    int (*begin)(void *ctx, const struct np_trace_process *p);
-    int (*module)(void *ctx, const struct np_trace_module *m);
-    int (*thread)(void *ctx, uint32_t tid, const char *name);
-    int (*enter)(void *ctx, uint32_t tid, uint64_t time_ns, uint64_t address);
-    int (*exit)(void *ctx, uint32_t tid, uint64_t time_ns);
-    int (*lost)(void *ctx, uint32_t tid, uint64_t time_ns, uint64_t n);
-    /* switched out for DURATION_NS, ending at TIME_NS */
-    int (*switch_out)(void *ctx, uint32_t tid, uint64_t time_ns, uint64_t duration_ns);
-    int (*end)(void *ctx);
-    /* A BLOCKS chunk: N basic-block counts and LOST executions the
-     * program could not count; a process may have several (counts add). */
-    int (*blocks)(void *ctx, const struct np_trace_block *blocks, size_t n, uint64_t lost);
-    /* A sample of thread TID: FRAMES[0] is the interrupted PC, FRAMES[1] to
-     * FRAMES[N-1] the return addresses of its callers, innermost first
-     * (1 <= N <= NP_SAMPLE_MAX_FRAMES). PERIODS: timer periods it stands for
-     * (1 + the timer's overruns: a period is the last SAMPLING's period_ns);
-     * SKIPPED: periods of this thread before it that were not sampled (the
-     * thread was in a hook, or had no buffer). */
-    int (*sample)(void *ctx, uint32_t tid, uint64_t time_ns, const uint64_t *frames, unsigned n,
-                  uint64_t periods, uint64_t skipped);
-    int (*sampling)(void *ctx, const struct np_trace_sampling *s);
-    /* A NAME chunk: ENTRY records at ADDRESS are calls of the region an
-     * NP_ENTER(NAME) marks, not of a function at that address. */
-    int (*name)(void *ctx, uint64_t address, const char *name);
-    /* Optional: when set, the reader gives a thread's events in runs
-     * through it in place of enter, exit, lost and switch_out: N events of
-     * thread TID, in order, each as that callback would get it. Returns 0,
-     * or non-zero with *DONE the events handled before the one that
-     * stopped. */
-    int (*events)(void *ctx, uint32_t tid, const struct np_event *ev, size_t n, size_t *done);
-};
-
-/* How the caller hears about problems and progress; any member may be
- * NULL (the whole struct too). DIAG gets one line, no newline, no prefix. */
-struct np_trace_hooks {
-    void *ctx;
-    void (*diag)(void *ctx, enum np_diag_level level, const char *line);
-    /* bytes consumed so far out of TOTAL, over all files; called per chunk */
-    void (*progress)(void *ctx, uint64_t done, uint64_t total);
-};
-
-/* What a read found. */
-struct np_trace_summary {
-    int status;                     /* the most severe np_trace_status */
-    char message[NP_TRACE_MSG_MAX]; /* the line that gave that status ("" if OK) */
-    unsigned files;                 /* trace files found */
-    unsigned files_read;            /* files whose INFO reached the sink */
-    unsigned files_unfinished;      /* files without END (a warning each) */
-    uint64_t bytes;                 /* their total size */
-    uint64_t events;                /* events delivered */
-};
+#include "events.h"
+#include "source.h"
 
 /* Reads PATH: a directory (every *.npt file in it, by pid then exec
- * number) or one file. Returns summary->status. HOOKS and SUMMARY may be
- * NULL. */
+ * number) or one file, as options O say (NULL: the defaults). Returns
+ * summary->status. HOOKS and SUMMARY may be NULL. The trace source of
+ * the table (source.h). */
+int np_trace_read_with(const char *path, const struct np_source_options *o, const struct np_event_sink *sink,
+                       const struct np_trace_hooks *hooks, struct np_trace_summary *summary);
+/* The same with the default options. */
 int np_trace_read(const char *path, const struct np_event_sink *sink,
                   const struct np_trace_hooks *hooks, struct np_trace_summary *summary);
 
@@ -167,8 +28,5 @@ int np_trace_read(const char *path, const struct np_event_sink *sink,
  * zeroes first). */
 int np_trace_read_fd(int fd, const char *name, const struct np_event_sink *sink,
                      const struct np_trace_hooks *hooks, struct np_trace_summary *summary);
-
-/* A short description of a status ("truncated", "not a trace", ...). */
-const char *np_trace_strerror(int status);
 
 #endif

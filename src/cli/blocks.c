@@ -286,8 +286,9 @@ static int run(struct blocks_cmd *b)
 {
     struct np_model *m;
     int rc;
-    if (np_view_load(&b->view, &m, &rc))
-        return 1;
+    int failed = np_view_load(&b->view, &m, &rc);
+    if (failed)
+        return failed;
     struct table t;
     if (group(m, b->sort, &t)) {
         fputs("nanoprof blocks: out of memory\n", stderr);

@@ -166,11 +166,12 @@ static int run(struct dump *d)
     }
     struct np_model *m;
     int rc;
-    if (np_view_load(&d->view, &m, &rc)) {
+    int failed = np_view_load(&d->view, &m, &rc);
+    if (failed) {
         if (d->format->finish)
             d->format->finish(NULL, d->format_listener.ctx);
         np_view_output_close(&d->view, &out, false);
-        return 1;
+        return failed;
     }
     char label[NP_ESTIMATE_LABEL_MAX];
     if (np_model_estimated(m) && !d->format->labels_estimate)

@@ -43,7 +43,9 @@ static void usage(FILE *out)
           "                 width with a % sign (default 0.1%)\n"
           "  --inverted     an icicle graph: the base at the top, callees below\n" NP_VIEW_OPTIONS_HELP
           "\n"
-          "Times are wall time.\n",
+          "Times are wall time, or what the trace counts (cycles, instructions),\n"
+          "as the subtitle says. A frame some of whose calls were closed by\n"
+          "re-synchronisation (their returns missed) has \"(?)\" after its name.\n",
           out);
 }
 
@@ -96,9 +98,10 @@ static int run(struct flame *f)
         return 1;
     struct np_model *m;
     int rc;
-    if (np_view_load(&f->view, &m, &rc)) {
+    int failed = np_view_load(&f->view, &m, &rc);
+    if (failed) {
         np_view_output_close(&f->view, &out, false);
-        return 1;
+        return failed;
     }
     char *subtitle, label[NP_ESTIMATE_LABEL_MAX];
     if (asprintf(&subtitle, "%s, %s", f->view.path,

@@ -33,7 +33,10 @@ static void usage(FILE *out)
           "\n"
           "options:\n" NP_VIEW_OPTIONS_HELP
           "\n"
-          "Times are wall time. Recursive calls add to a function's total once.\n",
+          "Times are wall time, or what the trace counts (cycles, instructions),\n"
+          "as the first line says. Recursive calls add to a function's total once.\n"
+          "A function some of whose calls were closed by re-synchronisation (their\n"
+          "returns missed) has \"(?)\" after its name.\n",
           out);
 }
 
@@ -154,13 +157,13 @@ static void print_arc(const struct graph *g, const struct np_arc *a, uint32_t ot
         snprintf(calls, sizeof calls, "%" PRIu64, a->calls);
     else
         snprintf(calls, sizeof calls, "%" PRIu64 "/%" PRIu64, a->calls, g->fns[a->callee].calls);
-    printf(ROW "    ", "", "", np_format_duration(t, sizeof t, a->total_ns), "", calls);
+    printf(ROW "    ", "", "", np_view_time(t, sizeof t, g->m, a->total_ns), "", calls);
     if (other == NP_NONE) {
         puts("<spontaneous>");
         return;
     }
     np_text_field(stdout, g->fns[other].name);
-    printf(" [%" PRIu32 "]\n", g->rank[other]);
+    printf("%s [%" PRIu32 "]\n", np_view_resync_mark(g->fns[other].resynced), g->rank[other]);
 }
 
 /* The arcs of F in IX, sorted into SCRATCH, each printed. */
@@ -184,10 +187,10 @@ static void print_entry(const struct graph *g, uint32_t f, uint32_t *scratch)
     snprintf(index, sizeof index, "[%" PRIu32 "]", g->rank[f]);
     snprintf(pct, sizeof pct, "%.1f", g->total_ns ? 100.0 * (double)fn->total_ns / (double)g->total_ns : 0.0);
     snprintf(calls, sizeof calls, "%" PRIu64, fn->calls);
-    printf(ROW, index, pct, np_format_duration(t[0], sizeof t[0], fn->total_ns),
-           np_format_duration(t[1], sizeof t[1], fn->self_ns), calls);
+    printf(ROW, index, pct, np_view_time(t[0], sizeof t[0], g->m, fn->total_ns),
+           np_view_time(t[1], sizeof t[1], g->m, fn->self_ns), calls);
     np_text_field(stdout, fn->name);
-    printf(" [%" PRIu32 "]\n", g->rank[f]);
+    printf("%s [%" PRIu32 "]\n", np_view_resync_mark(fn->resynced), g->rank[f]);
     print_arcs(g, &g->out, f, false, scratch);
     puts("-----------------------------------------------");
 }
@@ -214,7 +217,7 @@ static int print_graph(struct graph *g, const char *glob)
             fputs("# ", stdout);
             np_text_field(stdout, g->view.path);
             printf(": call graph of %zu function%s, total time %s, %s\n", g->count, g->count == 1 ? "" : "s",
-                   np_format_duration(t, sizeof t, g->total_ns), np_view_time_kind(&g->view, g->m));
+                   np_view_time(t, sizeof t, g->m, g->total_ns), np_view_time_kind(&g->view, g->m));
             np_view_print_estimate(stdout, g->m, "# ");
             np_view_print_loss(&g->view, stdout, "# ");
             printf(ROW "%s\n", "index", "% time", "total", "self",
@@ -237,8 +240,9 @@ static int run(struct graph *g)
     const char *glob = np_view_path_and_name(&g->view);
     struct np_model *m;
     int rc;
-    if (np_view_load(&g->view, &m, &rc))
-        return 1;
+    int failed = np_view_load(&g->view, &m, &rc);
+    if (failed)
+        return failed;
     g->m = m;
     int status = build(g);
     if (!status)

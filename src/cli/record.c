@@ -19,8 +19,9 @@
 #include <sys/wait.h>
 #include <gelf.h>
 #include "cli.h"
+#include "trace_dir.h"
 #include "analyze/containers.h"
-#include "analyze/trace_read.h"
+#include "analyze/source.h"
 #include "common/parse_units.h"
 #include "common/trace_format.h"
 #include "nanoprof/sample.h"
@@ -210,77 +211,6 @@ static int find_lib(char *out, size_t size)
     return 0;
 }
 
-static int only_traces(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    struct dirent *de;
-    int ok = 1;
-    while ((de = readdir(d)) && ok) {
-        size_t l = strlen(de->d_name);
-        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
-            !(l > 4 && strcmp(de->d_name + l - 4, NP_TRACE_FILE_SUFFIX) == 0))
-            ok = 0;
-    }
-    closedir(d);
-    return ok;
-}
-
-static int remove_traces(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-            continue;
-        char p[PATH_MAX + 256];
-        snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
-        unlink(p);
-    }
-    closedir(d);
-    return rmdir(dir);
-}
-
-/* A fresh, empty trace directory at OUT; an existing one (holding only
- * trace files) is kept as OUT.old. */
-static int prepare_dir(const char *out, char *abs, size_t size)
-{
-    struct stat st;
-    if (stat(out, &st) == 0) {
-        if (!S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "nanoprof record: %s exists and is not a directory\n", out);
-            return 0;
-        }
-        if (!only_traces(out)) {
-            fprintf(stderr, "nanoprof record: %s holds files other than traces: not replaced\n", out);
-            return 0;
-        }
-        char old[PATH_MAX];
-        snprintf(old, sizeof old, "%s.old", out);
-        if (stat(old, &st) == 0 && (!S_ISDIR(st.st_mode) || !only_traces(old) || remove_traces(old) < 0)) {
-            fprintf(stderr, "nanoprof record: cannot replace %s\n", old);
-            return 0;
-        }
-        if (rename(out, old) < 0) {
-            fprintf(stderr, "nanoprof record: cannot rename %s to %s: %s\n", out, old, strerror(errno));
-            return 0;
-        }
-    }
-    if (mkdir(out, 0755) < 0) {
-        fprintf(stderr, "nanoprof record: cannot create %s: %s\n", out, strerror(errno));
-        return 0;
-    }
-    if (!realpath(out, abs)) {
-        fprintf(stderr, "nanoprof record: %s: %s\n", out, strerror(errno));
-        return 0;
-    }
-    (void)size;
-    return 1;
-}
-
 /* What the trace directory holds, from its chunks' headers and END
  * chunks: cheap, so that a trace that lost nothing is not read again. */
 struct trace_sum {
@@ -387,7 +317,7 @@ static void describe_loss(const char *dir, const struct trace_sum *t, char *out,
     np_hmap_init(&c.tids);
     struct np_event_sink sink = { .ctx = &c, .lost = loss_lost, .events = loss_events, .sample = loss_sample };
     struct np_trace_summary sum;
-    np_trace_read(dir, &sink, NULL, &sum);
+    np_source_read(dir, NULL, &sink, NULL, &sum);
     size_t n = 0;
     if (c.events || t->lost)
         n += (size_t)snprintf(out + n, size - n, "; LOST %" PRIu64 " events in %zu of %zu thread%s",
@@ -645,7 +575,7 @@ int np_cmd_record(int argc, char **argv)
     int sampled = env_sample && *env_sample;
 
     char lib[PATH_MAX], dir[PATH_MAX];
-    if (!find_lib(lib, sizeof lib) || !prepare_dir(out, dir, sizeof dir))
+    if (!find_lib(lib, sizeof lib) || !np_trace_dir_prepare("record", out, dir, sizeof dir))
         return 1;
 
     /* the program's environment: this process's, which it no longer needs */

@@ -13,8 +13,10 @@
  * thread's next call, so each thread keeps its last entry back until
  * then. Lines carry the
  * start in seconds since the call's process started (to the nanosecond,
- * so that lines order as the calls did), the duration, and the name
- * indented two spaces per nesting level. The totals, known at the end,
+ * so that lines order as the calls did; in cycles or instructions since
+ * then for a trace that counts those), the duration, and the name
+ * indented two spaces per nesting level; the line that closes a call
+ * closed by re-synchronisation ends in " (?)". The totals, known at the end,
  * close the output. A write that fails stops the reading (a closed pipe,
  * as `replay | head` makes, quietly). Exit: as report. */
 #define _GNU_SOURCE
@@ -45,7 +47,10 @@ static void usage(FILE *out)
           "\n"
           "options:\n" NP_VIEW_OPTIONS_HELP
           "\n"
-          "Times are wall time.\n",
+          "Times are wall time, or what the trace counts (cycles, instructions),\n"
+          "as the first line says; a start is then the count since its process\n"
+          "started. The line that closes a call closed by re-synchronisation (its\n"
+          "return missed, its end not exact) ends in \"(?)\".\n",
           out);
 }
 
@@ -63,6 +68,7 @@ struct name {
 struct replay {
     struct np_view *v;
     FILE *out;
+    enum np_time_unit unit;  /* of the times, known at the first call */
     bool head;               /* the title lines are out */
     uint32_t thread;         /* whose line came last, NP_NONE */
     struct thread_state *threads;
@@ -88,6 +94,7 @@ static int put(struct replay *r, const char *s, size_t n)
 static int print_head(struct replay *r, const struct np_model *m)
 {
     r->head = true;
+    r->unit = np_model_time_unit(m); /* the first process's: begun before its first call */
     fputs("# ", r->out);
     np_text_field(r->out, r->v->path);
     fprintf(r->out, ": every call, %s\n", np_view_time_kind(r->v, m));
@@ -132,18 +139,23 @@ static const struct name *name_of(struct replay *r, const struct np_model *m, ui
 }
 
 /* NS after BASE as seconds with nine decimals ("-" before, should a clock
- * disagree with the process's start), right-aligned in 14 columns. */
-static char *put_start(char *p, uint64_t ns, uint64_t base)
+ * disagree with the process's start), right-aligned in 14 columns; a
+ * count (cycles, instructions: not COUNT_NS) as it is. */
+static char *put_start(char *p, uint64_t ns, uint64_t base, bool count)
 {
     char text[32];
     size_t n = 0;
     uint64_t d = ns >= base ? ns - base : base - ns;
     if (ns < base)
         text[n++] = '-';
-    n += np_put_decimal(text + n, d / 1000000000u);
-    text[n++] = '.';
-    for (uint64_t frac = d % 1000000000u, div = 100000000u; div; div /= 10)
-        text[n++] = (char)('0' + frac / div % 10);
+    if (count) {
+        n += np_put_decimal(text + n, d);
+    } else {
+        n += np_put_decimal(text + n, d / 1000000000u);
+        text[n++] = '.';
+        for (uint64_t frac = d % 1000000000u, div = 100000000u; div; div /= 10)
+            text[n++] = (char)('0' + frac / div % 10);
+    }
     for (size_t i = n; i < 14; i++)
         *p++ = ' ';
     memcpy(p, text, n);
@@ -169,11 +181,12 @@ static int print_line(struct replay *r, const struct np_model *m, enum line_kind
         memset(p, ' ', 14);
         p += 14;
     } else {
-        p = put_start(p, c->start_ns, np_model_processes(m, &(size_t){ 0 })[th->process].start_ns);
+        p = put_start(p, c->start_ns, np_model_processes(m, &(size_t){ 0 })[th->process].start_ns,
+                      r->unit != NP_UNIT_NS);
     }
     *p++ = ' ';
     char d[NP_DURATION_MAX];
-    size_t dlen = kind == LINE_ENTRY ? 0 : strlen(np_format_duration(d, sizeof d, c->duration_ns));
+    size_t dlen = kind == LINE_ENTRY ? 0 : strlen(np_format_time(d, sizeof d, c->duration_ns, r->unit));
     if (dlen < 12) { /* right-aligned in 12 columns */
         memset(p, ' ', 12 - dlen);
         p += 12 - dlen;
@@ -205,6 +218,10 @@ static int print_line(struct replay *r, const struct np_model *m, enum line_kind
     } else if (kind == LINE_EXIT) {
         memcpy(p, " */", 3);
         p += 3;
+    }
+    if (kind != LINE_ENTRY && c->resynced) {
+        memcpy(p, " (?)", 4);
+        p += 4;
     }
     *p++ = '\n';
     return put(r, r->line, (size_t)(p - r->line));
@@ -257,9 +274,10 @@ static int run(struct np_view *v)
     v->opt.listener = &listener;
     if (isatty(STDOUT_FILENO)) /* the lines show the progress */
         np_view_no_progress(v);
-    if (np_view_load(v, &m, &rc)) {
+    int failed = np_view_load(v, &m, &rc);
+    if (failed) {
         replay_free(&r);
-        return 1;
+        return failed;
     }
     int written = np_view_write_status(v, "the timeline");
     if (written >= 0) {

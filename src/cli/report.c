@@ -42,7 +42,11 @@ static void usage(FILE *out)
           "  --sort=KEY     total (default), self, calls, avg, min, max or name\n"
           "  --format=FMT   text (default), csv or json\n" NP_VIEW_OPTIONS_HELP
           "\n"
-          "Times are wall time. Recursive calls add to a function's total once.\n"
+          "Times are wall time, or what the trace counts (cycles, instructions),\n"
+          "as the first line says. Recursive calls add to a function's total once.\n"
+          "A function some of whose calls were closed by re-synchronisation (their\n"
+          "returns missed, their ends not exact) has \"(?)\" after its name, and a\n"
+          "Resync column counts them.\n"
           "With --samples (and for a trace with samples but no calls), times are\n"
           "estimated from the samples, labelled so; the calls column counts the\n"
           "samples a function appears in, and min, max and average are '-'.\n",
@@ -132,9 +136,19 @@ static uint64_t total_calls(const struct np_model *m)
 }
 
 /* A duration, or "-" where an estimated profile has none (per call). */
-static const char *per_call(char *buf, size_t size, bool estimated, uint64_t ns)
+static const char *per_call(char *buf, size_t size, const struct np_model *m, bool estimated, uint64_t ns)
 {
-    return estimated ? "-" : np_format_duration(buf, size, ns);
+    return estimated ? "-" : np_view_time(buf, size, m, ns);
+}
+
+/* Whether some of the functions in ORDER had calls closed by
+ * re-synchronisation: the text then has a column for them. */
+static bool any_resynced(const struct np_function *fns, const uint32_t *order, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (fns[order[i]].resynced)
+            return true;
+    return false;
 }
 
 static void print_text(const struct report *r, const struct np_model *m, const uint32_t *order, size_t count)
@@ -155,19 +169,28 @@ static void print_text(const struct report *r, const struct np_model *m, const u
     if (!est && sampling->samples)
         printf("# the trace also holds %" PRIu64 " samples: --samples shows the profile estimated from them\n",
                sampling->samples);
-    printf("%12s %12s %10s %12s %12s %12s  %s\n", "Total", "Self", np_view_calls_heading(m, "Calls"), "Average",
-           "Min", "Max", "Function");
-    printf("%12s %12s %10s %12s %12s %12s  %s\n", "==========", "==========", "========", "==========",
-           "==========", "==========", "========");
+    bool resync = any_resynced(fns, order, count);
+    printf("%12s %12s %10s %12s %12s %12s  ", "Total", "Self", np_view_calls_heading(m, "Calls"), "Average", "Min",
+           "Max");
+    if (resync)
+        printf("%8s  ", "Resync");
+    puts("Function");
+    printf("%12s %12s %10s %12s %12s %12s  ", "==========", "==========", "========", "==========", "==========",
+           "==========");
+    if (resync)
+        printf("%8s  ", "======");
+    puts("========");
     for (size_t i = 0; i < count; i++) {
         const struct np_function *f = &fns[order[i]];
         char t[6][NP_DURATION_MAX];
-        printf("%12s %12s %10" PRIu64 " %12s %12s %12s  ", np_format_duration(t[0], sizeof t[0], f->total_ns),
-               np_format_duration(t[1], sizeof t[1], f->self_ns), f->calls,
-               per_call(t[2], sizeof t[2], est, np_function_avg_ns(f)), per_call(t[3], sizeof t[3], est, f->min_ns),
-               per_call(t[4], sizeof t[4], est, f->max_ns));
+        printf("%12s %12s %10" PRIu64 " %12s %12s %12s  ", np_view_time(t[0], sizeof t[0], m, f->total_ns),
+               np_view_time(t[1], sizeof t[1], m, f->self_ns), f->calls,
+               per_call(t[2], sizeof t[2], m, est, np_function_avg_ns(f)),
+               per_call(t[3], sizeof t[3], m, est, f->min_ns), per_call(t[4], sizeof t[4], m, est, f->max_ns));
+        if (resync)
+            printf("%8" PRIu64 "  ", f->resynced);
         np_text_field(stdout, f->name);
-        putchar('\n');
+        puts(np_view_resync_mark(f->resynced));
     }
 }
 
@@ -176,7 +199,9 @@ static void print_csv(const struct np_model *m, const uint32_t *order, size_t co
     const struct np_function *fns = np_model_functions(m, &(size_t){ 0 });
     bool est = np_model_estimated(m);
     /* estimated: calls are samples, and a sample has no duration of its own */
-    puts("function,calls,total_ns,self_ns,min_ns,max_ns,avg_ns,module,file,line,source");
+    const char *unit = np_time_unit_name(np_model_time_unit(m));
+    /* the columns keep their names whatever the unit: time_unit says it */
+    puts("function,calls,total_ns,self_ns,min_ns,max_ns,avg_ns,module,file,line,source,time_unit,resynced");
     for (size_t i = 0; i < count; i++) {
         const struct np_function *f = &fns[order[i]];
         np_csv_field(stdout, f->name);
@@ -192,7 +217,7 @@ static void print_csv(const struct np_model *m, const uint32_t *order, size_t co
             printf(",%u", f->line);
         else
             putchar(',');
-        puts(est ? ",samples" : ",calls");
+        printf("%s,%s,%" PRIu64 "\n", est ? ",samples" : ",calls", unit, f->resynced);
     }
 }
 
@@ -233,7 +258,10 @@ static void print_json_processes(const struct np_model *m)
         json_u64("start_ns", p[i].start_ns, ",");
         json_u64("end_ns", p[i].end_ns, ",");
         printf("\"complete\":%s,", p[i].complete ? "true" : "false");
-        json_u64("events_lost", p[i].events_lost, "}");
+        json_u64("events_lost", p[i].events_lost, ",");
+        json_key("time_unit");
+        np_json_string(stdout, np_time_unit_name(p[i].time_unit));
+        putchar('}');
         puts(i + 1 < n ? "," : "");
     }
     puts("  ],");
@@ -256,7 +284,8 @@ static void print_json_threads(const struct np_model *m)
         json_u64("switched_ns", t[i].switched_ns, ",");
         json_u64("lost", t[i].lost, ",");
         json_u64("closed_at_loss", t[i].closed_at_loss, ",");
-        json_u64("closed_at_cut", t[i].closed_at_cut, "}");
+        json_u64("closed_at_cut", t[i].closed_at_cut, ",");
+        json_u64("closed_at_resync", t[i].closed_at_resync, "}");
         puts(i + 1 < n ? "," : "");
     }
     puts("  ],");
@@ -277,8 +306,9 @@ static void print_json(const struct report *r, const struct np_model *m, const s
     puts(",");
     const struct np_model_sampling *s = np_model_sampling(m);
     bool est = np_model_estimated(m);
-    printf("  \"sort\":\"%s\",\n  \"time\":\"%s\",\n  \"source\":\"%s\",\n", sort_names[r->sort],
-           est && s->cpu_time ? "cpu" : "wall", est ? "samples" : "calls");
+    printf("  \"sort\":\"%s\",\n  \"time\":\"%s\",\n  \"time_unit\":\"%s\",\n  \"source\":\"%s\",\n",
+           sort_names[r->sort], est && s->cpu_time ? "cpu" : "wall", np_time_unit_name(np_model_time_unit(m)),
+           est ? "samples" : "calls");
     if (est) {
         char label[NP_ESTIMATE_LABEL_MAX];
         fputs("  \"estimate\":", stdout);
@@ -291,8 +321,8 @@ static void print_json(const struct report *r, const struct np_model *m, const s
     const struct np_view_loss *l = &r->view.loss;
     char note[NP_VIEW_NOTE_MAX];
     printf("  \"loss\":{\"events\":%" PRIu64 ",\"threads\":%zu,\"closed_calls\":%" PRIu64 ",\"files_cut\":%u,"
-           "\"too_deep\":%" PRIu64 ",\"blocks\":%" PRIu64 ",\"note\":",
-           l->events, l->threads, l->closed, l->files_cut, l->too_deep, l->blocks);
+           "\"too_deep\":%" PRIu64 ",\"blocks\":%" PRIu64 ",\"resynced\":%" PRIu64 ",\"note\":",
+           l->events, l->threads, l->closed, l->files_cut, l->too_deep, l->blocks, l->resynced);
     np_json_string(stdout, np_view_loss_note(&r->view, note, sizeof note));
     puts("},");
     print_json_processes(m);
@@ -310,6 +340,7 @@ static void print_json(const struct report *r, const struct np_model *m, const s
         json_u64("calls", f->calls, ",");
         json_u64("total_ns", f->total_ns, ",");
         json_u64("self_ns", f->self_ns, ",");
+        json_u64("resynced", f->resynced, ",");
         if (est) {
             fputs("\"min_ns\":null,\"max_ns\":null,\"avg_ns\":null,", stdout);
         } else {
@@ -337,8 +368,9 @@ static int run(struct report *r)
 {
     struct np_model *m;
     int rc;
-    if (np_view_load(&r->view, &m, &rc))
-        return 1;
+    int failed = np_view_load(&r->view, &m, &rc);
+    if (failed)
+        return failed;
     size_t count;
     uint32_t *order = sorted_functions(m, r->sort, &count);
     if (!order) {

@@ -30,7 +30,9 @@ static void usage(FILE *out)
           "options:\n"
           "  --ascii        draw the tree with ASCII characters\n" NP_VIEW_OPTIONS_HELP
           "\n"
-          "Times are wall time.\n",
+          "Times are wall time, or what the trace counts (cycles, instructions),\n"
+          "as the first line says. A path some of whose calls were closed by\n"
+          "re-synchronisation (their returns missed) has \"(?)\" after its name.\n",
           out);
 }
 
@@ -46,6 +48,7 @@ static const struct glyphs ascii_glyphs = { "|- ", "`- ", "|  ", "   " };
 
 struct tree {
     struct np_view view;
+    const struct np_model *m;
     const struct glyphs *glyphs;
     const struct np_node *nodes;
     const struct np_function *fns;
@@ -120,7 +123,7 @@ static void print_row(const struct tree *t, const char *calls, uint64_t total, c
 {
     char tt[NP_DURATION_MAX], pct[16];
     snprintf(pct, sizeof pct, "%.1f%%", thread_ns ? 100.0 * (double)total / (double)thread_ns : 0.0);
-    printf(ROW, calls, np_format_duration(tt, sizeof tt, total), self, pct);
+    printf(ROW, calls, np_view_time(tt, sizeof tt, t->m, total), self, pct);
     fputs(t->prefix ? t->prefix : "", stdout);
 }
 
@@ -130,12 +133,12 @@ static void print_node(struct tree *t, uint32_t n, bool last, uint64_t thread_ns
     const struct np_node *node = &t->nodes[n];
     char calls[24], self[NP_DURATION_MAX];
     snprintf(calls, sizeof calls, "%" PRIu64, node->calls);
-    print_row(t, calls, node->total_ns, np_format_duration(self, sizeof self, node->self_ns), thread_ns);
+    print_row(t, calls, node->total_ns, np_view_time(self, sizeof self, t->m, node->self_ns), thread_ns);
     if (level)
         printf("[depth %zu] ", level);
     fputs(last ? t->glyphs->last : t->glyphs->branch, stdout);
     np_text_field(stdout, node->function != NP_NONE ? t->fns[node->function].name : "?");
-    putchar('\n');
+    puts(np_view_resync_mark(node->resynced));
 }
 
 /* A walk frame: a node whose children are being printed. */
@@ -220,9 +223,11 @@ static int run(struct tree *t)
 {
     struct np_model *m;
     int rc;
-    if (np_view_load(&t->view, &m, &rc))
-        return 1;
+    int failed = np_view_load(&t->view, &m, &rc);
+    if (failed)
+        return failed;
     size_t n;
+    t->m = m;
     t->nodes = np_model_nodes(m, &n);
     t->fns = np_model_functions(m, &(size_t){ 0 });
     if (sort_children(t, n) || print_tree(t, m)) {

@@ -4,6 +4,7 @@
 #include "view.h"
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,7 +12,17 @@
 #include "common/trace_format.h"
 
 /* Below any command's own long option values, above any character. */
-enum { OPT_TID = 300, OPT_DEPTH, OPT_MIN_DURATION, OPT_EXCLUDE_SWITCHED, OPT_SAMPLES, OPT_STRICT, OPT_HELP };
+enum {
+    OPT_TID = 300,
+    OPT_DEPTH,
+    OPT_MIN_DURATION,
+    OPT_EXCLUDE_SWITCHED,
+    OPT_SAMPLES,
+    OPT_STRICT,
+    OPT_CLOCK,
+    OPT_METRIC,
+    OPT_HELP
+};
 
 static const struct option common_longopts[] = {
     { "tid", required_argument, NULL, OPT_TID },
@@ -20,6 +31,8 @@ static const struct option common_longopts[] = {
     { "exclude-switched", no_argument, NULL, OPT_EXCLUDE_SWITCHED },
     { "samples", no_argument, NULL, OPT_SAMPLES },
     { "strict", no_argument, NULL, OPT_STRICT },
+    { "clock", required_argument, NULL, OPT_CLOCK },
+    { "metric", required_argument, NULL, OPT_METRIC },
     { "help", no_argument, NULL, OPT_HELP },
 };
 #define NCOMMON (sizeof common_longopts / sizeof common_longopts[0])
@@ -44,11 +57,62 @@ int np_view_pick(const struct np_view *v, const char *const *names, const char *
     return 2;
 }
 
+/* "48000000", "48M", "48MHz", "1.5GHz", "32768Hz": cycles per second;
+ * 0 when malformed. */
+static double parse_hz(const char *arg)
+{
+    char *end;
+    if ((*arg < '0' || *arg > '9') && *arg != '.')
+        return 0;
+    double hz = strtod(arg, &end);
+    if (*end == 'k' || *end == 'K')
+        hz *= 1e3, end++;
+    else if (*end == 'M')
+        hz *= 1e6, end++;
+    else if (*end == 'G')
+        hz *= 1e9, end++;
+    if (strcmp(end, "Hz") == 0 || strcmp(end, "hz") == 0)
+        end += 2;
+    return *end || !isfinite(hz) || hz <= 0 ? 0 : hz;
+}
+
+/* HZ as people write it ("48 MHz", "32.768 kHz") into BUF. */
+static void format_hz(char *buf, size_t size, double hz)
+{
+    static const struct { double scale; const char *name; } units[] = {
+        { 1e9, "GHz" }, { 1e6, "MHz" }, { 1e3, "kHz" }, { 1, "Hz" } };
+    size_t i = 0;
+    while (i + 1 < sizeof units / sizeof *units && hz < units[i].scale)
+        i++;
+    snprintf(buf, size, "%.9g %s", hz / units[i].scale, units[i].name);
+}
+
+static const char *const metric_names[] = { "time", "count", NULL };
+
 static int common_option(struct np_view *v, int c, const char *arg)
 {
     char err[256];
     int opt;
     switch (c) {
+    case OPT_CLOCK: {
+        double hz = parse_hz(arg);
+        if (!hz || 1e9 / hz > 1e12)
+            return np_view_usage_error(v, "bad --clock '%s' (cycles per second: 48000000, 48MHz, 1.5GHz)", arg);
+        v->opt.source.clock_hz = hz;
+        char rate[48];
+        format_hz(rate, sizeof rate, hz);
+        snprintf(v->clock_kind[0], sizeof v->clock_kind[0], "time from cycles at %s", rate);
+        snprintf(v->clock_kind[1], sizeof v->clock_kind[1], "time from cycles at %s less switched-out time",
+                 rate);
+        return 0;
+    }
+    case OPT_METRIC: {
+        int m;
+        if (np_view_pick(v, metric_names, arg, "metric", &m))
+            return 2;
+        v->opt.source.metric = (enum np_metric)m;
+        return 0;
+    }
     case OPT_TID: opt = NP_MODEL_OPT_TID; break;
     case OPT_DEPTH: opt = NP_MODEL_OPT_DEPTH; break;
     case OPT_MIN_DURATION: opt = NP_MODEL_OPT_MIN_DURATION; break;
@@ -68,6 +132,8 @@ static int common_option(struct np_view *v, int c, const char *arg)
     }
     if (np_model_option(&v->opt, (enum np_model_opt)opt, arg, err, sizeof err))
         return np_view_usage_error(v, "%s", err);
+    if (opt == NP_MODEL_OPT_MIN_DURATION) /* a bare number is in the trace's unit */
+        v->min_duration_unit = arg[strspn(arg, "0123456789.")] != 0;
     return 0;
 }
 
@@ -170,6 +236,18 @@ int np_view_load(struct np_view *v, struct np_model **m, int *rc)
         fprintf(stderr, "nanoprof %s: %s\n", v->cmd, v->summary.message);
         return 1;
     }
+    if (status == NP_TRACE_EOPTION) { /* its line is out: a usage error */
+        np_model_free(*m);
+        *m = NULL;
+        return 2;
+    }
+    if (v->min_duration_unit && np_model_time_unit(*m) != NP_UNIT_NS) {
+        fprintf(stderr, "nanoprof %s: --min-duration: the times of this trace are %s, not ns: give a number of them\n",
+                v->cmd, np_time_unit_name(np_model_time_unit(*m)));
+        np_model_free(*m);
+        *m = NULL;
+        return 2;
+    }
     /* a trace cut short is shown with its warning; other damage fails,
      * after showing whatever could be read */
     *rc = status > NP_TRACE_ETRUNC ? 1 : 0;
@@ -225,8 +303,9 @@ void np_view_count_loss(struct np_view *v, const struct np_model *m)
             in_threads += t[k].lost;
             l->closed += t[k].closed_at_loss + t[k].closed_at_cut;
             l->too_deep += t[k].dropped;
+            l->resynced += t[k].closed_at_resync;
             /* a process without END lost its threads' ends */
-            if (t[k].lost || t[k].closed_at_loss || t[k].dropped || !p[i].complete) {
+            if (t[k].lost || t[k].closed_at_loss || t[k].dropped || t[k].closed_at_resync || !p[i].complete) {
                 if (l->threads < NP_VIEW_LOSS_TIDS)
                     l->tids[l->threads] = t[k].tid;
                 l->threads++;
@@ -237,7 +316,7 @@ void np_view_count_loss(struct np_view *v, const struct np_model *m)
         l->events += !v->opt.ntids && p[i].events_lost > in_threads ? p[i].events_lost : in_threads;
         l->blocks += p[i].blocks_lost;
     }
-    l->any = l->events || l->closed || l->too_deep || l->blocks || l->files_cut;
+    l->any = l->events || l->closed || l->too_deep || l->blocks || l->files_cut || l->resynced;
 }
 
 static const char *plural(uint64_t n, const char *s)
@@ -265,6 +344,9 @@ static void loss_what(const struct np_view_loss *l, char *buf, size_t size, size
     if (l->blocks)
         ADD("%s%" PRIu64 " block execution%s were not counted (the program's table was full: raise "
             "NANOPROF_BLOCKS)", sep, l->blocks, plural(l->blocks, "s"));
+    if (l->resynced)
+        ADD("%s%" PRIu64 " call%s closed by re-synchronisation (marked (?))", sep, l->resynced,
+            plural(l->resynced, "s"));
 #undef ADD
 }
 
@@ -300,8 +382,11 @@ const char *np_view_loss_note(const struct np_view *v, char *buf, size_t size)
     loss_what(l, buf, size, &len);
     if (l->threads && len < size)
         len += (size_t)snprintf(buf + len, size - len, " in %zu thread%s", l->threads, plural(l->threads, "s"));
+    /* calls closed by re-synchronisation lost nothing but their ends */
+    bool lost = l->events || l->files_cut || l->too_deep || l->blocks;
     if (len < size)
-        snprintf(buf + len, size - len, ": counts and times around the losses are incomplete");
+        snprintf(buf + len, size - len, lost ? ": counts and times around the losses are incomplete"
+                                             : ": the ends of those calls are not exact");
     return buf;
 }
 
@@ -352,9 +437,30 @@ void np_view_print_estimate(FILE *out, const struct np_model *m, const char *pre
 
 const char *np_view_time_kind(const struct np_view *v, const struct np_model *m)
 {
-    if (!np_model_estimated(m))
-        return v->opt.exclude_switched ? "wall time less switched-out time" : "wall time";
-    return np_model_sampling(m)->cpu_time ? "CPU time (estimated)" : "wall time (estimated)";
+    if (np_model_estimated(m))
+        return np_model_sampling(m)->cpu_time ? "CPU time (estimated)" : "wall time (estimated)";
+    bool less = v->opt.exclude_switched;
+    switch (np_model_time_unit(m)) {
+    case NP_UNIT_CYCLES:
+        return less ? "cycles less switched-out cycles" : "cycles";
+    case NP_UNIT_INSNS:
+        return "instructions"; /* they do not run while switched out */
+    case NP_UNIT_NS:
+        break;
+    }
+    if (v->opt.source.clock_hz > 0)
+        return v->clock_kind[less];
+    return less ? "wall time less switched-out time" : "wall time";
+}
+
+char *np_view_time(char *buf, size_t size, const struct np_model *m, uint64_t value)
+{
+    return np_format_time(buf, size, value, np_model_time_unit(m));
+}
+
+const char *np_view_resync_mark(uint64_t resynced)
+{
+    return resynced ? " (?)" : "";
 }
 
 const char *np_view_calls_heading(const struct np_model *m, const char *calls)

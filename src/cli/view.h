@@ -1,8 +1,9 @@
 /* view.h - what every command that reads a trace shares: the model's
- * options (--tid, -F, -N, --depth, --min-duration, --exclude-switched),
- * positional arguments, one-line diagnostics, the progress bar and the
- * loading of the model. A view command (report, graph, tree, replay,
- * dump, flame) then only prints the model. */
+ * options (--tid, -F, -N, --depth, --min-duration, --exclude-switched)
+ * and the source's (--clock, --metric), positional arguments, one-line
+ * diagnostics, the progress bar, the loading of the model, and what the
+ * times are. A view command (report, graph, tree, replay, dump, flame)
+ * then only prints the model. */
 #ifndef NP_CLI_VIEW_H
 #define NP_CLI_VIEW_H
 
@@ -30,6 +31,11 @@
     "  --min-duration=TIME  only calls lasting at least TIME (250ns, 1.5us, 2ms)\n"   \
     "  --exclude-switched   take the time threads were switched out off every call\n" \
     "  --samples      the profile estimated from the trace's samples, not its calls\n" \
+    "  --clock=HZ     a trace in cycles shown as time, at HZ cycles per second\n"     \
+    "                 (48000000, 48MHz, 1.5GHz)\n"                                     \
+    "  --metric=WHAT  what the times are: time (default: the trace's clock, ns or\n"  \
+    "                 cycles) or count (its second counter: an emulated run's\n"      \
+    "                 instructions)\n"                                                \
     "  --strict       exit with status 3 when the trace lost anything (events\n"        \
     "                 dropped, a file cut short, ...); the output is still written\n"   \
     "  --help         print this help and exit\n"
@@ -47,6 +53,7 @@ struct np_view_loss {
     uint64_t closed;          /* kept calls closed at a loss point or where a file was cut */
     uint64_t too_deep;        /* calls deeper than NP_MODEL_MAX_STACK, not counted */
     uint64_t blocks;          /* block executions not counted (the program's table was full) */
+    uint64_t resynced;        /* calls closed by re-synchronisation (ends not exact; marked "(?)") */
     unsigned files_cut;       /* trace files cut short or without END */
     unsigned files;           /* trace files found */
     size_t threads;           /* threads affected */
@@ -67,6 +74,8 @@ struct np_view {
     int write_error;          /* errno of a write that failed while reading (np_view_write_failed) */
     bool strict;              /* --strict */
     struct np_view_loss loss; /* what the trace lost */
+    bool min_duration_unit;   /* --min-duration gave a unit of time (ns, us, ...) */
+    char clock_kind[2][96];   /* what the times are with --clock (and switched time taken out) */
 };
 
 /* A command's own options: getopt's short string (without the common
@@ -103,7 +112,9 @@ const char *np_view_path_and_name(struct np_view *v);
 /* Loads the trace into *M, reporting problems on stderr one line each,
  * then what was lost (np_view_count_loss, np_view_warn_loss). Returns 0
  * with *M to print (possibly from a damaged trace, with a warning already
- * out), or the exit status (1) with *M NULL. *RC is the status to exit
+ * out), or the exit status with *M NULL: 1, or 2 when the trace cannot
+ * take an option (--clock on a trace in ns, --metric=count on a trace
+ * without a second counter, a --min-duration in seconds on one in cycles). *RC is the status to exit
  * with once printed: 1 when the trace was damaged (not merely cut short),
  * else 0 (np_view_status adds --strict's). */
 int np_view_load(struct np_view *v, struct np_model **m, int *rc);
@@ -165,8 +176,15 @@ void np_view_print_thread(FILE *out, const struct np_thread *t);
  * "PREFIXtimes estimated from N samples at H Hz (CPU time)\n" on OUT;
  * nothing otherwise. */
 void np_view_print_estimate(FILE *out, const struct np_model *m, const char *prefix);
-/* What the times are: "wall time", or "CPU time (estimated)" from samples. */
+/* What the times are: "wall time", "cycles", "instructions", "time from
+ * cycles at 48 MHz" (--clock), or "CPU time (estimated)" from samples. */
 const char *np_view_time_kind(const struct np_view *v, const struct np_model *m);
+/* A time of M (its unit: np_model_time_unit) into BUF (NP_DURATION_MAX
+ * bytes), as np_format_time writes it. */
+char *np_view_time(char *buf, size_t size, const struct np_model *m, uint64_t value);
+/* The mark of a function or node some of whose calls were closed by
+ * re-synchronisation: " (?)" when RESYNCED, else "". */
+const char *np_view_resync_mark(uint64_t resynced);
 /* The heading of the calls column: "Samples" for an estimated profile. */
 const char *np_view_calls_heading(const struct np_model *m, const char *calls);
 

@@ -26,7 +26,8 @@ enum np_chunk_type {
     NP_CHUNK_END = 5,
     NP_CHUNK_NAME = 6,
     NP_CHUNK_BLOCKS = 7,
-    NP_CHUNK_SAMPLING = 8
+    NP_CHUNK_SAMPLING = 8,
+    NP_CHUNK_UNITS = 9
 };
 #define NP_TRACE_NAME_MAX 255 /* bytes of a NAME chunk's name */
 /* BLOCKS: u64 lost, u32 n, then n entries of u64 address, u64 count */
@@ -39,8 +40,13 @@ enum np_event_kind {
     NP_EV_LOST = 2,
     NP_EV_SWITCH = 3,
     NP_EV_SAMPLE = 4,
+    NP_EV_RESYNC = 5,
+    NP_EV_COUNT = 6,
     NP_EV_KIND_BITS = 3
 };
+
+/* UNITS chunk: string time unit, string count unit (docs/trace-format.md). */
+#define NP_TRACE_UNIT_MAX 32 /* bytes of a unit's name a reader keeps */
 
 /* SAMPLING chunk: u64 tick, u32 hz, u8 unwinder, u32 flags, u64
  * period_ns, u16 max_frames. A SAMPLE event holds 1 to

@@ -2,7 +2,7 @@
  * program for trace_builder, so every trace it writes is well-formed and
  * the fuzzer explores what fuzz_trace_read rarely reaches: any sequence of
  * events (exits with nothing open, LOST, SWITCH longer than the gap, SAMPLE
- * with any frames, time
+ * with any frames, RESYNC of more calls than are open, COUNT, time
  * running backwards across chunks), in zstd and plain chunks, over several
  * threads, with or without END. Checks: the read succeeds, every event
  * written is delivered, and the model's invariant holds (self times add
@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "analyze/model.h"
+#include "analyze/trace_read.h"
 #include "common/trace_format.h"
 #include "../timeline.h"
 #include "../trace_builder.h"
@@ -79,6 +80,13 @@ static uint64_t build(struct tb *b, struct input *in)
                     frames[i] = op & 32 ? next(in, 8) : 0x1000 + next(in, 2) % 0x1000;
                 tb_sample(b, tick += next(in, 1), frames, n, next(in, 1), next(in, 1));
                 events++;
+            } else if (op & 32) { /* calls closed by re-synchronisation, or the second counter */
+                if (op & 64) {
+                    tb_resync(b, tick += next(in, 1), next(in, 1) % 8);
+                    events++;
+                } else {
+                    tb_count(b, tick += next(in, 1), next(in, 2)); /* no event of its own */
+                }
             } else { /* a jump in time */
                 tick += next(in, 4);
             }
@@ -123,19 +131,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (c[i].thread >= nt || c[i].function >= nf || c[i].node >= nn || nodes[c[i].node].function != c[i].function ||
             nodes[c[i].node].thread != c[i].thread)
             abort();
-    uint64_t self = 0, total = 0, calls = 0;
+    uint64_t self = 0, total = 0, calls = 0, marked = 0, resynced = 0, closed = 0;
+    for (size_t i = 0; i < nc; i++)
+        marked += c[i].resynced;
     for (size_t i = 0; i < nf; i++) {
         self += f[i].self_ns;
+        resynced += f[i].resynced;
         if (f[i].calls && f[i].min_ns > f[i].max_ns)
             abort();
     }
     for (size_t i = 0; i < nt; i++) {
         total += t[i].total_ns;
         calls += t[i].calls;
+        closed += t[i].closed_at_resync;
     }
     /* in a profile estimated from samples (no call kept), "calls" count
-     * samples, and the timeline is made of successive samples */
-    if (self != total || (!np_model_estimated(m) && calls != nc))
+     * samples, and the timeline is made of successive samples; without
+     * filters every call a RESYNC closed is counted and told so */
+    if (self != total || (!np_model_estimated(m) && (calls != nc || marked != resynced || closed != resynced)))
         abort();
     np_model_free(m);
     timeline_free(&tl);

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "analyze/model.h"
+#include "analyze/trace_read.h"
 #include "../timeline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,0 +1,615 @@
+/* source_emu.c - the emulator as a source of events (source_emu.h): the
+ * firmware loaded, run with semihosting and its virtual IRQ timer, its
+ * calls rebuilt by the call tracker and told to the sink and the trace
+ * writer. */
+#define _GNU_SOURCE
+#include "source_emu.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "emu/image.h"
+#include "emu/semihost.h"
+#include "symbols.h"
+#include "trace_write.h"
+#include "events_decode.h"
+#include "common/parse_units.h"
+
+/* Function lookups the tracker makes, cached: a call's target and site
+ * are looked up on every bl, and most bl go to a few functions. */
+#define FUNC_CACHE 4096
+
+struct func_slot {
+    uint32_t addr;     /* the address looked up, bit 0 set when the slot is empty */
+    uint32_t start;    /* its function's start, 0 when none */
+};
+
+struct emu {
+    const struct np_emu_config *cfg;
+    struct np_cpu cpu;
+    struct np_semihost sh;
+    struct np_calltrack *trk;
+    struct np_symbols *syms;
+    struct np_addrspace *as;
+    struct func_slot cache[FUNC_CACHE];
+    const struct np_event_sink *sink;
+    struct np_trace_writer *writer;
+    enum np_metric metric;
+    double ns_per_cycle;         /* > 0: cycles made ns */
+    int sink_rc;                 /* a sink callback's non-zero return */
+    /* per thread (index tid - 1): the instructions other threads ran
+     * while it was out, which its own count leaves out (the second
+     * counter counts a thread's own instructions, docs/trace-format.md) */
+    uint64_t *insns_out;
+    uint32_t nthreads;
+    /* the last event's cycles: the trace's end (a sink is told no end
+     * time, so the model ends there too) */
+    uint64_t last_cycles;
+    bool halted;                 /* a branch to itself no IRQ can leave */
+    char writer_error[256];
+};
+
+void np_emu_config_init(struct np_emu_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->model = NP_CPU_ARM7TDMI;
+    c->fd_in = 0;
+    c->fd_out = 1;
+    c->fd_err = 2;
+}
+
+static int fail(char *err, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, size, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int parse_u64(const char *name, const char *v, uint64_t max, uint64_t *out, char *err, size_t size)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 0);
+    if (!*v || *end || errno || x > max || *v == '-')
+        return fail(err, size, "bad %s '%s': a number from 0 to %" PRIu64 " is needed", name, v, max);
+    *out = x;
+    return 0;
+}
+
+int np_emu_config_set(struct np_emu_config *c, const char *setting, char *err, size_t errsize)
+{
+    const char *eq = strchr(setting, '=');
+    if (!eq)
+        return fail(err, errsize, "bad emulator setting '%s': NAME=VALUE is needed", setting);
+    size_t n = (size_t)(eq - setting);
+    const char *v = eq + 1;
+    uint64_t x;
+#define IS(name) (n == sizeof(name) - 1 && memcmp(setting, name, n) == 0)
+    if (IS("cpu")) {
+        int m = np_cpu_model_parse(v);
+        if (m < 0)
+            return fail(err, errsize, "unknown CPU '%s': arm7tdmi or arm946e-s", v);
+        c->model = (enum np_cpu_model)m;
+    } else if (IS("max-insns")) {
+        if (parse_u64("instruction limit", v, UINT64_MAX, &x, err, errsize) || !x)
+            return x ? -1 : fail(err, errsize, "bad instruction limit '%s': at least 1", v);
+        c->max_insns = x;
+    } else if (IS("irq-every")) {
+        if (parse_u64("IRQ period", v, UINT64_MAX, &c->irq_every, err, errsize))
+            return -1;
+    } else if (IS("thread-switch")) {
+        c->thread_switch = *v ? v : NULL;
+    } else if (IS("n-wait") || IS("s-wait")) {
+        if (parse_u64("wait states", v, 1000, &x, err, errsize))
+            return -1;
+        *(IS("n-wait") ? &c->timing.n_wait : &c->timing.s_wait) = (unsigned)x;
+    } else if (IS("ram")) {
+        uint64_t bytes = np_parse_size(v);
+        if (bytes < 4096 || bytes > (1ull << 31))
+            return fail(err, errsize, "bad RAM size '%s': 4k to 2G (k, M or G)", v);
+        c->ram_size = (uint32_t)bytes;
+    } else if (IS("map")) {
+        char *comma;
+        errno = 0;
+        unsigned long long base = strtoull(v, &comma, 0), size;
+        if (errno || comma == v || *comma != ',' || base > UINT32_MAX)
+            return fail(err, errsize, "bad --map '%s': ADDR,SIZE (e.g. 0x40000000,4k)", v);
+        size = np_parse_size(comma + 1);
+        if (!size || size > (1ull << 31) || base + size > (1ull << 32))
+            return fail(err, errsize, "bad --map '%s': a size of 1 to 2G within the 4 GiB address space", v);
+        if (c->nmap == NP_EMU_MAX_MAPS)
+            return fail(err, errsize, "more than %d --map regions", NP_EMU_MAX_MAPS);
+        c->map[c->nmap].base = (uint32_t)base;
+        c->map[c->nmap].size = (uint32_t)size;
+        c->nmap++;
+    } else if (IS("clock")) {
+        if (parse_u64("clock", v, UINT64_MAX, &c->clock_hz, err, errsize) || !c->clock_hz)
+            return c->clock_hz ? -1 : fail(err, errsize, "bad clock '%s': at least 1 Hz", v);
+    } else if (IS("real-time")) {
+        c->real_time = strcmp(v, "0") != 0;
+    } else if (IS("save")) {
+        c->save = v;
+    } else if (IS("console")) {
+        if (strcmp(v, "stdout") == 0)
+            c->fd_out = 1;
+        else if (strcmp(v, "stderr") == 0)
+            c->fd_out = 2;
+        else
+            return fail(err, errsize, "bad console '%s': stdout or stderr", v);
+    } else {
+        return fail(err, errsize, "unknown emulator setting '%.*s'", (int)n, setting);
+    }
+#undef IS
+    return 0;
+}
+
+/* ---- function lookups for the tracker ---------------------------------------- */
+
+static uint32_t func_of(void *ctx, uint32_t addr)
+{
+    struct emu *e = ctx;
+    struct func_slot *s = &e->cache[(addr >> 1) & (FUNC_CACHE - 1)];
+    if (s->addr == addr)
+        return s->start;
+    struct np_symbol sym;
+    np_addrspace_lookup(e->as, addr, &sym);
+    s->addr = addr;
+    s->start = sym.name ? (uint32_t)sym.elf_addr & ~1u : 0;
+    return s->start;
+}
+
+static const char *name_of(void *ctx, uint32_t addr)
+{
+    struct emu *e = ctx;
+    struct np_symbol sym;
+    np_addrspace_lookup(e->as, addr, &sym);
+    return sym.name;
+}
+
+/* ---- the tracker's events, to the sink and the writer -------------------------- */
+
+/* TID's own instruction count at global count INSNS. */
+static uint64_t own(const struct emu *e, uint32_t tid, uint64_t insns)
+{
+    return tid - 1 < e->nthreads ? insns - e->insns_out[tid - 1] : insns;
+}
+
+static uint64_t when(const struct emu *e, uint64_t cycles, uint64_t insns)
+{
+    if (e->metric == NP_METRIC_COUNT)
+        return insns;
+    if (e->ns_per_cycle > 0) /* rounded as the trace reader rounds ticks */
+        return (uint64_t)((double)cycles * e->ns_per_cycle + 0.5);
+    return cycles;
+}
+
+static int sink_rc(struct emu *e, int rc)
+{
+    if (rc && !e->sink_rc)
+        e->sink_rc = rc;
+    return rc;
+}
+
+static int writer_rc(struct emu *e, int rc)
+{
+    if (rc && !e->writer_error[0])
+        snprintf(e->writer_error, sizeof e->writer_error, "%s", np_trace_writer_error(e->writer));
+    return rc;
+}
+
+static int on_thread(void *ctx, uint32_t tid, const char *name)
+{
+    struct emu *e = ctx;
+    if (tid > e->nthreads) {
+        uint64_t *a = realloc(e->insns_out, tid * sizeof *a);
+        if (!a)
+            return -1;
+        /* a new thread's count starts at 0 */
+        for (uint32_t i = e->nthreads; i < tid; i++)
+            a[i] = e->cpu.insns;
+        e->insns_out = a;
+        e->nthreads = tid;
+    }
+    if (e->writer && writer_rc(e, np_trace_writer_thread(e->writer, tid, name ? name : "")))
+        return -1;
+    if (e->sink && e->sink->thread)
+        return sink_rc(e, e->sink->thread(e->sink->ctx, tid, name));
+    return 0;
+}
+
+static int on_enter(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint32_t address)
+{
+    struct emu *e = ctx;
+    e->last_cycles = cycles;
+    if (e->writer && writer_rc(e, np_trace_writer_enter(e->writer, tid, cycles, own(e, tid, insns), address)))
+        return -1;
+    if (e->sink && e->sink->enter)
+        return sink_rc(e, e->sink->enter(e->sink->ctx, tid, when(e, cycles, own(e, tid, insns)), address));
+    return 0;
+}
+
+static int on_leave(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns)
+{
+    struct emu *e = ctx;
+    e->last_cycles = cycles;
+    if (e->writer && writer_rc(e, np_trace_writer_exit(e->writer, tid, cycles, own(e, tid, insns))))
+        return -1;
+    if (e->sink && e->sink->exit)
+        return sink_rc(e, e->sink->exit(e->sink->ctx, tid, when(e, cycles, own(e, tid, insns))));
+    return 0;
+}
+
+static int on_resync(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint32_t n)
+{
+    struct emu *e = ctx;
+    e->last_cycles = cycles;
+    if (e->writer && writer_rc(e, np_trace_writer_resync(e->writer, tid, cycles, own(e, tid, insns), n)))
+        return -1;
+    if (e->sink && e->sink->resync)
+        return sink_rc(e, e->sink->resync(e->sink->ctx, tid, when(e, cycles, own(e, tid, insns)), n));
+    return 0;
+}
+
+static int on_resume(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint64_t out_cycles,
+                     uint64_t out_insns)
+{
+    struct emu *e = ctx;
+    e->last_cycles = cycles;
+    if (tid - 1 < e->nthreads)
+        e->insns_out[tid - 1] += insns - out_insns;
+    uint64_t mine = own(e, tid, insns);
+    if (e->writer && writer_rc(e, np_trace_writer_switch(e->writer, tid, cycles, mine, cycles - out_cycles)))
+        return -1;
+    if (e->sink && e->sink->switch_out) {
+        /* the instructions of the others are not the thread's: out 0 */
+        uint64_t out = e->metric == NP_METRIC_COUNT ? 0
+                       : e->ns_per_cycle > 0 ? np_ticks_ns(e->ns_per_cycle, cycles - out_cycles)
+                                             : cycles - out_cycles;
+        return sink_rc(e, e->sink->switch_out(e->sink->ctx, tid, when(e, cycles, mine), out));
+    }
+    return 0;
+}
+
+/* ---- the CPU's hooks ------------------------------------------------------------- */
+
+static void on_branch(void *ctx, struct np_cpu *cpu, const struct np_branch *b)
+{
+    struct emu *e = ctx;
+    if (__builtin_expect(b->from == b->to, 0) && b->kind == NP_BR_B &&
+        ((cpu->cpsr & NP_CPSR_I) || !e->cfg->irq_every)) {
+        /* `b .` that no interrupt can leave: how bare-metal code stops */
+        e->halted = true;
+        np_cpu_halt(cpu);
+    }
+    /* the virtual timer's line drops once its IRQ is taken: it needs no
+     * acknowledge (docs/emulator.md) */
+    if (__builtin_expect(b->kind == NP_BR_EXCEPTION, 0)) {
+        /* (kind read alone: the CPU stores the fields one by one, and one
+         * wide load of them would wait for all four stores) */
+        if (b->vector == NP_VEC_IRQ)
+            cpu->irq_line = false;
+    }
+    np_calltrack_branch(e->trk, cpu, b);
+}
+
+static int on_svc(void *ctx, struct np_cpu *cpu, uint32_t imm)
+{
+    return np_semihost_svc(&((struct emu *)ctx)->sh, cpu, imm);
+}
+
+static int on_bkpt(void *ctx, struct np_cpu *cpu, uint32_t imm)
+{
+    return np_semihost_bkpt(&((struct emu *)ctx)->sh, cpu, imm);
+}
+
+static void on_timer(void *ctx, struct np_cpu *cpu)
+{
+    struct emu *e = ctx;
+    cpu->irq_line = true;
+    cpu->timer_at += e->cfg->irq_every;
+}
+
+/* ---- the run ----------------------------------------------------------------------- */
+
+static void where(struct emu *e, uint32_t pc, char *buf, size_t size)
+{
+    struct np_symbol sym;
+    np_addrspace_lookup(e->as, pc, &sym);
+    if (sym.name)
+        snprintf(buf, size, "at 0x%08" PRIx32 " in %s", pc, sym.name);
+    else
+        snprintf(buf, size, "at 0x%08" PRIx32 " (in no function)", pc);
+}
+
+static void run_error(struct emu *e, struct np_emu_result *r, enum np_cpu_stop stop)
+{
+    char at[160], insn[96];
+    uint32_t pc = e->cpu.r[15];
+    bool thumb = (e->cpu.cpsr & NP_CPSR_T) != 0;
+    r->failed = true;
+    switch (stop) {
+    case NP_STOP_UNDEFINED:
+        where(e, pc, at, sizeof at);
+        snprintf(r->error, sizeof r->error, "undefined instruction %s %s",
+                 np_cpu_disasm(&e->cpu, pc, thumb, insn, sizeof insn), at);
+        break;
+    case NP_STOP_FETCH:
+        where(e, e->cpu.fault_addr, at, sizeof at);
+        snprintf(r->error, sizeof r->error, "instruction fetch outside memory %s", at);
+        break;
+    case NP_STOP_READ:
+    case NP_STOP_WRITE:
+        where(e, pc, at, sizeof at);
+        snprintf(r->error, sizeof r->error, "%s of 0x%08" PRIx32 " outside memory by %s %s (--map maps more)",
+                 stop == NP_STOP_READ ? "read" : "write", e->cpu.fault_addr,
+                 np_cpu_disasm(&e->cpu, pc, thumb, insn, sizeof insn), at);
+        break;
+    case NP_STOP_LIMIT:
+        where(e, pc, at, sizeof at);
+        snprintf(r->error, sizeof r->error,
+                 "still running after %" PRIu64 " instructions (the limit: --max-insns), %s", e->cpu.insns, at);
+        break;
+    case NP_STOP_HALT:
+        where(e, pc, at, sizeof at);
+        if (e->sh.failed)
+            snprintf(r->error, sizeof r->error, "%.192s, %.160s", e->sh.error, at);
+        else
+            snprintf(r->error, sizeof r->error, "stopped %s", at);
+        break;
+    }
+}
+
+int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric metric, double clock_hz,
+               const struct np_event_sink *sink, const struct np_trace_hooks *hooks, struct np_trace_summary *summary,
+               struct np_emu_result *r)
+{
+    struct np_emu_config defaults;
+    if (!cfg) {
+        np_emu_config_init(&defaults);
+        cfg = &defaults;
+    }
+    struct np_trace_summary local;
+    if (!summary)
+        summary = &local;
+    memset(summary, 0, sizeof *summary);
+    memset(r, 0, sizeof *r);
+    struct emu *e = calloc(1, sizeof *e);
+    if (!e) {
+        summary->status = NP_TRACE_ENOMEM;
+        return summary->status;
+    }
+    if (metric == NP_METRIC_COUNT && clock_hz > 0) {
+        snprintf(summary->message, sizeof summary->message,
+                 "a clock rate turns the clock's cycles into time, not the second counter (instructions)");
+        if (hooks && hooks->diag)
+            hooks->diag(hooks->ctx, NP_DIAG_ERROR, summary->message);
+        free(e);
+        summary->status = NP_TRACE_EOPTION;
+        return summary->status;
+    }
+    e->cfg = cfg;
+    e->sink = sink;
+    e->metric = metric;
+    e->ns_per_cycle = clock_hz > 0 ? 1e9 / clock_hz : 0;
+    for (unsigned i = 0; i < FUNC_CACHE; i++)
+        e->cache[i].addr = 1;
+    int status = NP_TRACE_OK;
+    struct np_image img;
+    struct np_image_options io = { cfg->ram_size, 0 };
+    char err[256];
+    if (np_image_load(elf, &io, &img, err, sizeof err) != 0) {
+        snprintf(summary->message, sizeof summary->message, "%s: %s", elf, err);
+        free(e);
+        summary->status = NP_TRACE_ENOTTRACE;
+        return summary->status;
+    }
+    /* --map: more memory, zeroed */
+    unsigned image_regions = img.nmem;
+    for (unsigned i = 0; i < cfg->nmap; i++) {
+        if (img.nmem == NP_CPU_MAX_REGIONS) {
+            snprintf(summary->message, sizeof summary->message, "%s: too many memory regions with --map", elf);
+            status = NP_TRACE_EOPTION;
+            goto out_image;
+        }
+        struct np_mem_region *m = &img.mem[img.nmem];
+        m->base = cfg->map[i].base;
+        m->size = cfg->map[i].size;
+        m->data = calloc(1, m->size);
+        if (!m->data) {
+            status = NP_TRACE_ENOMEM;
+            goto out_image;
+        }
+        img.nmem++;
+    }
+    char *path = realpath(elf, NULL);
+    e->syms = np_symbols_new(NULL, NULL);
+    e->as = e->syms ? np_addrspace_new(e->syms) : NULL;
+    struct np_trace_module mod = { 0, img.text_lo, img.text_hi, img.build_id, img.build_id_len, path ? path : elf };
+    if (!e->as || np_addrspace_map(e->as, &mod) != 0) {
+        status = NP_TRACE_ENOMEM;
+        goto out;
+    }
+
+    /* the process, as a trace of it would begin */
+    const char **argv = NULL;
+    int argc = cfg->argc;
+    if (cfg->argv && argc > 0)
+        argv = (const char **)cfg->argv;
+    else {
+        static const char *self[1];
+        self[0] = elf;
+        argv = self;
+        argc = 1;
+    }
+    struct np_trace_process proc = { 0 };
+    proc.file = elf;
+    proc.pid = 1;
+    proc.ns_per_tick = proc.info_ns_per_tick = e->ns_per_cycle > 0 ? e->ns_per_cycle : 1.0;
+    proc.clock = "cycles";
+    proc.time_unit = metric == NP_METRIC_COUNT ? NP_UNIT_INSNS : e->ns_per_cycle > 0 ? NP_UNIT_NS : NP_UNIT_CYCLES;
+    proc.argc = (unsigned)argc;
+    proc.argv = argv;
+    proc.has_end = true;
+    if (cfg->save) {
+        struct np_trace_writer_process wp = { 0 };
+        wp.pid = 1;
+        wp.clock = "cycles";
+        wp.ns_per_tick = 1.0;
+        wp.argc = (unsigned)argc;
+        wp.argv = argv;
+        wp.time_unit = "cycles";
+        wp.count_unit = "instructions";
+        e->writer = np_trace_writer_open(cfg->save, &wp, err, sizeof err);
+        if (!e->writer) {
+            snprintf(summary->message, sizeof summary->message, "%s", err);
+            status = NP_TRACE_EIO;
+            goto out;
+        }
+        if (np_trace_writer_module(e->writer, &mod)) {
+            writer_rc(e, -1);
+            goto written;
+        }
+    }
+    if (sink && sink->begin && sink_rc(e, sink->begin(sink->ctx, &proc)))
+        goto told;
+    if (sink && sink->module && sink_rc(e, sink->module(sink->ctx, &mod)))
+        goto told;
+
+    struct np_semihost_options so;
+    np_semihost_options_init(&so);
+    so.argv = argv;
+    so.argc = argc;
+    so.heap_base = img.heap_base;
+    so.heap_limit = img.heap_limit;
+    so.stack_base = img.stack_base;
+    so.stack_limit = img.stack_limit;
+    so.clock_hz = cfg->clock_hz ? cfg->clock_hz : NP_EMU_CLOCK_HZ_DEFAULT;
+    so.real_time = cfg->real_time;
+    so.fd_in = cfg->fd_in;
+    so.fd_out = cfg->fd_out;
+    so.fd_err = cfg->fd_err;
+    if (np_semihost_init(&e->sh, &so) != 0) {
+        status = NP_TRACE_ENOMEM;
+        goto told;
+    }
+
+    struct np_calltrack_out out = { e, on_thread, on_enter, on_leave, on_resync, on_resume };
+    struct np_calltrack_funcs funcs = { e, func_of, name_of };
+    struct np_calltrack_options topt = { 0 };
+    if (cfg->thread_switch) {
+        topt.switch_fn = (uint32_t)np_addrspace_address_of(e->as, cfg->thread_switch);
+        if (!topt.switch_fn) {
+            snprintf(r->error, sizeof r->error, "no function %s in %s (--thread-switch)", cfg->thread_switch, elf);
+            r->failed = true;
+            goto semihost;
+        }
+    }
+    e->trk = np_calltrack_new(&out, &funcs, &topt);
+    struct np_cpu_hooks ch = { e, on_branch, on_svc, on_bkpt, cfg->irq_every ? on_timer : NULL };
+    if (!e->trk) {
+        status = NP_TRACE_ENOMEM;
+        goto semihost;
+    }
+    if (np_cpu_init(&e->cpu, cfg->model, img.mem, img.nmem, &cfg->timing, &ch) != 0) {
+        snprintf(summary->message, sizeof summary->message, "%s: a --map region overlaps another or the image",
+                 elf);
+        status = cfg->nmap ? NP_TRACE_EOPTION : NP_TRACE_ENOMEM;
+        goto semihost;
+    }
+    np_cpu_set_pc(&e->cpu, img.entry);
+    e->cpu.r[13] = img.sp;
+    e->cpu.timer_at = cfg->irq_every ? cfg->irq_every : UINT64_MAX;
+
+    uint64_t limit = cfg->max_insns ? cfg->max_insns : NP_EMU_MAX_INSNS_DEFAULT;
+    enum np_cpu_stop stop = np_cpu_run(&e->cpu, limit);
+    np_calltrack_finish(e->trk, &e->cpu);
+    r->insns = e->cpu.insns;
+    r->cycles = e->cpu.cycles;
+    r->calls = *np_calltrack_stats(e->trk);
+    if (stop == NP_STOP_HALT && e->sh.exited && !e->sh.failed) {
+        r->exited = true;
+        r->exit_code = e->sh.exit_code;
+    } else if (stop == NP_STOP_HALT && e->halted) {
+        r->halted = true;
+        r->halt_pc = e->cpu.r[15];
+        where(e, r->halt_pc, r->where, sizeof r->where);
+    } else if (!(stop == NP_STOP_HALT && (e->sink_rc || e->writer_error[0]))) {
+        run_error(e, r, stop);
+    }
+    np_cpu_free(&e->cpu);
+semihost:
+    np_semihost_free(&e->sh);
+told:
+    if (sink && sink->end && !e->sink_rc)
+        sink_rc(e, sink->end(sink->ctx));
+    if (e->sink_rc && status == NP_TRACE_OK)
+        status = e->sink_rc < 0 ? NP_TRACE_ESTOP : e->sink_rc;
+written:
+    if (e->writer) {
+        if (np_trace_writer_close(e->writer, e->last_cycles, 0, err, sizeof err) && !e->writer_error[0])
+            snprintf(e->writer_error, sizeof e->writer_error, "%s", err);
+        if (e->writer_error[0] && status == NP_TRACE_OK) {
+            snprintf(summary->message, sizeof summary->message, "%s", e->writer_error);
+            status = NP_TRACE_EIO;
+        }
+    }
+out:
+    np_calltrack_free(e->trk);
+    np_addrspace_free(e->as);
+    np_symbols_free(e->syms);
+    free(path);
+out_image:
+    for (unsigned i = image_regions; i < img.nmem; i++)
+        free(img.mem[i].data);
+    img.nmem = image_regions;
+    np_image_free(&img);
+    free(e->insns_out);
+    free(e);
+    summary->status = status;
+    summary->files = summary->files_read = 1;
+    (void)hooks;
+    return status;
+}
+
+int np_source_emu_read(const char *path, const struct np_source_options *o, const struct np_event_sink *sink,
+                       const struct np_trace_hooks *hooks, struct np_trace_summary *summary)
+{
+    struct np_emu_config c;
+    np_emu_config_init(&c);
+    /* a view reading firmware keeps its own output clean */
+    c.fd_out = 2;
+    char err[256];
+    const char *args[64];
+    int nargs = 0;
+    args[nargs++] = path;
+    if (o && o->args)
+        for (const char *const *a = o->args; *a; a++) {
+            if (strncmp(*a, "arg=", 4) == 0) {
+                if (nargs < 63)
+                    args[nargs++] = *a + 4;
+            } else if (np_emu_config_set(&c, *a, err, sizeof err) != 0) {
+                memset(summary, 0, sizeof *summary);
+                snprintf(summary->message, sizeof summary->message, "%s", err);
+                summary->status = NP_TRACE_EOPTION;
+                return summary->status;
+            }
+        }
+    args[nargs] = NULL;
+    c.argv = args;
+    c.argc = nargs;
+    struct np_emu_result r;
+    int rc = np_emu_run(path, &c, o ? o->metric : NP_METRIC_TIME, o ? o->clock_hz : 0, sink, hooks, summary, &r);
+    if (rc == NP_TRACE_OK && r.failed && hooks && hooks->diag) {
+        char line[NP_TRACE_MSG_MAX];
+        snprintf(line, sizeof line, "%.200s: %.280s (the profile stops there)", path, r.error);
+        hooks->diag(hooks->ctx, NP_DIAG_WARNING, line);
+    }
+    return rc;
+}

@@ -1,0 +1,442 @@
+/* trace_write.c - the trace writer of the analysis side (interface in
+ * trace_write.h, format in docs/trace-format.md).
+ *
+ * Chunks other than EVENTS are built in one scratch buffer and written at
+ * once. Each thread has a buffer of its own whose first bytes are left
+ * for the EVENTS chunk's headers, filled in when it is flushed, so a
+ * chunk goes out in one write. A record is encoded as the recorder does:
+ * a varint of the ticks since the previous record of the chunk and the
+ * kind, then its argument. */
+#define _GNU_SOURCE
+#include "trace_write.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "common/trace_format.h"
+#include "containers.h"
+#include "textfmt.h"
+
+#define DEFAULT_CHUNK (256u << 10)
+#define EVENTS_HEAD 21                                    /* tid, base tick, count, compression, length */
+#define PREFIX (NP_TRACE_CHUNK_HEADER + EVENTS_HEAD)      /* before a thread's stream */
+#define RECORD_MAX (2 * NP_VARINT_MAX)                    /* one record's bytes at most */
+#define EVENT_MAX (2 * RECORD_MAX)                        /* an event's, its COUNT included */
+#define STRING_MAX 65535u
+
+struct wthread {
+    uint32_t tid;
+    uint8_t *buf;            /* PREFIX bytes, then the stream */
+    size_t len, cap;         /* of the stream */
+    uint32_t records;        /* in the stream */
+    uint64_t base, prev;     /* the chunk's base tick; the tick of the previous record */
+    uint64_t addr;           /* the previous ENTRY's address in the chunk */
+    uint64_t count;          /* the second counter, last given */
+    bool seen;               /* an event came: prev and count hold */
+};
+
+struct np_trace_writer {
+    char *path;
+    int fd;
+    bool failed;
+    bool counted;            /* a count unit: COUNT records are written */
+    double ns_per_tick;
+    size_t chunk_bytes;
+    struct wthread *threads; /* in order of first event */
+    size_t nthreads, cap_threads;
+    struct np_hmap by_tid;   /* tid -> index */
+    uint32_t last;           /* the index of the thread of the previous event */
+    uint8_t *scratch;        /* the chunk being built */
+    size_t slen, scap;
+    bool nomem;              /* it could not grow */
+    char err[NP_TRACE_MSG_MAX];
+};
+
+/* ---- failures --------------------------------------------------------------------- */
+
+static int failed(struct np_trace_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int failed(struct np_trace_writer *w, const char *fmt, ...)
+{
+    if (w->failed) /* the first failure is the one said */
+        return -1;
+    w->failed = true;
+    int n = snprintf(w->err, sizeof w->err, "%s: ", w->path);
+    if (n >= 0 && (size_t)n < sizeof w->err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(w->err + n, sizeof w->err - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    np_scrub_line(w->err);
+    return -1;
+}
+
+const char *np_trace_writer_error(const struct np_trace_writer *w)
+{
+    return w ? w->err : "";
+}
+
+/* ---- bytes ---------------------------------------------------------------------- */
+
+static int write_all(struct np_trace_writer *w, const uint8_t *p, size_t n)
+{
+    while (n) {
+        ssize_t k = write(w->fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return failed(w, "write failed: %s", k < 0 ? strerror(errno) : "nothing written");
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* Room for N more bytes in the scratch chunk. */
+static uint8_t *room(struct np_trace_writer *w, size_t n)
+{
+    if (NP_GROW(w->scratch, w->scap, w->slen + n) < 0) {
+        w->nomem = true;
+        return NULL;
+    }
+    uint8_t *p = w->scratch + w->slen;
+    w->slen += n;
+    return p;
+}
+
+static void put_u16(struct np_trace_writer *w, uint16_t v)
+{
+    uint8_t *p = room(w, 2);
+    if (p)
+        np_put_u16(p, v);
+}
+static void put_u32(struct np_trace_writer *w, uint32_t v)
+{
+    uint8_t *p = room(w, 4);
+    if (p)
+        np_put_u32(p, v);
+}
+static void put_u64(struct np_trace_writer *w, uint64_t v)
+{
+    uint8_t *p = room(w, 8);
+    if (p)
+        np_put_u64(p, v);
+}
+static void put_double(struct np_trace_writer *w, double d)
+{
+    uint64_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    put_u64(w, bits);
+}
+
+/* A string field: u16 length, bytes. */
+static void put_string(struct np_trace_writer *w, const void *s, size_t n)
+{
+    put_u16(w, (uint16_t)n);
+    uint8_t *p = room(w, n);
+    if (p && n)
+        memcpy(p, s, n);
+}
+
+/* Starts a chunk in the scratch buffer. */
+static void chunk_begin(struct np_trace_writer *w)
+{
+    w->slen = 0;
+    w->nomem = false;
+    room(w, NP_TRACE_CHUNK_HEADER);
+}
+
+/* Writes the scratch chunk of TYPE; WHAT names it in messages. */
+static int chunk_end(struct np_trace_writer *w, uint32_t type, const char *what)
+{
+    if (w->nomem)
+        return failed(w, "out of memory for a %s chunk", what);
+    size_t payload = w->slen - NP_TRACE_CHUNK_HEADER;
+    if (payload > NP_TRACE_CHUNK_MAX)
+        return failed(w, "%s chunk of %zu bytes, over the %u-byte limit", what, payload, NP_TRACE_CHUNK_MAX);
+    np_put_u32(w->scratch, type);
+    np_put_u32(w->scratch + 4, (uint32_t)payload);
+    return write_all(w, w->scratch, w->slen);
+}
+
+static bool string_fits(struct np_trace_writer *w, const char *what, size_t n)
+{
+    if (n <= STRING_MAX)
+        return true;
+    failed(w, "%s of %zu bytes: a trace string holds %u at most", what, n, STRING_MAX);
+    return false;
+}
+
+/* ---- the file ----------------------------------------------------------------- */
+
+static int write_head(struct np_trace_writer *w, const struct np_trace_writer_process *p)
+{
+    uint8_t h[NP_TRACE_HEADER_SIZE] = { 0 };
+    memcpy(h, NP_TRACE_MAGIC, NP_TRACE_MAGIC_LEN);
+    np_put_u16(h + 8, NP_TRACE_VERSION);
+    np_put_u16(h + 10, NP_TRACE_HEADER_SIZE);
+    if (write_all(w, h, sizeof h))
+        return -1;
+    const char *clock = p->clock ? p->clock : "";
+    if (p->argc > STRING_MAX)
+        return failed(w, "%u arguments: a trace holds %u at most", p->argc, STRING_MAX);
+    if (!string_fits(w, "the clock name", strlen(clock)))
+        return -1;
+    chunk_begin(w);
+    put_u32(w, p->pid);
+    put_u32(w, p->ppid);
+    put_double(w, p->ns_per_tick);
+    put_u64(w, p->start_tick);
+    put_u64(w, p->start_ns);
+    put_string(w, clock, strlen(clock));
+    put_u16(w, (uint16_t)p->argc);
+    for (unsigned i = 0; i < p->argc; i++) {
+        const char *a = p->argv && p->argv[i] ? p->argv[i] : "";
+        if (!string_fits(w, "an argument", strlen(a)))
+            return -1;
+        put_string(w, a, strlen(a));
+    }
+    if (chunk_end(w, NP_CHUNK_INFO, "INFO"))
+        return -1;
+    if (!p->time_unit && !p->count_unit)
+        return 0;
+    const char *time = p->time_unit ? p->time_unit : "ns", *count = p->count_unit ? p->count_unit : "";
+    if (!string_fits(w, "the time unit", strlen(time)) || !string_fits(w, "the count unit", strlen(count)))
+        return -1;
+    chunk_begin(w);
+    put_string(w, time, strlen(time));
+    put_string(w, count, strlen(count));
+    return chunk_end(w, NP_CHUNK_UNITS, "UNITS");
+}
+
+struct np_trace_writer *np_trace_writer_open(const char *path, const struct np_trace_writer_process *p, char *err,
+                                             size_t errsize)
+{
+    struct np_trace_writer *w = calloc(1, sizeof *w);
+    if (!w || !(w->path = strdup(path))) {
+        free(w);
+        snprintf(err, errsize, "%s: out of memory", path);
+        np_scrub_line(err);
+        return NULL;
+    }
+    np_hmap_init(&w->by_tid);
+    w->last = UINT32_MAX;
+    w->counted = p->count_unit && *p->count_unit;
+    w->ns_per_tick = p->ns_per_tick;
+    w->chunk_bytes = p->chunk_bytes ? p->chunk_bytes : DEFAULT_CHUNK;
+    if (w->chunk_bytes > NP_TRACE_CHUNK_MAX - EVENTS_HEAD - EVENT_MAX)
+        w->chunk_bytes = NP_TRACE_CHUNK_MAX - EVENTS_HEAD - EVENT_MAX;
+    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (w->fd < 0)
+        failed(w, "cannot create: %s", strerror(errno));
+    else if (!(p->ns_per_tick > 0 && p->ns_per_tick <= 1e12))
+        failed(w, "ns_per_tick %g is not a positive clock period", p->ns_per_tick);
+    else
+        write_head(w, p);
+    if (w->failed) {
+        snprintf(err, errsize, "%s", w->err);
+        np_trace_writer_abandon(w);
+        return NULL;
+    }
+    return w;
+}
+
+int np_trace_writer_module(struct np_trace_writer *w, const struct np_trace_module *m)
+{
+    const char *path = m->path ? m->path : "";
+    if (w->failed || !string_fits(w, "a build-id", m->build_id_len) ||
+        !string_fits(w, "a module path", strlen(path)))
+        return -1;
+    chunk_begin(w);
+    put_u64(w, m->bias);
+    put_u64(w, m->start);
+    put_u64(w, m->end);
+    put_string(w, m->build_id, m->build_id_len);
+    put_string(w, path, strlen(path));
+    return chunk_end(w, NP_CHUNK_MODULE, "MODULE");
+}
+
+int np_trace_writer_thread(struct np_trace_writer *w, uint32_t tid, const char *name)
+{
+    if (w->failed || !string_fits(w, "a thread name", strlen(name)))
+        return -1;
+    chunk_begin(w);
+    put_u32(w, tid);
+    put_string(w, name, strlen(name));
+    return chunk_end(w, NP_CHUNK_THREAD, "THREAD");
+}
+
+/* ---- events ------------------------------------------------------------------- */
+
+/* Writes T's buffered records as an EVENTS chunk and empties it. */
+static int flush_thread(struct np_trace_writer *w, struct wthread *t)
+{
+    if (!t->records)
+        return 0;
+    uint8_t *p = t->buf;
+    np_put_u32(p, NP_CHUNK_EVENTS);
+    np_put_u32(p + 4, (uint32_t)(EVENTS_HEAD + t->len));
+    np_put_u32(p + 8, t->tid);
+    np_put_u64(p + 12, t->base);
+    np_put_u32(p + 20, t->records);
+    p[24] = NP_COMPRESS_NONE;
+    np_put_u32(p + 25, (uint32_t)t->len);
+    int rc = write_all(w, t->buf, PREFIX + t->len);
+    t->len = 0;
+    t->records = 0;
+    t->addr = 0; /* address deltas start over with each chunk */
+    return rc;
+}
+
+/* Thread TID's state, made on its first event. */
+static struct wthread *thread_of(struct np_trace_writer *w, uint32_t tid)
+{
+    if (w->last < w->nthreads && w->threads[w->last].tid == tid)
+        return &w->threads[w->last];
+    uint64_t *v = np_hmap_find(&w->by_tid, tid);
+    if (v) {
+        w->last = (uint32_t)*v;
+        return &w->threads[w->last];
+    }
+    if (NP_GROW(w->threads, w->cap_threads, w->nthreads + 1) < 0 ||
+        np_hmap_put(&w->by_tid, tid, w->nthreads)) {
+        failed(w, "out of memory");
+        return NULL;
+    }
+    struct wthread *t = &w->threads[w->nthreads];
+    memset(t, 0, sizeof *t);
+    t->tid = tid;
+    t->cap = w->chunk_bytes + EVENT_MAX;
+    if (!(t->buf = malloc(PREFIX + t->cap))) {
+        failed(w, "out of memory");
+        return NULL;
+    }
+    w->last = (uint32_t)w->nthreads++;
+    return t;
+}
+
+/* One record of KIND at TICKS into T's chunk (the ticks checked), its
+ * argument ARG (none for EXIT). */
+static void put_record(struct wthread *t, unsigned kind, uint64_t ticks, uint64_t arg)
+{
+    if (!t->records)
+        t->base = t->prev = ticks;
+    uint8_t *p = t->buf + PREFIX + t->len;
+    size_t n = np_put_varint(p, (ticks - t->prev) << NP_EV_KIND_BITS | kind);
+    if (kind == NP_EV_ENTRY) {
+        n += np_put_varint(p + n, np_zigzag((int64_t)(arg - t->addr)));
+        t->addr = arg;
+    } else if (kind != NP_EV_EXIT) {
+        n += np_put_varint(p + n, arg);
+    }
+    t->len += n;
+    t->prev = ticks;
+    t->records++;
+}
+
+/* An event of KIND of thread TID at TICKS, COUNT, with ARG. */
+static int event(struct np_trace_writer *w, uint32_t tid, unsigned kind, uint64_t ticks, uint64_t count,
+                 uint64_t arg)
+{
+    if (w->failed)
+        return -1;
+    struct wthread *t = thread_of(w, tid);
+    if (!t)
+        return -1;
+    if (t->seen && ticks < t->prev)
+        return failed(w, "thread %" PRIu32 ": tick %" PRIu64 " comes before its previous event's, %" PRIu64, tid,
+                      ticks, t->prev);
+    /* dt is shifted left by the kind's bits: it must keep its top bits */
+    if (t->seen && t->records && (ticks - t->prev) >> (64 - NP_EV_KIND_BITS))
+        return failed(w, "thread %" PRIu32 ": %" PRIu64 " ticks between two events, more than a record holds",
+                      tid, ticks - t->prev);
+    if (w->counted && count < t->count)
+        return failed(w, "thread %" PRIu32 ": count %" PRIu64 " is less than its previous event's, %" PRIu64, tid,
+                      count, t->count);
+    if (w->counted && count != t->count) {
+        put_record(t, NP_EV_COUNT, ticks, count - t->count);
+        t->count = count;
+        ticks = t->prev; /* the event follows with dt 0 */
+    }
+    put_record(t, kind, ticks, arg);
+    t->seen = true;
+    /* a chunk holds u32 records; its buffer has room for one more event */
+    if (t->len >= w->chunk_bytes || t->records >= UINT32_MAX - 2)
+        return flush_thread(w, t);
+    return 0;
+}
+
+int np_trace_writer_enter(struct np_trace_writer *w, uint32_t tid, uint64_t ticks, uint64_t count,
+                          uint64_t address)
+{
+    return event(w, tid, NP_EV_ENTRY, ticks, count, address);
+}
+
+int np_trace_writer_exit(struct np_trace_writer *w, uint32_t tid, uint64_t ticks, uint64_t count)
+{
+    return event(w, tid, NP_EV_EXIT, ticks, count, 0);
+}
+
+int np_trace_writer_resync(struct np_trace_writer *w, uint32_t tid, uint64_t ticks, uint64_t count, uint64_t n)
+{
+    return event(w, tid, NP_EV_RESYNC, ticks, count, n);
+}
+
+int np_trace_writer_lost(struct np_trace_writer *w, uint32_t tid, uint64_t ticks, uint64_t count, uint64_t n)
+{
+    return event(w, tid, NP_EV_LOST, ticks, count, n);
+}
+
+int np_trace_writer_switch(struct np_trace_writer *w, uint32_t tid, uint64_t ticks, uint64_t count,
+                           uint64_t switched)
+{
+    return event(w, tid, NP_EV_SWITCH, ticks, count, switched);
+}
+
+/* ---- the end -------------------------------------------------------------------- */
+
+static void free_writer(struct np_trace_writer *w)
+{
+    for (size_t i = 0; i < w->nthreads; i++)
+        free(w->threads[i].buf);
+    free(w->threads);
+    np_hmap_free(&w->by_tid);
+    free(w->scratch);
+    free(w->path);
+    free(w);
+}
+
+int np_trace_writer_close(struct np_trace_writer *w, uint64_t end_tick, uint64_t events_lost, char *err,
+                          size_t errsize)
+{
+    for (size_t i = 0; i < w->nthreads && !w->failed; i++)
+        flush_thread(w, &w->threads[i]);
+    if (!w->failed) {
+        chunk_begin(w);
+        put_u64(w, end_tick);
+        put_u64(w, events_lost);
+        put_double(w, w->ns_per_tick);
+        chunk_end(w, NP_CHUNK_END, "END");
+    }
+    if (w->fd >= 0 && close(w->fd) != 0)
+        failed(w, "close failed: %s", strerror(errno));
+    w->fd = -1;
+    int rc = w->failed ? -1 : 0;
+    if (rc)
+        snprintf(err, errsize, "%s", w->err);
+    free_writer(w);
+    return rc;
+}
+
+void np_trace_writer_abandon(struct np_trace_writer *w)
+{
+    if (!w)
+        return;
+    if (w->fd >= 0)
+        close(w->fd);
+    free_writer(w);
+}

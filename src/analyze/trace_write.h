@@ -1,0 +1,73 @@
+/* trace_write.h - writes a trace file (docs/trace-format.md) from the
+ * analysis side: what `nanoprof emu -o` saves of an emulated run, and
+ * what tests write to read back.
+ *
+ * The file is the recorder's format: the header, INFO, UNITS when the
+ * ticks are not a clock's ns or a second counter runs beside them,
+ * MODULE and THREAD chunks as given, EVENTS chunks (uncompressed), END.
+ * Events are buffered per thread and a thread's EVENTS chunk goes out
+ * when its buffer fills, the rest at close. Each event gives its ticks
+ * and the second counter's value (ignored without a count unit); a
+ * thread's ticks and counts never go back. A COUNT record precedes an
+ * event whose count differs from the thread's previous one.
+ *
+ * Every write is checked. After a failure every call returns -1 and does
+ * nothing; np_trace_writer_error gives the one line that says why (the
+ * path, then the problem). */
+#ifndef NP_ANALYZE_TRACE_WRITE_H
+#define NP_ANALYZE_TRACE_WRITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "events.h"
+
+struct np_trace_writer;
+
+/* What INFO and UNITS say. */
+struct np_trace_writer_process {
+    uint32_t pid, ppid;
+    const char *clock;       /* INFO's clock name ("cycles" for an emulator) */
+    double ns_per_tick;      /* INFO's and END's: > 0 (1 for a clock in cycles) */
+    uint64_t start_tick;     /* the tick times count from */
+    uint64_t start_ns;       /* Unix ns of start_tick (0 when none) */
+    unsigned argc;
+    const char *const *argv; /* the command line */
+    const char *time_unit;   /* UNITS: what a tick is ("ns", "cycles",
+                                "instructions"); NULL: no UNITS unless count_unit */
+    const char *count_unit;  /* UNITS: the second counter's unit; NULL: none */
+    size_t chunk_bytes;      /* a thread's buffer, flushed as an EVENTS chunk when
+                                it holds that many bytes; 0: 256 KiB */
+};
+
+/* Creates PATH (replacing a file there) and writes the header, INFO and
+ * UNITS. NULL with a one-line reason in ERR (ERRSIZE bytes). */
+struct np_trace_writer *np_trace_writer_open(const char *path, const struct np_trace_writer_process *p, char *err,
+                                             size_t errsize);
+/* A MODULE chunk (its build_id and path; at most 65535 bytes each). */
+int np_trace_writer_module(struct np_trace_writer *w, const struct np_trace_module *m);
+/* A THREAD chunk: thread TID's name. */
+int np_trace_writer_thread(struct np_trace_writer *w, uint32_t tid, const char *name);
+
+/* Events of thread TID at TICKS with the second counter at COUNT. */
+int np_trace_writer_enter(struct np_trace_writer *w, uint32_t tid, uint64_t ticks, uint64_t count,
+                          uint64_t address);
+int np_trace_writer_exit(struct np_trace_writer *w, uint32_t tid, uint64_t ticks, uint64_t count);
+/* The N innermost open calls end, closed by re-synchronisation. */
+int np_trace_writer_resync(struct np_trace_writer *w, uint32_t tid, uint64_t ticks, uint64_t count, uint64_t n);
+/* N events were lost here. */
+int np_trace_writer_lost(struct np_trace_writer *w, uint32_t tid, uint64_t ticks, uint64_t count, uint64_t n);
+/* The thread was switched out for SWITCHED ticks, ending at TICKS. */
+int np_trace_writer_switch(struct np_trace_writer *w, uint32_t tid, uint64_t ticks, uint64_t count,
+                           uint64_t switched);
+
+/* Writes what is buffered and END (END_TICK, EVENTS_LOST), closes the
+ * file and frees W. 0, or -1 with the first failure's line in ERR. */
+int np_trace_writer_close(struct np_trace_writer *w, uint64_t end_tick, uint64_t events_lost, char *err,
+                          size_t errsize);
+/* Closes and frees W without END (W may be NULL): the file stays, as a
+ * process killed leaves it. */
+void np_trace_writer_abandon(struct np_trace_writer *w);
+/* The line saying why a call failed ("" when none did). */
+const char *np_trace_writer_error(const struct np_trace_writer *w);
+
+#endif

@@ -1,0 +1,615 @@
+/* lockstep.c - the interpreter against Unicorn, one instruction at a time
+ * (lockstep.h). */
+#define _GNU_SOURCE
+#include "lockstep.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Unicorn stops when it reaches this address: one with no memory. */
+#define UC_UNTIL 0xfffffff0u
+/* QEMU's exception numbers (target/arm/cpu.h) as UC_HOOK_INTR tells them */
+#define EXCP_SWI 2
+#define EXCP_BKPT 7
+
+/* The whole CPSR is compared. Unicorn's ARM946E-S model keeps the bits
+ * ARMv5TE does not have (J, GE, E, A, the IT bits) at zero as long as
+ * nothing writes them, and nothing ARMv5TE runs does: no bit needs a
+ * mask. */
+#define CPSR_COMPARED 0xffffffffu
+
+static const int uc_regs[18] = {
+    UC_ARM_REG_R0, UC_ARM_REG_R1, UC_ARM_REG_R2,  UC_ARM_REG_R3,  UC_ARM_REG_R4,  UC_ARM_REG_R5,
+    UC_ARM_REG_R6, UC_ARM_REG_R7, UC_ARM_REG_R8,  UC_ARM_REG_R9,  UC_ARM_REG_R10, UC_ARM_REG_R11,
+    UC_ARM_REG_R12, UC_ARM_REG_SP, UC_ARM_REG_LR, UC_ARM_REG_PC,  UC_ARM_REG_CPSR, UC_ARM_REG_SPSR};
+
+/* ---- the report ---- */
+
+static void say(struct lockstep *ls, const char *fmt, ...)
+{
+    size_t n = strlen(ls->report);
+    if (n + 1 >= sizeof ls->report)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ls->report + n, sizeof ls->report - n, fmt, ap);
+    va_end(ap);
+}
+
+static const char *mode_name(uint32_t psr)
+{
+    switch (psr & 0x1f) {
+    case NP_MODE_USR:
+        return "usr";
+    case NP_MODE_FIQ:
+        return "fiq";
+    case NP_MODE_IRQ:
+        return "irq";
+    case NP_MODE_SVC:
+        return "svc";
+    case NP_MODE_ABT:
+        return "abt";
+    case NP_MODE_UND:
+        return "und";
+    case NP_MODE_SYS:
+        return "sys";
+    default:
+        return "bad-mode";
+    }
+}
+
+/* "0x600000d3 nZCvq IFt svc" */
+static const char *psr_text(uint32_t psr, char *buf, size_t size)
+{
+    snprintf(buf, size, "0x%08x %c%c%c%c%c %c%c%c %s", psr, psr & NP_CPSR_N ? 'N' : 'n', psr & NP_CPSR_Z ? 'Z' : 'z',
+             psr & NP_CPSR_C ? 'C' : 'c', psr & NP_CPSR_V ? 'V' : 'v', psr & NP_CPSR_Q ? 'Q' : 'q',
+             psr & NP_CPSR_I ? 'I' : 'i', psr & NP_CPSR_F ? 'F' : 'f', psr & NP_CPSR_T ? 'T' : 't', mode_name(psr));
+    return buf;
+}
+
+static bool mode_has_spsr(uint32_t cpsr)
+{
+    uint32_t m = cpsr & 0x1f;
+    return m != NP_MODE_USR && m != NP_MODE_SYS;
+}
+
+/* The instruction at PC as "0x00010400: e0910002  adds r0, r1, r2". */
+static void say_insn(struct lockstep *ls, uint32_t pc, bool thumb, unsigned len)
+{
+    const uint8_t *p = np_cpu_mem(&ls->cpu, pc, len);
+    if (!p) {
+        say(ls, "  0x%08x: (outside memory)\n", pc);
+        return;
+    }
+    char hex[16];
+    if (thumb && len == 4)
+        snprintf(hex, sizeof hex, "%04x %04x", p[0] | p[1] << 8, p[2] | p[3] << 8);
+    else if (thumb)
+        snprintf(hex, sizeof hex, "%04x", p[0] | p[1] << 8);
+    else
+        snprintf(hex, sizeof hex, "%08x", p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24);
+    cs_insn *insn;
+    size_t n = cs_disasm(thumb ? ls->cs_thumb : ls->cs_arm, p, len, pc, 1, &insn);
+    if (n) {
+        say(ls, "  0x%08x: %-10s %s %s (%s)\n", pc, hex, insn[0].mnemonic, insn[0].op_str, thumb ? "Thumb" : "ARM");
+        cs_free(insn, n);
+    } else {
+        say(ls, "  0x%08x: %-10s (Capstone cannot decode it) (%s)\n", pc, hex, thumb ? "Thumb" : "ARM");
+    }
+}
+
+static void say_state(struct lockstep *ls, const char *title, const uint32_t *r, uint32_t cpsr, uint32_t spsr)
+{
+    char buf[64];
+    say(ls, "  %s:\n", title);
+    for (unsigned i = 0; i < 16; i++)
+        say(ls, "    %sr%-2u %08x%s", i % 4 ? "" : "", i, r[i], i % 4 == 3 ? "\n" : "");
+    say(ls, "    cpsr %s", psr_text(cpsr, buf, sizeof buf));
+    if (mode_has_spsr(cpsr))
+        say(ls, "   spsr %s", psr_text(spsr, buf, sizeof buf));
+    say(ls, "\n");
+}
+
+static void say_recent(struct lockstep *ls)
+{
+    unsigned n = ls->nrecent < LS_RECENT ? ls->nrecent : LS_RECENT;
+    if (n < 2)
+        return;
+    say(ls, "  the instructions before it:\n");
+    for (unsigned i = n; i > 1; i--) {
+        unsigned k = (ls->nrecent - i) % LS_RECENT;
+        say_insn(ls, ls->recent[k].pc, ls->recent[k].thumb, 2u << !ls->recent[k].thumb);
+    }
+}
+
+/* ---- memory ---- */
+
+static int region_of(const struct lockstep *ls, uint32_t addr, uint32_t len)
+{
+    for (unsigned i = 0; i < ls->nmem; i++)
+        if (addr - ls->mem[i].base < ls->mem[i].size && len <= ls->mem[i].size - (addr - ls->mem[i].base))
+            return (int)i;
+    return -1;
+}
+
+/* Reports the bytes of [ADDR, ADDR+LEN) in region I that differ (the
+ * first few), returns how many. */
+static unsigned compare_bytes(struct lockstep *ls, unsigned i, uint32_t addr, uint32_t len, bool quiet)
+{
+    const uint8_t *a = ls->mem[i].np + (addr - ls->mem[i].base), *b = ls->mem[i].uc + (addr - ls->mem[i].base);
+    if (!memcmp(a, b, len))
+        return 0;
+    unsigned bad = 0;
+    for (uint32_t k = 0; k < len; k++) {
+        if (a[k] == b[k])
+            continue;
+        if (!quiet && bad < 16)
+            say(ls, "    memory 0x%08x: interpreter %02x, unicorn %02x\n", addr + k, a[k], b[k]);
+        bad++;
+    }
+    if (!quiet && bad > 16)
+        say(ls, "    ... %u bytes differ in all\n", bad);
+    return bad;
+}
+
+static unsigned compare_all_memory(struct lockstep *ls)
+{
+    unsigned bad = 0;
+    for (unsigned i = 0; i < ls->nmem && bad < 16; i++)
+        bad += compare_bytes(ls, i, ls->mem[i].base, ls->mem[i].size, false);
+    return bad;
+}
+
+int lockstep_compare_memory(struct lockstep *ls)
+{
+    ls->report[0] = 0;
+    if (!compare_all_memory(ls))
+        return 0;
+    char head[] = "lockstep: memory differs\n";
+    memmove(ls->report + sizeof head - 1, ls->report, strlen(ls->report) + 1);
+    memcpy(ls->report, head, sizeof head - 1);
+    return -1;
+}
+
+/* ---- access for the handlers ---- */
+
+uint32_t lockstep_reg(struct lockstep *ls, enum lockstep_side side, unsigned r)
+{
+    if (side == LS_NP)
+        return ls->cpu.r[r];
+    uint32_t v = 0;
+    uc_reg_read(ls->uc, uc_regs[r], &v);
+    return v;
+}
+
+void lockstep_set_reg(struct lockstep *ls, enum lockstep_side side, unsigned r, uint32_t value)
+{
+    if (side == LS_NP)
+        ls->cpu.r[r] = value;
+    else
+        uc_reg_write(ls->uc, uc_regs[r], &value);
+}
+
+uint8_t *lockstep_mem(struct lockstep *ls, enum lockstep_side side, uint32_t addr, uint32_t len)
+{
+    if (side == LS_NP)
+        return np_cpu_mem(&ls->cpu, addr, len);
+    int i = region_of(ls, addr, len);
+    return i < 0 ? NULL : ls->mem[i].uc + (addr - ls->mem[i].base);
+}
+
+void lockstep_wrote(struct lockstep *ls, enum lockstep_side side, uint32_t addr, uint32_t len)
+{
+    /* Unicorn: no code is written from a handler (semihosting reads into
+     * data), and its translations stay right for data. */
+    if (side == LS_NP)
+        np_cpu_wrote(&ls->cpu, addr, len);
+}
+
+void lockstep_halt(struct lockstep *ls, enum lockstep_side side)
+{
+    ls->halted[side] = true;
+    if (side == LS_NP)
+        np_cpu_halt(&ls->cpu);
+    else
+        uc_emu_stop(ls->uc);
+}
+
+/* ---- hooks ---- */
+
+static int np_svc(void *ctx, struct np_cpu *cpu, uint32_t imm)
+{
+    struct lockstep *ls = ctx;
+    (void)cpu;
+    int handled = ls->call && ls->call(ls->call_ctx, ls, LS_NP, LS_SVC, imm);
+    if (!handled)
+        ls->unhandled[LS_NP] = true;
+    return handled;
+}
+
+static int np_bkpt(void *ctx, struct np_cpu *cpu, uint32_t imm)
+{
+    struct lockstep *ls = ctx;
+    (void)cpu;
+    int handled = ls->call && ls->call(ls->call_ctx, ls, LS_NP, LS_BKPT, imm);
+    if (!handled)
+        ls->unhandled[LS_NP] = true;
+    return handled;
+}
+
+static void uc_on_write(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *user)
+{
+    struct lockstep *ls = user;
+    (void)uc, (void)type, (void)value;
+    if (ls->nwrites < sizeof ls->writes / sizeof ls->writes[0]) {
+        ls->writes[ls->nwrites].addr = (uint32_t)addr;
+        ls->writes[ls->nwrites].size = (uint32_t)size;
+        ls->nwrites++;
+    } else {
+        ls->writes_lost = true;
+    }
+}
+
+/* svc: the PC is the next instruction's already; bkpt: still the bkpt's.
+ * Neither has entered an exception mode (Unicorn leaves that to the hook). */
+static void uc_on_intr(uc_engine *uc, uint32_t intno, void *user)
+{
+    struct lockstep *ls = user;
+    uint32_t pc, cpsr;
+    uc_reg_read(uc, UC_ARM_REG_PC, &pc);
+    uc_reg_read(uc, UC_ARM_REG_CPSR, &cpsr);
+    bool thumb = cpsr & NP_CPSR_T;
+    if (intno != EXCP_SWI && intno != EXCP_BKPT) {
+        ls->uc_exception = (int)intno;
+        uc_emu_stop(uc);
+        return;
+    }
+    uint32_t at = intno == EXCP_SWI ? pc - (thumb ? 2 : 4) : pc, insn = 0, imm;
+    const uint8_t *p = lockstep_mem(ls, LS_UC, at, thumb ? 2 : 4);
+    if (p)
+        insn = thumb ? (uint32_t)(p[0] | p[1] << 8) : (uint32_t)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24);
+    if (intno == EXCP_SWI)
+        imm = thumb ? insn & 0xff : insn & 0xffffff;
+    else
+        imm = thumb ? insn & 0xff : ((insn >> 4) & 0xfff0) | (insn & 0xf);
+    int handled = ls->call && ls->call(ls->call_ctx, ls, LS_UC, intno == EXCP_SWI ? LS_SVC : LS_BKPT, imm);
+    if (!handled) {
+        ls->unhandled[LS_UC] = true;
+        uc_emu_stop(uc);
+        return;
+    }
+    if (intno == EXCP_BKPT) { /* on to the next instruction, in the same state */
+        uint32_t next = (pc + (thumb ? 2 : 4)) | thumb;
+        uc_reg_write(uc, UC_ARM_REG_PC, &next);
+    }
+}
+
+static void uc_on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user);
+
+/* ---- set-up ---- */
+
+int lockstep_init(struct lockstep *ls, enum np_cpu_model model, const struct lockstep_region *r, unsigned n,
+                  lockstep_call_fn call, void *call_ctx)
+{
+    memset(ls, 0, sizeof *ls);
+    ls->model = model;
+    ls->call = call;
+    ls->call_ctx = call_ctx;
+    ls->full_every = 64;
+    ls->uc_exception = -1;
+    if (n > NP_CPU_MAX_REGIONS) {
+        say(ls, "lockstep: too many regions\n");
+        return -1;
+    }
+    struct np_mem_region np_mem[NP_CPU_MAX_REGIONS];
+    for (unsigned i = 0; i < n; i++) {
+        if ((r[i].base | r[i].size) & 0xfff || !r[i].size) {
+            say(ls, "lockstep: region 0x%08x+0x%x is not whole pages\n", r[i].base, r[i].size);
+            return -1;
+        }
+        ls->mem[i].base = r[i].base;
+        ls->mem[i].size = r[i].size;
+        ls->mem[i].np = aligned_alloc(4096, r[i].size);
+        ls->mem[i].uc = aligned_alloc(4096, r[i].size);
+        ls->nmem = i + 1;
+        if (!ls->mem[i].np || !ls->mem[i].uc) {
+            say(ls, "lockstep: out of memory\n");
+            return -1;
+        }
+        memset(ls->mem[i].np, 0, r[i].size);
+        memset(ls->mem[i].uc, 0, r[i].size);
+        np_mem[i] = (struct np_mem_region){r[i].base, r[i].size, ls->mem[i].np};
+    }
+    struct np_cpu_timing timing = {0, 0};
+    struct np_cpu_hooks hooks = {.ctx = ls, .svc = np_svc, .bkpt = np_bkpt};
+    if (np_cpu_init(&ls->cpu, model, np_mem, n, &timing, &hooks)) {
+        say(ls, "lockstep: np_cpu_init failed\n");
+        return -1;
+    }
+    uc_err err = uc_open(UC_ARCH_ARM, UC_MODE_ARM, &ls->uc);
+    if (!err)
+        err = uc_ctl_set_cpu_model(ls->uc, UC_CPU_ARM_946);
+    for (unsigned i = 0; i < n && !err; i++)
+        err = uc_mem_map_ptr(ls->uc, r[i].base, r[i].size, UC_PROT_ALL, ls->mem[i].uc);
+    uc_hook h;
+    if (!err)
+        err = uc_hook_add(ls->uc, &h, UC_HOOK_MEM_WRITE, (void *)uc_on_write, ls, 1, 0);
+    if (!err)
+        err = uc_hook_add(ls->uc, &h, UC_HOOK_INTR, (void *)uc_on_intr, ls, 1, 0);
+    if (!err)
+        err = uc_hook_add(ls->uc, &h, UC_HOOK_CODE, (void *)uc_on_code, ls, 1, 0);
+    if (err) {
+        say(ls, "lockstep: unicorn: %s\n", uc_strerror(err));
+        return -1;
+    }
+    if (cs_open(CS_ARCH_ARM, CS_MODE_ARM, &ls->cs_arm) || cs_open(CS_ARCH_ARM, CS_MODE_THUMB, &ls->cs_thumb)) {
+        say(ls, "lockstep: capstone: cs_open failed\n");
+        return -1;
+    }
+    /* both engines as np_cpu_init leaves the interpreter */
+    uint32_t regs[16] = {0};
+    lockstep_set_state(ls, regs, NP_MODE_SVC | NP_CPSR_I | NP_CPSR_F, 0);
+    return 0;
+}
+
+void lockstep_free(struct lockstep *ls)
+{
+    if (ls->uc)
+        uc_close(ls->uc);
+    if (ls->cs_arm)
+        cs_close(&ls->cs_arm);
+    if (ls->cs_thumb)
+        cs_close(&ls->cs_thumb);
+    if (ls->cpu.impl)
+        np_cpu_free(&ls->cpu);
+    for (unsigned i = 0; i < ls->nmem; i++) {
+        free(ls->mem[i].np);
+        free(ls->mem[i].uc);
+    }
+    memset(ls, 0, sizeof *ls);
+}
+
+int lockstep_load(struct lockstep *ls, uint32_t addr, const void *bytes, uint32_t len)
+{
+    int i = region_of(ls, addr, len);
+    if (i < 0)
+        return -1;
+    memcpy(ls->mem[i].np + (addr - ls->mem[i].base), bytes, len);
+    memcpy(ls->mem[i].uc + (addr - ls->mem[i].base), bytes, len);
+    np_cpu_wrote(&ls->cpu, addr, len);
+    /* Unicorn keeps code translated from the old bytes otherwise, even
+     * code it only looked ahead to */
+    uc_ctl_remove_cache(ls->uc, (uint64_t)addr, (uint64_t)addr + len);
+    return 0;
+}
+
+void lockstep_set_state(struct lockstep *ls, const uint32_t r[16], uint32_t cpsr, uint32_t spsr)
+{
+    struct np_cpu *cpu = &ls->cpu;
+    bool thumb = cpsr & NP_CPSR_T;
+    if ((cpu->cpsr & NP_CPSR_MODE) != (cpsr & NP_CPSR_MODE))
+        np_cpu_set_mode(cpu, (enum np_cpu_mode)(cpsr & NP_CPSR_MODE));
+    cpu->cpsr = cpsr;
+    cpu->spsr = mode_has_spsr(cpsr) ? spsr : 0;
+    memcpy(cpu->r, r, 15 * sizeof r[0]);
+    np_cpu_set_pc(cpu, (r[15] & ~1u) | thumb);
+
+    /* Unicorn: the CPSR first (written raw: no banking), then the
+     * registers of that mode */
+    uc_reg_write(ls->uc, UC_ARM_REG_CPSR, &cpsr);
+    for (unsigned i = 0; i < 15; i++)
+        uc_reg_write(ls->uc, uc_regs[i], &r[i]);
+    uc_reg_write(ls->uc, UC_ARM_REG_SPSR, &spsr);
+    uint32_t pc = (r[15] & ~1u) | thumb;
+    uc_reg_write(ls->uc, UC_ARM_REG_PC, &pc);
+}
+
+/* ---- the run ---- */
+
+static bool is_bl_prefix(struct lockstep *ls, uint32_t pc)
+{
+    const uint8_t *p = np_cpu_mem(&ls->cpu, pc, 2);
+    return p && (p[1] & 0xf8) == 0xf0;
+}
+
+static const char *np_stop_name(enum np_cpu_stop stop)
+{
+    static const char *names[] = {"the limit", "a halt", "an undefined instruction", "a fetch outside memory",
+                                  "a read outside memory", "a write outside memory"};
+    return (unsigned)stop < sizeof names / sizeof names[0] ? names[stop] : "?";
+}
+
+/* Before Unicorn runs the instruction at the interpreter's PC. */
+static void before_insn(struct lockstep *ls)
+{
+    struct np_cpu *cpu = &ls->cpu;
+    memcpy(ls->before, cpu->r, sizeof ls->before);
+    ls->before_cpsr = cpu->cpsr;
+    ls->before_spsr = cpu->spsr;
+    ls->recent[ls->nrecent % LS_RECENT].pc = cpu->r[15];
+    ls->recent[ls->nrecent % LS_RECENT].thumb = cpu->cpsr & NP_CPSR_T;
+    ls->nrecent++;
+    ls->nwrites = 0;
+    ls->writes_lost = false;
+    ls->halted[0] = ls->halted[1] = false;
+    ls->unhandled[0] = ls->unhandled[1] = false;
+    ls->uc_exception = -1;
+    ls->pending = true;
+}
+
+/* Unicorn has run the pending instruction (ERR: how it ended): the
+ * interpreter runs it, and the two are compared. Sets ls->result and
+ * returns false when the run is over. */
+static bool after_insn(struct lockstep *ls, uc_err err)
+{
+    struct np_cpu *cpu = &ls->cpu;
+    uint32_t pc = ls->before[15];
+    bool thumb = ls->before_cpsr & NP_CPSR_T;
+    unsigned len = thumb ? 2 : 4;
+    ls->pending = false;
+
+    /* the interpreter: one instruction; a bl/blx prefix and its suffix */
+    uint64_t insns0 = cpu->insns, want = 1;
+    enum np_cpu_stop stop = np_cpu_run(cpu, 1);
+    if (thumb && stop == NP_STOP_LIMIT && is_bl_prefix(ls, pc) && (pc & 0x3ff) < 0x3fd) {
+        /* QEMU runs the pair as one 32-bit instruction unless the prefix
+         * ends a page (of 1 KiB before ARMv7) */
+        len = 4;
+        want = 2;
+        if (cpu->insns - insns0 == 1)
+            stop = np_cpu_run(cpu, 1);
+    }
+    uint64_t ran = cpu->insns - insns0;
+    ls->steps++;
+    ls->insns += ran;
+
+    uint32_t ucr[18], *ucp[18];
+    for (unsigned i = 0; i < 18; i++)
+        ucp[i] = &ucr[i];
+    uc_reg_read_batch(ls->uc, (int *)uc_regs, (void **)ucp, 18);
+
+    ls->report[0] = 0;
+    unsigned bad = 0;
+    bool np_ran = stop == NP_STOP_LIMIT || stop == NP_STOP_HALT;
+    bool uc_ran = err == UC_ERR_OK && ls->uc_exception < 0 && !ls->unhandled[LS_UC];
+    bool both_stopped = false;
+    if (!np_ran || !uc_ran || ls->unhandled[LS_NP]) {
+        say(ls, "    the interpreter stopped with %s", np_stop_name(stop));
+        if (stop >= NP_STOP_FETCH)
+            say(ls, " at 0x%08x", cpu->fault_addr);
+        say(ls, "%s; unicorn: %s", ls->unhandled[LS_NP] ? " (an svc/bkpt no handler took)" : "",
+            uc_strerror(err));
+        if (ls->uc_exception >= 0)
+            say(ls, " (exception %d)", ls->uc_exception);
+        if (ls->unhandled[LS_UC])
+            say(ls, " (an svc/bkpt no handler took)");
+        say(ls, "\n");
+        bad++;
+        both_stopped = !np_ran && !uc_ran &&
+                       ((stop == NP_STOP_UNDEFINED && (err == UC_ERR_INSN_INVALID || err == UC_ERR_EXCEPTION)) ||
+                        (stop == NP_STOP_READ && err == UC_ERR_READ_UNMAPPED) ||
+                        (stop == NP_STOP_WRITE && err == UC_ERR_WRITE_UNMAPPED) ||
+                        (stop == NP_STOP_FETCH && err == UC_ERR_FETCH_UNMAPPED));
+    } else {
+        if (ran != want) {
+            say(ls, "    instructions counted: %llu (expected %llu)\n", (unsigned long long)ran,
+                (unsigned long long)want);
+            bad++;
+        }
+        if ((stop == NP_STOP_HALT) != ls->halted[LS_UC] || ls->halted[LS_NP] != ls->halted[LS_UC]) {
+            say(ls, "    halted: interpreter %s, unicorn %s\n", stop == NP_STOP_HALT ? "yes" : "no",
+                ls->halted[LS_UC] ? "yes" : "no");
+            bad++;
+        }
+        for (unsigned i = 0; i < 16; i++)
+            if (cpu->r[i] != ucr[i]) {
+                say(ls, "    r%-2u  interpreter %08x, unicorn %08x\n", i, cpu->r[i], ucr[i]);
+                bad++;
+            }
+        char b1[64], b2[64];
+        if ((cpu->cpsr ^ ucr[16]) & CPSR_COMPARED) {
+            say(ls, "    cpsr interpreter %s\n         unicorn     %s\n", psr_text(cpu->cpsr, b1, sizeof b1),
+                psr_text(ucr[16], b2, sizeof b2));
+            bad++;
+        }
+        if (mode_has_spsr(cpu->cpsr) && mode_has_spsr(ucr[16]) && cpu->spsr != ucr[17]) {
+            say(ls, "    spsr interpreter %s\n         unicorn     %s\n", psr_text(cpu->spsr, b1, sizeof b1),
+                psr_text(ucr[17], b2, sizeof b2));
+            bad++;
+        }
+        for (unsigned i = 0; i < ls->nwrites; i++) {
+            int k = region_of(ls, ls->writes[i].addr, ls->writes[i].size);
+            if (k < 0) {
+                say(ls, "    unicorn stored outside memory at 0x%08x\n", ls->writes[i].addr);
+                bad++;
+            } else {
+                bad += compare_bytes(ls, (unsigned)k, ls->writes[i].addr, ls->writes[i].size, false);
+            }
+        }
+        if (!bad && (ls->writes_lost || (ls->full_every && ls->steps % ls->full_every == 0)))
+            bad += compare_all_memory(ls);
+    }
+    if (!bad) {
+        if (!ls->halted[LS_NP])
+            return true;
+        ls->result = LS_HALTED;
+        return false;
+    }
+
+    /* the report: what differs is in report[] already; put the rest
+     * around it */
+    char *diff = strdup(ls->report);
+    ls->report[0] = 0;
+    if (both_stopped)
+        say(ls, "lockstep: %s and Unicorn (ARM946E-S) both stopped at step %llu (instruction %llu):\n",
+            np_cpu_model_name(ls->model), (unsigned long long)ls->steps, (unsigned long long)ls->insns);
+    else
+        say(ls, "lockstep: %s and Unicorn (ARM946E-S) differ after step %llu (instruction %llu):\n",
+            np_cpu_model_name(ls->model), (unsigned long long)ls->steps, (unsigned long long)ls->insns);
+    say_insn(ls, pc, thumb, len);
+    say_state(ls, "before it (both)", ls->before, ls->before_cpsr, ls->before_spsr);
+    say(ls, "  %s:\n%s", both_stopped ? "how" : "differences after it", diff ? diff : "");
+    free(diff);
+    say_state(ls, "the interpreter after it", cpu->r, cpu->cpsr, cpu->spsr);
+    say_recent(ls);
+    ls->result = both_stopped ? LS_STOPPED : LS_DIFFERENT;
+    return false;
+}
+
+/* Before each instruction Unicorn runs. */
+static void uc_on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
+{
+    struct lockstep *ls = user;
+    (void)addr, (void)size;
+    if (ls->stopping)
+        return;
+    if (ls->pending && !after_insn(ls, UC_ERR_OK)) {
+        ls->stopping = true;
+        uc_emu_stop(uc);
+        return;
+    }
+    if (ls->steps >= ls->max_steps) {
+        ls->stopping = true;
+        ls->result = LS_LIMIT;
+        uc_emu_stop(uc);
+        return;
+    }
+    before_insn(ls);
+}
+
+enum lockstep_result lockstep_run(struct lockstep *ls, uint32_t until, uint64_t max_steps)
+{
+    uint32_t pc = ls->cpu.r[15], thumb = (ls->cpu.cpsr & NP_CPSR_T) ? 1 : 0;
+    ls->pending = false;
+    ls->stopping = false;
+    ls->max_steps = ls->steps + max_steps;
+    ls->result = LS_END;
+    ls->report[0] = 0;
+    uc_err err = uc_emu_start(ls->uc, pc | thumb, until, 0, 0);
+    if (ls->stopping)
+        return ls->result;
+    if (ls->pending) {
+        /* the last instruction; a fetch from outside memory is the next
+         * one's */
+        bool fetch = err == UC_ERR_FETCH_UNMAPPED || err == UC_ERR_FETCH_PROT;
+        if (!after_insn(ls, fetch ? UC_ERR_OK : err))
+            return ls->result;
+        if (fetch) {
+            before_insn(ls);
+            after_insn(ls, err);
+            return ls->result;
+        }
+    } else if (err) {
+        before_insn(ls);
+        after_insn(ls, err);
+        return ls->result;
+    }
+    if (ls->cpu.r[15] != until) {
+        ls->report[0] = 0;
+        say(ls, "lockstep: unicorn stopped at 0x%08x (%s) before the end 0x%08x\n", ls->cpu.r[15],
+            uc_strerror(err), until);
+        return LS_DIFFERENT;
+    }
+    return LS_END;
+}
