@@ -67,7 +67,7 @@ static void firmware(void **state)
     char err[256];
     if (np_image_load(elf_path, &opt, &img, err, sizeof err))
         fail_msg("%s: %s", elf_path, err);
-    size_t want_len;
+    size_t want_len = 0;
     char *want = read_file(expected_path, &want_len);
     assert_non_null(want);
 
