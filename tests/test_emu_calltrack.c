@@ -177,12 +177,14 @@ static void veneer(void **state)
     np_calltrack_free(trk);
 }
 
-/* A Thumb bl inside one function to a place that is no function start. */
+/* A Thumb bl inside one function to a place that is no function start
+ * (an ARM bl is always a call). */
 static void long_jump(void **state)
 {
     (void)state;
     start(0);
-    call(NP_BR_BL, FN(1) + 0x10, FN(1) + 0x80);
+    cpu.r[14] = FN(1) + 0x14;
+    br(5, NP_BR_BL, FN(1) + 0x10, FN(1) + 0x80, 15, NP_BRF_FROM_THUMB | NP_BRF_THUMB);
     call(NP_BR_BL, FN(1) + 0x84, FN(2));
     ret(NP_BR_BX, FN(2) + 0x10, FN(1) + 0x88);
     finish("T1 main;E1 f2;X1;");

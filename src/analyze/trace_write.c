@@ -321,17 +321,33 @@ static struct wthread *thread_of(struct np_trace_writer *w, uint32_t tid)
 
 /* One record of KIND at TICKS into T's chunk (the ticks checked), its
  * argument ARG (none for EXIT). */
-static void put_record(struct wthread *t, unsigned kind, uint64_t ticks, uint64_t arg)
+/* A varint, the one- and two-byte ones (nearly every delta) inline. */
+static inline __attribute__((always_inline)) size_t put_varint(uint8_t *p, uint64_t v)
+{
+    if (v < 0x80) {
+        p[0] = (uint8_t)v;
+        return 1;
+    }
+    if (v < 0x4000) {
+        p[0] = (uint8_t)(v | 0x80);
+        p[1] = (uint8_t)(v >> 7);
+        return 2;
+    }
+    return np_put_varint(p, v);
+}
+
+static inline __attribute__((always_inline)) void put_record(struct wthread *t, unsigned kind, uint64_t ticks,
+                                                              uint64_t arg)
 {
     if (!t->records)
         t->base = t->prev = ticks;
     uint8_t *p = t->buf + PREFIX + t->len;
-    size_t n = np_put_varint(p, (ticks - t->prev) << NP_EV_KIND_BITS | kind);
+    size_t n = put_varint(p, (ticks - t->prev) << NP_EV_KIND_BITS | kind);
     if (kind == NP_EV_ENTRY) {
-        n += np_put_varint(p + n, np_zigzag((int64_t)(arg - t->addr)));
+        n += put_varint(p + n, np_zigzag((int64_t)(arg - t->addr)));
         t->addr = arg;
     } else if (kind != NP_EV_EXIT) {
-        n += np_put_varint(p + n, arg);
+        n += put_varint(p + n, arg);
     }
     t->len += n;
     t->prev = ticks;

@@ -374,6 +374,17 @@ void np_calltrack_branch(void *tracker, struct np_cpu *cpu, const struct np_bran
     }
     struct thread *th = running(t);
 
+    /* the innermost call's return, the most common PC write there is,
+     * decided before anything else */
+    if (__builtin_expect(th->n != 0 && !th->deep, 1) && is_return_form(b->kind) && b->kind != NP_BR_EXC_RETURN &&
+        !(b->flags & NP_BRF_LINKED) && !t->opt.switch_fn) {
+        struct frame *f = &th->frames[th->n - 1];
+        if (f->ret == b->to && near(cpu->r[13], f->sp) && !f->maybe_jump) {
+            pop_to(t, th, th->n - 1, true, cpu);
+            goto out;
+        }
+    }
+
     if (th->n && !th->frames[th->n - 1].told) {
         struct frame *f = &th->frames[th->n - 1];
         bool to_start = !t->funcs.func_of || t->funcs.func_of(t->funcs.ctx, b->to) == b->to;
@@ -415,7 +426,8 @@ void np_calltrack_branch(void *tracker, struct np_cpu *cpu, const struct np_bran
         exception_return(t, cpu, b);
         break;
     case NP_BR_BL:
-        if (t->funcs.func_of) {
+        /* a long jump is a Thumb idiom (its b reaches 2 KiB only) */
+        if ((b->flags & NP_BRF_FROM_THUMB) && t->funcs.func_of) {
             uint32_t fn_to = t->funcs.func_of(t->funcs.ctx, b->to);
             if (fn_to != b->to && fn_to && fn_to == t->funcs.func_of(t->funcs.ctx, b->from)) {
                 /* decided at the next PC write: a jump, or a call through
