@@ -71,6 +71,7 @@ struct rig {
     uint32_t svc_imm, bkpt_imm;
     uint64_t svc_insns;
     bool clear_irq;   /* the branch hook lowers irq_line on an IRQ entry */
+    int halt_kind;    /* the branch hook halts the CPU at a branch of this kind (-1: never) */
     unsigned ntimer;
 };
 
@@ -81,6 +82,8 @@ static void on_branch(void *ctx, struct np_cpu *cpu, const struct np_branch *b)
         r->rec[r->nrec++] = *b;
     if (r->clear_irq && b->kind == NP_BR_EXCEPTION && b->vector == NP_VEC_IRQ)
         cpu->irq_line = false;
+    if (b->kind == r->halt_kind)
+        np_cpu_halt(cpu);
 }
 
 static int on_svc(void *ctx, struct np_cpu *cpu, uint32_t imm)
@@ -112,6 +115,7 @@ static void on_timer(void *ctx, struct np_cpu *cpu)
 static struct rig *rig_new(enum np_cpu_model model, unsigned n_wait, unsigned s_wait)
 {
     struct rig *r = calloc(1, sizeof *r);
+    r->halt_kind = -1;
     for (unsigned i = 0; i < img.nmem; i++) {
         r->mem[i] = img.mem[i];
         r->mem[i].data = malloc(img.mem[i].size);
@@ -1021,6 +1025,67 @@ static void self_modifying_code(void **state)
     }
 }
 
+/* Thumb code overwritten: a function's first instruction, and the second
+   half of a bl pair already run */
+static void thumb_self_modifying_code(void **state)
+{
+    (void)state;
+    uint32_t f = sym("tsmc_f") & ~1u, g = sym("tsmc_g") & ~1u, bl = sym("tsmc_bl");
+    int32_t off_f = (int32_t)(f - (bl + 4)), off_g = (int32_t)(g - (bl + 4));
+    assert_int_equal(off_f >> 12, off_g >> 12); /* one prefix for both */
+    MODELS {
+        struct rig *r = rig_new(m, 0, 0);
+        r->cpu.r[5] = 0x3010; /* adds r0, #16 */
+        r->cpu.r[6] = f;
+        r->cpu.r[3] = 0xf800u | (((uint32_t)off_g >> 1) & 0x7ff);
+        r->cpu.r[4] = bl + 2;
+        run_to_end(r, "t_thumb_smc");
+        assert_int_equal(r->cpu.r[0], 1 + 16 + 64);
+        rig_free(r);
+    }
+}
+
+/* the branch hook halts: the run ends after that branch */
+static void halt_from_branch_hook(void **state)
+{
+    (void)state;
+    MODELS {
+        struct rig *r = rig_new(m, 0, 0);
+        r->halt_kind = NP_BR_BX;
+        np_cpu_set_pc(&r->cpu, sym("t_calls"));
+        assert_int_equal(np_cpu_run(&r->cpu, 100), NP_STOP_HALT);
+        assert_int_equal(r->cpu.r[15], sym("t_calls") + 4);
+        assert_int_equal(r->cpu.insns, 2);
+        assert_int_equal(r->nrec, 2);
+        /* the next run goes on from there */
+        r->halt_kind = -1;
+        assert_int_equal(np_cpu_run(&r->cpu, 1), NP_STOP_LIMIT);
+        assert_int_equal(r->cpu.r[15], sym("t_calls") + 8);
+        rig_free(r);
+    }
+}
+
+/* the timer checked at taken branches: the IRQ comes at a branch target */
+static void timer_at_a_branch(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(NP_CPU_ARM7TDMI, 0, 0);
+    r->cpu.hooks.timer = on_timer;
+    r->cpu.timer_at = 5;
+    r->clear_irq = true;
+    r->cpu.cpsr &= ~NP_CPSR_I;
+    run_to_end(r, "t_calls");
+    assert_int_equal(r->ntimer, 1);
+    unsigned i = 0;
+    while (i < r->nrec && r->rec[i].kind != NP_BR_EXCEPTION)
+        i++;
+    assert_true(i > 0 && i < r->nrec);
+    assert_int_equal(r->rec[i].from, r->rec[i - 1].to);
+    assert_int_equal(r->rec[i].vector, NP_VEC_IRQ);
+    assert_int_equal(r->cpu.r[8], 1);
+    rig_free(r);
+}
+
 /* ---- faults ---- */
 
 static void faults(void **state)
@@ -1248,6 +1313,9 @@ int main(void)
         cmocka_unit_test(thumb_swi_bkpt),
         cmocka_unit_test(v5_dsp),
         cmocka_unit_test(self_modifying_code),
+        cmocka_unit_test(thumb_self_modifying_code),
+        cmocka_unit_test(halt_from_branch_hook),
+        cmocka_unit_test(timer_at_a_branch),
         cmocka_unit_test(faults),
         cmocka_unit_test(exception_without_vectors),
         cmocka_unit_test(init_checks),

@@ -12,7 +12,7 @@
  * state, is set before they run) and routes those that write it to their
  * own handlers or to np_exec_slow. Each entry holds the address the
  * dispatch jumps to: its handler's, or for conditional instructions and
- * those that read the PC, the code that comes first (set_run). 
+ * those that read the PC, the code that comes first (set_run).
  *
  * Faults: an instruction that touches memory checks every address before
  * it changes anything; on a fault its counts are taken back (the run

@@ -8,7 +8,7 @@
  * number, its operands with everything known at decode time folded in
  * (the PC's value, rotated immediates, branch targets) and the cycles it
  * costs when it runs. The entries live in a fixed-size direct-mapped cache
- * indexed by the address (cache_index), tagged with the address and the
+ * indexed by the address (np_cache_at), tagged with the address and the
  * state, so ARM and Thumb code at one address never mix. A store to a
  * 1 KiB page that holds decoded code (a bit per page per region) clears
  * the entries of the bytes it wrote: self-modifying code and code copied
@@ -127,7 +127,6 @@ enum {
 #define NP_FL_BYTE 0x20   /* swp: swpb */
 #define NP_FL_MCYC 0x20   /* mul, mull: add the ARM7TDMI's multiplier cycles */
 #define NP_FL_INTERWORK 0x20 /* ldm with the PC: bit 0 selects the state (ARMv5) */
-#define NP_FL_THUMB 0x40  /* a Thumb instruction */
 #define NP_FL_USER 0x80   /* ldrt/strt; ldm/stm ^ */
 
 /* One decoded instruction (32 bytes). */
@@ -162,8 +161,6 @@ struct np_cpu_impl {
     uint64_t link_at;       /* insns after the last mov lr, pc (NP_BRF_LINKED) */
     uint8_t scratch_hint;   /* region hint of accesses not tied to an instruction */
 };
-
-static inline struct np_cpu_impl *np_impl(struct np_cpu *cpu) { return cpu->impl; }
 
 
 static inline uint32_t np_tag(uint32_t addr, bool thumb) { return addr + (thumb ? 1u : 2u); }
@@ -365,9 +362,6 @@ static inline unsigned np_mul_m(uint32_t rs, bool is_signed)
         return 3;
     return 4;
 }
-/* Registers the instruction after ADDR reads (ARM946E-S interlocks); 0
- * when it cannot be read. */
-uint32_t np_next_reads(struct np_cpu *cpu, uint32_t addr, bool thumb);
 /* Cycles of the ARM946E-S interlock after a load of REG (SUBWORD: a byte
  * or halfword) at ADDR. */
 unsigned np_load_use(struct np_cpu *cpu, uint32_t addr, bool thumb, unsigned reg, bool subword);

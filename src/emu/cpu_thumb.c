@@ -152,7 +152,6 @@ void np_decode_thumb(struct np_cpu *cpu, uint32_t addr, uint32_t hw, struct np_d
     };
     bool v5 = cpu->model == NP_CPU_ARM946ES;
     unsigned r0 = hw & 7, r3 = (hw >> 3) & 7, r6 = (hw >> 6) & 7, r8 = (hw >> 8) & 7;
-    e->fl = NP_FL_THUMB;
     switch (hw >> 11) {
     case 0: case 1: case 2:
         return shift_imm(cpu, e, hw >> 11, (hw >> 6) & 31, r0, r3);

@@ -575,6 +575,30 @@ tf_pop: push    {r4, lr}
 tf_end: TEND
 
         .align  2
+        .global t_thumb_smc
+        .thumb_func
+t_thumb_smc:
+        movs    r0, #0
+        bl      tsmc_f
+        strh    r5, [r6]
+        movs    r7, #2
+        .global tsmc_bl
+tsmc_bl:
+        bl      tsmc_f
+        strh    r3, [r4]
+        subs    r7, #1
+        bne     tsmc_bl
+        TEND
+        .global tsmc_f
+        .thumb_func
+tsmc_f: adds    r0, #1
+        bx      lr
+        .global tsmc_g
+        .thumb_func
+tsmc_g: adds    r0, #64
+        bx      lr
+
+        .align  2
         .global t_thumb_to_arm
         .thumb_func
 t_thumb_to_arm:
