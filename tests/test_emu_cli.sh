@@ -200,6 +200,10 @@ grep -q "halted in a branch to itself at 0x[0-9a-f]* in run after" "$tmp/halt_lo
 [ "$(counts "$tmp/halt_loop" | grep '^tick ')" = "tick 3" ] || fail "halt_loop: tick not called 3 times"
 "$np" emu --map 0x8000,4k "$fw/halt_loop.elf" >/dev/null 2>&1
 [ $? -eq 1 ] || fail "--map over the image is not refused"
+# ARMv5TE code on the ARM7TDMI: the error says which CPU runs it
+emu calls_v5
+[ $? -eq 1 ] && grep -q "undefined instruction blx r3 .* (ARMv5TE code runs with --cpu arm946e-s)" "$tmp/calls_v5.err" ||
+    fail "calls_v5 on the ARM7TDMI: $(cat "$tmp/calls_v5.err")"
 printf 'not an ELF\n' >"$tmp/text.elf"
 for f in "$tmp/text.elf" /bin/true "$fw/bad_noload.elf" "$tmp/missing.elf"; do
     "$np" emu -o "$tmp/bad" "$f" >/dev/null 2>"$tmp/bad.err"

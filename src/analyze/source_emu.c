@@ -335,11 +335,16 @@ static void run_error(struct emu *e, struct np_emu_result *r, enum np_cpu_stop s
     bool thumb = (e->cpu.cpsr & NP_CPSR_T) != 0;
     r->failed = true;
     switch (stop) {
-    case NP_STOP_UNDEFINED:
+    case NP_STOP_UNDEFINED: {
         where(e, pc, at, sizeof at);
-        snprintf(r->error, sizeof r->error, "undefined instruction %s %s",
-                 np_cpu_disasm(&e->cpu, pc, thumb, insn, sizeof insn), at);
+        const char *text = np_cpu_disasm(&e->cpu, pc, thumb, insn, sizeof insn);
+        /* an instruction of a later architecture: say which CPU runs it */
+        bool later = e->cpu.model == NP_CPU_ARM7TDMI && strncmp(text, "udf", 3) != 0 && !strchr(text, '.') &&
+                     !(text[0] == '0' && text[1] == 'x');
+        snprintf(r->error, sizeof r->error, "undefined instruction %s %s%s", text, at,
+                 later ? " (ARMv5TE code runs with --cpu arm946e-s)" : "");
         break;
+    }
     case NP_STOP_FETCH:
         where(e, e->cpu.fault_addr, at, sizeof at);
         snprintf(r->error, sizeof r->error, "instruction fetch outside memory %s", at);
