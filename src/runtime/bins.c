@@ -6,10 +6,8 @@
 #include "output.h"
 #include "../port/port.h"
 #include "nanoprof/bins.h"
+#include "np_config.h"
 
-#ifndef NP_BIN_COUNTER_BITS
-#define NP_BIN_COUNTER_BITS 32
-#endif
 #if NP_BIN_COUNTER_BITS == 16
 typedef uint16_t bin_count;
 #define BIN_COUNT_MAX UINT16_MAX
@@ -20,8 +18,8 @@ typedef uint32_t bin_count;
 #error "NP_BIN_COUNTER_BITS must be 16 or 32"
 #endif
 
-#define NP_BINS_MAX 256
-#define HZ_MAX 100000u
+#define NP_STR_(x) #x
+#define NP_STR(x) NP_STR_(x)
 
 unsigned np_bin_current = 1;
 
@@ -117,8 +115,8 @@ static void forget(void)
 
 int np_bins_init(unsigned n, unsigned hz)
 {
-    if (n < 3 || n > NP_BINS_MAX || hz > HZ_MAX)
-        return np_error(NP_EINVAL, "np_bins_init", "needs 3 to 256 bins and at most 100000 ticks a second");
+    if (n < 3 || n > NP_BINS_MAX || hz > NP_BINS_HZ_MAX)
+        return np_error(NP_EINVAL, "np_bins_init", "needs 3 to " NP_STR(NP_BINS_MAX) " bins and at most " NP_STR(NP_BINS_HZ_MAX) " ticks a second");
     int expect = 0;
     if (!__atomic_compare_exchange_n(&state, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return np_error(NP_EALREADY, "np_bins_init", "already running (np_bins_shutdown first)");

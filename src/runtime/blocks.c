@@ -26,18 +26,18 @@
 #include "nanoprof/blocks.h"
 #include "../common/parse_units.h"
 #include "../port/port.h"
+#include "np_config.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#ifndef NP_BLOCKS_SLOTS
-#define NP_BLOCKS_SLOTS 65536
-#endif
 _Static_assert(NP_BLOCKS_SLOTS > 0 && (NP_BLOCKS_SLOTS & (NP_BLOCKS_SLOTS - 1)) == 0,
                "NP_BLOCKS_SLOTS must be a power of two");
-#define PROBE_MAX 64u
-#define SIZE_MAX_SLOTS (1u << 28)
+#define PROBE_MAX ((uint64_t)NP_BLOCKS_PROBE_MAX)
+#define SIZE_MAX_SLOTS ((uint64_t)NP_BLOCKS_RUNTIME_MAX)
+#define NP_STR_(x) #x
+#define NP_STR(x) NP_STR_(x)
 
 #if defined(__has_attribute)
 #if __has_attribute(no_sanitize_coverage)
@@ -240,7 +240,7 @@ static uint64_t round_pow2(uint64_t n)
 int np_blocks_log(size_t n)
 {
     if (n > SIZE_MAX_SLOTS)
-        return np_error(NP_EINVAL, "np_blocks_log", "at most 268435456 entries");
+        return np_error(NP_EINVAL, "np_blocks_log", "at most " NP_STR(NP_BLOCKS_RUNTIME_MAX) " entries");
     struct ring *r = NULL;
     if (n) {
         uint64_t size = round_pow2(n);

@@ -84,14 +84,13 @@ __attribute__((used)) static const char *const keep_setjmp = &np_setjmp_linked;
 /* One immutable set of user hooks, swapped in whole (np_hooks_set is
  * rare; the hooks read one pointer). A replaced set is never freed: the
  * slots are reused round-robin, so a hook still running on another thread
- * reads a consistent set unless np_hooks_set is called USER_SLOTS more
+ * reads a consistent set unless np_hooks_set is called NP_USER_HOOK_SLOTS more
  * times meanwhile. */
-#define USER_SLOTS 16
 struct np_user_hooks {
     np_hook_fn enter, exit;
     void *ctx;
 };
-static struct np_user_hooks user_slots[USER_SLOTS];
+static struct np_user_hooks user_slots[NP_USER_HOOK_SLOTS];
 struct np_user_hooks *np_user_hooks;
 uint32_t np_hooks_global;
 static unsigned user_next;
@@ -100,7 +99,7 @@ int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
 {
     struct np_user_hooks *h = NULL;
     if (enter || exit) {
-        h = &user_slots[__atomic_fetch_add(&user_next, 1, __ATOMIC_RELAXED) % USER_SLOTS];
+        h = &user_slots[__atomic_fetch_add(&user_next, 1, __ATOMIC_RELAXED) % NP_USER_HOOK_SLOTS];
         h->enter = enter;
         h->exit = exit;
         h->ctx = ctx;

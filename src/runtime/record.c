@@ -57,19 +57,9 @@
 
 struct np_rec_config np_rec_cfg;
 
-#define MAX_BUFS 4096
-#define MAX_STREAMS 4096
+#define MAX_BUFS NP_REC_MAX_BUFS
+#define MAX_STREAMS NP_REC_MAX_STREAMS
 #define BUF_HEADER 64
-/* What the queue may hold, in bytes: 64 buffers of the default size. */
-#define NP_REC_QUEUE_BYTES (64u << 20)
-/* What the live threads' buffers may take together before new buffers
- * get smaller, and the smallest they get. */
-#define NP_REC_LIVE_BYTES (64u << 20)
-#define NP_REC_MIN_BUF_BYTES (64u << 10)
-/* A waiting thread looks again this often, and takes a buffer past the
- * queue's limit after the writer made no progress for NP_REC_STALL_MS. */
-#define NP_REC_WAIT_SLICE_MS 10
-#define NP_REC_STALL_MS 200
 _Static_assert(sizeof(struct np_rec_buf) <= BUF_HEADER, "buffer header");
 
 enum { W_IDLE = 0, W_BUSY, W_STOPPED };
@@ -144,7 +134,7 @@ static int configure(void)
 {
     struct np_rec_config *c = &np_rec_cfg;
     const char *v;
-    c->buf_bytes = 1u << 20;
+    c->buf_bytes = NP_REC_BUF_BYTES;
     if ((v = getenv("NANOPROF_BUFFER")) && *v) {
         uint64_t b = np_parse_size(v);
         if (b < 4096 || b > (1ull << 30)) {
@@ -603,7 +593,7 @@ static int open_locked(void)
 /* A stack overflow's SIGSEGV can only be handled on another stack: a
  * recorded thread that has none gets one, taken back when it ends (if it
  * is still the one in place). */
-#define ALTSTACK_SIZE (128u << 10)
+#define ALTSTACK_SIZE NP_REC_ALTSTACK_BYTES
 
 static void *altstack_on(void)
 {

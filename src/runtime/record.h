@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <time.h>
 #include "thread.h"
+#include "np_config.h"
 
 /* A raw record as the hooks write it: w0 = kind << 56 | value (the
  * function address for ENTRY and EXIT, ticks for SWITCH, a count for the
@@ -63,9 +64,6 @@ enum np_raw_kind {
 #ifndef NP_UNDER_TSAN
 #define NP_UNDER_TSAN 0
 #endif
-
-/* Frames of a sample that waits for a hook to end (sample.c). */
-#define NP_REC_PEND_FRAMES 128
 
 /* The fast path stops this many records short of a buffer's end, so that
  * the slow path always has room for LOST, SWITCH and the event itself. */

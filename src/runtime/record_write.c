@@ -51,7 +51,7 @@
 #define ZSTD_PRESENT() 1
 #endif
 
-#define ZSTD_LEVEL 1
+#define ZSTD_LEVEL NP_REC_ZSTD_LEVEL
 
 int np_rec_write_all(int fd, const void *p, size_t n)
 {
@@ -113,7 +113,7 @@ static uint64_t double_bits(double d)
 
 /* ---- modules ------------------------------------------------------------ */
 
-#define MAX_MODULES 1024
+#define MAX_MODULES NP_REC_MAX_MODULES
 static struct {
     uint64_t bias, start;
 } seen[MAX_MODULES];
@@ -121,7 +121,7 @@ static unsigned nseen;
 static unsigned long long last_adds = ~0ull;
 
 /* NP_ENTER names listed in this file (NAME chunks). */
-#define MAX_NAMES 1024
+#define MAX_NAMES NP_REC_MAX_NAMES
 static uint64_t names_seen[MAX_NAMES];
 static unsigned nnames;
 
@@ -326,7 +326,7 @@ void np_rec_write_end(int fd, uint64_t end_tick, uint64_t lost, double ns_per_ti
 /* BLOCKS chunks: every block counted, BLOCKS_PER_CHUNK to a chunk, the
  * lost count in the first. A static buffer: no allocation, a fatal signal
  * handler writes them too. */
-#define BLOCKS_PER_CHUNK 4096u
+#define BLOCKS_PER_CHUNK NP_REC_BLOCKS_PER_CHUNK
 static uint8_t blocks_buf[NP_TRACE_CHUNK_HEADER + NP_TRACE_BLOCKS_HEADER + BLOCKS_PER_CHUNK * NP_TRACE_BLOCK_ENTRY];
 
 void np_rec_write_blocks(int fd, uint64_t lost)
@@ -386,7 +386,7 @@ static void write_thread(int fd, struct np_rec_stream *s)
  * (the writer's symbolizer), then cached. */
 #define MATCH_F 1u
 #define MATCH_N 2u
-#define CACHE_BITS 13
+#define CACHE_BITS NP_REC_FILTER_CACHE_BITS
 #define CACHE_SIZE (1u << CACHE_BITS)
 static struct {
     uint64_t addr;
@@ -438,8 +438,8 @@ static unsigned match_bits(uint64_t addr, int named, int mode)
 #define PREFIX (NP_TRACE_CHUNK_HEADER + EV_FIXED)
 /* one record: two varints, or a SAMPLE's four and its frames */
 #define MAX_RECORD ((4 + NP_SAMPLE_MAX_FRAMES) * NP_VARINT_MAX)
-#define ENC_MAIN (1u << 20)
-#define ENC_FATAL (64u << 10)
+#define ENC_MAIN NP_REC_CHUNK_BYTES
+#define ENC_FATAL NP_REC_FATAL_CHUNK_BYTES
 
 struct enc {
     uint8_t *buf;  /* PREFIX bytes of room, then the stream */

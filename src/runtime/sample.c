@@ -49,7 +49,7 @@
 #endif
 
 /* Frames per sample, the PC included: deeper stacks keep their innermost. */
-#define MAX_FRAMES 128
+#define MAX_FRAMES NP_SAMPLE_FRAMES
 _Static_assert(MAX_FRAMES <= NP_SAMPLE_MAX_FRAMES && MAX_FRAMES <= 255, "frame count field");
 
 /* Not instrumented by sanitizers: the frame walk reads other functions'

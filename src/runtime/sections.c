@@ -8,14 +8,12 @@
 #include "output.h"
 #include "../port/port.h"
 #include "nanoprof/sections.h"
+#include "np_config.h"
 
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#ifndef NP_SECTIONS_MAX
-#define NP_SECTIONS_MAX 64
-#endif
 _Static_assert(NP_SECTIONS_MAX >= 2, "NP_SECTIONS_MAX: the global section and at least one more");
 
 /* Totals, one cache line per section so that threads in different

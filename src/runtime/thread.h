@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 #include "nanoprof/nanoprof.h"
+#include "np_config.h"
 
 /* flags */
 enum {
@@ -114,7 +115,6 @@ struct np_jmp_mark {
     uint32_t cost_depth;
     uint64_t cost_lost_open;
 };
-#define NP_JMP_MARKS 8
 
 struct np_thread {
     uint32_t flags;
