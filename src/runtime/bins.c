@@ -179,9 +179,15 @@ int np_bins_dump(void)
         return np_error(NP_ENOTINIT, "np_bins_dump", "bins are not running");
     unsigned prev = enter_bin(0);
     /* One dump at a time (the periodic one and the program's), so that
-     * their lines do not interleave. */
-    while (__atomic_exchange_n(&dumping, 1, __ATOMIC_ACQUIRE))
+     * their lines do not interleave. On one core the dump under way may
+     * be the code this one interrupted: waiting would never end. */
+    while (__atomic_exchange_n(&dumping, 1, __ATOMIC_ACQUIRE)) {
+        if (!NP_PORT_CAN_SPIN) {
+            leave_bin(0, prev);
+            return np_error(NP_EBUSY, "np_bins_dump", "another dump is under way (an interrupt's?): not done");
+        }
         np_port_relax();
+    }
     unsigned n = __atomic_load_n(&nbins, __ATOMIC_ACQUIRE);
     for (unsigned b = 0; b < n; b++) {
         /* exchange: a tick between reading and clearing is not lost */

@@ -277,7 +277,7 @@ void np_cost_unwind(struct np_thread *t, uint32_t depth, uint64_t lost_open, int
 
 uint64_t np_thread_time_resync(struct np_thread *t)
 {
-    uint64_t now = np_port_resync(t);
+    uint64_t now = np_thread_resync_raw(t);
     /* The CPU-time clock and the counter are read at slightly different
      * moments, so the estimate may overshoot by a little: never let the
      * thread's time run backwards past its last entry or exit. */

@@ -49,16 +49,16 @@ NP_EXPORT const struct np_hooks_range np_hooks_text_exe = { __start_np_hooks_tex
  * its GOT, then find these (the program's definitions come first), while
  * the hooks reach them as the static library's do, at a fixed offset from
  * the thread pointer, with no GOT load on the way. */
-__attribute__((visibility("hidden"))) __thread struct np_thread *np_hooks_cur
-    __attribute__((tls_model("initial-exec"))) = (struct np_thread *)&np_unattached;
-__attribute__((visibility("hidden"))) __thread volatile uint64_t *np_hooks_switch_flag
-    __attribute__((tls_model("initial-exec"))) = (volatile uint64_t *)&np_switch_never;
+__attribute__((visibility("hidden"))) NP_PORT_TLS struct np_thread *np_hooks_cur =
+    (struct np_thread *)&np_unattached;
+__attribute__((visibility("hidden"))) NP_PORT_TLS volatile uint64_t *np_hooks_switch_flag =
+    (volatile uint64_t *)&np_switch_never;
 /* the names the shared library refers to (an executable's own hidden
  * names are what its linker turns into fixed offsets) */
 #undef np_cur
 #undef np_switch_flag
-extern __thread struct np_thread *np_cur __attribute__((alias("np_hooks_cur"), visibility("default")));
-extern __thread volatile uint64_t *np_switch_flag
+extern NP_PORT_TLS struct np_thread *np_cur __attribute__((alias("np_hooks_cur"), visibility("default")));
+extern NP_PORT_TLS volatile uint64_t *np_switch_flag
     __attribute__((alias("np_hooks_switch_flag"), visibility("default")));
 #define np_cur np_hooks_cur
 #define np_switch_flag np_hooks_switch_flag
@@ -215,7 +215,7 @@ static NP_HOOKS_TEXT __attribute__((noinline)) void rec_only(struct np_thread *t
     int ok = p < s->end && !np_port_switched();
     if (ok) {
         p->w0 = w0;
-        p->w1 = np_rec_ticks();
+        p->w1 = np_port_wall_ticks();
         __atomic_store_n(&s->pos, p + 1, __ATOMIC_RELEASE);
     }
     __atomic_signal_fence(__ATOMIC_SEQ_CST);

@@ -249,7 +249,7 @@ int np_sample_real_pthread_create(pthread_t *th, const pthread_attr_t *attr, voi
 void np_rec_before_exec(void);
 void np_rec_exec_failed(void);
 
-/* thread.c and posix.c call these through pointers that record.c sets when
+/* thread.c calls these through pointers that record.c sets when
  * recording starts, so that the single-mechanism libraries need nothing
  * of the recorder. */
 extern void (*np_rec_attach_hook)(struct np_thread *t);

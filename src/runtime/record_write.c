@@ -45,7 +45,7 @@
 #elif defined(NP_LAZY_LIBS)
 /* The shared library loads libzstd at the first chunk it compresses
  * (never in a fatal signal's handler: that writes chunks uncompressed). */
-#include "../port/lazy.h"
+#include "../port/posix/lazy.h"
 #define ZSTD_PRESENT() np_lazy_zstd()
 #else
 #define ZSTD_PRESENT() 1
@@ -278,8 +278,7 @@ int np_rec_file_open(const char *dir, int argc, char **argv, uint64_t start_tick
         argc = 0;
     if (argc > 0xffff)
         argc = 0xffff;
-    /* the recording clock (record_hot.h): the counter, or monotonic */
-    const char *clock = np_clock_kind == NP_CLOCK_COUNTER ? np_port_clock_name() : "monotonic";
+    const char *clock = np_port_wall_clock_name(); /* the recording clock */
     size_t room = NP_TRACE_CHUNK_HEADER + 4 + 4 + 8 + 8 + 8 + str_room(clock) + 2;
     for (int i = 0; i < argc; i++)
         room += str_room(argv[i]);

@@ -34,7 +34,7 @@
 #if defined(NP_HAVE_LIBUNWIND)
 #define UNW_LOCAL_ONLY /* this process only: the faster, smaller API */
 #include <libunwind.h>
-#include "../port/lazy.h" /* libnanoprof.so: libunwind loaded when asked for */
+#include "../port/posix/lazy.h" /* libnanoprof.so: libunwind loaded when asked for */
 #endif
 #include <signal.h>
 #include <stdio.h>
@@ -222,7 +222,7 @@ static int append(struct np_rec_stream *s, const uint64_t *fr, unsigned n, uint6
             return 0;
     }
     p[0].w0 = (uint64_t)NP_RAW_SAMPLE << NP_RAW_SHIFT | n | field(overrun) << 8 | field(s->smp.skipped) << 32;
-    p[0].w1 = np_rec_ticks();
+    p[0].w1 = np_port_wall_ticks();
     for (unsigned i = 0; i < n; i += 2) {
         p[1 + i / 2].w0 = fr[i];
         p[1 + i / 2].w1 = i + 1 < n ? fr[i + 1] : 0;
@@ -407,7 +407,7 @@ static void arm(struct np_rec_stream *s, unsigned hz)
 
 static void write_sampling(int fd, unsigned hz)
 {
-    np_rec_write_sampling(fd, np_rec_ticks(), hz, S.unwinder, NP_SAMPLING_CPU_TIME | NP_SAMPLING_RETURN_ADDRS,
+    np_rec_write_sampling(fd, np_port_wall_ticks(), hz, S.unwinder, NP_SAMPLING_CPU_TIME | NP_SAMPLING_RETURN_ADDRS,
                           hz ? period_ns(hz) : 0, MAX_FRAMES);
 }
 

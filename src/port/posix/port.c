@@ -1,4 +1,4 @@
-/* posix.c - the port for Linux and other POSIX hosts.
+/* port.c - the POSIX port (port.h): Linux and other POSIX hosts.
  *
  * Clock: the CPU's counter (TSC on x86-64, CNTVCT on AArch64), calibrated
  * against CLOCK_MONOTONIC_RAW. Time a thread spends switched out is taken
@@ -15,10 +15,8 @@
  * its .symtab (static functions included) or, stripped, its separate debug
  * file's (common/debug_file.h), falling back to .dynsym. */
 #define _GNU_SOURCE
-#include "port.h"
-#include "../common/debug_file.h"
-#include "../runtime/hooks.h"
-#include "../runtime/record.h"
+#include "../port.h"
+#include "../../common/debug_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +30,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include "lazy.h"
 #ifdef __linux__
@@ -48,7 +47,7 @@ int np_clock_kind = NP_CLOCK_MONOTONIC;
 /* Until a thread arms switch detection, its flag is this word, never 0:
  * the hooks read the flag without first testing the pointer. */
 __attribute__((visibility("default"))) const uint64_t np_switch_never = 1;
-__thread volatile uint64_t *np_switch_flag __attribute__((tls_model("initial-exec"), visibility("default"))) =
+NP_PORT_TLS volatile uint64_t *np_switch_flag __attribute__((visibility("default"))) =
     (volatile uint64_t *)&np_switch_never;
 
 static __thread uint64_t ref_counter, ref_cpu_ns;
@@ -228,6 +227,11 @@ double np_port_ns_per_tick_soon(void)
 #endif
 }
 
+const char *np_port_wall_clock_name(void)
+{
+    return np_clock_kind == NP_CLOCK_COUNTER ? np_port_clock_name() : "monotonic";
+}
+
 const char *np_port_clock_name(void)
 {
     switch (np_clock_kind) {
@@ -243,21 +247,14 @@ const char *np_port_clock_name(void)
     }
 }
 
-/* A thread that ends without summarising has its records counted as lost;
- * the recorder hands its last buffer to the writer. */
+/* The runtime's callback for a thread that ends, run by the thread's
+ * thread-specific data destructor. */
 static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
-static void on_thread_exit(void *arg)
+static void on_thread_exit(void *fn)
 {
-    struct np_thread *t = np_thread_os();
-    (void)arg;
-    if (t) {
-        void (*rec)(struct np_thread *) = __atomic_load_n(&np_rec_exit_hook, __ATOMIC_ACQUIRE);
-        if (rec)
-            rec(t);
-        np_cost_thread_exit(t);
-    }
+    ((void (*)(void))fn)();
 }
 
 static void make_exit_key(void)
@@ -265,10 +262,77 @@ static void make_exit_key(void)
     pthread_key_create(&exit_key, on_thread_exit);
 }
 
-void np_port_thread_start(void)
+void np_port_thread_start(void (*on_exit)(void))
 {
     pthread_once(&exit_once, make_exit_key);
-    pthread_setspecific(exit_key, (void *)1);
+    pthread_setspecific(exit_key, (void *)on_exit);
+}
+
+/* Per-thread blocks: mapped, not allocated (no lock: the first may be
+ * asked for in a signal handler that interrupted malloc), each with a
+ * header, chained from one key whose destructor gives them back. */
+struct thread_block {
+    struct thread_block *next;
+    size_t size;
+    void (*forget)(void);
+    uint64_t pad;
+};
+static pthread_key_t block_key;
+static pthread_once_t block_once = PTHREAD_ONCE_INIT;
+
+static void blocks_free(void *first)
+{
+    for (struct thread_block *b = first, *next; b; b = next) {
+        next = b->next;
+        if (b->forget)
+            b->forget();
+        munmap(b, sizeof *b + b->size);
+    }
+}
+
+static void make_block_key(void)
+{
+    pthread_key_create(&block_key, blocks_free);
+}
+
+void *np_port_thread_alloc(size_t size, void (*forget)(void))
+{
+    pthread_once(&block_once, make_block_key);
+    void *p = mmap(NULL, sizeof(struct thread_block) + size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    struct thread_block *b = p;
+    b->next = pthread_getspecific(block_key);
+    b->size = size;
+    b->forget = forget;
+    pthread_setspecific(block_key, b);
+    return b + 1;
+}
+
+void *np_port_map(size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+void *np_port_alloc(size_t size)
+{
+    return malloc(size);
+}
+
+void np_port_free(void *p)
+{
+    free(p);
+}
+
+const char *np_port_getenv(const char *name)
+{
+    return getenv(name);
+}
+
+void np_port_atfork_child(void (*fn)(void))
+{
+    pthread_atfork(NULL, NULL, fn);
 }
 
 void np_port_clock_thread(void)
@@ -285,7 +349,7 @@ void np_port_clock_thread(void)
 #endif
 }
 
-uint64_t np_port_resync(struct np_thread *t)
+uint64_t np_port_resync(uint64_t *switched)
 {
     /* Arm first: a switch before the reads below falls in this window, one
      * after them clears the flag again. */
@@ -294,8 +358,7 @@ uint64_t np_port_resync(struct np_thread *t)
     uint64_t now = np_port_counter();
     uint64_t wall = now - ref_counter;
     uint64_t ran = (uint64_t)((double)(cpu - ref_cpu_ns) / np_port_ns_per_tick_soon());
-    if (wall > ran)
-        t->off += wall - ran;
+    *switched = wall > ran ? wall - ran : 0;
     ref_counter = now;
     ref_cpu_ns = cpu;
     return now;
@@ -343,7 +406,7 @@ struct np_module {
     size_t nsyms;
 };
 
-#define NP_MAX_MODULES 128
+#define NP_MAX_MODULES NP_POSIX_SYM_MODULES
 static struct np_module modules[NP_MAX_MODULES];
 static int nmodules;
 static pthread_mutex_t sym_lock = PTHREAD_MUTEX_INITIALIZER;
