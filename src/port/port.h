@@ -123,6 +123,8 @@ void np_port_periodic_stop(void);
  *   NP_PORT_CAN_SPIN        1 when a lock's holder runs while another
  *                           thread waits for it; 0 on one core, where the
  *                           holder may be the code an interrupt interrupted
+ *   NP_PORT_HOSTED          1 where the hosted parts build (the recorder:
+ *                           the hooks call it by default), else 0
  *   NP_PORT_AT_START        the attribute of a function to run at start-up
  *                           (a constructor), or nothing where none runs
  *   uint64_t np_port_counter(void)      the raw counter

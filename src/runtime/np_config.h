@@ -7,17 +7,27 @@
 #ifndef NP_CONFIG_H
 #define NP_CONFIG_H
 
+/* A microcontroller (an M-profile CPU) has kilobytes of RAM, not
+ * gigabytes: its defaults below are smaller. */
+#if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
+#define NP_CONFIG_SMALL 1
+#else
+#define NP_CONFIG_SMALL 0
+#endif
+
 /* ---- chosen with CMake (src/CMakeLists.txt) ---------------------------- */
 
 /* Slots of the static basic-block table: 1 MiB of counts, the blocks of a
- * mid-sized program; a power of two (the hash masks it). */
+ * mid-sized program (4 KiB, 256 blocks, on a microcontroller); a power of
+ * two (the hash masks it). */
 #ifndef NP_BLOCKS_SLOTS
-#define NP_BLOCKS_SLOTS 65536
+#define NP_BLOCKS_SLOTS (NP_CONFIG_SMALL ? 256 : 65536)
 #endif
 /* Sections in the table, ids 0 to N-1: enough for the global section and
- * a program's phases; every thread keeps about 29 bytes per section. */
+ * a program's phases (16 on a microcontroller: 64 bytes of totals each);
+ * every thread keeps about 29 bytes per section. */
 #ifndef NP_SECTIONS_MAX
-#define NP_SECTIONS_MAX 64
+#define NP_SECTIONS_MAX (NP_CONFIG_SMALL ? 16 : 64)
 #endif
 /* Width of a bins counter, 16 or 32: 32 never saturates at 100 kHz for
  * half a day; 16 halves the RAM of a small target's table. */

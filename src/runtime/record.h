@@ -17,6 +17,7 @@
 #include <time.h>
 #include "thread.h"
 #include "np_config.h"
+#include "record_hooks.h"
 
 /* A raw record as the hooks write it: w0 = kind << 56 | value (the
  * function address for ENTRY and EXIT, ticks for SWITCH, a count for the
@@ -249,17 +250,6 @@ int np_sample_real_pthread_create(pthread_t *th, const pthread_attr_t *attr, voi
 void np_rec_before_exec(void);
 void np_rec_exec_failed(void);
 
-/* thread.c calls these through pointers that record.c sets when
- * recording starts, so that the single-mechanism libraries need nothing
- * of the recorder. */
-extern void (*np_rec_attach_hook)(struct np_thread *t);
-extern void (*np_rec_exit_hook)(struct np_thread *t);
-/* setjmp.c: a setjmp or longjmp (KIND) on ENV, on a recorded thread that
- * is marked busy. */
-extern void (*np_rec_jump_hook)(struct np_thread *t, unsigned kind, const void *env);
-/* np_thread_switch between user-level threads (thread.c): FROM leaves the
- * OS thread, TO runs on it from now. */
-extern void (*np_rec_switch_hook)(struct np_thread *from, struct np_thread *to);
 /* Stream ids of user-level threads (np_thread_init): above any Linux tid. */
 #define NP_REC_UTHREAD_TID 0x40000000L
 

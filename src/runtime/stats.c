@@ -12,7 +12,6 @@
  * Each thread adds its calls up as they end, in a small table of its own
  * (cost_hot.h); a merge adds those sums here: counts, totals and self
  * times add, minima and maxima combine. */
-#include <string.h>
 #include "hooks.h"
 #include "output.h"
 #include "../port/port.h"
@@ -110,7 +109,7 @@ static struct stat_entry *find(struct stats_hdr *h, uint64_t fn, int add)
             if (h->count == h->cap)
                 return NULL;
             struct stat_entry *e = &entries(h)[h->count++];
-            memset(e, 0, sizeof *e);
+            __builtin_memset(e, 0, sizeof *e);
             e->fn = fn;
             e->min = UINT64_MAX;
             idx[i] = h->count;
@@ -124,7 +123,7 @@ static struct stat_entry *find(struct stats_hdr *h, uint64_t fn, int add)
 static void rebuild_index(struct stats_hdr *h)
 {
     uint32_t *idx = index_of(h);
-    memset(idx, 0, (h->hmask + 1) * sizeof *idx);
+    __builtin_memset(idx, 0, (h->hmask + 1) * sizeof *idx);
     for (uint32_t k = 0; k < h->count; k++) {
         uint32_t i = hash(entries(h)[k].fn) & h->hmask;
         while (idx[i])
@@ -153,10 +152,10 @@ int np_stats_init(void *stats, size_t size)
     if (cap < 1)
         return np_error(NP_ESMALL, "np_stats_init", "buffer too small for even one function");
     struct stats_hdr *h = stats;
-    memset(h, 0, sizeof *h);
+    __builtin_memset(h, 0, sizeof *h);
     h->cap = (uint32_t)cap;
     h->hmask = (uint32_t)slots_for((size_t)cap) - 1;
-    memset(index_of(h), 0, (h->hmask + 1) * sizeof(uint32_t));
+    __builtin_memset(index_of(h), 0, (h->hmask + 1) * sizeof(uint32_t));
     h->magic = STATS_MAGIC;
     np_port_clock_init();
     __atomic_store_n(&np_default_stats, stats, __ATOMIC_RELEASE);

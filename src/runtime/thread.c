@@ -1,9 +1,8 @@
 /* thread.c - per-thread state: finding it, and switching between the
  * states of a user-level scheduler's threads. */
-#include <string.h>
 #include "hooks.h"
 #include "cost_hot.h"
-#include "record.h"
+#include "record_hooks.h"
 #include "../port/port.h"
 
 /* What np_cur points to until the thread's first hook or API call: busy,
@@ -81,7 +80,7 @@ np_thread *np_thread_init(void *mem, size_t size)
         return NULL;
     }
     struct np_thread *t = mem;
-    memset(t, 0, sizeof *t);
+    __builtin_memset(t, 0, sizeof *t);
     t->flags = NP_F_ATTACHED;
     t->tid = np_port_tid();
     return t;

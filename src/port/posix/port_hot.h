@@ -22,6 +22,9 @@
 #define NP_PORT_CODE_ADDR_FITS 0
 #endif
 #define NP_PORT_CAN_SPIN 1
+/* The hosted parts build here: the recorder, the sampler, setjmp
+ * interposition (src/CMakeLists.txt's list for this port). */
+#define NP_PORT_HOSTED 1
 #define NP_PORT_AT_START __attribute__((constructor))
 
 /* Clock sources, chosen once per process by np_port_clock_init(). */
