@@ -197,8 +197,6 @@ void np_rec_wstate_free(struct np_rec_wstate *w);
 void np_rec_write_shutdown(void);
 /* After fork: the child's file must list every module again. */
 void np_rec_modules_forget(void);
-/* write() of the whole range, retrying on EINTR and short writes. */
-int np_rec_write_all(int fd, const void *p, size_t n);
 
 /* The SAMPLING chunk (trace-format.md). */
 void np_rec_write_sampling(int fd, uint64_t tick, uint32_t hz, unsigned unwinder, uint32_t flags,

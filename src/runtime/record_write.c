@@ -21,17 +21,16 @@
 #include "trace_encode.h"
 #include "../common/trace_format.h"
 #include "../port/port.h"
+#include "../port/posix/modules.h"
+#include "../port/posix/posix.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <time.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -55,27 +54,12 @@
 
 #define ZSTD_LEVEL NP_REC_ZSTD_LEVEL
 
-int np_rec_write_all(int fd, const void *p, size_t n)
-{
-    const char *c = p;
-    while (n) {
-        ssize_t w = write(fd, c, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        c += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* ---- chunks ------------------------------------------------------------- */
 
 /* Writes the chunk of N bytes built at P (0: it did not fit). */
 static int chunk_write(int fd, const void *p, size_t n)
 {
-    return n ? np_rec_write_all(fd, p, n) : -1;
+    return n ? np_posix_write_all(fd, p, n) : -1;
 }
 
 /* ---- modules ------------------------------------------------------------ */
@@ -115,96 +99,32 @@ static void name_update(int fd, uint64_t addr)
     chunk_write(fd, tmp, np_trace_name_chunk(tmp, sizeof tmp, addr, name, strnlen(name, NP_TRACE_NAME_MAX)));
 }
 
-struct mod_ctx {
-    int fd;
-    int first;
-};
-
-/* The GNU build-id in a PT_NOTE segment, read from memory. */
-static const uint8_t *build_id(const uint8_t *p, const uint8_t *e, size_t align, size_t *len)
+/* A MODULE chunk for M, the first time this file meets it. */
+static int module_note(struct np_posix_module *m, void *ctx)
 {
-    while (p + 12 <= e) {
-        uint32_t namesz, descsz, type;
-        memcpy(&namesz, p, 4);
-        memcpy(&descsz, p + 4, 4);
-        memcpy(&type, p + 8, 4);
-        const uint8_t *name = p + 12;
-        const uint8_t *desc = name + ((namesz + align - 1) & ~(align - 1));
-        const uint8_t *next = desc + ((descsz + align - 1) & ~(align - 1));
-        if (next > e || next <= p)
-            break;
-        if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(name, "GNU", 4) == 0) {
-            *len = descsz;
-            return desc;
-        }
-        p = next;
-    }
-    return NULL;
-}
-
-static int module_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-    struct mod_ctx *m = data;
-    if (m->first) {
-        m->first = 0;
-        if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
-            if (info->dlpi_adds == last_adds)
-                return 1; /* nothing loaded since the last look */
-            last_adds = info->dlpi_adds;
-        }
-    }
-    const char *name = info->dlpi_name;
-    char path[PATH_MAX];
-    if (info->dlpi_addr && info->dlpi_addr == (ElfW(Addr))getauxval(AT_SYSINFO_EHDR))
-        name = NP_TRACE_VDSO; /* the kernel's vDSO: no file, readers use their own (trace-format.md) */
-    else if (name && name[0] && name[0] != '/') {
-        if (!realpath(name, path)) /* dlopen'ed by a relative path */
-            return 0;
-        name = path;
-    }
-    uint64_t lo = UINT64_MAX, hi = 0;
-    const uint8_t *bid = NULL;
-    size_t bidlen = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-            if (ph->p_vaddr < lo)
-                lo = ph->p_vaddr;
-            if (ph->p_vaddr + ph->p_memsz > hi)
-                hi = ph->p_vaddr + ph->p_memsz;
-        } else if (ph->p_type == PT_NOTE && !bid) {
-            const uint8_t *p = (const uint8_t *)(uintptr_t)(info->dlpi_addr + ph->p_vaddr);
-            bid = build_id(p, p + ph->p_memsz, ph->p_align >= 8 ? 8 : 4, &bidlen);
-        }
-    }
-    if (hi <= lo)
-        return 0;
-    uint64_t bias = info->dlpi_addr, start = bias + lo, end = bias + hi;
+    int fd = *(int *)ctx;
     for (unsigned i = 0; i < nseen; i++)
-        if (seen[i].bias == bias && seen[i].start == start)
+        if (seen[i].bias == m->bias && seen[i].start == m->start)
             return 0;
+    char buf[PATH_MAX];
+    const char *path = np_posix_module_path(m, buf);
+    if (!path)
+        return 0; /* dlopen'ed by a relative path no longer there */
     if (nseen < MAX_MODULES) {
-        seen[nseen].bias = bias;
-        seen[nseen].start = start;
+        seen[nseen].bias = m->bias;
+        seen[nseen].start = m->start;
         nseen++;
     }
-    char exe[PATH_MAX];
-    if (!name || !name[0]) {
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        exe[n > 0 ? n : 0] = 0;
-        name = exe;
-    }
     uint8_t tmp[NP_TRACE_CHUNK_HEADER + 24 + 2 + NP_BUILD_ID_MAX + 2 + PATH_MAX];
-    chunk_write(m->fd, tmp,
-                np_trace_module_chunk(tmp, sizeof tmp, bias, start, end, bid, bidlen, name, strnlen(name, PATH_MAX)));
+    chunk_write(fd, tmp, np_trace_module_chunk(tmp, sizeof tmp, m->bias, m->start, m->end, m->build_id,
+                                               m->build_id_len, path, strnlen(path, PATH_MAX)));
     return 0;
 }
 
 /* Writes a MODULE chunk for each module not yet listed in this file. */
 static void modules_update(int fd)
 {
-    struct mod_ctx m = { fd, 1 };
-    dl_iterate_phdr(module_cb, &m);
+    np_posix_modules(module_note, &fd, &last_adds);
 }
 
 /* ---- the file ----------------------------------------------------------- */
@@ -242,7 +162,7 @@ int np_rec_file_open(const char *dir, int argc, char **argv, uint64_t start_tick
     };
     size_t room = np_trace_info_room(&info);
     void *chunk = malloc(room);
-    if (!chunk || np_rec_write_all(fd, hdr, sizeof hdr) < 0) {
+    if (!chunk || np_posix_write_all(fd, hdr, sizeof hdr) < 0) {
         free(chunk);
         close(fd);
         return -1;
@@ -403,13 +323,13 @@ static void enc_write(struct np_trace_enc *t, void *ctx)
                 if (!ZSTD_isError(z) && z < t->len) {
                     np_trace_events_prefix(zbuf, t->tid, t->base, t->count, NP_COMPRESS_ZSTD, (uint32_t)t->len,
                                            (uint32_t)z);
-                    np_rec_write_all(e->fd, zbuf, NP_TRACE_EVENTS_PREFIX + z);
+                    np_posix_write_all(e->fd, zbuf, NP_TRACE_EVENTS_PREFIX + z);
                     return;
                 }
             }
         }
     }
-    np_rec_write_all(e->fd, t->buf, np_trace_enc_chunk(t));
+    np_posix_write_all(e->fd, t->buf, np_trace_enc_chunk(t));
 }
 
 static void enc_flush(struct enc *e)
