@@ -94,7 +94,7 @@ static void *next_fn(void **cache, const char *name);
 static struct sigaction chained[2]; /* the program's, in chained[chain_cur] */
 static int chain_cur;                /* atomic */
 static int chain_lock;               /* atomic: writers only */
-static __thread int installing;      /* our own sigaction call is under way */
+static NP_PORT_TLS int installing; /* our own sigaction call is under way */
 
 static void chain_set(const struct sigaction *act, struct sigaction *old)
 {
@@ -558,7 +558,7 @@ int np_sample_stop(void)
 
 /* ---- interposed: pthread_create, sigaction, signal ------------------------ */
 
-static __thread int internal_create; /* the runtime's own thread: not wrapped */
+static NP_PORT_TLS int internal_create; /* the runtime's own thread: not wrapped */
 
 int np_sample_real_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
