@@ -4,7 +4,9 @@
 # SRC_DIR/src) for each of QEMU's boards, mps2-an385 (Cortex-M3, no DWT
 # counter in QEMU: SysTick is the clock), mps2-an386 (Cortex-M4) and
 # microbit (Cortex-M0, 16 KiB of RAM), and run there: every check passes
-# and the firmware exits 0.
+# and the firmware exits 0. -icount: SysTick then runs on the instructions
+# executed, not on the host's clock, whose stalls on a loaded machine
+# stop QEMU's SysTick for milliseconds.
 set -u
 CC=$1
 QEMU=$2
@@ -35,7 +37,7 @@ for board in mps2-an385:cortex-m3:mps2 mps2-an386:cortex-m4:mps2 microbit:cortex
     "$CC" -mcpu=$cpu $CFLAGS -c "$HERE/start.c" -o "$dir/start.o" || fail=1
     "$CC" -mcpu=$cpu -mthumb -nostartfiles --specs=nano.specs -L"$HERE" -T "$HERE/$ld.ld" -o "$dir/smoke.elf" \
         "$dir/start.o" "$dir/smoke.o" $objs -lc -lgcc || { echo "FAIL: $name: link"; fail=1; continue; }
-    timeout 120 "$QEMU" -M "$name" -nographic -monitor none -serial none \
+    timeout 120 "$QEMU" -M "$name" -icount shift=0 -nographic -monitor none -serial none \
         -semihosting-config enable=on,target=native -kernel "$dir/smoke.elf" > "$dir/out" 2>&1
     rc=$?
     if [ $rc -ne 0 ] || ! grep -qx PASSED "$dir/out"; then
