@@ -177,12 +177,14 @@ static void veneer(void **state)
     np_calltrack_free(trk);
 }
 
-/* A Thumb bl inside one function to a place that is no function start. */
+/* A Thumb bl inside one function to a place that is no function start
+ * (an ARM bl is always a call). */
 static void long_jump(void **state)
 {
     (void)state;
     start(0);
-    call(NP_BR_BL, FN(1) + 0x10, FN(1) + 0x80);
+    cpu.r[14] = FN(1) + 0x14;
+    br(5, NP_BR_BL, FN(1) + 0x10, FN(1) + 0x80, 15, NP_BRF_FROM_THUMB | NP_BRF_THUMB);
     call(NP_BR_BL, FN(1) + 0x84, FN(2));
     ret(NP_BR_BX, FN(2) + 0x10, FN(1) + 0x88);
     finish("T1 main;E1 f2;X1;");
@@ -264,12 +266,42 @@ static void threads(void **state)
     }
 }
 
+/* A preemptive switch in an IRQ handler: the handler's exception return
+ * lands at a task's first instruction on another stack (a new thread);
+ * the task's IRQ returns to where thread 1 was interrupted (thread 1
+ * again, its interrupted handler call ending). */
+static void preemptive(void **state)
+{
+    (void)state;
+    start(0);
+    call(NP_BR_BL, FN(0) + 0x10, FN(1));
+    struct np_branch irq1 = { FN(1) + 0x20, 0x18, NP_BR_EXCEPTION, 15, 0, NP_VEC_IRQ };
+    cpu.r[13] = 0x9000;
+    np_calltrack_branch(trk, &cpu, &irq1);
+    br(1, NP_BR_LDR_PC, 0x18, FN(8), 15, 0);
+    cpu.r[13] = 0x4000; /* the task's stack, made up by the scheduler */
+    br(9, NP_BR_EXC_RETURN, FN(8) + 0x40, FN(12), 14, 0);
+    call(NP_BR_BL, FN(12) + 0x10, FN(2));
+    ret(NP_BR_BX, FN(2) + 0x8, FN(12) + 0x14);
+    struct np_branch irq2 = { FN(12) + 0x40, 0x18, NP_BR_EXCEPTION, 15, 0, NP_VEC_IRQ };
+    cpu.r[13] = 0x9000;
+    np_calltrack_branch(trk, &cpu, &irq2);
+    br(1, NP_BR_LDR_PC, 0x18, FN(8), 15, 0);
+    cpu.r[13] = 0x8000;
+    br(9, NP_BR_EXC_RETURN, FN(8) + 0x40, FN(1) + 0x20, 14, 0);
+    ret(NP_BR_BX, FN(1) + 0x30, FN(0) + 0x14);
+    finish("T1 main;E1 f1;E1 f8;T2 f12;E2 f12;E2 f2;X2;E2 f8;S1 60 20;X1;X1;");
+    assert_int_equal(np_calltrack_stats(trk)->threads, 2);
+    assert_int_equal(np_calltrack_stats(trk)->resynced, 0);
+    np_calltrack_free(trk);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bl_and_bx_lr), cmocka_unit_test(linked_idioms), cmocka_unit_test(veneer),
         cmocka_unit_test(long_jump),    cmocka_unit_test(resync),        cmocka_unit_test(exceptions),
-        cmocka_unit_test(threads),
+        cmocka_unit_test(threads),      cmocka_unit_test(preemptive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,6 +50,12 @@ for case in "calls_arm calls_arm.calls calls.out" "calls_thumb calls_thumb.calls
     grep -q " 0 closed by\|re-synchronisation" "$tmp/$name.err" && fail "$name: calls re-synchronised: $(cat "$tmp/$name.err")"
 done
 
+# the instructions, and the cycles of the ARM7TDMI's model (docs/emulator.md),
+# exactly: a change to either must be deliberate
+emu calls_arm
+grep -q "after 877 instructions, 1704 cycles (ARM7TDMI)" "$tmp/calls_arm.err" ||
+    fail "calls_arm: not 877 instructions in 1704 cycles: $(cat "$tmp/calls_arm.err")"
+
 # ---- re-synchronisation: the calls that missed their return, marked
 emu resync || fail "resync: exit status $?"
 counts "$tmp/resync" | diff "$expected/resync.calls" - >"$tmp/diff" || { fail "resync: call counts differ:"; cat "$tmp/diff"; }
@@ -155,6 +161,11 @@ fibs=$("$np" report --format=csv "$t" 2>/dev/null | awk -F, '$1 == "fib" { print
 # gprof counts recursion as 1+N: main's call, and fib's own
 grep -q " 1+$((fibs - 1)) *fib " "$tmp/gprof" || fail "gprof: fib's $fibs calls are not 1+$((fibs - 1)) in its call graph"
 [ -s "$tmp/gprof.err" ] && fail "gprof warned: $(cat "$tmp/gprof.err")"
+# its flat profile: fib's exact self cycles, in the unit the file names
+self=$("$np" report --format=csv "$t" 2>/dev/null | awk -F, '$1 == "fib" { print $4 }')
+grep -q "Each sample counts as 1 kcycles" "$tmp/gprof" || fail "gprof: not in kcycles: $(head -4 "$tmp/gprof")"
+awk -v want="$self" '$NF == "fib" && $3 != "" { got = $3 * 1000; if (got - want < 1000 && want - got < 1000) ok = 1 }
+    END { exit !ok }' "$tmp/gprof" || fail "gprof: fib's self time is not $self cycles: $(grep ' fib$' "$tmp/gprof")"
 # a view reads the ELF itself: the emulator as a source, the same counts
 "$np" report --format=csv "$fw/fib_arm.elf" 2>/dev/null | awk -F, 'NR > 1 { print $1, $2 }' | sort >"$tmp/direct"
 counts "$t" | diff - "$tmp/direct" >/dev/null || fail "report FIRMWARE.elf differs from report of its trace"
@@ -178,6 +189,21 @@ bad_semihost semihosting write_bad 0x40000000
 EOF
 "$np" emu -o "$tmp/loop" --max-insns=100000 "$fw/bad_loop.elf" >/dev/null 2>"$tmp/loop.err"
 [ $? -eq 1 ] && grep -q "after 100000 instructions" "$tmp/loop.err" || fail "bad_loop: $(cat "$tmp/loop.err")"
+# a device outside the image: an error that says how to map it; mapped,
+# the firmware ends in `b .` with IRQs masked: a clean stop, status 0
+emu halt_loop
+[ $? -eq 1 ] && grep -q "write of 0x40000000 outside memory.*in run (--map maps more)" "$tmp/halt_loop.err" ||
+    fail "halt_loop unmapped: $(cat "$tmp/halt_loop.err")"
+emu halt_loop --map 0x40000000,4k || fail "halt_loop --map: exit status $?: $(cat "$tmp/halt_loop.err")"
+grep -q "halted in a branch to itself at 0x[0-9a-f]* in run after" "$tmp/halt_loop.err" ||
+    fail "halt_loop: $(cat "$tmp/halt_loop.err")"
+[ "$(counts "$tmp/halt_loop" | grep '^tick ')" = "tick 3" ] || fail "halt_loop: tick not called 3 times"
+"$np" emu --map 0x8000,4k "$fw/halt_loop.elf" >/dev/null 2>&1
+[ $? -eq 1 ] || fail "--map over the image is not refused"
+# ARMv5TE code on the ARM7TDMI: the error says which CPU runs it
+emu calls_v5
+[ $? -eq 1 ] && grep -q "undefined instruction blx r3 .* (ARMv5TE code runs with --cpu arm946e-s)" "$tmp/calls_v5.err" ||
+    fail "calls_v5 on the ARM7TDMI: $(cat "$tmp/calls_v5.err")"
 printf 'not an ELF\n' >"$tmp/text.elf"
 for f in "$tmp/text.elf" /bin/true "$fw/bad_noload.elf" "$tmp/missing.elf"; do
     "$np" emu -o "$tmp/bad" "$f" >/dev/null 2>"$tmp/bad.err"

@@ -71,6 +71,7 @@ struct rig {
     uint32_t svc_imm, bkpt_imm;
     uint64_t svc_insns;
     bool clear_irq;   /* the branch hook lowers irq_line on an IRQ entry */
+    int halt_kind;    /* the branch hook halts the CPU at a branch of this kind (-1: never) */
     unsigned ntimer;
 };
 
@@ -81,6 +82,8 @@ static void on_branch(void *ctx, struct np_cpu *cpu, const struct np_branch *b)
         r->rec[r->nrec++] = *b;
     if (r->clear_irq && b->kind == NP_BR_EXCEPTION && b->vector == NP_VEC_IRQ)
         cpu->irq_line = false;
+    if (b->kind == r->halt_kind)
+        np_cpu_halt(cpu);
 }
 
 static int on_svc(void *ctx, struct np_cpu *cpu, uint32_t imm)
@@ -112,6 +115,7 @@ static void on_timer(void *ctx, struct np_cpu *cpu)
 static struct rig *rig_new(enum np_cpu_model model, unsigned n_wait, unsigned s_wait)
 {
     struct rig *r = calloc(1, sizeof *r);
+    r->halt_kind = -1;
     for (unsigned i = 0; i < img.nmem; i++) {
         r->mem[i] = img.mem[i];
         r->mem[i].data = malloc(img.mem[i].size);
@@ -240,6 +244,18 @@ static void dp_conditions(void **state)
         assert_int_equal(r->cpu.r[10], img.ram_base + SCRATCH_OFF); /* addmi skipped */
         assert_int_equal(r->cpu.insns, 13);
         assert_int_equal(r->cpu.cycles, 13);
+        rig_free(r);
+        /* instructions that cost more when they run cost 1S skipped */
+        r = rig_new(m, 0, 0);
+        run_to_end(r, "t_cond_fail");
+        assert_int_equal(r->cpu.insns, 6);
+        assert_int_equal(r->cpu.cycles, 6);
+        assert_int_equal(r->nrec, 0);
+        rig_free(r);
+        /* run or skipped, each is one S cycle (1 + s_wait) */
+        r = rig_new(m, 3, 1);
+        run_to_end(r, "t_cond");
+        assert_int_equal(r->cpu.cycles, 26);
         rig_free(r);
     }
 }
@@ -400,6 +416,23 @@ static void block_transfers(void **state)
         r = rig_new(m, 0, 0);
         run_to_end(r, "t_stm_pc");
         assert_int_equal(rd32(r, r->cpu.r[10] + 4), sym("t_stm_pc") + 8);
+        rig_free(r);
+    }
+}
+
+/* the ARM946E-S's load-use interlocks: 1 cycle after a word, 2 after a
+   byte or halfword, on ALU operands and store data alike */
+static void load_use_interlocks(void **state)
+{
+    (void)state;
+    MODELS {
+        struct rig *r = rig_new(m, 0, 0);
+        run_to_end(r, "t_interlock");
+        assert_int_equal(r->cpu.insns, 10);
+        /* ARM7TDMI: 4 loads 1S+1N+1I, 4 adds 1S, str 2N, ldm 2S+1N+1I;
+           ARM9E-S: ldr 1+1, ldrb 1+2, ldrh 1, ldr 1+1 (str data), ldm 2+1,
+           the rest 1 */
+        assert_int_equal(r->cpu.cycles, m == NP_CPU_ARM7TDMI ? 22 : 16);
         rig_free(r);
     }
 }
@@ -596,6 +629,12 @@ static void undefined_instructions(void **state)
             np_cpu_set_pc(&r->cpu, sym("t_cp15"));
             assert_int_equal(np_cpu_run(&r->cpu, 10), NP_STOP_UNDEFINED);
             assert_int_equal(r->cpu.r[15], sym("t_cp15"));
+            /* an ARM bkpt is undefined there, and never goes to the hook */
+            r->bkpt_result = 1;
+            np_cpu_set_pc(&r->cpu, sym("t_bkpt"));
+            assert_int_equal(np_cpu_run(&r->cpu, 10), NP_STOP_UNDEFINED);
+            assert_int_equal(r->cpu.r[15], sym("t_bkpt") + 4);
+            assert_int_equal(r->nbkpt, 0);
             rig_free(r);
         }
     }
@@ -672,6 +711,28 @@ static void exception_returns(void **state)
         expect_branch(r, 0, NP_BR_EXC_RETURN, t + 12, t + 16, 14, NP_BRF_LINKED);
         expect_branch(r, 1, NP_BR_EXC_RETURN, t + 28, t + 32, 10, 0);
         assert_int_equal(r->cpu.cpsr, NP_MODE_SVC | NP_CPSR_I | NP_CPSR_F);
+        rig_free(r);
+    }
+}
+
+/* ldm/stm ^ without the PC: the User bank, conditional or not */
+static void user_bank_transfers(void **state)
+{
+    (void)state;
+    MODELS {
+        struct rig *r = rig_new(m, 0, 0);
+        uint32_t b = r->cpu.r[10];
+        r->cpu.r[13] = 0x55;
+        r->cpu.r[14] = 0x77;
+        run_to_end(r, "t_user_bank");
+        assert_int_equal(r->cpu.bank_r13[0], 0x13);
+        assert_int_equal(r->cpu.bank_r14[0], 0x14);
+        assert_int_equal(r->cpu.r[13], 0x66);
+        assert_int_equal(r->cpu.r[14], 0x77);
+        assert_int_equal(rd32(r, b - 8), 0x13);
+        assert_int_equal(rd32(r, b - 4), 0x14);
+        assert_int_equal(r->cpu.r[0], 0x13);
+        assert_int_equal(r->cpu.insns, 8);
         rig_free(r);
     }
 }
@@ -964,6 +1025,67 @@ static void self_modifying_code(void **state)
     }
 }
 
+/* Thumb code overwritten: a function's first instruction, and the second
+   half of a bl pair already run */
+static void thumb_self_modifying_code(void **state)
+{
+    (void)state;
+    uint32_t f = sym("tsmc_f") & ~1u, g = sym("tsmc_g") & ~1u, bl = sym("tsmc_bl");
+    int32_t off_f = (int32_t)(f - (bl + 4)), off_g = (int32_t)(g - (bl + 4));
+    assert_int_equal(off_f >> 12, off_g >> 12); /* one prefix for both */
+    MODELS {
+        struct rig *r = rig_new(m, 0, 0);
+        r->cpu.r[5] = 0x3010; /* adds r0, #16 */
+        r->cpu.r[6] = f;
+        r->cpu.r[3] = 0xf800u | (((uint32_t)off_g >> 1) & 0x7ff);
+        r->cpu.r[4] = bl + 2;
+        run_to_end(r, "t_thumb_smc");
+        assert_int_equal(r->cpu.r[0], 1 + 16 + 64);
+        rig_free(r);
+    }
+}
+
+/* the branch hook halts: the run ends after that branch */
+static void halt_from_branch_hook(void **state)
+{
+    (void)state;
+    MODELS {
+        struct rig *r = rig_new(m, 0, 0);
+        r->halt_kind = NP_BR_BX;
+        np_cpu_set_pc(&r->cpu, sym("t_calls"));
+        assert_int_equal(np_cpu_run(&r->cpu, 100), NP_STOP_HALT);
+        assert_int_equal(r->cpu.r[15], sym("t_calls") + 4);
+        assert_int_equal(r->cpu.insns, 2);
+        assert_int_equal(r->nrec, 2);
+        /* the next run goes on from there */
+        r->halt_kind = -1;
+        assert_int_equal(np_cpu_run(&r->cpu, 1), NP_STOP_LIMIT);
+        assert_int_equal(r->cpu.r[15], sym("t_calls") + 8);
+        rig_free(r);
+    }
+}
+
+/* the timer checked at taken branches: the IRQ comes at a branch target */
+static void timer_at_a_branch(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(NP_CPU_ARM7TDMI, 0, 0);
+    r->cpu.hooks.timer = on_timer;
+    r->cpu.timer_at = 5;
+    r->clear_irq = true;
+    r->cpu.cpsr &= ~NP_CPSR_I;
+    run_to_end(r, "t_calls");
+    assert_int_equal(r->ntimer, 1);
+    unsigned i = 0;
+    while (i < r->nrec && r->rec[i].kind != NP_BR_EXCEPTION)
+        i++;
+    assert_true(i > 0 && i < r->nrec);
+    assert_int_equal(r->rec[i].from, r->rec[i - 1].to);
+    assert_int_equal(r->rec[i].vector, NP_VEC_IRQ);
+    assert_int_equal(r->cpu.r[8], 1);
+    rig_free(r);
+}
+
 /* ---- faults ---- */
 
 static void faults(void **state)
@@ -1171,6 +1293,7 @@ int main(void)
         cmocka_unit_test(loads_stores),
         cmocka_unit_test(loads_stores_rare_forms),
         cmocka_unit_test(block_transfers),
+        cmocka_unit_test(load_use_interlocks),
         cmocka_unit_test(swap),
         cmocka_unit_test(mode_banking),
         cmocka_unit_test(swi_exception_and_hook),
@@ -1180,6 +1303,7 @@ int main(void)
         cmocka_unit_test(arm_call_return_idioms),
         cmocka_unit_test(arm_v5_calls),
         cmocka_unit_test(exception_returns),
+        cmocka_unit_test(user_bank_transfers),
         cmocka_unit_test(thumb_call_return_idioms),
         cmocka_unit_test(thumb_bl_pair_split),
         cmocka_unit_test(thumb_v5),
@@ -1189,6 +1313,9 @@ int main(void)
         cmocka_unit_test(thumb_swi_bkpt),
         cmocka_unit_test(v5_dsp),
         cmocka_unit_test(self_modifying_code),
+        cmocka_unit_test(thumb_self_modifying_code),
+        cmocka_unit_test(halt_from_branch_hook),
+        cmocka_unit_test(timer_at_a_branch),
         cmocka_unit_test(faults),
         cmocka_unit_test(exception_without_vectors),
         cmocka_unit_test(init_checks),

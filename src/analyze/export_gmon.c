@@ -183,6 +183,59 @@ static uint64_t default_bucket(uint64_t text)
 }
 
 /* The histogram over the program's .text: the periods sampled there. */
+/* An emulated run has no samples but every function's exact self time,
+ * in cycles or instructions (or in time from cycles at a clock rate):
+ * the histogram then holds those, each function's at its first bin, in
+ * counts of a power of ten of the unit that keep the largest under 65536;
+ * the dimension names the unit ("Mcycles"), the rate the counts per unit.
+ * Other traces without samples keep an empty histogram (their times are
+ * wall time, not the program's CPU time). */
+static int exact_histogram(const struct gmon *g, const struct np_model *m, uint16_t *bins, uint64_t low,
+                           uint64_t bucket, char dimension[15], char *abbrev, uint32_t *rate)
+{
+    size_t np, nf;
+    const struct np_process *procs = np_model_processes(m, &np);
+    enum np_time_unit unit = np_model_time_unit(m);
+    if (unit == NP_UNIT_NS && !(np && procs[0].clock && strcmp(procs[0].clock, "cycles") == 0))
+        return 0;
+    const struct np_function *fns = np_model_functions(m, &nf);
+    uint64_t most = 0;
+    for (size_t i = 0; i < nf; i++)
+        if (fns[i].calls && in_program(g, fns[i].module) && fns[i].self_ns > most)
+            most = fns[i].self_ns;
+    uint64_t per = 1; /* units a count stands for: 10^k */
+    while (most / per > GMON_BIN_MAX)
+        per *= 10;
+    static const char *const names[3][4] = { { "seconds", "seconds", "seconds", "seconds" },
+                                             { "cycles", "kcycles", "Mcycles", "Gcycles" },
+                                             { "instructions", "kinstructions", "Minstructions",
+                                               "Ginstructions" } };
+    /* the dimension's scale: the smallest 10^(3j) at least PER, so that
+     * the rate, counts per dimension unit, is a whole number */
+    unsigned j = 0;
+    uint64_t scale = 1;
+    while (scale < per && j < 3)
+        scale *= 1000, j++;
+    int row = unit == NP_UNIT_NS ? 0 : unit == NP_UNIT_CYCLES ? 1 : 2;
+    if (row == 0) { /* ns: seconds, at 10^9 / PER counts a second */
+        scale = 1000000000;
+        j = 0;
+    }
+    memset(dimension, 0, 15);
+    memcpy(dimension, names[row][j], strlen(names[row][j]));
+    *abbrev = row == 0 ? 's' : row == 1 ? 'c' : 'i';
+    *rate = (uint32_t)(scale / per);
+    for (size_t i = 0; i < nf; i++) {
+        const struct np_function *f = &fns[i];
+        if (!f->calls || !in_program(g, f->module) || f->address < g->elf.start || f->address >= g->elf.end)
+            continue;
+        uint16_t *bin = &bins[(f->address - low) / bucket];
+        uint64_t v = *bin + (f->self_ns + per / 2) / per;
+        *bin = (uint16_t)(v > GMON_BIN_MAX ? GMON_BIN_MAX : v);
+    }
+    return 0;
+}
+
 static int write_histogram(const struct gmon *g, const struct np_model *m)
 {
     size_t npcs;
@@ -211,14 +264,19 @@ static int write_histogram(const struct gmon *g, const struct np_model *m)
             *bin += (uint16_t)pc->periods;
         }
     }
-    static const char dimension[15] = "seconds";
+    char dimension[15] = "seconds", abbrev = 's';
+    uint32_t rate = sampling->hz ? sampling->hz : GMON_RATE_UNSAMPLED;
+    if (!npcs && exact_histogram(g, m, bins, low, bucket, dimension, &abbrev, &rate) != 0) {
+        free(bins);
+        return NP_EXPORT_ENOMEM;
+    }
     putc(GMON_TAG_TIME_HIST, g->out);
     put_vma(g, low);
     put_vma(g, high);
     put_u32(g, nbins);
-    put_u32(g, sampling->hz ? sampling->hz : GMON_RATE_UNSAMPLED);
+    put_u32(g, rate);
     fwrite(dimension, 1, sizeof dimension, g->out);
-    putc('s', g->out);
+    putc(abbrev, g->out);
     for (uint64_t i = 0; i < nbins; i++)
         put_uint(g, bins[i], 2);
     free(bins);

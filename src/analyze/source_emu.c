@@ -49,6 +49,7 @@ struct emu {
     /* the last event's cycles: the trace's end (a sink is told no end
      * time, so the model ends there too) */
     uint64_t last_cycles;
+    bool halted;                 /* a branch to itself no IRQ can leave */
     char writer_error[256];
 };
 
@@ -114,6 +115,20 @@ int np_emu_config_set(struct np_emu_config *c, const char *setting, char *err, s
         if (bytes < 4096 || bytes > (1ull << 31))
             return fail(err, errsize, "bad RAM size '%s': 4k to 2G (k, M or G)", v);
         c->ram_size = (uint32_t)bytes;
+    } else if (IS("map")) {
+        char *comma;
+        errno = 0;
+        unsigned long long base = strtoull(v, &comma, 0), size;
+        if (errno || comma == v || *comma != ',' || base > UINT32_MAX)
+            return fail(err, errsize, "bad --map '%s': ADDR,SIZE (e.g. 0x40000000,4k)", v);
+        size = np_parse_size(comma + 1);
+        if (!size || size > (1ull << 31) || base + size > (1ull << 32))
+            return fail(err, errsize, "bad --map '%s': a size of 1 to 2G within the 4 GiB address space", v);
+        if (c->nmap == NP_EMU_MAX_MAPS)
+            return fail(err, errsize, "more than %d --map regions", NP_EMU_MAX_MAPS);
+        c->map[c->nmap].base = (uint32_t)base;
+        c->map[c->nmap].size = (uint32_t)size;
+        c->nmap++;
     } else if (IS("clock")) {
         if (parse_u64("clock", v, UINT64_MAX, &c->clock_hz, err, errsize) || !c->clock_hz)
             return c->clock_hz ? -1 : fail(err, errsize, "bad clock '%s': at least 1 Hz", v);
@@ -267,10 +282,20 @@ static int on_resume(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, u
 static void on_branch(void *ctx, struct np_cpu *cpu, const struct np_branch *b)
 {
     struct emu *e = ctx;
+    if (__builtin_expect(b->from == b->to, 0) && b->kind == NP_BR_B &&
+        ((cpu->cpsr & NP_CPSR_I) || !e->cfg->irq_every)) {
+        /* `b .` that no interrupt can leave: how bare-metal code stops */
+        e->halted = true;
+        np_cpu_halt(cpu);
+    }
     /* the virtual timer's line drops once its IRQ is taken: it needs no
      * acknowledge (docs/emulator.md) */
-    if (b->kind == NP_BR_EXCEPTION && b->vector == NP_VEC_IRQ)
-        cpu->irq_line = false;
+    if (__builtin_expect(b->kind == NP_BR_EXCEPTION, 0)) {
+        /* (kind read alone: the CPU stores the fields one by one, and one
+         * wide load of them would wait for all four stores) */
+        if (b->vector == NP_VEC_IRQ)
+            cpu->irq_line = false;
+    }
     np_calltrack_branch(e->trk, cpu, b);
 }
 
@@ -310,11 +335,16 @@ static void run_error(struct emu *e, struct np_emu_result *r, enum np_cpu_stop s
     bool thumb = (e->cpu.cpsr & NP_CPSR_T) != 0;
     r->failed = true;
     switch (stop) {
-    case NP_STOP_UNDEFINED:
+    case NP_STOP_UNDEFINED: {
         where(e, pc, at, sizeof at);
-        snprintf(r->error, sizeof r->error, "undefined instruction %s %s",
-                 np_cpu_disasm(&e->cpu, pc, thumb, insn, sizeof insn), at);
+        const char *text = np_cpu_disasm(&e->cpu, pc, thumb, insn, sizeof insn);
+        /* an instruction of a later architecture: say which CPU runs it */
+        bool later = e->cpu.model == NP_CPU_ARM7TDMI && strncmp(text, "udf", 3) != 0 && !strchr(text, '.') &&
+                     !(text[0] == '0' && text[1] == 'x');
+        snprintf(r->error, sizeof r->error, "undefined instruction %s %s%s", text, at,
+                 later ? " (ARMv5TE code runs with --cpu arm946e-s)" : "");
         break;
+    }
     case NP_STOP_FETCH:
         where(e, e->cpu.fault_addr, at, sizeof at);
         snprintf(r->error, sizeof r->error, "instruction fetch outside memory %s", at);
@@ -322,7 +352,7 @@ static void run_error(struct emu *e, struct np_emu_result *r, enum np_cpu_stop s
     case NP_STOP_READ:
     case NP_STOP_WRITE:
         where(e, pc, at, sizeof at);
-        snprintf(r->error, sizeof r->error, "%s of 0x%08" PRIx32 " outside memory by %s %s",
+        snprintf(r->error, sizeof r->error, "%s of 0x%08" PRIx32 " outside memory by %s %s (--map maps more)",
                  stop == NP_STOP_READ ? "read" : "write", e->cpu.fault_addr,
                  np_cpu_disasm(&e->cpu, pc, thumb, insn, sizeof insn), at);
         break;
@@ -384,6 +414,24 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
         free(e);
         summary->status = NP_TRACE_ENOTTRACE;
         return summary->status;
+    }
+    /* --map: more memory, zeroed */
+    unsigned image_regions = img.nmem;
+    for (unsigned i = 0; i < cfg->nmap; i++) {
+        if (img.nmem == NP_CPU_MAX_REGIONS) {
+            snprintf(summary->message, sizeof summary->message, "%s: too many memory regions with --map", elf);
+            status = NP_TRACE_EOPTION;
+            goto out_image;
+        }
+        struct np_mem_region *m = &img.mem[img.nmem];
+        m->base = cfg->map[i].base;
+        m->size = cfg->map[i].size;
+        m->data = calloc(1, m->size);
+        if (!m->data) {
+            status = NP_TRACE_ENOMEM;
+            goto out_image;
+        }
+        img.nmem++;
     }
     char *path = realpath(elf, NULL);
     e->syms = np_symbols_new(NULL, NULL);
@@ -470,8 +518,14 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
     }
     e->trk = np_calltrack_new(&out, &funcs, &topt);
     struct np_cpu_hooks ch = { e, on_branch, on_svc, on_bkpt, cfg->irq_every ? on_timer : NULL };
-    if (!e->trk || np_cpu_init(&e->cpu, cfg->model, img.mem, img.nmem, &cfg->timing, &ch) != 0) {
+    if (!e->trk) {
         status = NP_TRACE_ENOMEM;
+        goto semihost;
+    }
+    if (np_cpu_init(&e->cpu, cfg->model, img.mem, img.nmem, &cfg->timing, &ch) != 0) {
+        snprintf(summary->message, sizeof summary->message, "%s: a --map region overlaps another or the image",
+                 elf);
+        status = cfg->nmap ? NP_TRACE_EOPTION : NP_TRACE_ENOMEM;
         goto semihost;
     }
     np_cpu_set_pc(&e->cpu, img.entry);
@@ -487,6 +541,10 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
     if (stop == NP_STOP_HALT && e->sh.exited && !e->sh.failed) {
         r->exited = true;
         r->exit_code = e->sh.exit_code;
+    } else if (stop == NP_STOP_HALT && e->halted) {
+        r->halted = true;
+        r->halt_pc = e->cpu.r[15];
+        where(e, r->halt_pc, r->where, sizeof r->where);
     } else if (!(stop == NP_STOP_HALT && (e->sink_rc || e->writer_error[0]))) {
         run_error(e, r, stop);
     }
@@ -511,8 +569,12 @@ out:
     np_calltrack_free(e->trk);
     np_addrspace_free(e->as);
     np_symbols_free(e->syms);
-    np_image_free(&img);
     free(path);
+out_image:
+    for (unsigned i = image_regions; i < img.nmem; i++)
+        free(img.mem[i].data);
+    img.nmem = image_regions;
+    np_image_free(&img);
     free(e->insns_out);
     free(e);
     summary->status = status;

@@ -21,9 +21,11 @@
 
 /* The instructions a run may execute by default: a firmware that runs
  * longer is taken for a runaway (--max-insns sets another limit). */
-#define NP_EMU_MAX_INSNS_DEFAULT 100000000000ull
+#define NP_EMU_MAX_INSNS_DEFAULT 10000000000ull
 /* The clock semihosting's SYS_CLOCK and SYS_TIME count emulated time by. */
 #define NP_EMU_CLOCK_HZ_DEFAULT 100000000ull
+/* Regions --map may add (the CPU takes NP_CPU_MAX_REGIONS in all). */
+#define NP_EMU_MAX_MAPS 4
 
 struct np_emu_config {
     enum np_cpu_model model;
@@ -38,17 +40,26 @@ struct np_emu_config {
     int argc;
     int fd_in, fd_out, fd_err;   /* its console */
     const char *save;            /* a trace file to write the run to as well, or NULL */
+    /* more memory, e.g. where the firmware's devices are (read and write
+     * as RAM): --map ADDR,SIZE */
+    struct { uint32_t base, size; } map[NP_EMU_MAX_MAPS];
+    unsigned nmap;
 };
 
 void np_emu_config_init(struct np_emu_config *c);
 /* Sets one "name=value" setting (source options' args: cpu, max-insns,
- * irq-every, thread-switch, n-wait, s-wait, ram, clock, real-time, save,
- * console=stdout|stderr, arg). 0, or -1 with a one-line reason in ERR. */
+ * irq-every, thread-switch, n-wait, s-wait, ram, map=ADDR,SIZE, clock,
+ * real-time, save, console=stdout|stderr, arg). 0, or -1 with a one-line
+ * reason in ERR. */
 int np_emu_config_set(struct np_emu_config *c, const char *setting, char *err, size_t errsize);
 
 /* How a run ended. */
 struct np_emu_result {
     bool exited;                 /* the firmware called SYS_EXIT(_EXTENDED) */
+    bool halted;                 /* it stopped in a branch to itself that no IRQ can
+                                    leave (`b .` with IRQs masked or no timer) */
+    uint32_t halt_pc;
+    char where[160];             /* halted: "at 0x... in FUNCTION" */
     int exit_code;               /* its code, as qemu-arm would exit with */
     bool failed;                 /* it stopped on an error (error says which) */
     char error[512];             /* one line: the problem, the PC and its function */

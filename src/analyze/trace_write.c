@@ -313,7 +313,8 @@ static struct wthread *thread_of(struct np_trace_writer *w, uint32_t tid)
 
 /* One record of KIND at TICKS into T's chunk (the ticks checked), its
  * argument ARG (none for EXIT). */
-static void put_record(struct wthread *t, unsigned kind, uint64_t ticks, uint64_t arg)
+static inline __attribute__((always_inline)) void put_record(struct wthread *t, unsigned kind, uint64_t ticks,
+                                                              uint64_t arg)
 {
     if (!t->records)
         t->base = t->prev = ticks;
@@ -323,13 +324,12 @@ static void put_record(struct wthread *t, unsigned kind, uint64_t ticks, uint64_
 }
 
 /* An event of KIND of thread TID at TICKS, COUNT, with ARG. */
-static int event(struct np_trace_writer *w, uint32_t tid, unsigned kind, uint64_t ticks, uint64_t count,
-                 uint64_t arg)
+/* An event with every check: the first of a thread or of a chunk, or one
+ * that may be wrong. */
+static __attribute__((noinline)) int event_checked(struct np_trace_writer *w, struct wthread *t, uint32_t tid, unsigned kind, uint64_t ticks,
+                         uint64_t count, uint64_t arg)
 {
-    if (w->failed)
-        return -1;
-    struct wthread *t = thread_of(w, tid);
-    if (!t)
+    if (w->failed || !t)
         return -1;
     if (t->seen && ticks < t->prev)
         return failed(w, "thread %" PRIu32 ": tick %" PRIu64 " comes before its previous event's, %" PRIu64, tid,
@@ -349,6 +349,35 @@ static int event(struct np_trace_writer *w, uint32_t tid, unsigned kind, uint64_
     put_record(t, kind, ticks, arg);
     t->seen = true;
     /* a chunk holds u32 records; its buffer has room for one more event */
+    if (t->len >= w->chunk_bytes || t->records >= UINT32_MAX - 2)
+        return flush_thread(w, t);
+    return 0;
+}
+
+/* An event: the common one, of a thread already in the chunk, in order,
+ * written straight; anything else through event_checked. */
+static inline __attribute__((always_inline)) int event(struct np_trace_writer *w, uint32_t tid, unsigned kind,
+                                                       uint64_t ticks, uint64_t count,
+                 uint64_t arg)
+{
+    struct wthread *t = w->last < w->nthreads && w->threads[w->last].tid == tid ? &w->threads[w->last]
+                                                                                : thread_of(w, tid);
+    uint64_t dt = t ? ticks - t->prev : 0;
+    if (__builtin_expect(w->failed || !t || !t->records || ticks < t->prev || dt >> (64 - NP_EV_KIND_BITS) ||
+                             (w->counted && count < t->count),
+                         0))
+        return event_checked(w, t, tid, kind, ticks, count, arg);
+    uint8_t *p = t->buf + PREFIX + t->len, *q = p;
+    if (w->counted && count != t->count) {
+        q += np_trace_put_record(q, dt, NP_EV_COUNT, count - t->count, &t->addr);
+        t->count = count;
+        t->records++;
+        dt = 0; /* the event follows with dt 0 */
+    }
+    q += np_trace_put_record(q, dt, kind, arg, &t->addr);
+    t->len += (size_t)(q - p);
+    t->prev = ticks;
+    t->records++;
     if (t->len >= w->chunk_bytes || t->records >= UINT32_MAX - 2)
         return flush_thread(w, t);
     return 0;

@@ -32,7 +32,7 @@ static const char usage_text[] =
     "                        existing one is renamed PATH.old\n"
     "      --cpu NAME        arm7tdmi (ARMv4T, the default) or arm946e-s (ARMv5TE)\n"
     "      --max-insns N     stop with an error after N instructions (default\n"
-    "                        100000000000): a runaway firmware\n"
+    "                        10000000000): a runaway firmware\n"
     "      --irq-every N     raise the IRQ line every N cycles (a virtual timer\n"
     "                        that needs no acknowledge); default none\n"
     "      --thread-switch SYMBOL  the firmware's context-switch function: a\n"
@@ -42,6 +42,8 @@ static const char usage_text[] =
     "                        sequential access (default 0,0)\n"
     "      --ram SIZE        RAM after the image for heap and stack (k, M or G;\n"
     "                        default 16M)\n"
+    "      --map ADDR,SIZE   more memory at ADDR, e.g. where the firmware's devices\n"
+    "                        are: read and written as RAM (up to 4)\n"
     "      --clock HZ        the CPU's clock, for semihosting's clock() and time()\n"
     "                        (default 100000000)\n"
     "      --real-time       time() gives the host's time (the run is then not\n"
@@ -49,12 +51,17 @@ static const char usage_text[] =
     "      --report          print the flat profile after the run (stderr)\n"
     "      --help            print this help and exit\n"
     "\n"
-    "exit status: the firmware's exit code; 1 when it failed (an undefined\n"
-    "instruction, an access outside memory, the instruction limit, a bad\n"
-    "semihosting call: one line says what, where, in which function, and the\n"
-    "trace keeps everything before it); 2 for a usage error.\n";
+    "The run ends when the firmware exits by semihosting, or stops in a branch\n"
+    "to itself that no IRQ can leave (`b .` with IRQs masked, or no --irq-every):\n"
+    "\n"
+    "exit status: the firmware's exit code (0 after such a stop); 1 when it\n"
+    "failed (an undefined instruction, an access outside memory, the\n"
+    "instruction limit, a bad semihosting call: one line says what, where, in\n"
+    "which function, and the trace keeps everything before it); 2 for a usage\n"
+    "error.\n";
 
-enum { OPT_CPU = 1000, OPT_MAX, OPT_IRQ, OPT_SWITCH, OPT_WAIT, OPT_RAM, OPT_CLOCK, OPT_REAL, OPT_REPORT, OPT_HELP };
+enum { OPT_CPU = 1000, OPT_MAX, OPT_IRQ, OPT_SWITCH, OPT_WAIT, OPT_RAM, OPT_MAP, OPT_CLOCK, OPT_REAL, OPT_REPORT,
+       OPT_HELP };
 
 static int usage_error(const char *fmt, const char *what)
 {
@@ -132,6 +139,7 @@ int np_cmd_emu(int argc, char **argv)
         { "thread-switch", required_argument, NULL, OPT_SWITCH },
         { "wait", required_argument, NULL, OPT_WAIT },
         { "ram", required_argument, NULL, OPT_RAM },
+        { "map", required_argument, NULL, OPT_MAP },
         { "clock", required_argument, NULL, OPT_CLOCK },
         { "real-time", no_argument, NULL, OPT_REAL },
         { "report", no_argument, NULL, OPT_REPORT },
@@ -181,6 +189,10 @@ int np_cmd_emu(int argc, char **argv)
             if (set(&c, "ram", optarg))
                 return 2;
             break;
+        case OPT_MAP:
+            if (set(&c, "map", optarg))
+                return 2;
+            break;
         case OPT_CLOCK:
             if (set(&c, "clock", optarg))
                 return 2;
@@ -220,9 +232,11 @@ int np_cmd_emu(int argc, char **argv)
         return 1;
     }
     const struct np_calltrack_stats *s = &r.calls;
-    char ended[64];
+    char ended[224];
     if (r.exited)
         snprintf(ended, sizeof ended, "exited with %d", r.exit_code);
+    else if (r.halted)
+        snprintf(ended, sizeof ended, "halted in a branch to itself %s", r.where);
     else
         snprintf(ended, sizeof ended, "stopped");
     fprintf(stderr,

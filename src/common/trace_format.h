@@ -101,8 +101,7 @@ static inline uint64_t np_get_u64(const uint8_t *p)
 
 #define NP_VARINT_MAX 10
 
-/* Writes V as unsigned LEB128 at P; returns the bytes written. */
-static inline size_t np_put_varint(uint8_t *p, uint64_t v)
+static inline size_t np_put_varint_loop(uint8_t *p, uint64_t v)
 {
     size_t n = 0;
     while (v >= 0x80) {
@@ -111,6 +110,22 @@ static inline size_t np_put_varint(uint8_t *p, uint64_t v)
     }
     p[n++] = (uint8_t)v;
     return n;
+}
+
+/* Writes V as unsigned LEB128 at P; returns the bytes written. The one-
+ * and two-byte ones (nearly every delta) inline, without the loop. */
+static inline __attribute__((always_inline)) size_t np_put_varint(uint8_t *p, uint64_t v)
+{
+    if (v < 0x80) {
+        p[0] = (uint8_t)v;
+        return 1;
+    }
+    if (v < 0x4000) {
+        p[0] = (uint8_t)(v | 0x80);
+        p[1] = (uint8_t)(v >> 7);
+        return 2;
+    }
+    return np_put_varint_loop(p, v);
 }
 
 /* Reads an unsigned LEB128 from [*P, END); returns 0 when it is cut short

@@ -27,7 +27,15 @@ struct thread {
     uint64_t out_cycles, out_insns; /* when it was switched out */
 };
 
+#define NP_CALLTRACK_FUNC_CACHE 256
+
+struct func_slot {
+    uint32_t addr;     /* bit 0 set: empty */
+    uint32_t start;
+};
+
 struct np_calltrack {
+    struct func_slot funcs_cache[NP_CALLTRACK_FUNC_CACHE];
     struct np_calltrack_out out;
     struct np_calltrack_funcs funcs;
     struct np_calltrack_options opt;
@@ -38,6 +46,28 @@ struct np_calltrack {
     int status;        /* an output callback's non-zero return */
     struct np_calltrack_stats stats;
 };
+
+/* The start of the function holding ADDR (0: none), through a small
+ * cache: the tracker asks of the same few addresses at every call. */
+static __attribute__((noinline)) uint32_t func_of_missed(struct np_calltrack *t, struct func_slot *s, uint32_t addr)
+{
+    s->addr = addr;
+    s->start = t->funcs.func_of ? t->funcs.func_of(t->funcs.ctx, addr) : 0;
+    return s->start;
+}
+
+static inline uint32_t func_of(struct np_calltrack *t, uint32_t addr)
+{
+    struct func_slot *s = &t->funcs_cache[(addr >> 1) & (NP_CALLTRACK_FUNC_CACHE - 1)];
+    return s->addr == addr ? s->start : func_of_missed(t, s, addr);
+}
+
+/* Whether ADDR starts a function (every address does when no functions
+ * are known). */
+static bool func_start(struct np_calltrack *t, uint32_t addr)
+{
+    return !t->funcs.func_of || func_of(t, addr) == addr;
+}
 
 static bool is_return_form(uint8_t kind)
 {
@@ -100,7 +130,8 @@ static void settle(struct np_calltrack *t, struct thread *th)
 static void push(struct np_calltrack *t, struct thread *th, const struct np_cpu *cpu, uint32_t fn, uint32_t ret,
                  bool exc)
 {
-    settle(t, th);
+    if (th->n && !th->frames[th->n - 1].told)
+        tell_enter(t, th, &th->frames[th->n - 1]);
     t->stats.calls++;
     if (th->n == NP_CALLTRACK_MAX_DEPTH || th->deep) {
         th->deep++;
@@ -159,11 +190,11 @@ static void pop_to(struct np_calltrack *t, struct thread *th, uint32_t k, bool i
 }
 
 /* Whether the return instruction at FROM is the innermost call's own. */
-static bool from_innermost(const struct np_calltrack *t, const struct thread *th, uint32_t from)
+static bool from_innermost(struct np_calltrack *t, const struct thread *th, uint32_t from)
 {
     if (!th->n || !t->funcs.func_of)
         return false;
-    uint32_t fn = t->funcs.func_of(t->funcs.ctx, from);
+    uint32_t fn = func_of(t, from);
     return fn && fn == th->frames[th->n - 1].fn;
 }
 
@@ -237,7 +268,7 @@ static void new_thread(struct np_calltrack *t, const struct np_cpu *cpu, uint32_
     }
     t->cur = th->tid - 1;
     t->stats.switches++;
-    uint32_t fn = t->funcs.func_of ? t->funcs.func_of(t->funcs.ctx, to) : 0;
+    uint32_t fn = t->funcs.func_of ? func_of(t, to) : 0;
     tell_thread(t, th, fn == to ? to : 0);
     th->sp_hi = cpu->r[13];
     th->sp_known = true;
@@ -270,11 +301,12 @@ static void leave(struct np_calltrack *t, const struct np_cpu *cpu, const struct
         }
         return;
     }
-    bool innermost = from_innermost(t, th, b->from);
     if ((k = match(th, to, sp, true)) >= 0) {
-        pop_to(t, th, (uint32_t)k, innermost, cpu);
+        /* the common case, the innermost call's return, asks nothing more */
+        pop_to(t, th, (uint32_t)k, (uint32_t)k + 1 == th->n || from_innermost(t, th, b->from), cpu);
         return;
     }
+    bool innermost = from_innermost(t, th, b->from);
     if (!switch_fn && (k = match_suspended(t, to, sp, true)) >= 0) {
         switch_to(t, (uint32_t)k, cpu);
         pop_to(t, running(t), running(t)->n - 1, true, cpu);
@@ -298,7 +330,7 @@ static void leave(struct np_calltrack *t, const struct np_cpu *cpu, const struct
         }
         /* a thread's first run lands at a function's start; anything else
          * is a jump (a jump table in a function with a big frame) */
-        if (t->funcs.func_of && t->funcs.func_of(t->funcs.ctx, to) == to) {
+        if (t->funcs.func_of && func_of(t, to) == to) {
             new_thread(t, cpu, to);
             return;
         }
@@ -307,7 +339,7 @@ static void leave(struct np_calltrack *t, const struct np_cpu *cpu, const struct
      * whose stack pointer is back: the calls made from at or below it
      * end (a tail call lands on a function start instead) */
     if (innermost && th->frames[th->n - 1].sp < sp && !th->frames[th->n - 1].exc &&
-        t->funcs.func_of(t->funcs.ctx, to) != to) {
+        func_of(t, to) != to) {
         uint32_t m = th->n - 1;
         while (m > 0 && !th->frames[m - 1].exc && th->frames[m - 1].sp <= sp)
             m--;
@@ -345,7 +377,7 @@ static void exception_return(struct np_calltrack *t, const struct np_cpu *cpu, c
         }
     }
     if (i > 0) {
-        uint32_t fn = t->funcs.func_of ? t->funcs.func_of(t->funcs.ctx, b->to) : 0;
+        uint32_t fn = t->funcs.func_of ? func_of(t, b->to) : 0;
         if (fn == b->to && th->frames[i - 1].ret != b->to && t->nthreads >= 1 && !t->opt.switch_fn) {
             /* into a function start no interrupted code was at: a thread's
              * first run, its stack made up by the scheduler */
@@ -373,13 +405,30 @@ void np_calltrack_branch(void *tracker, struct np_cpu *cpu, const struct np_bran
     }
     struct thread *th = running(t);
 
+    /* the innermost call's return, the most common PC write there is,
+     * decided before anything else */
+    if (__builtin_expect(th->n != 0 && !th->deep, 1) && is_return_form(b->kind) && b->kind != NP_BR_EXC_RETURN &&
+        !(b->flags & NP_BRF_LINKED) && !t->opt.switch_fn) {
+        struct frame *f = &th->frames[th->n - 1];
+        if (f->ret == b->to && near(cpu->r[13], f->sp) && !f->maybe_jump) {
+            if (!f->told)
+                tell_enter(t, th, f);
+            th->n--;
+            th->nexc -= f->exc;
+            t->stats.returns++;
+            if (t->out.exit)
+                put(t, t->out.exit(t->out.ctx, th->tid, cpu->cycles, cpu->insns));
+            goto out;
+        }
+    }
+
     if (th->n && !th->frames[th->n - 1].told) {
         struct frame *f = &th->frames[th->n - 1];
-        bool to_start = !t->funcs.func_of || t->funcs.func_of(t->funcs.ctx, b->to) == b->to;
         if (b->kind != NP_BR_EXCEPTION && b->kind != NP_BR_EXC_RETURN && b->kind != NP_BR_BL &&
             b->kind != NP_BR_BLX_REG && !(b->flags & NP_BRF_LINKED) && b->to != f->ret &&
             b->from - f->fn < NP_CALLTRACK_VENEER_BYTES && cpu->insns - f->insns <= NP_CALLTRACK_VENEER_INSNS &&
-            cpu->r[13] == f->sp && (to_start || (!f->maybe_jump && b->to - f->fn < NP_CALLTRACK_VENEER_BYTES))) {
+            cpu->r[13] == f->sp &&
+            ((!f->maybe_jump && b->to - f->fn < NP_CALLTRACK_VENEER_BYTES) || func_start(t, b->to))) {
             /* a veneer or a vector: the call is of where it jumps (a
              * function that returns at once is not one, nor one that
              * moves the stack: a context switch) */
@@ -414,9 +463,10 @@ void np_calltrack_branch(void *tracker, struct np_cpu *cpu, const struct np_bran
         exception_return(t, cpu, b);
         break;
     case NP_BR_BL:
-        if (t->funcs.func_of) {
-            uint32_t fn_to = t->funcs.func_of(t->funcs.ctx, b->to);
-            if (fn_to != b->to && fn_to && fn_to == t->funcs.func_of(t->funcs.ctx, b->from)) {
+        /* a long jump is a Thumb idiom (its b reaches 2 KiB only) */
+        if ((b->flags & NP_BRF_FROM_THUMB) && t->funcs.func_of) {
+            uint32_t fn_to = func_of(t, b->to);
+            if (fn_to != b->to && fn_to && fn_to == func_of(t, b->from)) {
                 /* decided at the next PC write: a jump, or a call through
                  * a stub such as GCC's `bx r3` at the function's end */
                 push(t, th, cpu, b->to, cpu->r[14], false);
@@ -460,6 +510,8 @@ struct np_calltrack *np_calltrack_new(const struct np_calltrack_out *out, const 
     t->out = *out;
     if (funcs)
         t->funcs = *funcs;
+    for (unsigned i = 0; i < NP_CALLTRACK_FUNC_CACHE; i++)
+        t->funcs_cache[i].addr = 1;
     if (opt)
         t->opt = *opt;
     t->opt.switch_fn &= ~1u;

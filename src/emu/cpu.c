@@ -146,7 +146,7 @@ int np_cpu_init(struct np_cpu *cpu, enum np_cpu_model model, const struct np_mem
         return -1;
     /* calloc: the cache's pages cost nothing until code is decoded into
        them; a zero tag is an empty entry */
-    im->cache = calloc(NP_DEC_SIZE, sizeof *im->cache);
+    im->cache = calloc(NP_DEC_SIZE + 2, sizeof *im->cache); /* + 2 never-used entries: see NEXT */
     if (!im->cache) {
         free(im);
         return -1;

@@ -18,11 +18,10 @@ static void undef(struct np_dec *e)
     e->cyc = 0;
 }
 
-/* E reads the PC through its handler OP: run it behind NP_OP_PCREAD. */
+/* E's handler reads the PC as an operand: r[15] is set first. */
 static void via_pcread(struct np_dec *e)
 {
-    e->op2 = e->op;
-    e->op = NP_OP_PCREAD;
+    e->cond |= NP_COND_PCREAD;
 }
 
 static void slow(struct np_dec *e, unsigned which)
@@ -205,7 +204,8 @@ static void decode_mul(struct np_cpu *cpu, uint32_t insn, struct np_dec *e)
     e->rs = (uint8_t)rs;
     e->rm = (uint8_t)rm;
     e->fl = (uint8_t)((s ? NP_FL_S : 0) | (acc ? NP_FL_ACC : 0));
-    e->cyc2 = arm7; /* the ARM7TDMI adds m cycles by the multiplier */
+    if (arm7)
+        e->fl |= NP_FL_MCYC; /* the ARM7TDMI adds m cycles by the multiplier */
     if (insn & (1u << 23)) { /* long */
         if (insn & (1u << 22))
             e->fl |= NP_FL_SIGNED;
@@ -361,9 +361,11 @@ static void decode_lsm(struct np_cpu *cpu, uint32_t addr, uint32_t insn, struct 
         /* ARM7TDMI: (n-1)S+2N; ARM9E-S: n, 2 for one register */
         e->cyc = (uint16_t)np_cyc(cpu, n - 1, 2, 0, n == 1 ? 2 : n);
     }
-    if (user || (load && pc))
+    if (user)
         return slow(e, NP_SLOW_LSM);
-    e->op = load ? NP_OP_LDM : NP_OP_STM;
+    e->op = load ? (pc ? NP_OP_LDM_PC : NP_OP_LDM) : NP_OP_STM;
+    if (cpu->model == NP_CPU_ARM946ES)
+        e->fl |= NP_FL_INTERWORK;
     if (!load && pc)
         via_pcread(e); /* stores the address + 8, as QEMU */
 }
@@ -388,7 +390,6 @@ void np_decode_arm(struct np_cpu *cpu, uint32_t addr, uint32_t insn, struct np_d
 {
     bool v5 = cpu->model == NP_CPU_ARM946ES;
     unsigned cond = insn >> 28;
-    e->raw = insn;
     e->cond = (uint8_t)cond;
     if (cond == 0xf) {
         /* ARMv4: UNPREDICTABLE, undefined (QEMU); ARMv5: unconditional */

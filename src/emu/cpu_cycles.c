@@ -84,7 +84,8 @@ static uint32_t thumb_reads(uint32_t hw)
     }
 }
 
-uint32_t np_next_reads(struct np_cpu *cpu, uint32_t addr, bool thumb)
+/* The registers the instruction at ADDR reads; 0 when it cannot be read. */
+static uint32_t next_reads(struct np_cpu *cpu, uint32_t addr, bool thumb)
 {
     uint32_t insn;
     if (!np_fetch(cpu, addr, thumb ? 2 : 4, &insn))
@@ -96,7 +97,7 @@ unsigned np_load_use(struct np_cpu *cpu, uint32_t addr, bool thumb, unsigned reg
 {
     if (cpu->model != NP_CPU_ARM946ES || reg == 15)
         return 0;
-    if (!(np_next_reads(cpu, addr + (thumb ? 2 : 4), thumb) & (1u << reg)))
+    if (!(next_reads(cpu, addr + (thumb ? 2 : 4), thumb) & (1u << reg)))
         return 0;
     return subword ? 2 : 1;
 }

@@ -7,10 +7,12 @@
  * address of the next one; r[15], cpsr and the counters in struct np_cpu
  * are written back (SYNC_OUT) before any hook or out-of-loop code runs and
  * when the run ends. Fast handlers never see the PC as an operand: the
- * decoder folds PC-relative values into constants, routes instructions
- * that read the PC through NP_OP_PCREAD (r[15] = address + 8, or + 4 in
- * Thumb state) and those that write it to their own handlers or to
- * np_exec_slow.
+ * decoder folds PC-relative values into constants, marks instructions
+ * that read the PC (NP_COND_PCREAD: r[15] = address + 8, or + 4 in Thumb
+ * state, is set before they run) and routes those that write it to their
+ * own handlers or to np_exec_slow. Each entry holds the address the
+ * dispatch jumps to: its handler's, or for conditional instructions and
+ * those that read the PC, the code that comes first (set_run).
  *
  * Faults: an instruction that touches memory checks every address before
  * it changes anything; on a fault its counts are taken back (the run
@@ -172,13 +174,14 @@
     do {                                                                                                     \
         T = (t);                                                                                             \
         ilen = T ? 2 : 4;                                                                                    \
-        tx = T ? 3 : 2;                                                                                      \
+        toff = T ? 1 : 2;                                                                                    \
+        estep = T ? sizeof(struct np_dec) : 2 * sizeof(struct np_dec);                                     \
     } while (0)
 #define SYNC_OUT()                                                                                           \
     do {                                                                                                     \
         R[15] = pc;                                                                                          \
         cpu->cpsr = cpsr;                                                                                    \
-        cpu->insns = insns;                                                                                  \
+        cpu->insns = INSNS;                                                                                  \
         cpu->cycles = cycles;                                                                                \
     } while (0)
 #define LOAD_STATE()                                                                                         \
@@ -187,24 +190,35 @@
         cpsr = cpu->cpsr;                                                                                    \
         SET_T((cpsr >> 5) & 1);                                                                              \
     } while (0)
-/* The next instruction: counted, timed, its condition tested, run. */
+/* Runs E: counted, timed (a conditional instruction's condition is
+ * tested where E->run leads first). */
+#define RUN_E()                                                                                              \
+    do {                                                                                                     \
+        left--;                                                                                              \
+        cycles += e->cyc;                                                                                    \
+        goto *e->run;                                                                                        \
+    } while (0)
+/* The instruction at pc. */
 #define DISPATCH()                                                                                           \
     do {                                                                                                     \
-        if (NP_UNLIKELY(insns == end))                                                                       \
+        if (NP_UNLIKELY(!left))                                                                              \
             goto out_limit;                                                                                  \
         e = &cache[(pc >> 1) & NP_DEC_MASK];                                                                 \
-        if (NP_UNLIKELY(e->tag != (pc ^ tx)))                                                                \
+        if (NP_UNLIKELY(e->tag != pc + toff))                                                                \
             goto miss;                                                                                       \
-        if (e->cond != NP_COND_AL && !np_cond_pass(e->cond, cpsr))                                           \
-            goto cond_failed;                                                                                \
-        insns++;                                                                                             \
-        cycles += e->cyc;                                                                                    \
-        goto *ops[e->op];                                                                                    \
+        RUN_E();                                                                                             \
     } while (0)
+/* The next instruction in sequence: its entry follows E's (past the
+ * cache's end, one of the two spare entries, which never match). */
 #define NEXT()                                                                                               \
     do {                                                                                                     \
         pc += ilen;                                                                                          \
-        DISPATCH();                                                                                          \
+        if (NP_UNLIKELY(!left))                                                                              \
+            goto out_limit;                                                                                  \
+        e = (struct np_dec *)((char *)e + estep);                                                            \
+        if (NP_UNLIKELY(e->tag != pc + toff))                                                                \
+            goto miss_seq;                                                                                   \
+        RUN_E();                                                                                             \
     } while (0)
 /* A taken PC write of KIND: told to the branch hook. */
 #define TAKEN(kind, reg, flags)                                                                              \
@@ -214,7 +228,12 @@
         br_flags = (flags);                                                                                  \
         goto taken;                                                                                          \
     } while (0)
-#define DEC_ADDR(e) ((e)->tag ^ (((e)->tag & 1) | 2))
+#define DEC_ADDR(e) np_tag_addr((e)->tag)
+/* Instructions run so far: the count at the start plus those run here. */
+#define INSNS (end - left)
+
+_Static_assert(NP_BRF_THUMB == 1 && NP_BRF_FROM_THUMB == 2 && NP_BRF_LINKED == 4 && NP_BRF_COND == 8,
+               "the branch flags are built bit by bit");
 
 enum np_cpu_stop np_cpu_run(struct np_cpu *cpu, uint64_t max_insns)
 {
@@ -222,7 +241,6 @@ enum np_cpu_stop np_cpu_run(struct np_cpu *cpu, uint64_t max_insns)
         DP_EACH(DP_TABLE) LS_EACH(LS_TABLE)
         [NP_OP_UNDEF] = &&op_undef,
         [NP_OP_NOP] = &&op_nop,
-        [NP_OP_PCREAD] = &&op_pcread,
         [NP_OP_MOVK] = &&op_movk,
         [NP_OP_LINK] = &&op_link,
         [NP_OP_LDRK] = &&op_ldrk,
@@ -233,6 +251,7 @@ enum np_cpu_stop np_cpu_run(struct np_cpu *cpu, uint64_t max_insns)
         [NP_OP_CLZ] = &&op_clz,
         [NP_OP_LDM] = &&op_ldm,
         [NP_OP_STM] = &&op_stm,
+        [NP_OP_LDM_PC] = &&op_ldm_pc,
         [NP_OP_SWP] = &&op_swp,
         [NP_OP_B] = &&op_b,
         [NP_OP_BL] = &&op_bl,
@@ -251,10 +270,13 @@ enum np_cpu_stop np_cpu_run(struct np_cpu *cpu, uint64_t max_insns)
     uint32_t *const R = cpu->r;
     void (*const branch_fn)(void *, struct np_cpu *, const struct np_branch *) = cpu->hooks.branch;
     void *const ctx = cpu->hooks.ctx;
-    uint64_t insns = cpu->insns, cycles = cpu->cycles, end = insns + max_insns;
-    uint64_t timer_at = cpu->hooks.timer ? cpu->timer_at : UINT64_MAX;
+    /* left: instructions still to run; the count is INSNS */
+    uint64_t left = max_insns, cycles = cpu->cycles, end = cpu->insns + max_insns;
+    const bool has_timer = cpu->hooks.timer;
+    uint64_t timer_at = has_timer ? cpu->timer_at : UINT64_MAX;
     uint64_t link_at = im->link_at;
-    uint32_t pc, cpsr, T, ilen, tx, fault = 0;
+    uint32_t pc, cpsr, T, ilen, toff, fault = 0;
+    size_t estep; /* bytes from an entry to the next instruction's */
     unsigned br_kind = 0, br_reg = 15, br_flags = 0;
     enum np_cpu_stop stop;
     struct np_dec *e = NULL;
@@ -276,7 +298,18 @@ op_nop:
 
 op_pcread:
     R[15] = DEC_ADDR(e) + (T ? 4 : 8);
-    goto *ops[e->op2];
+    goto *ops[e->op];
+
+op_cond:
+    if (!np_cond_pass(e->cond, cpsr))
+        goto cond_failed;
+    goto *ops[e->op];
+
+op_cond_pcread:
+    if (!np_cond_pass(e->cond & 15, cpsr))
+        goto cond_failed;
+    R[15] = DEC_ADDR(e) + (T ? 4 : 8);
+    goto *ops[e->op];
 
 op_movk:
     R[e->rd] = e->imm;
@@ -284,7 +317,7 @@ op_movk:
 
 op_link:
     R[14] = e->imm;
-    link_at = insns;
+    link_at = INSNS;
     NEXT();
 
 op_ldrk: {
@@ -298,7 +331,7 @@ op_mul: {
     uint32_t rs = R[e->rs], r = R[e->rm] * rs;
     if (e->fl & NP_FL_ACC)
         r += R[e->rn];
-    if (e->cyc2)
+    if (e->fl & NP_FL_MCYC)
         cycles += np_mul_m(rs, true);
     if (e->fl & NP_FL_S)
         cpsr = (cpsr & 0x3fffffffu) | (r & 0x80000000u) | ((uint32_t)(r == 0) << 30);
@@ -315,7 +348,7 @@ op_mull: {
         r = (uint64_t)R[e->rm] * rs;
     if (e->fl & NP_FL_ACC)
         r += ((uint64_t)R[e->rd] << 32) | R[e->rn];
-    if (e->cyc2)
+    if (e->fl & NP_FL_MCYC)
         cycles += np_mul_m(rs, e->fl & NP_FL_SIGNED);
     if (e->fl & NP_FL_S)
         cpsr = (cpsr & 0x3fffffffu) | ((uint32_t)(r >> 32) & 0x80000000u) | ((uint32_t)(r == 0) << 30);
@@ -389,44 +422,47 @@ op_ldm: {
     uint32_t base = R[e->rn], addr = (base + e->aux) & ~3u, n = e->sh;
     struct np_region *g = np_region_at(im, &e->hint, addr, 4 * n);
     if (NP_UNLIKELY(!g))
-        goto lsm_slow;
+        goto op_slow;
     if (e->rd)
         R[e->rn] = (e->fl & NP_FL_SUB) ? base - 4 * n : base + 4 * n;
     const uint8_t *p = g->data + (addr - g->base);
     for (uint32_t list = e->imm; list; list &= list - 1, p += 4)
-        R[__builtin_ctz(list)] = np_ld32(p);
+        R[(unsigned)__builtin_ctz(list)] = np_ld32(p);
     NEXT();
+}
+
+op_ldm_pc: {
+    /* the common return: the PC is the last word */
+    uint32_t base = R[e->rn], addr = (base + e->aux) & ~3u, n = e->sh;
+    struct np_region *g = np_region_at(im, &e->hint, addr, 4 * n);
+    if (NP_UNLIKELY(!g))
+        goto op_slow;
+    if (e->rd)
+        R[e->rn] = (e->fl & NP_FL_SUB) ? base - 4 * n : base + 4 * n;
+    const uint8_t *p = g->data + (addr - g->base);
+    for (uint32_t list = e->imm & 0x7fff; list; list &= list - 1, p += 4)
+        R[(unsigned)__builtin_ctz(list)] = np_ld32(p);
+    uint32_t v = np_ld32(p);
+    if (e->fl & NP_FL_INTERWORK) {
+        SET_T(v & 1);
+        cpsr = (cpsr & ~NP_CPSR_T) | (T << 5);
+    }
+    pc = v & (T ? ~1u : ~3u);
+    TAKEN(NP_BR_LDM_PC, e->rn, 0);
 }
 
 op_stm: {
     uint32_t base = R[e->rn], addr = (base + e->aux) & ~3u, n = e->sh;
     struct np_region *g = np_region_at(im, &e->hint, addr, 4 * n);
     if (NP_UNLIKELY(!g))
-        goto lsm_slow;
+        goto op_slow;
     uint32_t off = addr - g->base;
     uint8_t *p = g->data + off;
     for (uint32_t list = e->imm; list; list &= list - 1, p += 4)
-        np_st32(p, R[__builtin_ctz(list)]);
+        np_st32(p, R[(unsigned)__builtin_ctz(list)]);
     np_stored(im, g, off, addr, 4 * n);
     if (e->rd)
         R[e->rn] = (e->fl & NP_FL_SUB) ? base - 4 * n : base + 4 * n;
-    NEXT();
-}
-
-lsm_slow: {
-    /* the range spans regions or leaves memory: word by word */
-    struct np_branch br;
-    unsigned extra = 0;
-    bool psr = false;
-    R[15] = pc;
-    cpu->cpsr = cpsr;
-    enum np_slow_result res = np_exec_slow(cpu, e, &br, &extra, &psr);
-    if (res == NP_SLOW_FAULT_READ || res == NP_SLOW_FAULT_WRITE) {
-        fault = cpu->fault_addr;
-        if (res == NP_SLOW_FAULT_READ)
-            goto fault_read;
-        goto fault_write;
-    }
     NEXT();
 }
 
@@ -486,13 +522,15 @@ op_blx_reg: {
 }
 
 op_tbl:
-    if (NP_UNLIKELY(insns == end)) {
+    if (NP_UNLIKELY(!left)) {
         /* room for one instruction only: the first half alone */
-        cycles -= e->cyc - e->cyc2;
-        R[14] = pc + 4 + (uint32_t)((int32_t)(e->raw << 21) >> 9);
+        uint32_t hw = 0;
+        np_fetch(cpu, pc, 2, &hw);
+        cycles -= e->cyc - e->sh;
+        R[14] = pc + 4 + (uint32_t)((int32_t)(hw << 21) >> 9);
         NEXT();
     }
-    insns++;
+    left--;
     R[14] = e->aux;
     pc = e->imm;
     if (e->rs) {
@@ -604,7 +642,7 @@ op_slow: {
 
 op_undef:
     /* nothing executed: the user sees the instruction */
-    insns--;
+    left++;
     cycles -= e->cyc;
     pc = DEC_ADDR(e);
     SYNC_OUT();
@@ -617,7 +655,7 @@ fault_read:
 fault_write:
     stop = NP_STOP_WRITE;
 fault_common:
-    insns--;
+    left++;
     cycles -= e->cyc;
     pc = DEC_ADDR(e);
     cpu->fault_addr = fault;
@@ -625,11 +663,13 @@ fault_common:
     goto out;
 
 cond_failed:
-    insns++;
-    cycles += im->fail_cycles;
-    pc += ilen;
-    DISPATCH();
+    cycles = cycles + im->fail_cycles - e->cyc; /* 64-bit: fail_cycles may be the smaller */
+    NEXT();
 
+miss_seq:
+    e = &cache[(pc >> 1) & NP_DEC_MASK];
+    if (e->tag == pc + toff)
+        RUN_E();
 miss:
     if (NP_UNLIKELY(!np_decode(cpu, pc, T, e))) {
         cpu->fault_addr = pc;
@@ -637,6 +677,11 @@ miss:
         stop = NP_STOP_FETCH;
         goto out;
     }
+    /* set_run: where the dispatch jumps to */
+    if ((e->cond & 15) != NP_COND_AL)
+        e->run = (e->cond & NP_COND_PCREAD) ? &&op_cond_pcread : &&op_cond;
+    else
+        e->run = (e->cond & NP_COND_PCREAD) ? &&op_pcread : ops[e->op];
     DISPATCH();
 
     /* ---- branches, hooks, exceptions ---- */
@@ -652,9 +697,10 @@ miss:
             b.to = pc;
             b.kind = (uint8_t)br_kind;
             b.reg = (uint8_t)br_reg;
-            b.flags = (uint8_t)(br_flags | (T ? NP_BRF_THUMB : 0) | ((e->tag & 1) ? NP_BRF_FROM_THUMB : 0) |
-                                (e->cond != NP_COND_AL ? NP_BRF_COND : 0) |
-                                (link_at == insns - 1 ? NP_BRF_LINKED : 0));
+            /* NP_BRF_THUMB is 1, NP_BRF_FROM_THUMB 2 (a Thumb tag's bit 0),
+               NP_BRF_LINKED 4, NP_BRF_COND 8 */
+            b.flags = (uint8_t)(br_flags | T | (e->tag & 1) << 1 | (uint32_t)(link_at + 1 == INSNS) << 2 |
+                                (uint32_t)((e->cond & 15) != NP_COND_AL) << 3);
             b.vector = 0;
             SYNC_OUT();
             branch_fn(ctx, cpu, &b);
@@ -708,8 +754,11 @@ miss:
             stop = NP_STOP_HALT;
             goto out;
         }
-        timer_at = cpu->hooks.timer ? cpu->timer_at : UINT64_MAX;
-        goto check_events;
+        if (has_timer)
+            timer_at = cpu->timer_at;
+        if (NP_UNLIKELY(cycles >= timer_at) || NP_UNLIKELY(cpu->irq_line))
+            goto check_events;
+        DISPATCH();
 
     check_events:
         if (NP_UNLIKELY(cycles >= timer_at)) {

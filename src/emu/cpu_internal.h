@@ -8,7 +8,7 @@
  * number, its operands with everything known at decode time folded in
  * (the PC's value, rotated immediates, branch targets) and the cycles it
  * costs when it runs. The entries live in a fixed-size direct-mapped cache
- * indexed by the address (cache_index), tagged with the address and the
+ * indexed by the address (np_cache_at), tagged with the address and the
  * state, so ARM and Thumb code at one address never mix. A store to a
  * 1 KiB page that holds decoded code (a bit per page per region) clears
  * the entries of the bytes it wrote: self-modifying code and code copied
@@ -36,6 +36,9 @@
 #define NP_PAGE_SHIFT 10
 
 #define NP_COND_AL 14
+/* np_dec.cond | NP_COND_PCREAD: the instruction reads the PC (r[15] is
+ * set to its address + 8, or + 4 in Thumb state, before it runs) */
+#define NP_COND_PCREAD 0x10
 
 /* Data-processing opcodes (bits 24:21). */
 enum {
@@ -71,24 +74,28 @@ enum np_op {
     NP_OP_LS = 256, /* + (size << 3 | mode): 64 slots */
     NP_OP_UNDEF = 320, /* stop: undefined instruction */
     NP_OP_NOP,
-    NP_OP_PCREAD,   /* r[15] = the address + 8 (ARM) / + 4 (Thumb), then run op2 */
     NP_OP_MOVK,     /* rd = imm */
     NP_OP_LINK,     /* lr = imm, and mark LR as written from the PC */
     NP_OP_LDRK,     /* rd = the word at imm (a PC-relative load) */
-    NP_OP_MUL,      /* rd = rm * rs (+ rn when fl & NP_FL_ACC); fl & NP_FL_S: flags */
-    NP_OP_MULL,     /* rd:rn = rm * rs (+ rd:rn); fl: NP_FL_ACC, NP_FL_SIGNED, NP_FL_S */
+    NP_OP_MUL,      /* rd = rm * rs (+ rn when fl & NP_FL_ACC); fl & NP_FL_S: flags,
+                       fl & NP_FL_MCYC: + the ARM7TDMI's m cycles */
+    NP_OP_MULL,     /* rd:rn = rm * rs (+ rd:rn); fl: NP_FL_ACC, NP_FL_SIGNED, NP_FL_S,
+                       NP_FL_MCYC */
     NP_OP_SMULXY,   /* the ARMv5TE halfword multiplies: sh = which (see cpu_exec.c) */
     NP_OP_QADDSUB,  /* sh: bit 0 subtract, bit 1 double */
     NP_OP_CLZ,
-    NP_OP_LDM,      /* no PC, no ^: imm = list, aux = start offset from rn, sh = count */
+    NP_OP_LDM,      /* no PC, no ^: imm = list, aux = start offset from rn, sh = count,
+                       rd = write back */
     NP_OP_STM,
+    NP_OP_LDM_PC,   /* ldm/pop with the PC, no ^: as NP_OP_LDM; fl & NP_FL_INTERWORK */
     NP_OP_SWP,      /* fl & NP_FL_BYTE: swpb */
     NP_OP_B,        /* imm = the target */
     NP_OP_BL,       /* imm = the target; aux = LR */
     NP_OP_BLX_IMM,  /* ARM -> Thumb or Thumb -> ARM, imm = target, aux = LR */
     NP_OP_BX,       /* rm */
     NP_OP_BLX_REG,  /* rm; aux = LR */
-    NP_OP_TBL,      /* Thumb bl pair: imm = target, aux = LR; rs = 1 for blx */
+    NP_OP_TBL,      /* Thumb bl pair: imm = target, aux = LR; rs = 1 for blx; sh = the
+                       cycles of the first half alone */
     NP_OP_TBL_PREFIX,  /* lr = imm */
     NP_OP_TBL_SUFFIX,  /* target = lr + imm; rs = 1 for blx */
     NP_OP_SWI,      /* imm = comment field */
@@ -117,22 +124,24 @@ enum {
 #define NP_FL_SUB 0x04    /* NP_AM_REG*: subtract the offset */
 #define NP_FL_ACC 0x08    /* multiply-accumulate */
 #define NP_FL_SIGNED 0x10 /* signed long multiply */
-#define NP_FL_BYTE 0x20   /* swpb */
-#define NP_FL_THUMB 0x40  /* a Thumb instruction */
+#define NP_FL_BYTE 0x20   /* swp: swpb */
+#define NP_FL_MCYC 0x20   /* mul, mull: add the ARM7TDMI's multiplier cycles */
+#define NP_FL_INTERWORK 0x20 /* ldm with the PC: bit 0 selects the state (ARMv5) */
 #define NP_FL_USER 0x80   /* ldrt/strt; ldm/stm ^ */
 
 /* One decoded instruction (32 bytes). */
 struct np_dec {
-    uint32_t tag;    /* address ^ (Thumb ? 3 : 2): never 0, which marks a free entry */
+    uint32_t tag;    /* address + (Thumb ? 1 : 2): never 0, which marks a free entry, and
+                        never the same for ARM (2 mod 4) and Thumb (odd) */
     uint16_t op;     /* enum np_op */
     uint16_t cyc;    /* cycles when it runs (its condition passed) */
-    uint8_t cond, rd, rn, rm;
+    const void *run; /* where the loop jumps to run it: op's handler, or the
+                        condition test / PC set-up in front of it (cpu_exec.c) */
+    uint8_t cond;    /* the condition; | NP_COND_PCREAD */
+    uint8_t rd, rn, rm;
     uint8_t rs, sh, fl, hint; /* hint: the region its last data access hit */
     uint32_t imm;
     uint32_t aux;
-    uint32_t raw;    /* the instruction (a Thumb pair: first half in the low 16 bits) */
-    uint16_t op2;    /* NP_OP_PCREAD: the handler to run */
-    uint16_t cyc2;   /* NP_OP_TBL: the cycles of the first half alone */
 };
 _Static_assert(sizeof(struct np_dec) == 32, "decoded instructions are 32 bytes");
 
@@ -153,9 +162,9 @@ struct np_cpu_impl {
     uint8_t scratch_hint;   /* region hint of accesses not tied to an instruction */
 };
 
-static inline struct np_cpu_impl *np_impl(struct np_cpu *cpu) { return cpu->impl; }
 
-static inline uint32_t np_tag(uint32_t addr, bool thumb) { return addr ^ (thumb ? 3u : 2u); }
+static inline uint32_t np_tag(uint32_t addr, bool thumb) { return addr + (thumb ? 1u : 2u); }
+static inline uint32_t np_tag_addr(uint32_t tag) { return tag - 2 + (tag & 1); }
 static inline struct np_dec *np_cache_at(struct np_cpu_impl *im, uint32_t addr)
 {
     return &im->cache[(addr >> 1) & NP_DEC_MASK];
@@ -328,7 +337,8 @@ void np_set_user_reg(struct np_cpu *cpu, unsigned n, uint32_t v);
 /* ---- decoding ---- */
 
 /* Decodes the instruction at ADDR in the given state into E (the tag
- * included). Returns false when it cannot be fetched. */
+ * included; E->run is the caller's). Returns false when it cannot be
+ * fetched. */
 bool np_decode(struct np_cpu *cpu, uint32_t addr, bool thumb, struct np_dec *e);
 void np_decode_arm(struct np_cpu *cpu, uint32_t addr, uint32_t insn, struct np_dec *e);
 void np_decode_thumb(struct np_cpu *cpu, uint32_t addr, uint32_t hw, struct np_dec *e);
@@ -352,9 +362,6 @@ static inline unsigned np_mul_m(uint32_t rs, bool is_signed)
         return 3;
     return 4;
 }
-/* Registers the instruction after ADDR reads (ARM946E-S interlocks); 0
- * when it cannot be read. */
-uint32_t np_next_reads(struct np_cpu *cpu, uint32_t addr, bool thumb);
 /* Cycles of the ARM946E-S interlock after a load of REG (SUBWORD: a byte
  * or halfword) at ADDR. */
 unsigned np_load_use(struct np_cpu *cpu, uint32_t addr, bool thumb, unsigned reg, bool subword);

@@ -61,7 +61,8 @@ static void return_pc(struct np_cpu *cpu, uint32_t v)
 
 static enum np_slow_result slow_dp(struct np_cpu *cpu, struct np_dec *e, struct np_branch *br, bool *psr)
 {
-    uint32_t insn = e->raw, a, b, c = (cpu->cpsr >> 29) & 1, flags = cpu->cpsr;
+    uint32_t insn = 0, a, b, c = (cpu->cpsr >> 29) & 1, flags = cpu->cpsr;
+    np_fetch(cpu, cpu->r[15], 4, &insn); /* in memory: a store to it clears E */
     unsigned opc = (insn >> 21) & 15, rn = (insn >> 16) & 15, rm = insn & 15;
     bool s = insn & (1u << 20), plain = false;
     if (insn & (1u << 25)) {
@@ -109,7 +110,8 @@ static enum np_slow_result slow_thumb_hi(struct np_cpu *cpu, struct np_dec *e, s
 
 static enum np_slow_result slow_ls(struct np_cpu *cpu, struct np_dec *e, struct np_branch *br)
 {
-    uint32_t insn = e->raw, off, addr, v = 0;
+    uint32_t insn = 0, off, addr, v = 0;
+    np_fetch(cpu, cpu->r[15], 4, &insn);
     unsigned rn = (insn >> 16) & 15, rd = (insn >> 12) & 15, len;
     bool pre = insn & (1u << 24), up = insn & (1u << 23), wb = (insn & (1u << 21)) || !pre,
          load = insn & (1u << 20), half = ((insn >> 25) & 7) == 0, sign = false;
@@ -176,7 +178,7 @@ static enum np_slow_result slow_lsm(struct np_cpu *cpu, struct np_dec *e, struct
 {
     uint32_t list = e->imm, n = (uint32_t)__builtin_popcount(list), base = cpu->r[e->rn];
     uint32_t addr = (base + e->aux) & ~3u, moved = (e->fl & NP_FL_SUB) ? base - 4 * n : base + 4 * n;
-    bool load = e->op == NP_OP_LDM || (e->op == NP_OP_SLOW && e->rs), wb = e->rd;
+    bool load = e->op == NP_OP_LDM || e->op == NP_OP_LDM_PC || (e->op == NP_OP_SLOW && e->rs), wb = e->rd;
     bool user = e->fl & NP_FL_USER, pc = list & 0x8000;
     /* ^: the user bank, or an exception return with the PC: not from
        User mode (undefined, as QEMU), nor from System mode (no SPSR) */
@@ -304,8 +306,8 @@ enum np_slow_result np_exec_slow(struct np_cpu *cpu, struct np_dec *e, struct np
     *extra = 0;
     *psr = false;
     br->reg = 15;
-    if (e->op == NP_OP_LDM || e->op == NP_OP_STM)
-        return slow_lsm(cpu, e, br, psr);
+    if (e->op == NP_OP_LDM || e->op == NP_OP_STM || e->op == NP_OP_LDM_PC)
+        return slow_lsm(cpu, e, br, psr); /* a range leaving one region */
     switch (e->sh) {
     case NP_SLOW_DP: return slow_dp(cpu, e, br, psr);
     case NP_SLOW_LS: return slow_ls(cpu, e, br);

@@ -89,13 +89,9 @@ static void lsm(struct np_cpu *cpu, uint32_t addr, struct np_dec *e, bool load, 
     } else {
         e->cyc = (uint16_t)np_cyc(cpu, n - 1, 2, 0, n == 1 ? 2 : n);
     }
-    if (pc) {
-        e->op = NP_OP_SLOW;
-        e->sh = NP_SLOW_LSM;
-        e->cyc2 = (uint16_t)n;
-        return;
-    }
-    e->op = load ? NP_OP_LDM : NP_OP_STM;
+    e->op = load ? (pc ? NP_OP_LDM_PC : NP_OP_LDM) : NP_OP_STM;
+    if (cpu->model == NP_CPU_ARM946ES)
+        e->fl |= NP_FL_INTERWORK; /* pop {pc} interworks on ARMv5 */
 }
 
 static void hi_reg(struct np_cpu *cpu, uint32_t addr, uint32_t hw, struct np_dec *e)
@@ -137,16 +133,12 @@ static void hi_reg(struct np_cpu *cpu, uint32_t addr, uint32_t hw, struct np_dec
         }
         e->rm = (uint8_t)rm;
         e->cyc = (uint16_t)np_cyc(cpu, 2, 1, 0, 3);
-        if (rm == 15) {
-            e->op2 = e->op;
-            e->op = NP_OP_PCREAD;
-        }
+        if (rm == 15)
+            e->cond |= NP_COND_PCREAD;
         return;
     }
-    if (rd == 15 || rm == 15) {
-        e->op2 = e->op;
-        e->op = NP_OP_PCREAD;
-    }
+    if (rd == 15 || rm == 15)
+        e->cond |= NP_COND_PCREAD;
 }
 
 void np_decode_thumb(struct np_cpu *cpu, uint32_t addr, uint32_t hw, struct np_dec *e)
@@ -160,8 +152,6 @@ void np_decode_thumb(struct np_cpu *cpu, uint32_t addr, uint32_t hw, struct np_d
     };
     bool v5 = cpu->model == NP_CPU_ARM946ES;
     unsigned r0 = hw & 7, r3 = (hw >> 3) & 7, r6 = (hw >> 6) & 7, r8 = (hw >> 8) & 7;
-    e->raw = hw;
-    e->fl = NP_FL_THUMB;
     switch (hw >> 11) {
     case 0: case 1: case 2:
         return shift_imm(cpu, e, hw >> 11, (hw >> 6) & 31, r0, r3);
@@ -184,7 +174,8 @@ void np_decode_thumb(struct np_cpu *cpu, uint32_t addr, uint32_t hw, struct np_d
                 e->rm = (uint8_t)r3;
                 e->rs = (uint8_t)r0;
                 e->fl |= NP_FL_S;
-                e->cyc2 = cpu->model == NP_CPU_ARM7TDMI;
+                if (cpu->model == NP_CPU_ARM7TDMI)
+                    e->fl |= NP_FL_MCYC;
                 e->cyc = (uint16_t)np_cyc(cpu, 1, 0, 0, 4);
                 return;
             }
@@ -277,14 +268,13 @@ void np_decode_thumb(struct np_cpu *cpu, uint32_t addr, uint32_t hw, struct np_d
         if (np_fetch(cpu, addr + 2, 2, &next) && ((next >> 11) == 31 || (v5 && (next >> 11) == 29))) {
             bool blx = (next >> 11) == 29;
             e->op = NP_OP_TBL;
-            e->raw = hw | next << 16;
             e->rs = blx;
             e->imm = hi + (next & 0x7ff) * 2;
             if (blx)
                 e->imm &= ~3u;
             e->aux = (addr + 4) | 1;
             e->cyc = (uint16_t)(c1 + c2);
-            e->cyc2 = (uint16_t)c1;
+            e->sh = (uint8_t)(c1 > 255 ? 255 : c1);
             return;
         }
         e->op = NP_OP_TBL_PREFIX;

@@ -7,17 +7,25 @@
  * defines: condition codes, registers, shifter operands, S bits,
  * addressing modes, register lists, modes and states.
  *
- * Branches only go forward: a branch is followed by a few items (its
- * "filler", run when it is not taken) and lands on one of their starts or
- * just after them. Filler never changes the state or the mode, so the
- * generator knows both at every item. Instructions that change the state
- * or the mode are unconditional and followed by dead padding.
+ * Branches only go forward (but for the two-pass loops of self-modifying
+ * code): a branch is followed by a few items (its "filler", run when it
+ * is not taken) and lands on one of their starts or just after them.
+ * Filler never changes the state or the mode, so the generator knows both
+ * at every item. Instructions that change the state or the mode are
+ * unconditional and followed by dead padding. A stream may end with an
+ * access outside memory or an undefined instruction (fault_tail).
+ *
+ * Implementation-defined choices taken as QEMU takes them, which the
+ * interpreter follows too: str pc and stm with the PC store the address
+ * + 8 (the ARM7TDMI itself stores + 12).
  *
  * Left out as UNPREDICTABLE on ARMv4T/ARMv5TE (ARM ARM, DDI 0100I):
  * - PC as Rd of data processing (except the branch idioms built here), as
  *   any operand of a register-shifted operand, of a multiply, DSP
  *   instruction, clz, swp, msr or mrs; S=1 data processing into the PC in
  *   USR/SYS; Rn != 0 for mov/mvn and Rd != 0 for tst/teq/cmp/cmn (SBZ).
+ *   (S=1 data processing into the PC in other modes is defined, CPSR =
+ *   SPSR, but QEMU does that for movs and subs only: only those are made.)
  * - mul/mla with Rd == Rm; umull..smlal (and smlal<x><y>) with RdHi, RdLo
  *   and Rm not all different (also Rm kept apart for smlal<x><y>).
  * - loads and stores with writeback (post-indexed included) whose Rd or
@@ -25,10 +33,14 @@
  *   RRX-scaled offsets (out of the data region, not unpredictable);
  *   post-indexed halfword forms with W=1; ldrd/strd with an odd or r14 Rd,
  *   Rm in {Rd, Rd+1}, writeback with the base in {Rd, Rd+1}.
- * - unaligned word, halfword and doubleword accesses: the result of an
- *   unaligned ldr is defined on v4T/v5 (rotated) but Unicorn, like QEMU,
- *   loads the unaligned word instead; the others are UNPREDICTABLE.
- * - ldm/stm with the PC as base, an empty list, writeback with the base in
+ * - unaligned word and doubleword accesses, ldm/stm and swp included:
+ *   before ARMv6 an unaligned ldr loads the aligned word rotated, and str,
+ *   ldm and stm ignore the address's bits 1:0 (ARM DUI 0068B 4-10, ARM
+ *   DDI 0100I A2.8); QEMU accesses the unaligned bytes instead, so
+ *   Unicorn is no reference there. (Unaligned halfwords are UNPREDICTABLE
+ *   and compared: the interpreter does as QEMU.)
+ * - ldm/stm with the PC as base or an empty list (but as the undefined
+ *   last instruction: both engines refuse them), writeback with the base in
  *   the list (stm keeps it when it is the lowest: that is defined), ^ forms
  *   in USR/SYS or with writeback (except ldm {..., pc}^), and the
  *   instruction just after an ldm/stm ^ touching banked registers (a nop
@@ -425,6 +437,10 @@ static void a_ldst_h(struct gen *g)
     }
     a_base(g, rb);
     uint32_t off;
+    /* an odd halfword address now and then: UNPREDICTABLE, and the
+     * interpreter does as QEMU (the two bytes at the address) */
+    if (sz == 2 && chance(g, 10))
+        sz = 1;
     if (chance(g, 40)) {
         uint32_t rm;
         do
@@ -525,6 +541,80 @@ static void a_pld(struct gen *g)
     if (chance(g, 70)) /* a hint: never a fault, even outside memory */
         a_base(g, rb);
     arm(g, 0xf550f000 | rnd(g, 2) << 23 | rb << 16 | rnd(g, 4096));
+}
+
+/* ARM946E-S CP15 in a privileged mode: reads of the ID, control and
+ * protection registers, and the cache operations that change nothing
+ * visible. Left out: writes to the control and protection registers
+ * (the interpreter ignores them, QEMU enables the MPU, alignment checks,
+ * high vectors), the TCM region registers c9,c1 (QEMU has none) and wait
+ * for interrupt (c7,c0,4). */
+static void a_cp15(struct gen *g)
+{
+    /* CRn, CRm, opc2 */
+    static const uint8_t reads[][3] = {{0, 0, 0}, {0, 0, 1}, {0, 0, 2}, {1, 0, 0}, {2, 0, 0}, {2, 0, 1}, {3, 0, 0},
+                                       {5, 0, 0}, {5, 0, 1}, {5, 0, 2}, {5, 0, 3}, {6, 0, 0}, {6, 3, 0}, {6, 7, 0},
+                                       {9, 0, 0}, {9, 0, 1}, {13, 0, 0}, {13, 0, 1}, {15, 0, 0}};
+    static const uint8_t ops[][3] = {{7, 5, 0}, {7, 6, 0}, {7, 10, 4}};
+    uint32_t c = cond(g);
+    if (chance(g, 80)) {
+        const uint8_t *r = reads[rnd(g, sizeof reads / sizeof reads[0])];
+        uint32_t rd = chance(g, 5) ? 15 : reg(g); /* mrc to the PC sets the flags from bits 31:28 */
+        arm(g, c << 28 | 0x0e100f10 | (uint32_t)r[0] << 16 | rd << 12 | (uint32_t)r[2] << 5 | r[1]);
+    } else {
+        const uint8_t *r = ops[rnd(g, sizeof ops / sizeof ops[0])];
+        arm(g, c << 28 | 0x0e000f10 | (uint32_t)r[0] << 16 | reg(g) << 12 | (uint32_t)r[2] << 5 | r[1]);
+    }
+}
+
+/* A data-processing instruction with no set-up (immediate or immediately
+ * shifted operand) whose Rd is not in AVOID. */
+static uint32_t a_dp_word(struct gen *g, unsigned avoid)
+{
+    uint32_t op = rnd(g, 16), s = op >= 8 && op <= 11 ? 1 : rnd(g, 2);
+    uint32_t rd = op >= 8 && op <= 11 ? 0 : reg_not(g, avoid), rn = op == 13 || op == 15 ? 0 : rnd(g, 16);
+    uint32_t w = chance(g, 50) ? 1u << 25 | rnd(g, 16) << 8 | rnd(g, 256) : rnd(g, 32) << 7 | rnd(g, 4) << 5 | rnd(g, 16);
+    return cond(g) << 28 | w | op << 21 | s << 20 | rn << 16 | rd << 12;
+}
+
+/* Self-modifying code: a loop run twice whose first instruction the loop
+ * rewrites (a word, or one byte of it) after running it once:
+ *   mov rc, #2
+ *   L: <slot>
+ *   sub rt, pc, #; mov rv, #; orr rv, rv, # (x3); str/strb rv, [rt]
+ *   subs rc, rc, #1; bne L */
+static void a_smc(struct gen *g)
+{
+    uint32_t rc = reg(g), rt = reg_not(g, 1u << rc), rv = reg_not(g, 1u << rc | 1u << rt);
+    unsigned avoid = 1u << rc | 1u << rt | 1u << rv;
+    arm(g, 0xe3a00002 | rc << 12);
+    uint32_t slot = arm(g, a_dp_word(g, avoid)), w = a_dp_word(g, avoid);
+    uint32_t at = arm(g, 0);
+    put32(g, at, 0xe24f0f00 | rt << 12 | (at + 8 - slot) >> 2); /* sub rt, pc, # */
+    if (chance(g, 75)) {
+        arm(g, 0xe3a00400 | rv << 12 | w >> 24);
+        arm(g, 0xe3800800 | rv << 16 | rv << 12 | (w >> 16 & 0xff));
+        arm(g, 0xe3800c00 | rv << 16 | rv << 12 | (w >> 8 & 0xff));
+        arm(g, 0xe3800000 | rv << 16 | rv << 12 | (w & 0xff));
+        arm(g, 0xe5800000 | rt << 16 | rv << 12); /* str rv, [rt] */
+    } else {
+        /* one byte of the slot: the immediate (or Rm and the shift, bit 4
+         * kept clear), or Rd (kept out of AVOID, and 0 in tst..cmn) and
+         * the rotation (or shift amount) */
+        uint32_t old, k = rnd(g, 2), byte;
+        memcpy(&old, &g->s->code[slot - GEN_CODE_BASE], 4);
+        if (k == 0) {
+            byte = rnd(g, 256) & (old & (1u << 25) ? 0xff : 0xef);
+        } else {
+            uint32_t op = old >> 21 & 15, rd = op >= 8 && op <= 11 ? 0 : reg_not(g, avoid);
+            byte = rd << 4 | rnd(g, 16);
+        }
+        arm(g, 0xe3a00000 | rv << 12 | byte);
+        arm(g, 0xe5c00000 | rt << 16 | rv << 12 | k); /* strb rv, [rt, #k] */
+    }
+    arm(g, 0xe2500001 | rc << 16 | rc << 12); /* subs rc, rc, #1 */
+    uint32_t bne = arm(g, 0x1a000000);
+    a_patch_branch(g, bne, slot);
 }
 
 /* b, bl, conditional, over filler */
@@ -748,6 +838,13 @@ static void arm_item(struct gen *g)
                 return a_pld(g);
             continue;
         }
+        if (k < 74) {
+            if (g->v5 && privileged(g->mode))
+                return a_cp15(g);
+            continue;
+        }
+        if (k < 75)
+            return a_smc(g);
         if (g->depth >= MAX_DEPTH)
             continue;
         if (k < 80)
@@ -828,7 +925,8 @@ static void t_ldst(struct gen *g)
     if (k < 6) { /* register offset: str strh strb ldrsb ldr ldrh ldrb ldrsh */
         static const unsigned shift[8] = {2, 1, 0, 0, 2, 1, 0, 1};
         uint32_t op = rnd(g, 8), ro = lo_not(g, 1u << rb);
-        t_index(g, ro, shift[op]);
+        /* halfwords at odd addresses too (see a_ldst_h) */
+        t_index(g, ro, shift[op] == 1 && chance(g, 10) ? 0 : shift[op]);
         thumb(g, 0x5000 | op << 9 | ro << 6 | rb << 3 | rnd(g, 8));
     } else if (k < 8) { /* str ldr strb ldrb [rb, #imm5] */
         thumb(g, 0x6000 | rnd(g, 4) << 11 | rnd(g, 32) << 6 | rb << 3 | rnd(g, 8));
@@ -868,6 +966,65 @@ static void t_svc(struct gen *g)
     } else {
         thumb(g, 0xdf00 | (chance(g, 30) ? 0xab : rnd(g, 256)));
     }
+}
+
+/* A Thumb instruction with no set-up (shift, add/sub, #imm8, the ALU
+ * operations) whose Rd is not in AVOID. */
+static uint32_t t_alu_word(struct gen *g, unsigned avoid)
+{
+    uint32_t rd = lo_not(g, avoid), rs = rnd(g, 8);
+    switch (rnd(g, 4)) {
+    case 0:
+        return rnd(g, 3) << 11 | rnd(g, 32) << 6 | rs << 3 | rd;
+    case 1:
+        return 0x1800 | rnd(g, 4) << 9 | rnd(g, 8) << 6 | rs << 3 | rd;
+    case 2:
+        return 0x2000 | rnd(g, 4) << 11 | rd << 8 | rnd(g, 256);
+    default: {
+        uint32_t op = rnd(g, 16);
+        if (op == 13 && rs == rd)
+            rs = lo_not(g, 1u << rd);
+        return 0x4000 | op << 6 | rs << 3 | rd;
+    }
+    }
+}
+
+/* Self-modifying code, Thumb: as a_smc, with a halfword or byte store
+ *   movs rc, #2
+ *   L: <slot>
+ *   mov rt, pc; subs rt, #; movs rv, #; lsls rv, rv, #8; adds rv, #;
+ *   strh rv, [rt] (or strb)
+ *   subs rc, #1; bne L */
+static void t_smc(struct gen *g)
+{
+    uint32_t rc = rnd(g, 8), rt = lo_not(g, 1u << rc), rv = lo_not(g, 1u << rc | 1u << rt);
+    unsigned avoid = 1u << rc | 1u << rt | 1u << rv;
+    thumb(g, 0x2002 | rc << 8);
+    uint32_t slot = thumb(g, t_alu_word(g, avoid)), h = t_alu_word(g, avoid);
+    uint32_t at = thumb(g, 0x4678 | rt);                 /* mov rt, pc: the address + 4 */
+    thumb(g, 0x3800 | rt << 8 | (at + 4 - slot));          /* subs rt, # */
+    if (chance(g, 70)) {
+        thumb(g, 0x2000 | rv << 8 | h >> 8);               /* movs rv, #hi */
+        thumb(g, 0x0000 | 8 << 6 | rv << 3 | rv);          /* lsls rv, rv, #8 */
+        thumb(g, 0x3000 | rv << 8 | (h & 0xff));           /* adds rv, #lo */
+        thumb(g, 0x8000 | rt << 3 | rv);                   /* strh rv, [rt] */
+    } else {
+        /* the low byte of the slot: its imm8, or (shift, add/sub, ALU
+         * forms) all but Rd, which stays out of AVOID */
+        uint32_t old = g->s->code[slot - GEN_CODE_BASE] | g->s->code[slot - GEN_CODE_BASE + 1] << 8, b;
+        if ((old & 0xe000) == 0x2000) {
+            b = rnd(g, 256);
+        } else {
+            b = (rnd(g, 256) & 0xf8) | (old & 7);
+            if ((old & 0xfc00) == 0x4000 && ((old >> 6 & 12) | (b >> 6)) == 13 && (b >> 3 & 7) == (old & 7))
+                b ^= 0x40; /* not mul with Rd == Rm: bic instead */
+        }
+        thumb(g, 0x2000 | rv << 8 | b);
+        thumb(g, 0x7000 | rt << 3 | rv);                   /* strb rv, [rt] */
+    }
+    thumb(g, 0x3801 | rc << 8);                            /* subs rc, #1 */
+    uint32_t bne = thumb(g, 0);
+    put16(g, bne, 0xd100 | ((slot - (bne + 4)) >> 1 & 0xff));
 }
 
 /* b<cond> over filler */
@@ -975,6 +1132,8 @@ static void thumb_item(struct gen *g)
             return t_ldm(g);
         if (k < 80)
             return t_svc(g);
+        if (k < 81)
+            return t_smc(g);
         if (g->depth >= MAX_DEPTH - 1) /* a b<cond> reaches 256 bytes only */
             continue;
         if (k < 88)
@@ -993,6 +1152,121 @@ static void item(struct gen *g)
         thumb_item(g);
     else
         arm_item(g);
+}
+
+/* An undefined instruction, on ARMv4T and ARMv5TE alike and in QEMU's
+ * ARM946E-S: ARM's permanently undefined space, the ARMv6 media space,
+ * ldrex, coprocessors 1-13, ldm/stm with an empty list or the PC as base
+ * (UNPREDICTABLE: both engines refuse them); Thumb's b<cond> with cond 14 and the ARMv6
+ * miscellaneous forms 0xb2xx, 0xb6xx, 0xb7xx, 0xbaxx. Not 0xb1xx, 0xb3xx,
+ * 0xb9xx, 0xbbxx, 0xbfxx: QEMU runs them as Thumb-2's cbz and IT/hints
+ * even on the ARM946E-S. */
+static void undefined_tail(struct gen *g)
+{
+    uint32_t x = (uint32_t)next64(g);
+    if (g->thumb) {
+        static const uint16_t top[] = {0xde00, 0xb200, 0xb600, 0xb700, 0xba00};
+        thumb(g, top[rnd(g, 5)] | (x & 0xff));
+        return;
+    }
+    switch (rnd(g, 5)) {
+    case 0: /* udf */
+        arm(g, 0xe7f000f0 | (x & 0x000fff0f));
+        break;
+    case 1: /* media: cond 011x xxxx ... xxx1 xxxx, outside udf */
+        arm(g, 0xe6000010 | (x & 0x00ffffef));
+        break;
+    case 2: /* ldrex */
+        arm(g, 0xe1900f9f | (x & 0x000ff000) | (x >> 16 & 0xf) << 16);
+        break;
+    case 3: /* mcr / mrc / cdp to coprocessors 1-13 */
+        arm(g, 0xee000000 | (x & 0x00fff0ff) | (1 + rnd(g, 13)) << 8);
+        break;
+    default: /* ldm / stm with no register, or with the PC as base */
+        if (chance(g, 50))
+            arm(g, 0xe8000000 | (x & 0x01ff0000));
+        else
+            arm(g, 0xe80f0000 | (x & 0x01f0ffff) | (x & 0xffff ? 0 : 1));
+        break;
+    }
+}
+
+/* The stream's last instruction: a load, store or branch outside memory
+ * (GEN_NOWHERE), or an undefined instruction; unconditional. */
+static void fault_tail(struct gen *g)
+{
+    struct gen_stream *s = g->s;
+    if (chance(g, 25)) {
+        s->fault = GEN_FAULT_UNDEFINED;
+        undefined_tail(g);
+        return;
+    }
+    unsigned k = rnd(g, 3), rb = g->thumb ? rnd(g, 8) : reg(g), rd = g->thumb ? rnd(g, 8) : reg_not(g, 1u << rb);
+    uint32_t off;
+    s->fault = k == 0 ? GEN_FAULT_READ : k == 1 ? GEN_FAULT_WRITE : GEN_FAULT_FETCH;
+    if (g->thumb) {
+        thumb(g, 0x2020 | rb << 8);                /* movs rb, #0x20 */
+        thumb(g, 0x0000 | 24 << 6 | rb << 3 | rb); /* lsls rb, rb, #24 */
+        if (k == 2) {
+            thumb(g, chance(g, 50) ? 0x4700 | rb << 3 : 0x4687 | rb << 3); /* bx rb / mov pc, rb */
+            s->fault_addr = GEN_NOWHERE;
+            return;
+        }
+        switch (rnd(g, 3)) {
+        case 0: /* ldr str [rb, #imm5 * 4] */
+            off = rnd(g, 32);
+            thumb(g, 0x6000 | (k == 0) << 11 | off << 6 | rb << 3 | rd);
+            off *= 4;
+            break;
+        case 1: /* ldrb strb */
+            off = rnd(g, 32);
+            thumb(g, 0x7000 | (k == 0) << 11 | off << 6 | rb << 3 | rd);
+            break;
+        default: /* ldrh strh */
+            off = rnd(g, 32);
+            thumb(g, 0x8000 | (k == 0) << 11 | off << 6 | rb << 3 | rd);
+            off *= 2;
+            break;
+        }
+        s->fault_addr = GEN_NOWHERE + off;
+        return;
+    }
+    arm(g, 0xe3a00202 | rb << 12); /* mov rb, #0x20000000 */
+    if (k == 2) {
+        arm(g, chance(g, 50) ? 0xe12fff10 | rb : 0xe1a0f000 | rb); /* bx rb / mov pc, rb */
+        s->fault_addr = GEN_NOWHERE;
+        return;
+    }
+    uint32_t load = k == 0;
+    switch (rnd(g, g->v5 ? 5 : 4)) {
+    case 0: /* ldr str ldrb strb [rb, #+imm12] */
+        off = rnd(g, 4096) & ~3u;
+        arm(g, 0xe5800000 | rnd(g, 2) << 22 | load << 20 | rb << 16 | rd << 12 | off);
+        break;
+    case 1: /* ldrh strh ldrsb ldrsh [rb, #+imm8] */
+        off = rnd(g, 256) & ~1u;
+        arm(g, 0xe1c000b0 | load << 20 | (load ? rnd(g, 3) : 0) << 5 | rb << 16 | rd << 12 | (off >> 4) << 8 |
+                   (off & 15));
+        break;
+    case 2: { /* ldmia / stmia rb, {list} */
+        uint32_t list = rnd(g, 0x7fff) + 1;
+        arm(g, 0xe8800000 | load << 20 | rb << 16 | list);
+        off = 0;
+        break;
+    }
+    case 3: /* swp rd, rd, [rb]: the read comes first */
+        arm(g, 0xe1000090 | rb << 16 | rd << 12 | rd);
+        s->fault = GEN_FAULT_READ;
+        off = 0;
+        break;
+    default: { /* ldrd strd [rb, #+imm8] */
+        uint32_t r2 = 2 * rnd(g, 7);
+        off = rnd(g, 32) * 8;
+        arm(g, 0xe1c000d0 | (load ? 0 : 0x20) | rb << 16 | r2 << 12 | (off >> 4) << 8 | (off & 15));
+        break;
+    }
+    }
+    s->fault_addr = GEN_NOWHERE + off;
 }
 
 /* ---- the stream ---- */
@@ -1026,6 +1300,8 @@ void gen_stream(struct gen_stream *s, uint64_t seed, enum gen_isa isa, bool thum
     struct gen g = {.s = s, .rng = seed, .v5 = isa == GEN_V5TE, .exclude = exclude};
     memset(s->code, 0, sizeof s->code);
     s->insns = 0;
+    s->fault = GEN_FAULT_NONE;
+    s->fault_addr = 0;
     for (uint32_t i = 0; i < GEN_DATA_SIZE; i += 8) {
         uint64_t v = next64(&g);
         memcpy(&s->data[i], &v, 8);
@@ -1054,5 +1330,7 @@ void gen_stream(struct gen_stream *s, uint64_t seed, enum gen_isa isa, bool thum
     s->r[15] = GEN_STREAM;
     for (unsigned i = 0; i < items && g.pos < GEN_CODE_BASE + GEN_CODE_SIZE - TAIL_ROOM; i++)
         item(&g);
+    if (chance(&g, 15))
+        fault_tail(&g);
     s->end = g.pos;
 }

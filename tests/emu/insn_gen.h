@@ -15,7 +15,11 @@
  *   GEN_STREAM    the random instructions; the stream is over when the PC
  *                 reaches `end` (every branch goes forward, so it does)
  *   GEN_DATA_*    random bytes; every load and store goes there (its base
- *                 register is set up by the instructions just before it)
+ *                 register is set up by the instructions just before it),
+ *                 except a stream's last, which may go to GEN_NOWHERE
+ *   GEN_NOWHERE   no memory: a stream may end with a load, store or branch
+ *                 there, every byte of it outside memory (or with an
+ *                 undefined instruction)
  *
  * After the prologue the caller sets r0-r15, the CPSR flags, I, F and T
  * bits and the SPSR to the stream's initial values (the mode is the
@@ -33,6 +37,7 @@
 #define GEN_STREAM (GEN_CODE_BASE + 0x400u)
 #define GEN_DATA_BASE 0x00100000u
 #define GEN_DATA_SIZE 0x00010000u
+#define GEN_NOWHERE 0x20000000u
 
 /* What the streams may contain. */
 enum gen_isa {
@@ -47,6 +52,11 @@ enum gen_class {
     GEN_X_HALFWORD_MUL = 1u << 0 /* smla<x><y> smlaw<y> smulw<y> smlal<x><y> smul<x><y> */
 };
 
+/* How a stream ends: at `end`, or stopped by its last instruction, which
+ * must change nothing: an access outside memory, or an undefined
+ * instruction. */
+enum gen_fault { GEN_FAULT_NONE, GEN_FAULT_READ, GEN_FAULT_WRITE, GEN_FAULT_FETCH, GEN_FAULT_UNDEFINED };
+
 struct gen_stream {
     uint8_t code[GEN_CODE_SIZE]; /* the code region's image */
     uint8_t data[GEN_DATA_SIZE]; /* the data region's image */
@@ -57,6 +67,8 @@ struct gen_stream {
     uint32_t cpsr;               /* its initial CPSR, mode included */
     uint32_t spsr;               /* its mode's SPSR (0 in USR and SYS) */
     unsigned insns;              /* instructions emitted (a Thumb bl pair counts 2) */
+    enum gen_fault fault;        /* how the stream stops */
+    uint32_t fault_addr;         /* the address it faults at (not for GEN_FAULT_UNDEFINED) */
 };
 
 /* Fills S with a stream of about ITEMS instruction groups (an instruction

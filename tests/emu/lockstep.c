@@ -104,7 +104,7 @@ static void say_state(struct lockstep *ls, const char *title, const uint32_t *r,
     char buf[64];
     say(ls, "  %s:\n", title);
     for (unsigned i = 0; i < 16; i++)
-        say(ls, "    %sr%-2u %08x%s", i % 4 ? "" : "", i, r[i], i % 4 == 3 ? "\n" : "");
+        say(ls, "    r%-2u %08x%s", i, r[i], i % 4 == 3 ? "\n" : "");
     say(ls, "    cpsr %s", psr_text(cpsr, buf, sizeof buf));
     if (mode_has_spsr(cpsr))
         say(ls, "   spsr %s", psr_text(spsr, buf, sizeof buf));
@@ -238,6 +238,14 @@ static int np_bkpt(void *ctx, struct np_cpu *cpu, uint32_t imm)
     return handled;
 }
 
+static void np_branch_told(void *ctx, struct np_cpu *cpu, const struct np_branch *b)
+{
+    struct lockstep *ls = ctx;
+    (void)cpu;
+    ls->nbranches++;
+    ls->branch = *b;
+}
+
 static void uc_on_write(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *user)
 {
     struct lockstep *ls = user;
@@ -249,6 +257,17 @@ static void uc_on_write(uc_engine *uc, uc_mem_type type, uint64_t addr, int size
     } else {
         ls->writes_lost = true;
     }
+}
+
+static bool uc_on_unmapped(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *user)
+{
+    struct lockstep *ls = user;
+    (void)uc, (void)type, (void)size, (void)value;
+    if (!ls->uc_faulted) {
+        ls->uc_faulted = true;
+        ls->uc_fault_addr = (uint32_t)addr;
+    }
+    return false;
 }
 
 /* svc: the PC is the next instruction's already; bkpt: still the bkpt's.
@@ -339,6 +358,8 @@ int lockstep_init(struct lockstep *ls, enum np_cpu_model model, const struct loc
         err = uc_hook_add(ls->uc, &h, UC_HOOK_INTR, (void *)uc_on_intr, ls, 1, 0);
     if (!err)
         err = uc_hook_add(ls->uc, &h, UC_HOOK_CODE, (void *)uc_on_code, ls, 1, 0);
+    if (!err)
+        err = uc_hook_add(ls->uc, &h, UC_HOOK_MEM_UNMAPPED, (void *)uc_on_unmapped, ls, 1, 0);
     if (err) {
         say(ls, "lockstep: unicorn: %s\n", uc_strerror(err));
         return -1;
@@ -420,6 +441,31 @@ static const char *np_stop_name(enum np_cpu_stop stop)
     return (unsigned)stop < sizeof names / sizeof names[0] ? names[stop] : "?";
 }
 
+/* r0-r15, the CPSR and the SPSR against Unicorn's (UCR: uc_regs' order);
+ * says what differs, returns how many differ. */
+static unsigned compare_regs(struct lockstep *ls, const uint32_t *ucr)
+{
+    struct np_cpu *cpu = &ls->cpu;
+    unsigned bad = 0;
+    for (unsigned i = 0; i < 16; i++)
+        if (cpu->r[i] != ucr[i]) {
+            say(ls, "    r%-2u  interpreter %08x, unicorn %08x\n", i, cpu->r[i], ucr[i]);
+            bad++;
+        }
+    char b1[64], b2[64];
+    if ((cpu->cpsr ^ ucr[16]) & CPSR_COMPARED) {
+        say(ls, "    cpsr interpreter %s\n         unicorn     %s\n", psr_text(cpu->cpsr, b1, sizeof b1),
+            psr_text(ucr[16], b2, sizeof b2));
+        bad++;
+    }
+    if (mode_has_spsr(cpu->cpsr) && mode_has_spsr(ucr[16]) && cpu->spsr != ucr[17]) {
+        say(ls, "    spsr interpreter %s\n         unicorn     %s\n", psr_text(cpu->spsr, b1, sizeof b1),
+            psr_text(ucr[17], b2, sizeof b2));
+        bad++;
+    }
+    return bad;
+}
+
 /* Before Unicorn runs the instruction at the interpreter's PC. */
 static void before_insn(struct lockstep *ls)
 {
@@ -435,6 +481,7 @@ static void before_insn(struct lockstep *ls)
     ls->halted[0] = ls->halted[1] = false;
     ls->unhandled[0] = ls->unhandled[1] = false;
     ls->uc_exception = -1;
+    ls->nbranches = 0;
     ls->pending = true;
 }
 
@@ -451,6 +498,7 @@ static bool after_insn(struct lockstep *ls, uc_err err)
 
     /* the interpreter: one instruction; a bl/blx prefix and its suffix */
     uint64_t insns0 = cpu->insns, want = 1;
+    cpu->hooks.branch = ls->check_branches ? np_branch_told : NULL;
     enum np_cpu_stop stop = np_cpu_run(cpu, 1);
     if (thumb && stop == NP_STOP_LIMIT && is_bl_prefix(ls, pc) && (pc & 0x3ff) < 0x3fd) {
         /* QEMU runs the pair as one 32-bit instruction unless the prefix
@@ -461,6 +509,7 @@ static bool after_insn(struct lockstep *ls, uc_err err)
             stop = np_cpu_run(cpu, 1);
     }
     uint64_t ran = cpu->insns - insns0;
+    ls->stop = stop;
     ls->steps++;
     ls->insns += ran;
 
@@ -491,6 +540,28 @@ static bool after_insn(struct lockstep *ls, uc_err err)
                         (stop == NP_STOP_READ && err == UC_ERR_READ_UNMAPPED) ||
                         (stop == NP_STOP_WRITE && err == UC_ERR_WRITE_UNMAPPED) ||
                         (stop == NP_STOP_FETCH && err == UC_ERR_FETCH_UNMAPPED));
+        if (both_stopped) {
+            /* the same fault, and nothing changed: the instruction is
+             * not run (Unicorn's state is the one before it too) */
+            if (stop != NP_STOP_UNDEFINED && (!ls->uc_faulted || ls->uc_fault_addr != cpu->fault_addr)) {
+                say(ls, "    fault address: interpreter 0x%08x, unicorn 0x%08x\n", cpu->fault_addr,
+                    ls->uc_fault_addr);
+                both_stopped = false;
+            }
+            if (ran) {
+                say(ls, "    the interpreter counted the instruction it stopped at\n");
+                both_stopped = false;
+            }
+            if (compare_regs(ls, ucr))
+                both_stopped = false;
+            for (unsigned i = 0; i < 16 && both_stopped; i++)
+                if (ls->before[i] != cpu->r[i]) {
+                    say(ls, "    r%u changed (0x%08x to 0x%08x)\n", i, ls->before[i], cpu->r[i]);
+                    both_stopped = false;
+                }
+            if (compare_all_memory(ls))
+                both_stopped = false;
+        }
     } else {
         if (ran != want) {
             say(ls, "    instructions counted: %llu (expected %llu)\n", (unsigned long long)ran,
@@ -502,21 +573,27 @@ static bool after_insn(struct lockstep *ls, uc_err err)
                 ls->halted[LS_UC] ? "yes" : "no");
             bad++;
         }
-        for (unsigned i = 0; i < 16; i++)
-            if (cpu->r[i] != ucr[i]) {
-                say(ls, "    r%-2u  interpreter %08x, unicorn %08x\n", i, cpu->r[i], ucr[i]);
+        bad += compare_regs(ls, ucr);
+        if (ls->check_branches) {
+            const struct np_branch *b = &ls->branch;
+            bool moved = ucr[15] != pc + len, uc_thumb = ucr[16] & NP_CPSR_T;
+            /* a bl/blx suffix run alone (its prefix ended a page) is told
+             * from the prefix */
+            const uint8_t *h = np_cpu_mem(cpu, pc, 2);
+            uint32_t from = thumb && h && (h[1] & 0xe8) == 0xe8 ? pc - 2 : pc;
+            if (ls->nbranches > 1 || (moved && !ls->nbranches)) {
+                say(ls, "    the branch hook was told %u times (the PC went from 0x%08x to 0x%08x)\n", ls->nbranches,
+                    pc, ucr[15]);
+                bad++;
+            } else if (ls->nbranches &&
+                       (b->from != from || b->to != ucr[15] || !(b->flags & NP_BRF_THUMB) != !uc_thumb ||
+                        !(b->flags & NP_BRF_FROM_THUMB) != !thumb)) {
+                say(ls, "    the branch hook was told from 0x%08x to 0x%08x, flags 0x%x (kind %u reg %u); "
+                        "unicorn went from 0x%08x (%s) to 0x%08x (%s)\n",
+                    b->from, b->to, b->flags, b->kind, b->reg, pc, thumb ? "Thumb" : "ARM", ucr[15],
+                    uc_thumb ? "Thumb" : "ARM");
                 bad++;
             }
-        char b1[64], b2[64];
-        if ((cpu->cpsr ^ ucr[16]) & CPSR_COMPARED) {
-            say(ls, "    cpsr interpreter %s\n         unicorn     %s\n", psr_text(cpu->cpsr, b1, sizeof b1),
-                psr_text(ucr[16], b2, sizeof b2));
-            bad++;
-        }
-        if (mode_has_spsr(cpu->cpsr) && mode_has_spsr(ucr[16]) && cpu->spsr != ucr[17]) {
-            say(ls, "    spsr interpreter %s\n         unicorn     %s\n", psr_text(cpu->spsr, b1, sizeof b1),
-                psr_text(ucr[17], b2, sizeof b2));
-            bad++;
         }
         for (unsigned i = 0; i < ls->nwrites; i++) {
             int k = region_of(ls, ls->writes[i].addr, ls->writes[i].size);
@@ -575,6 +652,7 @@ static void uc_on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
         uc_emu_stop(uc);
         return;
     }
+    ls->uc_faulted = false;
     before_insn(ls);
 }
 
@@ -586,6 +664,7 @@ enum lockstep_result lockstep_run(struct lockstep *ls, uint32_t until, uint64_t 
     ls->max_steps = ls->steps + max_steps;
     ls->result = LS_END;
     ls->report[0] = 0;
+    ls->uc_faulted = false;
     uc_err err = uc_emu_start(ls->uc, pc | thumb, until, 0, 0);
     if (ls->stopping)
         return ls->result;

@@ -19,12 +19,20 @@
  *
  * Each engine has its own copy of every memory region. Memory is compared
  * exactly: after each instruction the bytes Unicorn stored to, and every
- * region in full every `full_every` instructions and at lockstep_compare().
+ * region in full every `full_every` instructions and at
+ * lockstep_compare_memory().
  *
  * svc and bkpt go to one handler for both engines (the interpreter's svc
  * and bkpt hooks, Unicorn's UC_HOOK_INTR), which reads and writes the
  * engine it is called for through lockstep_reg/lockstep_mem: the same
- * function gives both the same answers. */
+ * function gives both the same answers.
+ *
+ * With check_branches set, the interpreter's branch hook (cpu.h) is on
+ * and checked against where Unicorn went: an instruction after which the
+ * PC is not the next one's address must be told, once, from its address
+ * to the new PC, with the Thumb flags of before and after it; one that
+ * falls through may be told (a branch to the next instruction) the same
+ * way, or not. */
 #ifndef NP_TEST_LOCKSTEP_H
 #define NP_TEST_LOCKSTEP_H
 
@@ -56,8 +64,9 @@ enum lockstep_result {
     LS_HALTED,    /* a handler ended the run (lockstep_halt), in both */
     LS_LIMIT,     /* the step limit was reached; the run can go on */
     LS_DIFFERENT, /* the engines differ: report[] says how */
-    LS_STOPPED    /* both stopped the same way (a fault, an undefined
-                     instruction): report[] says how; the run cannot go on */
+    LS_STOPPED    /* both stopped the same way (a fault at the same address, an
+                     undefined instruction), changing nothing: `stop` says
+                     which, report[] says how; the run cannot go on */
 };
 
 #define LS_RECENT 16
@@ -84,12 +93,19 @@ struct lockstep {
     bool halted[2];
     bool unhandled[2];
     int uc_exception; /* an exception Unicorn raised that no handler took, or -1 */
+    bool uc_faulted;  /* Unicorn touched unmapped memory at uc_fault_addr */
+    uint32_t uc_fault_addr;
+    enum np_cpu_stop stop; /* the interpreter's last stop reason */
     /* the run in progress */
     bool pending;     /* Unicorn has run an instruction the interpreter has not */
     bool stopping;    /* the run is over: the hooks do nothing more */
     uint64_t max_steps;
     enum lockstep_result result;
     uint32_t before[16], before_cpsr, before_spsr; /* the interpreter's state before the pending instruction */
+    /* the branch hook's reports in the current step */
+    bool check_branches;
+    unsigned nbranches;
+    struct np_branch branch;
     /* counters */
     uint64_t steps;   /* lockstep steps */
     uint64_t insns;   /* interpreter instructions (a Thumb bl pair is one step, two instructions) */

@@ -100,6 +100,16 @@ t_cond:
         addvs   r11, r0, #1
         END
 
+        .global t_cond_fail
+t_cond_fail:
+        cmp     r0, r0
+        bne     1f
+        ldrne   r1, [r10]
+        mulne   r2, r3, r4
+        ldmne   r10, {r0-r3}
+        movne   pc, lr
+1:      END
+
         .global t_pcops
 t_pcops:
         add     r0, pc, #4              @ t_pcops + 12
@@ -180,6 +190,20 @@ t_lsm:
         .global t_stm_pc
 t_stm_pc:
         stmia   r10, {r0, pc}
+        END
+
+        .global t_interlock
+t_interlock:
+        ldr     r0, [r10]
+        add     r1, r0, #1
+        ldrb    r2, [r10]
+        add     r3, r2, #1
+        ldrh    r4, [r10]
+        add     r5, r1, #1
+        ldr     r6, [r10]
+        str     r6, [r10, #4]
+        ldmia   r10, {r7, r8}
+        add     r9, r8, r7
         END
 
         .global t_swp
@@ -304,6 +328,18 @@ t_exc_return:
         msr     spsr_fsxc, r0
         ldmia   r10, {r0, pc}^
 2:      END
+
+        .global t_user_bank
+t_user_bank:
+        mov     r0, #0x13
+        mov     r1, #0x14
+        stmia   r10, {r0, r1}
+        cmp     r0, r0
+        ldmiaeq r10, {r13, r14}^
+        ldmiane r10, {r0}^
+        mov     r13, #0x66
+        stmdbeq r10, {r13, r14}^
+        END
 
 @ ---- ARMv5TE ----
         .global t_v5
@@ -537,6 +573,30 @@ tf_pop: push    {r4, lr}
         .global tf_end
         .thumb_func
 tf_end: TEND
+
+        .align  2
+        .global t_thumb_smc
+        .thumb_func
+t_thumb_smc:
+        movs    r0, #0
+        bl      tsmc_f
+        strh    r5, [r6]
+        movs    r7, #2
+        .global tsmc_bl
+tsmc_bl:
+        bl      tsmc_f
+        strh    r3, [r4]
+        subs    r7, #1
+        bne     tsmc_bl
+        TEND
+        .global tsmc_f
+        .thumb_func
+tsmc_f: adds    r0, #1
+        bx      lr
+        .global tsmc_g
+        .thumb_func
+tsmc_g: adds    r0, #64
+        bx      lr
 
         .align  2
         .global t_thumb_to_arm

@@ -1,15 +1,7 @@
 /* bad_jump.S - main calls jump_away, which jumps to 0x40000000, outside
  * memory: the run stops at the fetch. */
-    .syntax unified
-    .arm
-    .text
-    .global main
-    .type main, %function
-main:
-    push {r4, lr}
-    bl jump_away
-    pop {r4, pc}
-    .size main, . - main
+#include "main_calls.h"
+    MAIN_CALLS(jump_away)
 
     .type jump_away, %function
 jump_away:

@@ -1,15 +1,7 @@
 /* bad_read.S - main calls read_away, which loads a word from 0x40000000,
  * outside memory: the run stops at that ldr. */
-    .syntax unified
-    .arm
-    .text
-    .global main
-    .type main, %function
-main:
-    push {r4, lr}
-    bl read_away
-    pop {r4, pc}
-    .size main, . - main
+#include "main_calls.h"
+    MAIN_CALLS(read_away)
 
     .type read_away, %function
 read_away:

@@ -1,15 +1,7 @@
 /* bad_undef.S - main calls undef_here, whose first instruction is
  * permanently undefined (0xe7f000f0): the run stops there. */
-    .syntax unified
-    .arm
-    .text
-    .global main
-    .type main, %function
-main:
-    push {r4, lr}
-    bl undef_here
-    pop {r4, pc}
-    .size main, . - main
+#include "main_calls.h"
+    MAIN_CALLS(undef_here)
 
     .type undef_here, %function
 undef_here:

@@ -1,15 +1,7 @@
 /* bad_write.S - main calls write_away, which stores a word at 0x40000000,
  * outside memory: the run stops at that str. */
-    .syntax unified
-    .arm
-    .text
-    .global main
-    .type main, %function
-main:
-    push {r4, lr}
-    bl write_away
-    pop {r4, pc}
-    .size main, . - main
+#include "main_calls.h"
+    MAIN_CALLS(write_away)
 
     .type write_away, %function
 write_away:
