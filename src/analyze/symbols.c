@@ -14,6 +14,7 @@
 #include "containers.h"
 #include "textfmt.h"
 #include "common/debug_file.h"
+#include "common/elf_symtab.h"
 #include "common/trace_format.h"
 #include <elf.h>
 #include <dwarf.h>
@@ -31,16 +32,6 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define THUMB_BIT 1u
-
-/* Symbols at one address: the first of .symtab's wins, a global one over
- * a weak or local one. */
-struct sym {
-    uint64_t addr, size;
-    const char *name;
-    unsigned rank; /* lower wins among aliases */
-};
 
 /* The address range of a compile unit: .debug_aranges is optional (Clang
  * leaves it out), so the units' own ranges are collected once per file. */
@@ -61,8 +52,8 @@ struct elf_file {
     size_t ncus;
     uint8_t build_id[NP_BUILD_ID_MAX];
     size_t build_id_len;
-    struct sym *syms;
-    size_t nsyms;
+    struct np_elf_funcs funcs; /* its functions, read as the runtime reads them */
+    const char **names;        /* each one's name, terminated */
     void *image;       /* the vDSO: a copy of this process's */
     char **owned;      /* names made here (versions cut off) */
     size_t n_owned, cap_owned;
@@ -123,64 +114,6 @@ static ptrdiff_t last_at_most(const void *base, size_t n, size_t stride, size_t 
 
 /* ---- reading one ELF file ---------------------------------------------- */
 
-static int sym_cmp(const void *a, const void *b)
-{
-    const struct sym *x = a, *y = b;
-    if (x->addr != y->addr)
-        return x->addr < y->addr ? -1 : 1;
-    return (x->rank > y->rank) - (x->rank < y->rank);
-}
-
-static unsigned bind_rank(unsigned bind)
-{
-    return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
-}
-
-/* Adds the functions of symbol table SCN (header SH) of ELF, F's or its
- * debug file's, to F's symbols. */
-static int read_symtab(struct elf_file *f, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, unsigned table_rank,
-                       bool thumb, size_t *cap)
-{
-    Elf_Data *data = elf_getdata(scn, NULL);
-    size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
-    if (!data || !entsize)
-        return 0;
-    size_t count = data->d_size / entsize;
-    for (size_t i = 0; i < count; i++) {
-        GElf_Sym sym;
-        if (!gelf_getsym(data, (int)i, &sym))
-            break;
-        unsigned type = GELF_ST_TYPE(sym.st_info);
-        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
-            continue;
-        const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
-        if (!name || !*name || *name == '@')
-            continue;
-        /* a versioned name (name@@VERSION: a debug file's .symtab has
-         * them) is shown without its version */
-        const char *at = strchr(name, '@');
-        if (at) {
-            char *plain = strndup(name, (size_t)(at - name));
-            if (!plain || NP_GROW(f->owned, f->cap_owned, f->n_owned + 1) < 0) {
-                free(plain);
-                return -1;
-            }
-            name = f->owned[f->n_owned++] = plain;
-        }
-        if (NP_GROW(f->syms, *cap, f->nsyms + 1) < 0)
-            return -1;
-        f->syms[f->nsyms++] = (struct sym){
-            .addr = thumb ? sym.st_value & ~(uint64_t)THUMB_BIT : sym.st_value,
-            .size = sym.st_size,
-            .name = name,
-            /* among aliases of one binding, a plain name before a
-             * versioned one */
-            .rank = table_rank * 8 + bind_rank(GELF_ST_BIND(sym.st_info)) * 2 + (at != NULL),
-        };
-    }
-    return 0;
-}
-
 /* Opens PATH (a regular file only: never blocks) as ELF into *FD and
  * *ELF, which the caller ends and closes even on failure (-1 and NULL
  * when not opened); fills EH. Returns NULL or why it cannot be read. */
@@ -201,42 +134,34 @@ static const char *open_elf(const char *path, int *fd, Elf **elf, GElf_Ehdr *eh)
     return NULL;
 }
 
-/* Parses F->elf (header EH); returns NULL or why it cannot be used. */
-static const char *parse_file(struct elf_file *f, const GElf_Ehdr *eh)
+/* Parses F->elf; returns NULL or why it cannot be used. */
+static const char *parse_file(struct elf_file *f)
 {
-    bool thumb = eh->e_machine == EM_ARM;
-    size_t cap = 0;
     bool symtab = false;
     f->build_id_len = np_elf_build_id(f->elf, f->build_id, sizeof f->build_id);
-    for (unsigned rank = 0; rank < 2; rank++) { /* .symtab, then .dynsym */
-        Elf_Scn *scn = NULL;
-        while ((scn = elf_nextscn(f->elf, scn))) {
-            GElf_Shdr sh;
-            if (!gelf_getshdr(scn, &sh))
-                continue;
-            symtab |= sh.sh_type == SHT_SYMTAB;
-            if (sh.sh_type == (rank ? SHT_DYNSYM : SHT_SYMTAB) &&
-                read_symtab(f, f->elf, scn, &sh, rank, thumb, &cap) < 0)
+    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(f->elf, scn));) {
+        GElf_Shdr sh;
+        symtab |= gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB;
+    }
+    /* stripped: the debug file's .symtab stands in for the file's (and its
+     * DWARF, for lines) */
+    if (!symtab || !np_elf_section(f->elf, ".debug_info"))
+        f->dbg_elf = np_debug_file_open(f->elf, f->path, &f->dbg_fd);
+    if (np_elf_funcs_read(f->elf, f->dbg_elf, &f->funcs) < 0 ||
+        (f->funcs.n && !(f->names = malloc(f->funcs.n * sizeof *f->names))))
+        return "out of memory";
+    for (size_t i = 0; i < f->funcs.n; i++) {
+        const struct np_elf_func *fn = &f->funcs.v[i];
+        f->names[i] = fn->name;
+        if (fn->name[fn->len]) { /* versioned: the name without its version */
+            char *plain = strndup(fn->name, fn->len);
+            if (!plain || NP_GROW(f->owned, f->cap_owned, f->n_owned + 1) < 0) {
+                free(plain);
                 return "out of memory";
+            }
+            f->names[i] = f->owned[f->n_owned++] = plain;
         }
     }
-    /* stripped: the debug file's .symtab, ranked as the file's own */
-    if ((!symtab || !np_elf_section(f->elf, ".debug_info")) &&
-        (f->dbg_elf = np_debug_file_open(f->elf, f->path, &f->dbg_fd)) && !symtab) {
-        for (Elf_Scn *scn = NULL; (scn = elf_nextscn(f->dbg_elf, scn));) {
-            GElf_Shdr sh;
-            if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB &&
-                read_symtab(f, f->dbg_elf, scn, &sh, 0, thumb, &cap) < 0)
-                return "out of memory";
-        }
-    }
-    if (f->nsyms > 1)
-        qsort(f->syms, f->nsyms, sizeof *f->syms, sym_cmp);
-    size_t n = 0; /* one symbol per address: the best ranked */
-    for (size_t i = 0; i < f->nsyms; i++)
-        if (!n || f->syms[n - 1].addr != f->syms[i].addr)
-            f->syms[n++] = f->syms[i];
-    f->nsyms = n;
     f->usable = true;
     return NULL;
 }
@@ -246,7 +171,7 @@ static const char *load_file(struct elf_file *f)
 {
     GElf_Ehdr eh;
     const char *why = open_elf(f->path, &f->fd, &f->elf, &eh);
-    return why ? why : parse_file(f, &eh);
+    return why ? why : parse_file(f);
 }
 
 /* The kernel's vDSO has no file: this process's own stands in for the
@@ -267,7 +192,7 @@ static const char *load_vdso(struct elf_file *f)
     f->elf = elf_memory(f->image, size);
     if (!f->elf || elf_kind(f->elf) != ELF_K_ELF || !gelf_getehdr(f->elf, &eh))
         return "not an ELF image";
-    return parse_file(f, &eh);
+    return parse_file(f);
 }
 
 static void free_file(struct elf_file *f)
@@ -282,7 +207,8 @@ static void free_file(struct elf_file *f)
         elf_end(f->elf);
     if (f->fd >= 0)
         close(f->fd);
-    free(f->syms);
+    np_elf_funcs_free(&f->funcs);
+    free(f->names);
     for (size_t i = 0; i < f->n_owned; i++)
         free(f->owned[i]);
     free(f->owned);
@@ -476,15 +402,6 @@ static int map_cmp(const void *x, const void *y)
     return (a->start > b->start) - (a->start < b->start);
 }
 
-static ptrdiff_t find_sym(const struct elf_file *f, uint64_t vaddr)
-{
-    ptrdiff_t i = last_at_most(f->syms, f->nsyms, sizeof *f->syms, offsetof(struct sym, addr), vaddr);
-    if (i < 0)
-        return -1;
-    const struct sym *s = &f->syms[i];
-    return vaddr == s->addr || vaddr - s->addr < s->size ? i : -1;
-}
-
 static ptrdiff_t find_map(struct np_addrspace *a, uint64_t addr)
 {
     if (!a->sorted) {
@@ -514,11 +431,11 @@ void np_addrspace_lookup(struct np_addrspace *a, uint64_t addr, struct np_symbol
     out->module = map->path;
     if (!map->file)
         return;
-    ptrdiff_t i = find_sym(map->file, out->elf_addr);
+    ptrdiff_t i = np_elf_funcs_find(&map->file->funcs, out->elf_addr);
     if (i < 0)
         return;
-    out->name = map->file->syms[i].name;
-    out->elf_addr = map->file->syms[i].addr;
+    out->name = map->file->names[i];
+    out->elf_addr = map->file->funcs.v[i].addr;
     source_line(map->file, out->elf_addr, out);
 }
 
@@ -526,9 +443,9 @@ uint64_t np_addrspace_address_of(struct np_addrspace *a, const char *name)
 {
     for (size_t m = 0; m < a->n; m++) {
         const struct elf_file *f = a->maps[m].file;
-        for (size_t i = 0; f && i < f->nsyms; i++)
-            if (strcmp(f->syms[i].name, name) == 0)
-                return f->syms[i].addr + a->maps[m].bias;
+        for (size_t i = 0; f && i < f->funcs.n; i++)
+            if (strcmp(f->names[i], name) == 0)
+                return f->funcs.v[i].addr + a->maps[m].bias;
     }
     return 0;
 }

@@ -254,21 +254,25 @@ static int next_chunk(struct reader *r, uint64_t *pos, struct chunk *c)
     if (c->eof)
         return 0;
     uint64_t left = r->size - *pos;
-    if (left < NP_TRACE_CHUNK_HEADER)
+    uint8_t h[NP_TRACE_CHUNK_HEADER];
+    if (left >= NP_TRACE_CHUNK_HEADER) {
+        int st = read_at(r, h, sizeof h, *pos);
+        if (st)
+            return st;
+    }
+    switch (np_trace_chunk_check(left >= NP_TRACE_CHUNK_HEADER ? h : NULL, left, &c->type, &c->len)) {
+    case NP_CHUNK_CUT_HEADER:
         return fail(r, NP_TRACE_ETRUNC, *pos, "file cut short inside a chunk header (%" PRIu64 " of %d bytes)",
                     left, NP_TRACE_CHUNK_HEADER);
-    uint8_t h[NP_TRACE_CHUNK_HEADER];
-    int st = read_at(r, h, sizeof h, *pos);
-    if (st)
-        return st;
-    c->type = np_get_u32(h);
-    c->len = np_get_u32(h + 4);
-    if (c->len > NP_TRACE_CHUNK_MAX)
+    case NP_CHUNK_TOO_LONG:
         return fail(r, NP_TRACE_ECORRUPT, *pos + 4, "chunk of type %u claims %u bytes, over the %u-byte limit",
                     c->type, c->len, NP_TRACE_CHUNK_MAX);
-    if (c->len > left - NP_TRACE_CHUNK_HEADER)
+    case NP_CHUNK_CUT:
         return fail(r, NP_TRACE_ETRUNC, *pos, "file cut short inside a chunk (type %u, %u bytes, %" PRIu64 " present)",
                     c->type, c->len, left - NP_TRACE_CHUNK_HEADER);
+    case NP_CHUNK_WHOLE:
+        break;
+    }
     *pos += NP_TRACE_CHUNK_HEADER + (uint64_t)c->len;
     return 0;
 }

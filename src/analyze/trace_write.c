@@ -4,8 +4,9 @@
  * Chunks other than EVENTS are built in one scratch buffer and written at
  * once. Each thread has a buffer of its own whose first bytes are left
  * for the EVENTS chunk's headers, filled in when it is flushed, so a
- * chunk goes out in one write. A record is encoded as the recorder does:
- * a varint of the ticks since the previous record of the chunk and the
+ * chunk goes out in one write. Headers and records are encoded by the
+ * functions the runtime's encoder uses too (common/trace_format.h): a
+ * varint of the ticks since the previous record of the chunk and the
  * kind, then its argument. */
 #define _GNU_SOURCE
 #include "trace_write.h"
@@ -22,9 +23,9 @@
 #include "textfmt.h"
 
 #define DEFAULT_CHUNK (256u << 10)
-#define EVENTS_HEAD 21                                    /* tid, base tick, count, compression, length */
-#define PREFIX (NP_TRACE_CHUNK_HEADER + EVENTS_HEAD)      /* before a thread's stream */
-#define RECORD_MAX (2 * NP_VARINT_MAX)                    /* one record's bytes at most */
+#define EVENTS_HEAD NP_TRACE_EVENTS_HEAD                  /* tid, base tick, count, compression, length */
+#define PREFIX NP_TRACE_EVENTS_PREFIX                     /* before a thread's stream */
+#define RECORD_MAX NP_TRACE_RECORD_MAX                    /* one record's bytes at most */
 #define EVENT_MAX (2 * RECORD_MAX)                        /* an event's, its COUNT included */
 #define STRING_MAX 65535u
 
@@ -158,8 +159,7 @@ static int chunk_end(struct np_trace_writer *w, uint32_t type, const char *what)
     size_t payload = w->slen - NP_TRACE_CHUNK_HEADER;
     if (payload > NP_TRACE_CHUNK_MAX)
         return failed(w, "%s chunk of %zu bytes, over the %u-byte limit", what, payload, NP_TRACE_CHUNK_MAX);
-    np_put_u32(w->scratch, type);
-    np_put_u32(w->scratch + 4, (uint32_t)payload);
+    np_trace_chunk_header(w->scratch, type, (uint32_t)payload);
     return write_all(w, w->scratch, w->slen);
 }
 
@@ -175,10 +175,8 @@ static bool string_fits(struct np_trace_writer *w, const char *what, size_t n)
 
 static int write_head(struct np_trace_writer *w, const struct np_trace_writer_process *p)
 {
-    uint8_t h[NP_TRACE_HEADER_SIZE] = { 0 };
-    memcpy(h, NP_TRACE_MAGIC, NP_TRACE_MAGIC_LEN);
-    np_put_u16(h + 8, NP_TRACE_VERSION);
-    np_put_u16(h + 10, NP_TRACE_HEADER_SIZE);
+    uint8_t h[NP_TRACE_HEADER_SIZE];
+    np_trace_file_header(h);
     if (write_all(w, h, sizeof h))
         return -1;
     const char *clock = p->clock ? p->clock : "";
@@ -277,14 +275,8 @@ static int flush_thread(struct np_trace_writer *w, struct wthread *t)
 {
     if (!t->records)
         return 0;
-    uint8_t *p = t->buf;
-    np_put_u32(p, NP_CHUNK_EVENTS);
-    np_put_u32(p + 4, (uint32_t)(EVENTS_HEAD + t->len));
-    np_put_u32(p + 8, t->tid);
-    np_put_u64(p + 12, t->base);
-    np_put_u32(p + 20, t->records);
-    p[24] = NP_COMPRESS_NONE;
-    np_put_u32(p + 25, (uint32_t)t->len);
+    np_trace_events_prefix(t->buf, t->tid, t->base, t->records, NP_COMPRESS_NONE, (uint32_t)t->len,
+                           (uint32_t)t->len);
     int rc = write_all(w, t->buf, PREFIX + t->len);
     t->len = 0;
     t->records = 0;
@@ -321,35 +313,12 @@ static struct wthread *thread_of(struct np_trace_writer *w, uint32_t tid)
 
 /* One record of KIND at TICKS into T's chunk (the ticks checked), its
  * argument ARG (none for EXIT). */
-/* A varint, the one- and two-byte ones (nearly every delta) inline. */
-static inline __attribute__((always_inline)) size_t put_varint(uint8_t *p, uint64_t v)
-{
-    if (v < 0x80) {
-        p[0] = (uint8_t)v;
-        return 1;
-    }
-    if (v < 0x4000) {
-        p[0] = (uint8_t)(v | 0x80);
-        p[1] = (uint8_t)(v >> 7);
-        return 2;
-    }
-    return np_put_varint(p, v);
-}
-
 static inline __attribute__((always_inline)) void put_record(struct wthread *t, unsigned kind, uint64_t ticks,
                                                               uint64_t arg)
 {
     if (!t->records)
         t->base = t->prev = ticks;
-    uint8_t *p = t->buf + PREFIX + t->len;
-    size_t n = put_varint(p, (ticks - t->prev) << NP_EV_KIND_BITS | kind);
-    if (kind == NP_EV_ENTRY) {
-        n += put_varint(p + n, np_zigzag((int64_t)(arg - t->addr)));
-        t->addr = arg;
-    } else if (kind != NP_EV_EXIT) {
-        n += put_varint(p + n, arg);
-    }
-    t->len += n;
+    t->len += np_trace_put_record(t->buf + PREFIX + t->len, ticks - t->prev, kind, arg, &t->addr);
     t->prev = ticks;
     t->records++;
 }
@@ -400,19 +369,12 @@ static inline __attribute__((always_inline)) int event(struct np_trace_writer *w
         return event_checked(w, t, tid, kind, ticks, count, arg);
     uint8_t *p = t->buf + PREFIX + t->len, *q = p;
     if (w->counted && count != t->count) {
-        q += put_varint(q, dt << NP_EV_KIND_BITS | NP_EV_COUNT);
-        q += put_varint(q, count - t->count);
+        q += np_trace_put_record(q, dt, NP_EV_COUNT, count - t->count, &t->addr);
         t->count = count;
         t->records++;
         dt = 0; /* the event follows with dt 0 */
     }
-    q += put_varint(q, dt << NP_EV_KIND_BITS | kind);
-    if (kind == NP_EV_ENTRY) {
-        q += put_varint(q, np_zigzag((int64_t)(arg - t->addr)));
-        t->addr = arg;
-    } else if (kind != NP_EV_EXIT) {
-        q += put_varint(q, arg);
-    }
+    q += np_trace_put_record(q, dt, kind, arg, &t->addr);
     t->len += (size_t)(q - p);
     t->prev = ticks;
     t->records++;

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "../port/lazy.h" /* libnanoprof.so: libelf loaded when first used */
+#include "../port/posix/lazy.h" /* libnanoprof.so: libelf loaded when first used */
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3

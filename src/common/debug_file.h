@@ -1,6 +1,6 @@
 /* debug_file.h - finding an ELF file's separate debug file, as GDB finds
  * them, for the host's symbols (analyze/symbols.c) and the runtime's
- * (port/posix.c): by build-id, DIR/.build-id/xx/rest.debug, and by
+ * (port/posix/port.c): by build-id, DIR/.build-id/xx/rest.debug, and by
  * .gnu_debuglink, beside the file, in its .debug/ and under DIR followed
  * by the file's directory; DIR is each of NANOPROF_DEBUG_DIR's
  * (colon-separated), else /usr/lib/debug. A candidate is used only when

@@ -1,4 +1,4 @@
-/* parse_units.h - sizes ("64k"), durations ("20us") and rates ("997") as
+/* parse_units.h - sizes ("64k", parse_size.h), durations ("20us") and rates ("997") as
  * the recorder's options give them: one parser each for the runtime (NANOPROF_BUFFER,
  * NANOPROF_MIN_NS) and the command line (-b, --time-filter), so both accept
  * and refuse exactly the same values. Header-only: the runtime includes it
@@ -10,26 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Bytes S stands for; 0 when it is malformed or overflows. */
-static inline uint64_t np_parse_size(const char *s)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *s == '-')
-        return 0;
-    unsigned shift = 0;
-    if (*end == 'k' || *end == 'K')
-        shift = 10, end++;
-    else if (*end == 'm' || *end == 'M')
-        shift = 20, end++;
-    else if (*end == 'g' || *end == 'G')
-        shift = 30, end++;
-    if (*end || v > (~0ull >> shift))
-        return 0;
-    return (uint64_t)v << shift;
-}
+#include "parse_size.h" /* np_parse_size */
 
 /* "1500", "1500ns", "20us", "3ms", "1s": nanoseconds; -1 when malformed or
  * beyond INT64_MAX. */

@@ -1,13 +1,15 @@
 /* trace_format.h - constants and codecs of the trace format
- * (docs/trace-format.md), shared by the runtime's writer and the host's
- * reader so that both speak exactly the same bytes. Header-only: the
- * runtime includes it without linking host code. */
+ * (docs/trace-format.md), shared by the runtime's encoder
+ * (runtime/trace_encode.c), the analysis side's writer and the reader, so
+ * that all speak exactly the same bytes: integers, varints, the file and
+ * chunk headers, an EVENTS chunk's fixed fields, one record, and the
+ * check of a chunk header that every walker of a file makes.
+ * Header-only and freestanding: a target's runtime includes it too. */
 #ifndef NP_TRACE_FORMAT_H
 #define NP_TRACE_FORMAT_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #define NP_TRACE_MAGIC "NPTRACE\0"
 #define NP_TRACE_MAGIC_LEN 8
@@ -99,8 +101,7 @@ static inline uint64_t np_get_u64(const uint8_t *p)
 
 #define NP_VARINT_MAX 10
 
-/* Writes V as unsigned LEB128 at P; returns the bytes written. */
-static inline size_t np_put_varint(uint8_t *p, uint64_t v)
+static inline size_t np_put_varint_loop(uint8_t *p, uint64_t v)
 {
     size_t n = 0;
     while (v >= 0x80) {
@@ -109,6 +110,22 @@ static inline size_t np_put_varint(uint8_t *p, uint64_t v)
     }
     p[n++] = (uint8_t)v;
     return n;
+}
+
+/* Writes V as unsigned LEB128 at P; returns the bytes written. The one-
+ * and two-byte ones (nearly every delta) inline, without the loop. */
+static inline __attribute__((always_inline)) size_t np_put_varint(uint8_t *p, uint64_t v)
+{
+    if (v < 0x80) {
+        p[0] = (uint8_t)v;
+        return 1;
+    }
+    if (v < 0x4000) {
+        p[0] = (uint8_t)(v | 0x80);
+        p[1] = (uint8_t)(v >> 7);
+        return 2;
+    }
+    return np_put_varint_loop(p, v);
 }
 
 /* Reads an unsigned LEB128 from [*P, END); returns 0 when it is cut short
@@ -131,5 +148,91 @@ static inline int np_get_varint(const uint8_t **p, const uint8_t *end, uint64_t 
 
 static inline uint64_t np_zigzag(int64_t x) { return ((uint64_t)x << 1) ^ (uint64_t)(x >> 63); }
 static inline int64_t np_unzigzag(uint64_t u) { return (int64_t)(u >> 1) ^ -(int64_t)(u & 1); }
+
+/* ---- headers ---------------------------------------------------------------- */
+
+/* The file header, NP_TRACE_HEADER_SIZE bytes at P. */
+static inline void np_trace_file_header(uint8_t *p)
+{
+    for (int i = 0; i < NP_TRACE_HEADER_SIZE; i++)
+        p[i] = 0;
+    for (int i = 0; i < NP_TRACE_MAGIC_LEN; i++)
+        p[i] = (uint8_t)NP_TRACE_MAGIC[i];
+    np_put_u16(p + 8, NP_TRACE_VERSION);
+    np_put_u16(p + 10, NP_TRACE_HEADER_SIZE);
+    np_put_u32(p + 12, 0);
+}
+
+/* A chunk header at P: TYPE, then the LEN bytes of payload that follow. */
+static inline void np_trace_chunk_header(uint8_t *p, uint32_t type, uint32_t len)
+{
+    np_put_u32(p, type);
+    np_put_u32(p + 4, len);
+}
+
+/* How a chunk header read LEFT bytes before the end of its file stands.
+ * Every walker of a file's chunks decides with this, so that all agree
+ * on where a file is cut or corrupt. */
+enum np_chunk_check {
+    NP_CHUNK_WHOLE = 0,     /* its payload is all there */
+    NP_CHUNK_CUT_HEADER,    /* fewer than NP_TRACE_CHUNK_HEADER bytes left */
+    NP_CHUNK_TOO_LONG,      /* it claims more than NP_TRACE_CHUNK_MAX bytes */
+    NP_CHUNK_CUT            /* the file ends inside its payload */
+};
+
+/* Checks the chunk whose header H (NP_TRACE_CHUNK_HEADER bytes, NULL when
+ * fewer are left) starts LEFT bytes before the end of the file; fills
+ * *TYPE and *LEN from H when there is one. */
+static inline enum np_chunk_check np_trace_chunk_check(const uint8_t *h, uint64_t left, uint32_t *type,
+                                                       uint32_t *len)
+{
+    if (!h || left < NP_TRACE_CHUNK_HEADER)
+        return NP_CHUNK_CUT_HEADER;
+    *type = np_get_u32(h);
+    *len = np_get_u32(h + 4);
+    if (*len > NP_TRACE_CHUNK_MAX)
+        return NP_CHUNK_TOO_LONG;
+    if (*len > left - NP_TRACE_CHUNK_HEADER)
+        return NP_CHUNK_CUT;
+    return NP_CHUNK_WHOLE;
+}
+
+/* ---- EVENTS ------------------------------------------------------------------ */
+
+/* An EVENTS chunk's fixed fields after its header: u32 tid, u64 base tick,
+ * u32 event count, u8 compression, u32 decoded length. */
+#define NP_TRACE_EVENTS_HEAD 21
+#define NP_TRACE_EVENTS_PREFIX (NP_TRACE_CHUNK_HEADER + NP_TRACE_EVENTS_HEAD)
+
+/* The chunk header and fixed fields of an EVENTS chunk at P, whose stream
+ * decodes to DECODED bytes and takes PAYLOAD bytes (compressed or not). */
+static inline void np_trace_events_prefix(uint8_t *p, uint32_t tid, uint64_t base, uint32_t count,
+                                          unsigned compression, uint32_t decoded, uint32_t payload)
+{
+    np_trace_chunk_header(p, NP_CHUNK_EVENTS, NP_TRACE_EVENTS_HEAD + payload);
+    np_put_u32(p + 8, tid);
+    np_put_u64(p + 12, base);
+    np_put_u32(p + 20, count);
+    p[24] = (uint8_t)compression;
+    np_put_u32(p + 25, decoded);
+}
+
+/* One record at O: DT ticks since the previous record of the chunk and
+ * KIND, then its argument (ENTRY: ARG less *PREV_ADDR, which becomes ARG;
+ * EXIT: none). Returns the bytes written, at most 2 * NP_VARINT_MAX. A
+ * SAMPLE has fields of its own (the runtime's encoder writes them). */
+static inline __attribute__((always_inline)) size_t np_trace_put_record(uint8_t *o, uint64_t dt, unsigned kind,
+                                                                        uint64_t arg, uint64_t *prev_addr)
+{
+    size_t n = np_put_varint(o, dt << NP_EV_KIND_BITS | kind);
+    if (kind == NP_EV_ENTRY) {
+        n += np_put_varint(o + n, np_zigzag((int64_t)(arg - *prev_addr)));
+        *prev_addr = arg;
+    } else if (kind != NP_EV_EXIT) {
+        n += np_put_varint(o + n, arg);
+    }
+    return n;
+}
+#define NP_TRACE_RECORD_MAX (2 * NP_VARINT_MAX)
 
 #endif

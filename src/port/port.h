@@ -1,111 +1,91 @@
-/* port.h - what the runtime asks of the platform: a clock, thread identity,
- * switch detection, the default output and symbol names. One implementation
- * per platform lives beside this file (posix.c, ...). The clock reads are
- * inline here because they sit on the hook path. */
+/* port.h - what the runtime's core asks of the platform, and nothing more:
+ * a counter (64-bit ticks), the current thread, a critical section, the
+ * default output, memory and settings where there are any, symbol names
+ * where there are any, a periodic tick. As FreeRTOS does it, one folder
+ * per port provides all of it (posix/, cortex_m/): port.c for the
+ * functions below, and port_hot.h for what sits on the hooks' path,
+ * inline, found through the include directory the build sets for NP_PORT
+ * (src/CMakeLists.txt). docs/porting.md says how to write one.
+ *
+ * The port never calls into the runtime: what it must tell the runtime
+ * (a thread ends) goes through callbacks the runtime hands it. */
 #ifndef NP_PORT_H
 #define NP_PORT_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "../runtime/np_config.h"
 
-struct np_thread;
+/* ---- clock -----------------------------------------------------------------
+ * Ticks are the port's unit of time (a CPU's cycle counter, or ns), 64
+ * bits, never wrapping in practice. np_port_counter(), np_port_ticks()
+ * and np_port_wall_ticks() are inline, in port_hot.h. */
 
-/* Clock sources, chosen once per process by np_port_clock_init(). */
-enum np_clock_kind {
-    NP_CLOCK_COUNTER = 0,   /* TSC / CNTVCT: raw ticks, switch-corrected */
-    NP_CLOCK_THREAD_CPU,    /* per-thread CPU time in ns: needs no correction */
-    NP_CLOCK_MONOTONIC,     /* wall time in ns: no switch exclusion */
-    NP_CLOCK_STEPS          /* one tick per read, per thread: reproducible
-                               times, for tests (NANOPROF_CLOCK=steps) */
-};
-
-extern int np_clock_kind;
-/* Per-OS-thread flag word that the kernel clears when the thread is switched
- * out (rseq_cs); a word that is never 0 where the platform has none, or
- * until the thread arms it. */
-extern __thread volatile uint64_t *np_switch_flag __attribute__((tls_model("initial-exec")));
-extern const uint64_t np_switch_never __attribute__((visibility("default")));
-
-uint64_t np_port_clock_slow(void);  /* the non-counter clocks, in ns */
-
-static inline __attribute__((always_inline)) uint64_t np_port_counter(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    uint32_t lo, hi;
-    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-    return ((uint64_t)hi << 32) | lo;
-#elif defined(__aarch64__)
-    uint64_t v;
-    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
-    return v;
-#else
-    return np_port_clock_slow();
-#endif
-}
-
-/* CLOCK_MONOTONIC in ns. */
-uint64_t np_port_wall_ns(void);
-
-/* Wall time now in ticks of the chosen clock: the counter when it is the
- * CPU's counter, else CLOCK_MONOTONIC in ns (a thread's CPU time would not
- * be wall time); np_port_ns_per_tick() converts both. */
-static inline __attribute__((always_inline)) uint64_t np_port_wall_ticks(void)
-{
-    if (__builtin_expect(np_clock_kind == NP_CLOCK_COUNTER, 1))
-        return np_port_counter();
-    return np_port_wall_ns();
-}
-
-/* Raw time now, before the thread's switched-out time is taken off. */
-static inline __attribute__((always_inline)) uint64_t np_port_ticks(void)
-{
-    if (__builtin_expect(np_clock_kind == NP_CLOCK_COUNTER, 1))
-        return np_port_counter();
-    return np_port_clock_slow();
-}
-
-/* True when the OS may have switched this thread out since the last
- * np_port_resync(). */
-static inline __attribute__((always_inline)) int np_port_switched(void)
-{
-    return *np_switch_flag == 0;
-}
-
-/* Adds the time this OS thread spent switched out since the last resync to
- * T's offset, re-arms the switch flag and returns the raw time now. */
-uint64_t np_port_resync(struct np_thread *t);
-/* Called once per OS thread before its first hook. */
-void np_port_thread_start(void);
-/* Called by np_cost_init: chooses the clock (once per process) and sets up
- * switch detection for the calling OS thread (once per thread). */
-void np_port_clock_thread(void);
-/* Chooses the clock (once per process; cheap after the first call). */
+/* Chooses the clock, once per process (cheap after the first call). */
 void np_port_clock_init(void);
-/* Nanoseconds per tick of the chosen clock (1.0 for the ns clocks). The
- * CPU's counter is measured against CLOCK_MONOTONIC_RAW from when the
- * clock is chosen: the first call waits until 1 ms has passed since then
- * (the rate within about 20 ppm); after 200 ms, the whole time is used. */
+/* np_port_clock_init, and switch detection for the calling OS thread
+ * (once per thread): function cost calls it before measuring. */
+void np_port_clock_thread(void);
+/* Re-arms switch detection (np_port_switched); *SWITCHED gets the ticks
+ * this OS thread spent switched out since the last resync (0 where the
+ * port cannot tell). Returns the raw time now (np_port_ticks). */
+uint64_t np_port_resync(uint64_t *switched);
+/* Nanoseconds per tick of the chosen clock (1.0 for clocks in ns). */
 double np_port_ns_per_tick(void);
-/* The same, or, within the first millisecond, a rate measured over what
- * has passed (50 us at least: within about 0.05%), without waiting
- * longer: for a figure that a later, finer one replaces. */
+/* The same, or a coarser figure at once where the exact one would make
+ * the caller wait (the POSIX port measures its counter's rate). */
 double np_port_ns_per_tick_soon(void);
+/* The clock's name as dumps and traces give it ("tsc", "cycles", ...),
+ * and the name of the one np_port_wall_ticks reads. */
 const char *np_port_clock_name(void);
+const char *np_port_wall_clock_name(void);
 
+/* ---- threads --------------------------------------------------------------- */
+
+/* The OS thread's id, as dumps print it (0 where there are no threads). */
 long np_port_tid(void);
-/* Lets another thread run while waiting for a lock. */
+/* Lets another thread run while waiting for a lock (NP_PORT_CAN_SPIN). */
 void np_port_relax(void);
+/* Called once per OS thread before its first hook: ON_EXIT is called on
+ * that thread when it ends (never, where threads do not end). */
+void np_port_thread_start(void (*on_exit)(void));
+/* SIZE bytes of zeroed memory private to the calling OS thread, given
+ * back when it ends, after FORGET has run on it (so that the caller drops
+ * its pointer); NULL when there is none. One block per caller and thread. */
+void *np_port_thread_alloc(size_t size, void (*forget)(void));
+
+/* ---- memory and settings ------------------------------------------------------
+ * For what is not on a hook's path. Where the platform has none of these,
+ * they say so (NULL) and the runtime goes without. */
+
+/* SIZE bytes of zeroed memory that is never given back, taken without a
+ * lock (a signal handler may ask); NULL when there is none. */
+void *np_port_map(size_t size);
+/* Memory from the heap for a short while (a dump's sorted copy); NULL
+ * when there is none. np_port_free(NULL) does nothing. */
+void *np_port_alloc(size_t size);
+void np_port_free(void *p);
+/* The setting NAME (the environment on a host), or NULL. */
+const char *np_port_getenv(const char *name);
+/* FN runs in the child after each fork (nothing where there is none). */
+void np_port_atfork_child(void (*fn)(void));
+
+/* ---- output and names --------------------------------------------------------- */
+
+/* Where dumps and error lines go when the program set no writer
+ * (np_output_set): stderr on a host, semihosting on a target. */
 void np_port_write_default(const char *bytes, size_t len);
 /* Writes the name of the function containing ADDR into BUF; returns 1 when
- * a name was found, 0 when BUF holds the address in hex. */
+ * a name was found, 0 when there is none (no symbols: the caller prints
+ * the address). */
 int np_port_symbolize(const void *addr, char *buf, size_t len);
 /* The same, and *OFFSET (when found and OFFSET is not NULL) gets ADDR's
  * distance from the function's start. */
 int np_port_symbolize_at(const void *addr, char *buf, size_t len, uint64_t *offset);
 
-/* ---- Hardware event counters (sections) ----------------------------------
- * Two counters per OS thread, counting user-space instructions and cache
- * misses (Linux: perf_event_open, read with one read()). */
+/* ---- hardware event counters (sections) ---------------------------------------
+ * Two counters per OS thread (Linux: user-space instructions and cache
+ * misses through perf_event_open). */
 #define NP_HW_EVENTS 2
 /* Opens the calling thread's counters (once; they are closed when the
  * thread ends). Returns 1 when they count, 0 when refused, with *REASON
@@ -116,7 +96,7 @@ int np_port_hw_read(uint64_t v[NP_HW_EVENTS]);
 /* What counter I counts, as dumps print it ("instructions", ...). */
 const char *np_port_hw_name(int i);
 
-/* ---- Periodic tick (bins) -------------------------------------------------
+/* ---- periodic tick (bins) -------------------------------------------------------
  * Calls FN HZ times a second until np_port_tick_stop: from a signal handler
  * on hosts, from a timer interrupt on targets. FN receives the ticks that
  * came due since the previous call without a call of their own (signal
@@ -128,8 +108,43 @@ void np_port_tick_stop(void);
 /* Waits US microseconds (resuming after signals). */
 void np_port_delay_us(uint32_t us);
 /* Calls FN every SECONDS seconds from its own thread until
- * np_port_periodic_stop; 0 when the thread could not be made. */
+ * np_port_periodic_stop; 0 when there is no such thread. */
 int np_port_periodic_start(unsigned seconds, void (*fn)(void));
 void np_port_periodic_stop(void);
+
+/* ---- the hot part: port_hot.h, inline ---------------------------------------------
+ * Each port's port_hot.h defines:
+ *   NP_PORT_TLS             the storage class of a per-OS-thread variable
+ *                           (the current thread, np_cur in thread.h)
+ *   NP_PORT_ADDR_BITS       bits of a code address the records keep (at
+ *                           most 48: the record format's field)
+ *   NP_PORT_CODE_ADDR_FITS  1 when code addresses never have bits above
+ *                           those (the hooks then skip the mask)
+ *   NP_PORT_CAN_SPIN        1 when a lock's holder runs while another
+ *                           thread waits for it; 0 on one core, where the
+ *                           holder may be the code an interrupt interrupted
+ *   NP_PORT_HOSTED          1 where the hosted parts build (the recorder:
+ *                           the hooks call it by default), else 0
+ *   NP_PORT_AT_START        the attribute of a function to run at start-up
+ *                           (a constructor), or nothing where none runs
+ *   uint64_t np_port_counter(void)      the raw counter
+ *   int np_port_counter_is_clock(void)  np_port_ticks() reads np_port_counter()
+ *                           and np_port_switched() detects switches: the
+ *                           hooks' leaf paths may read the counter directly
+ *   uint64_t np_port_ticks(void)        raw time for function cost, before
+ *                           the thread's switched-out time is taken off
+ *   uint64_t np_port_wall_ticks(void)   wall time in the same ticks:
+ *                           sections and the recorder's clock
+ *   int np_port_switched(void)          the OS may have switched this thread
+ *                           out since its last np_port_resync
+ *   np_port_crit                        what a critical section saves
+ *   np_port_crit np_port_crit_enter(int *lock), np_port_crit_exit(int *lock, s)
+ *                           a critical section over LOCK (a word the caller
+ *                           keeps, 0 when free): safe against other threads
+ *                           and against an interrupt that enters it while
+ *                           the code it interrupted holds it (targets mask
+ *                           interrupts; hosts spin, no signal handler takes
+ *                           it: the busy flag keeps them out) */
+#include "port_hot.h"
 
 #endif

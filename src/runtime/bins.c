@@ -6,10 +6,8 @@
 #include "output.h"
 #include "../port/port.h"
 #include "nanoprof/bins.h"
+#include "np_config.h"
 
-#ifndef NP_BIN_COUNTER_BITS
-#define NP_BIN_COUNTER_BITS 32
-#endif
 #if NP_BIN_COUNTER_BITS == 16
 typedef uint16_t bin_count;
 #define BIN_COUNT_MAX UINT16_MAX
@@ -20,8 +18,8 @@ typedef uint32_t bin_count;
 #error "NP_BIN_COUNTER_BITS must be 16 or 32"
 #endif
 
-#define NP_BINS_MAX 256
-#define HZ_MAX 100000u
+#define NP_STR_(x) #x
+#define NP_STR(x) NP_STR_(x)
 
 unsigned np_bin_current = 1;
 
@@ -117,8 +115,8 @@ static void forget(void)
 
 int np_bins_init(unsigned n, unsigned hz)
 {
-    if (n < 3 || n > NP_BINS_MAX || hz > HZ_MAX)
-        return np_error(NP_EINVAL, "np_bins_init", "needs 3 to 256 bins and at most 100000 ticks a second");
+    if (n < 3 || n > NP_BINS_MAX || hz > NP_BINS_HZ_MAX)
+        return np_error(NP_EINVAL, "np_bins_init", "needs 3 to " NP_STR(NP_BINS_MAX) " bins and at most " NP_STR(NP_BINS_HZ_MAX) " ticks a second");
     int expect = 0;
     if (!__atomic_compare_exchange_n(&state, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return np_error(NP_EALREADY, "np_bins_init", "already running (np_bins_shutdown first)");
@@ -181,9 +179,15 @@ int np_bins_dump(void)
         return np_error(NP_ENOTINIT, "np_bins_dump", "bins are not running");
     unsigned prev = enter_bin(0);
     /* One dump at a time (the periodic one and the program's), so that
-     * their lines do not interleave. */
-    while (__atomic_exchange_n(&dumping, 1, __ATOMIC_ACQUIRE))
+     * their lines do not interleave. On one core the dump under way may
+     * be the code this one interrupted: waiting would never end. */
+    while (__atomic_exchange_n(&dumping, 1, __ATOMIC_ACQUIRE)) {
+        if (!NP_PORT_CAN_SPIN) {
+            leave_bin(0, prev);
+            return np_error(NP_EBUSY, "np_bins_dump", "another dump is under way (an interrupt's?): not done");
+        }
         np_port_relax();
+    }
     unsigned n = __atomic_load_n(&nbins, __ATOMIC_ACQUIRE);
     for (unsigned b = 0; b < n; b++) {
         /* exchange: a tick between reading and clearing is not lost */

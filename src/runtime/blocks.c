@@ -10,6 +10,9 @@
  * (NP_BLOCKS_SLOTS, set at build time); NANOPROF_BLOCKS=N maps one of N
  * slots at start, once, and moves into it what the static one counted
  * before (constructors of other libraries may run covered code first).
+ * The environment, the mapping and the start-up come from the port
+ * (np_port_getenv, np_port_map, NP_PORT_AT_START): a target has none, and
+ * keeps the static table.
  *
  * The ring of recent blocks is global, not per thread: one atomic
  * increment claims an entry, so a thread needs no buffer of its own (and
@@ -19,25 +22,20 @@
  * This file is built without coverage (src/CMakeLists.txt strips the
  * flag, and the callback carries the attribute too): the callback calls
  * nothing that could call it back. */
-#define _GNU_SOURCE
 #include "blocks_table.h"
 #include "hooks.h"
 #include "output.h"
 #include "nanoprof/blocks.h"
-#include "../common/parse_units.h"
+#include "../common/parse_size.h"
 #include "../port/port.h"
+#include "np_config.h"
 
-#include <pthread.h>
-#include <stdlib.h>
-#include <sys/mman.h>
-
-#ifndef NP_BLOCKS_SLOTS
-#define NP_BLOCKS_SLOTS 65536
-#endif
 _Static_assert(NP_BLOCKS_SLOTS > 0 && (NP_BLOCKS_SLOTS & (NP_BLOCKS_SLOTS - 1)) == 0,
                "NP_BLOCKS_SLOTS must be a power of two");
-#define PROBE_MAX 64u
-#define SIZE_MAX_SLOTS (1u << 28)
+#define PROBE_MAX ((uint64_t)NP_BLOCKS_PROBE_MAX)
+#define SIZE_MAX_SLOTS ((uint64_t)NP_BLOCKS_RUNTIME_MAX)
+#define NP_STR_(x) #x
+#define NP_STR(x) NP_STR_(x)
 
 #if defined(__has_attribute)
 #if __has_attribute(no_sanitize_coverage)
@@ -240,13 +238,12 @@ static uint64_t round_pow2(uint64_t n)
 int np_blocks_log(size_t n)
 {
     if (n > SIZE_MAX_SLOTS)
-        return np_error(NP_EINVAL, "np_blocks_log", "at most 268435456 entries");
+        return np_error(NP_EINVAL, "np_blocks_log", "at most " NP_STR(NP_BLOCKS_RUNTIME_MAX) " entries");
     struct ring *r = NULL;
     if (n) {
         uint64_t size = round_pow2(n);
-        void *m = mmap(NULL, sizeof *r + size * sizeof r->pcs[0], PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED)
+        void *m = np_port_map(sizeof *r + size * sizeof r->pcs[0]);
+        if (!m)
             return np_error(NP_ESMALL, "np_blocks_log", "cannot map the ring");
         r = m;
         r->mask = size - 1;
@@ -270,23 +267,47 @@ size_t np_blocks_recent(const void **out, size_t max)
 
 /* ---- the dump ------------------------------------------------------------------ */
 
-static int pc_cmp(const void *a, const void *b)
+/* Heap sort by address: no library call, no memory beyond the array. */
+static void sift(np_block_count *v, size_t i, size_t n)
 {
-    const np_block_count *x = a, *y = b;
-    return (x->pc > y->pc) - (x->pc < y->pc);
+    for (;;) {
+        size_t m = i, l = 2 * i + 1, r = l + 1;
+        if (l < n && v[l].pc > v[m].pc)
+            m = l;
+        if (r < n && v[r].pc > v[m].pc)
+            m = r;
+        if (m == i)
+            return;
+        np_block_count tmp = v[i];
+        v[i] = v[m];
+        v[m] = tmp;
+        i = m;
+    }
+}
+
+static void sort_by_pc(np_block_count *v, size_t n)
+{
+    for (size_t i = n / 2; i-- > 0;)
+        sift(v, i, n);
+    for (size_t end = n; end > 1; end--) {
+        np_block_count tmp = v[0];
+        v[0] = v[end - 1];
+        v[end - 1] = tmp;
+        sift(v, 0, end - 1);
+    }
 }
 
 int np_blocks_dump(void)
 {
     size_t n = np_blocks_read(NULL, 0);
     /* not a hot path: the sorted copy may be allocated (unsorted without it) */
-    np_block_count *all = malloc((n ? n : 1) * sizeof *all);
+    np_block_count *all = np_port_alloc((n ? n : 1) * sizeof *all);
     uint64_t total = 0;
     if (all) {
         size_t got = np_blocks_read(all, n); /* blocks may have appeared meanwhile */
         if (got < n)
             n = got;
-        qsort(all, n, sizeof *all, pc_cmp);
+        sort_by_pc(all, n);
         for (size_t i = 0; i < n; i++)
             total += all[i].count;
     } else {
@@ -328,7 +349,7 @@ int np_blocks_dump(void)
         np_line_u64(&l, count);
         np_line_emit(&l);
     }
-    free(all);
+    np_port_free(all);
     return NP_OK;
 }
 
@@ -352,9 +373,8 @@ static void resize_from_env(const char *v)
     n = round_pow2(n);
     if (n == static_table.mask + 1)
         return;
-    void *m = mmap(NULL, sizeof(struct table) + n * sizeof(struct slot), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) {
+    void *m = np_port_map(sizeof(struct table) + n * sizeof(struct slot));
+    if (!m) {
         np_error(NP_ESMALL, "NANOPROF_BLOCKS", "cannot map a table of that size");
         return;
     }
@@ -369,12 +389,12 @@ static void resize_from_env(const char *v)
     __atomic_store_n(&table, t, __ATOMIC_RELEASE);
 }
 
-__attribute__((constructor)) static void blocks_init(void)
+NP_PORT_AT_START static void blocks_init(void)
 {
-    const char *v = getenv("NANOPROF_BLOCKS");
+    const char *v = np_port_getenv("NANOPROF_BLOCKS");
     if (v && *v)
         resize_from_env(v);
-    v = getenv("NANOPROF_BLOCKS_LOG");
+    v = np_port_getenv("NANOPROF_BLOCKS_LOG");
     if (v && *v) {
         uint64_t n = np_parse_size(v);
         if (n < 1 || n > SIZE_MAX_SLOTS)
@@ -382,5 +402,5 @@ __attribute__((constructor)) static void blocks_init(void)
         else
             np_blocks_log((size_t)n);
     }
-    pthread_atfork(NULL, NULL, fork_child);
+    np_port_atfork_child(fork_child);
 }

@@ -9,7 +9,6 @@
  * quarters of its slots), the slots in order of first appearance (4 bytes
  * per slot), and the stack of open calls (24 bytes per call, after a spare
  * one that saves the exit a test) in the rest. */
-#include <string.h>
 #include "cost_hot.h"
 #include "hooks.h"
 
@@ -77,7 +76,7 @@ int np_cost_init(void *buf, size_t size)
     if (!np_api_enter(t, "np_cost_init"))
         return NP_EBUSY;
     np_port_clock_thread();
-    memset(c.tab, 0, ((size_t)c.mask + 1) * sizeof *c.tab);
+    __builtin_memset(c.tab, 0, ((size_t)c.mask + 1) * sizeof *c.tab);
     *c.magic = MAGIC;
     t->cost = c;
     t->flags |= NP_F_COST_INIT | NP_F_COST_ON;
@@ -110,7 +109,7 @@ void np_cost_reset(struct np_cost_state *c)
     for (uint32_t i = 0; i < depth; i++)
         f[i].ref = c->tab[(uint32_t)f[i].ref & ~NP_COST_CLOSING].fn;
     for (uint32_t k = 0; k < c->count; k++)
-        memset(&c->tab[c->order[k]], 0, sizeof *c->tab);
+        __builtin_memset(&c->tab[c->order[k]], 0, sizeof *c->tab);
     c->count = 0;
     /* the open calls' functions were all in the table: they fit again */
     for (uint32_t i = 0; i < depth; i++) {
@@ -277,7 +276,7 @@ void np_cost_unwind(struct np_thread *t, uint32_t depth, uint64_t lost_open, int
 
 uint64_t np_thread_time_resync(struct np_thread *t)
 {
-    uint64_t now = np_port_resync(t);
+    uint64_t now = np_thread_resync_raw(t);
     /* The CPU-time clock and the counter are read at slightly different
      * moments, so the estimate may overshoot by a little: never let the
      * thread's time run backwards past its last entry or exit. */

@@ -49,7 +49,7 @@ static inline __attribute__((always_inline)) uint32_t np_cost_hash(const struct 
 /* NP_F_COST_SLOW from the thread's state (with the thread busy). */
 static inline void np_cost_sync_flags(struct np_thread *t)
 {
-    if (t->cost.lost_open || np_clock_kind != NP_CLOCK_COUNTER)
+    if (t->cost.lost_open || !np_port_counter_is_clock())
         t->flags |= NP_F_COST_SLOW;
     else
         t->flags &= ~NP_F_COST_SLOW;

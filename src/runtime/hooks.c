@@ -29,8 +29,8 @@
 #undef NP_HOOKS_MECHANISMS
 #define NP_HOOKS_MECHANISMS (NP_MECH_CALLTRACE | NP_MECH_COST | NP_MECH_USER | NP_MECH_RECORD)
 #endif
-#ifndef NP_HOOKS_MECHANISMS
-#define NP_HOOKS_MECHANISMS (NP_MECH_CALLTRACE | NP_MECH_COST | NP_MECH_USER | NP_MECH_RECORD)
+#ifndef NP_HOOKS_MECHANISMS /* every mechanism the port can have */
+#define NP_HOOKS_MECHANISMS (NP_MECH_CALLTRACE | NP_MECH_COST | NP_MECH_USER | (NP_PORT_HOSTED ? NP_MECH_RECORD : 0))
 #endif
 #if (NP_HOOKS_MECHANISMS & NP_MECH_RECORD) && !defined(NP_HOOKS_NONSHARED)
 #include "record_hot.h"
@@ -49,16 +49,16 @@ NP_EXPORT const struct np_hooks_range np_hooks_text_exe = { __start_np_hooks_tex
  * its GOT, then find these (the program's definitions come first), while
  * the hooks reach them as the static library's do, at a fixed offset from
  * the thread pointer, with no GOT load on the way. */
-__attribute__((visibility("hidden"))) __thread struct np_thread *np_hooks_cur
-    __attribute__((tls_model("initial-exec"))) = (struct np_thread *)&np_unattached;
-__attribute__((visibility("hidden"))) __thread volatile uint64_t *np_hooks_switch_flag
-    __attribute__((tls_model("initial-exec"))) = (volatile uint64_t *)&np_switch_never;
+__attribute__((visibility("hidden"))) NP_PORT_TLS struct np_thread *np_hooks_cur =
+    (struct np_thread *)&np_unattached;
+__attribute__((visibility("hidden"))) NP_PORT_TLS volatile uint64_t *np_hooks_switch_flag =
+    (volatile uint64_t *)&np_switch_never;
 /* the names the shared library refers to (an executable's own hidden
  * names are what its linker turns into fixed offsets) */
 #undef np_cur
 #undef np_switch_flag
-extern __thread struct np_thread *np_cur __attribute__((alias("np_hooks_cur"), visibility("default")));
-extern __thread volatile uint64_t *np_switch_flag
+extern NP_PORT_TLS struct np_thread *np_cur __attribute__((alias("np_hooks_cur"), visibility("default")));
+extern NP_PORT_TLS volatile uint64_t *np_switch_flag
     __attribute__((alias("np_hooks_switch_flag"), visibility("default")));
 #define np_cur np_hooks_cur
 #define np_switch_flag np_hooks_switch_flag
@@ -84,14 +84,13 @@ __attribute__((used)) static const char *const keep_setjmp = &np_setjmp_linked;
 /* One immutable set of user hooks, swapped in whole (np_hooks_set is
  * rare; the hooks read one pointer). A replaced set is never freed: the
  * slots are reused round-robin, so a hook still running on another thread
- * reads a consistent set unless np_hooks_set is called USER_SLOTS more
+ * reads a consistent set unless np_hooks_set is called NP_USER_HOOK_SLOTS more
  * times meanwhile. */
-#define USER_SLOTS 16
 struct np_user_hooks {
     np_hook_fn enter, exit;
     void *ctx;
 };
-static struct np_user_hooks user_slots[USER_SLOTS];
+static struct np_user_hooks user_slots[NP_USER_HOOK_SLOTS];
 struct np_user_hooks *np_user_hooks;
 uint32_t np_hooks_global;
 static unsigned user_next;
@@ -100,7 +99,7 @@ int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
 {
     struct np_user_hooks *h = NULL;
     if (enter || exit) {
-        h = &user_slots[__atomic_fetch_add(&user_next, 1, __ATOMIC_RELAXED) % USER_SLOTS];
+        h = &user_slots[__atomic_fetch_add(&user_next, 1, __ATOMIC_RELAXED) % NP_USER_HOOK_SLOTS];
         h->enter = enter;
         h->exit = exit;
         h->ctx = ctx;
@@ -216,7 +215,7 @@ static NP_HOOKS_TEXT __attribute__((noinline)) void rec_only(struct np_thread *t
     int ok = p < s->end && !np_port_switched();
     if (ok) {
         p->w0 = w0;
-        p->w1 = np_rec_ticks();
+        p->w1 = np_port_wall_ticks();
         __atomic_store_n(&s->pos, p + 1, __ATOMIC_RELEASE);
     }
     __atomic_signal_fence(__ATOMIC_SEQ_CST);

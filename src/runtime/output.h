@@ -5,8 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
-#define NP_LINE_MAX 512
+#include "np_config.h"
 
 struct np_line {
     size_t n;

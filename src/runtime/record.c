@@ -57,19 +57,9 @@
 
 struct np_rec_config np_rec_cfg;
 
-#define MAX_BUFS 4096
-#define MAX_STREAMS 4096
+#define MAX_BUFS NP_REC_MAX_BUFS
+#define MAX_STREAMS NP_REC_MAX_STREAMS
 #define BUF_HEADER 64
-/* What the queue may hold, in bytes: 64 buffers of the default size. */
-#define NP_REC_QUEUE_BYTES (64u << 20)
-/* What the live threads' buffers may take together before new buffers
- * get smaller, and the smallest they get. */
-#define NP_REC_LIVE_BYTES (64u << 20)
-#define NP_REC_MIN_BUF_BYTES (64u << 10)
-/* A waiting thread looks again this often, and takes a buffer past the
- * queue's limit after the writer made no progress for NP_REC_STALL_MS. */
-#define NP_REC_WAIT_SLICE_MS 10
-#define NP_REC_STALL_MS 200
 _Static_assert(sizeof(struct np_rec_buf) <= BUF_HEADER, "buffer header");
 
 enum { W_IDLE = 0, W_BUSY, W_STOPPED };
@@ -144,7 +134,7 @@ static int configure(void)
 {
     struct np_rec_config *c = &np_rec_cfg;
     const char *v;
-    c->buf_bytes = 1u << 20;
+    c->buf_bytes = NP_REC_BUF_BYTES;
     if ((v = getenv("NANOPROF_BUFFER")) && *v) {
         uint64_t b = np_parse_size(v);
         if (b < 4096 || b > (1ull << 30)) {
@@ -527,11 +517,11 @@ void np_rec_slow(struct np_thread *t, uint64_t w0)
         if (t->flags & NP_F_COST_INIT)
             now = np_thread_time_resync(t) + t->off;
         else
-            now = np_port_resync(t);
+            now = np_thread_resync_raw(t);
         if ((int64_t)(t->off - off0) > 0)
             sw = t->off - off0;
     } else {
-        now = np_rec_ticks();
+        now = np_port_wall_ticks();
     }
     if (LOAD(&R.stopping))
         return; /* the trace has ended */
@@ -587,7 +577,7 @@ static int open_locked(void)
         if (!np_rec_cfg.min_ticks)
             np_rec_cfg.min_ticks = 1;
     }
-    R.fd = np_rec_file_open(R.dir, R.argc, R.argv, np_rec_ticks(), R.ns_per_tick);
+    R.fd = np_rec_file_open(R.dir, R.argc, R.argv, np_port_wall_ticks(), R.ns_per_tick);
     if (R.fd < 0) {
         np_rec_say("cannot create a trace file in", R.dir);
         return 0;
@@ -603,7 +593,7 @@ static int open_locked(void)
 /* A stack overflow's SIGSEGV can only be handled on another stack: a
  * recorded thread that has none gets one, taken back when it ends (if it
  * is still the one in place). */
-#define ALTSTACK_SIZE (128u << 10)
+#define ALTSTACK_SIZE NP_REC_ALTSTACK_BYTES
 
 static void *altstack_on(void)
 {
@@ -693,7 +683,7 @@ static void rec_switch(struct np_thread *from, struct np_thread *to)
 {
     if (!R.active || LOAD(&R.stopping))
         return;
-    uint64_t now = np_rec_ticks();
+    uint64_t now = np_port_wall_ticks();
     if ((from->flags & NP_F_REC_ON) && from->rec)
         from->rec->out_tick = now;
     if (!(to->flags & NP_F_REC_ON)) {
@@ -736,7 +726,7 @@ static void rec_thread_exit(struct np_thread *t)
         }
         if (b) {
             if (s->lost_n) /* room was kept for these */
-                p = put_lost(s, p, np_rec_ticks());
+                p = put_lost(s, p, np_port_wall_ticks());
             STORE(&s->buf, (struct np_rec_buf *)NULL);
             queue_locked(b, (uint64_t)(p - b->recs), 1);
             if (!R.writer_started)
@@ -852,7 +842,7 @@ static void final_flush(int mode)
     if (mode == NP_REC_NORMAL)
         R.qhead = R.qtail = NULL;
 
-    uint64_t lost = R.lost_ended, now = np_rec_ticks();
+    uint64_t lost = R.lost_ended, now = np_port_wall_ticks();
     unsigned ns = LOAD(&R.nstreams);
     for (unsigned i = 0; i < ns; i++) {
         struct np_rec_stream *s = &R.streams[i];
@@ -1027,7 +1017,7 @@ static void fork_child(void)
     if (R.fd < 0)
         return; /* the parent had not begun: the child begins when it does */
     close(R.fd);
-    R.fd = np_rec_file_open(R.dir, R.argc, R.argv, np_rec_ticks(), R.ns_per_tick);
+    R.fd = np_rec_file_open(R.dir, R.argc, R.argv, np_port_wall_ticks(), R.ns_per_tick);
     if (R.fd < 0) {
         np_rec_say("cannot create the child's trace file in", R.dir);
         STORE(&R.stopping, 1);
@@ -1069,7 +1059,7 @@ void np_rec_exec_failed(void)
         return;
     pthread_mutex_lock(&R.lock);
     close(R.fd);
-    R.fd = np_rec_file_open(R.dir, R.argc, R.argv, np_rec_ticks(), R.ns_per_tick);
+    R.fd = np_rec_file_open(R.dir, R.argc, R.argv, np_port_wall_ticks(), R.ns_per_tick);
     if (R.fd >= 0) {
         np_blocks_clear(); /* the closed file has the counts so far */
         R.lost_ended = 0;

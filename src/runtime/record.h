@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <time.h>
 #include "thread.h"
+#include "np_config.h"
+#include "record_hooks.h"
 
 /* A raw record as the hooks write it: w0 = kind << 56 | value (the
  * function address for ENTRY and EXIT, ticks for SWITCH, a count for the
@@ -63,9 +65,6 @@ enum np_raw_kind {
 #ifndef NP_UNDER_TSAN
 #define NP_UNDER_TSAN 0
 #endif
-
-/* Frames of a sample that waits for a hook to end (sample.c). */
-#define NP_REC_PEND_FRAMES 128
 
 /* The fast path stops this many records short of a buffer's end, so that
  * the slow path always has room for LOST, SWITCH and the event itself. */
@@ -198,8 +197,6 @@ void np_rec_wstate_free(struct np_rec_wstate *w);
 void np_rec_write_shutdown(void);
 /* After fork: the child's file must list every module again. */
 void np_rec_modules_forget(void);
-/* write() of the whole range, retrying on EINTR and short writes. */
-int np_rec_write_all(int fd, const void *p, size_t n);
 
 /* The SAMPLING chunk (trace-format.md). */
 void np_rec_write_sampling(int fd, uint64_t tick, uint32_t hz, unsigned unwinder, uint32_t flags,
@@ -251,17 +248,6 @@ int np_sample_real_pthread_create(pthread_t *th, const pthread_attr_t *attr, voi
 void np_rec_before_exec(void);
 void np_rec_exec_failed(void);
 
-/* thread.c and posix.c call these through pointers that record.c sets when
- * recording starts, so that the single-mechanism libraries need nothing
- * of the recorder. */
-extern void (*np_rec_attach_hook)(struct np_thread *t);
-extern void (*np_rec_exit_hook)(struct np_thread *t);
-/* setjmp.c: a setjmp or longjmp (KIND) on ENV, on a recorded thread that
- * is marked busy. */
-extern void (*np_rec_jump_hook)(struct np_thread *t, unsigned kind, const void *env);
-/* np_thread_switch between user-level threads (thread.c): FROM leaves the
- * OS thread, TO runs on it from now. */
-extern void (*np_rec_switch_hook)(struct np_thread *from, struct np_thread *to);
 /* Stream ids of user-level threads (np_thread_init): above any Linux tid. */
 #define NP_REC_UTHREAD_TID 0x40000000L
 

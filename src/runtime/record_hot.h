@@ -11,17 +11,6 @@
 #include "record.h"
 #include "../port/port.h"
 
-/* The recording clock: wall time of the thread, as the format wants. The
- * CPU's counter where the runtime uses it (switched-out time then comes
- * in SWITCH records), else CLOCK_MONOTONIC in ns: the thread CPU-time
- * clock, function cost's fallback, would leave out waiting. */
-static inline __attribute__((always_inline)) uint64_t np_rec_ticks(void)
-{
-    if (__builtin_expect(np_clock_kind == NP_CLOCK_COUNTER, 1))
-        return np_port_counter();
-    return np_port_wall_ns();
-}
-
 static inline __attribute__((always_inline)) void np_rec_event(struct np_thread *t, uint64_t w0)
 {
     struct np_rec_stream *s = t->rec;
@@ -31,7 +20,7 @@ static inline __attribute__((always_inline)) void np_rec_event(struct np_thread 
         return;
     }
     p->w0 = w0;
-    p->w1 = np_rec_ticks();
+    p->w1 = np_port_wall_ticks(); /* the recording clock: wall time, as the format wants */
     __atomic_store_n(&s->pos, p + 1, __ATOMIC_RELEASE);
 }
 

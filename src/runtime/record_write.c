@@ -12,24 +12,25 @@
  *      call is known to last at least min_ticks (a later record of the
  *      thread is that far from it) or it returns (then it is dropped with
  *      everything inside it, its switched-out time folded into one SWITCH);
- *   3. the encoder: varints into a chunk, which is compressed (zstd) and
- *      written with one write() when it is full or the buffer ends. */
+ *   3. the encoder (trace_encode.h): varints into a chunk, which is
+ *      compressed (zstd) and written with one write() when it is full or
+ *      the buffer ends. */
 #define _GNU_SOURCE
 #include "record.h"
 #include "blocks_table.h"
+#include "trace_encode.h"
 #include "../common/trace_format.h"
 #include "../port/port.h"
+#include "../port/posix/modules.h"
+#include "../port/posix/posix.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <time.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -45,75 +46,25 @@
 #elif defined(NP_LAZY_LIBS)
 /* The shared library loads libzstd at the first chunk it compresses
  * (never in a fatal signal's handler: that writes chunks uncompressed). */
-#include "../port/lazy.h"
+#include "../port/posix/lazy.h"
 #define ZSTD_PRESENT() np_lazy_zstd()
 #else
 #define ZSTD_PRESENT() 1
 #endif
 
-#define ZSTD_LEVEL 1
-
-int np_rec_write_all(int fd, const void *p, size_t n)
-{
-    const char *c = p;
-    while (n) {
-        ssize_t w = write(fd, c, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        c += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
+#define ZSTD_LEVEL NP_REC_ZSTD_LEVEL
 
 /* ---- chunks ------------------------------------------------------------- */
 
-struct cbuf {
-    uint8_t *p;
-    size_t n;
-};
-
-static void put_u16(struct cbuf *b, uint16_t v) { np_put_u16(b->p + b->n, v); b->n += 2; }
-static void put_u32(struct cbuf *b, uint32_t v) { np_put_u32(b->p + b->n, v); b->n += 4; }
-static void put_u64(struct cbuf *b, uint64_t v) { np_put_u64(b->p + b->n, v); b->n += 8; }
-static void put_bytes(struct cbuf *b, const void *s, size_t len)
+/* Writes the chunk of N bytes built at P (0: it did not fit). */
+static int chunk_write(int fd, const void *p, size_t n)
 {
-    if (len > 0xffff)
-        len = 0xffff;
-    put_u16(b, (uint16_t)len);
-    memcpy(b->p + b->n, s, len);
-    b->n += len;
-}
-static void put_str(struct cbuf *b, const char *s) { put_bytes(b, s, s ? strlen(s) : 0); }
-
-static size_t str_room(const char *s)
-{
-    size_t n = s ? strlen(s) : 0;
-    return 2 + (n > 0xffff ? 0xffff : n);
-}
-
-/* Starts a chunk of TYPE in B (its 8-byte header filled in by chunk_end). */
-static void chunk_begin(struct cbuf *b) { b->n = NP_TRACE_CHUNK_HEADER; }
-
-static int chunk_end(int fd, struct cbuf *b, uint32_t type)
-{
-    np_put_u32(b->p, type);
-    np_put_u32(b->p + 4, (uint32_t)(b->n - NP_TRACE_CHUNK_HEADER));
-    return np_rec_write_all(fd, b->p, b->n);
-}
-
-static uint64_t double_bits(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
+    return n ? np_posix_write_all(fd, p, n) : -1;
 }
 
 /* ---- modules ------------------------------------------------------------ */
 
-#define MAX_MODULES 1024
+#define MAX_MODULES NP_REC_MAX_MODULES
 static struct {
     uint64_t bias, start;
 } seen[MAX_MODULES];
@@ -121,7 +72,7 @@ static unsigned nseen;
 static unsigned long long last_adds = ~0ull;
 
 /* NP_ENTER names listed in this file (NAME chunks). */
-#define MAX_NAMES 1024
+#define MAX_NAMES NP_REC_MAX_NAMES
 static uint64_t names_seen[MAX_NAMES];
 static unsigned nnames;
 
@@ -145,109 +96,35 @@ static void name_update(int fd, uint64_t addr)
         names_seen[nnames++] = addr;
     const char *name = (const char *)(uintptr_t)addr;
     uint8_t tmp[NP_TRACE_CHUNK_HEADER + 8 + 2 + NP_TRACE_NAME_MAX];
-    struct cbuf b = { tmp, 0 };
-    chunk_begin(&b);
-    put_u64(&b, addr);
-    put_bytes(&b, name, strnlen(name, NP_TRACE_NAME_MAX));
-    chunk_end(fd, &b, NP_CHUNK_NAME);
+    chunk_write(fd, tmp, np_trace_name_chunk(tmp, sizeof tmp, addr, name, strnlen(name, NP_TRACE_NAME_MAX)));
 }
 
-struct mod_ctx {
-    int fd;
-    int first;
-};
-
-/* The GNU build-id in a PT_NOTE segment, read from memory. */
-static const uint8_t *build_id(const uint8_t *p, const uint8_t *e, size_t align, size_t *len)
+/* A MODULE chunk for M, the first time this file meets it. */
+static int module_note(struct np_posix_module *m, void *ctx)
 {
-    while (p + 12 <= e) {
-        uint32_t namesz, descsz, type;
-        memcpy(&namesz, p, 4);
-        memcpy(&descsz, p + 4, 4);
-        memcpy(&type, p + 8, 4);
-        const uint8_t *name = p + 12;
-        const uint8_t *desc = name + ((namesz + align - 1) & ~(align - 1));
-        const uint8_t *next = desc + ((descsz + align - 1) & ~(align - 1));
-        if (next > e || next <= p)
-            break;
-        if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(name, "GNU", 4) == 0) {
-            *len = descsz;
-            return desc;
-        }
-        p = next;
-    }
-    return NULL;
-}
-
-static int module_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-    struct mod_ctx *m = data;
-    if (m->first) {
-        m->first = 0;
-        if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
-            if (info->dlpi_adds == last_adds)
-                return 1; /* nothing loaded since the last look */
-            last_adds = info->dlpi_adds;
-        }
-    }
-    const char *name = info->dlpi_name;
-    char path[PATH_MAX];
-    if (info->dlpi_addr && info->dlpi_addr == (ElfW(Addr))getauxval(AT_SYSINFO_EHDR))
-        name = NP_TRACE_VDSO; /* the kernel's vDSO: no file, readers use their own (trace-format.md) */
-    else if (name && name[0] && name[0] != '/') {
-        if (!realpath(name, path)) /* dlopen'ed by a relative path */
-            return 0;
-        name = path;
-    }
-    uint64_t lo = UINT64_MAX, hi = 0;
-    const uint8_t *bid = NULL;
-    size_t bidlen = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-            if (ph->p_vaddr < lo)
-                lo = ph->p_vaddr;
-            if (ph->p_vaddr + ph->p_memsz > hi)
-                hi = ph->p_vaddr + ph->p_memsz;
-        } else if (ph->p_type == PT_NOTE && !bid) {
-            const uint8_t *p = (const uint8_t *)(uintptr_t)(info->dlpi_addr + ph->p_vaddr);
-            bid = build_id(p, p + ph->p_memsz, ph->p_align >= 8 ? 8 : 4, &bidlen);
-        }
-    }
-    if (hi <= lo)
-        return 0;
-    uint64_t bias = info->dlpi_addr, start = bias + lo, end = bias + hi;
+    int fd = *(int *)ctx;
     for (unsigned i = 0; i < nseen; i++)
-        if (seen[i].bias == bias && seen[i].start == start)
+        if (seen[i].bias == m->bias && seen[i].start == m->start)
             return 0;
+    char buf[PATH_MAX];
+    const char *path = np_posix_module_path(m, buf);
+    if (!path)
+        return 0; /* dlopen'ed by a relative path no longer there */
     if (nseen < MAX_MODULES) {
-        seen[nseen].bias = bias;
-        seen[nseen].start = start;
+        seen[nseen].bias = m->bias;
+        seen[nseen].start = m->start;
         nseen++;
     }
-    char exe[PATH_MAX];
-    if (!name || !name[0]) {
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        exe[n > 0 ? n : 0] = 0;
-        name = exe;
-    }
     uint8_t tmp[NP_TRACE_CHUNK_HEADER + 24 + 2 + NP_BUILD_ID_MAX + 2 + PATH_MAX];
-    struct cbuf b = { tmp, 0 };
-    chunk_begin(&b);
-    put_u64(&b, bias);
-    put_u64(&b, start);
-    put_u64(&b, end);
-    put_bytes(&b, bid, bid && bidlen <= NP_BUILD_ID_MAX ? bidlen : 0);
-    put_bytes(&b, name, strnlen(name, PATH_MAX));
-    chunk_end(m->fd, &b, NP_CHUNK_MODULE);
+    chunk_write(fd, tmp, np_trace_module_chunk(tmp, sizeof tmp, m->bias, m->start, m->end, m->build_id,
+                                               m->build_id_len, path, strnlen(path, PATH_MAX)));
     return 0;
 }
 
 /* Writes a MODULE chunk for each module not yet listed in this file. */
 static void modules_update(int fd)
 {
-    struct mod_ctx m = { fd, 1 };
-    dl_iterate_phdr(module_cb, &m);
+    np_posix_modules(module_note, &fd, &last_adds);
 }
 
 /* ---- the file ----------------------------------------------------------- */
@@ -268,41 +145,30 @@ int np_rec_file_open(const char *dir, int argc, char **argv, uint64_t start_tick
     if (fd < 0)
         return -1;
 
-    uint8_t hdr[NP_TRACE_HEADER_SIZE] = { 0 };
-    memcpy(hdr, NP_TRACE_MAGIC, NP_TRACE_MAGIC_LEN);
-    np_put_u16(hdr + 8, NP_TRACE_VERSION);
-    np_put_u16(hdr + 10, NP_TRACE_HEADER_SIZE);
-    np_put_u32(hdr + 12, 0);
+    uint8_t hdr[NP_TRACE_HEADER_SIZE];
+    np_trace_file_header(hdr);
 
-    if (argc < 0 || !argv)
-        argc = 0;
-    if (argc > 0xffff)
-        argc = 0xffff;
-    /* the recording clock (record_hot.h): the counter, or monotonic */
-    const char *clock = np_clock_kind == NP_CLOCK_COUNTER ? np_port_clock_name() : "monotonic";
-    size_t room = NP_TRACE_CHUNK_HEADER + 4 + 4 + 8 + 8 + 8 + str_room(clock) + 2;
-    for (int i = 0; i < argc; i++)
-        room += str_room(argv[i]);
-    struct cbuf b = { malloc(room), 0 };
-    if (!b.p || np_rec_write_all(fd, hdr, sizeof hdr) < 0) {
-        free(b.p);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct np_trace_info info = {
+        .pid = (uint32_t)pid,
+        .ppid = (uint32_t)getppid(),
+        .ns_per_tick = ns_per_tick,
+        .start_tick = start_tick,
+        .start_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+        .clock = np_port_wall_clock_name(), /* the recording clock */
+        .argc = argc,
+        .argv = argv,
+    };
+    size_t room = np_trace_info_room(&info);
+    void *chunk = malloc(room);
+    if (!chunk || np_posix_write_all(fd, hdr, sizeof hdr) < 0) {
+        free(chunk);
         close(fd);
         return -1;
     }
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    chunk_begin(&b);
-    put_u32(&b, (uint32_t)pid);
-    put_u32(&b, (uint32_t)getppid());
-    put_u64(&b, double_bits(ns_per_tick));
-    put_u64(&b, start_tick);
-    put_u64(&b, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
-    put_str(&b, clock);
-    put_u16(&b, (uint16_t)argc);
-    for (int i = 0; i < argc; i++)
-        put_str(&b, argv[i]);
-    int r = chunk_end(fd, &b, NP_CHUNK_INFO);
-    free(b.p);
+    int r = chunk_write(fd, chunk, np_trace_info_chunk(chunk, room, &info));
+    free(chunk);
     if (r < 0) {
         close(fd);
         return -1;
@@ -315,18 +181,13 @@ int np_rec_file_open(const char *dir, int argc, char **argv, uint64_t start_tick
 void np_rec_write_end(int fd, uint64_t end_tick, uint64_t lost, double ns_per_tick)
 {
     uint8_t tmp[NP_TRACE_CHUNK_HEADER + 24];
-    struct cbuf b = { tmp, 0 };
-    chunk_begin(&b);
-    put_u64(&b, end_tick);
-    put_u64(&b, lost);
-    put_u64(&b, double_bits(ns_per_tick));
-    chunk_end(fd, &b, NP_CHUNK_END);
+    chunk_write(fd, tmp, np_trace_end_chunk(tmp, sizeof tmp, end_tick, lost, ns_per_tick));
 }
 
 /* BLOCKS chunks: every block counted, BLOCKS_PER_CHUNK to a chunk, the
  * lost count in the first. A static buffer: no allocation, a fatal signal
  * handler writes them too. */
-#define BLOCKS_PER_CHUNK 4096u
+#define BLOCKS_PER_CHUNK NP_REC_BLOCKS_PER_CHUNK
 static uint8_t blocks_buf[NP_TRACE_CHUNK_HEADER + NP_TRACE_BLOCKS_HEADER + BLOCKS_PER_CHUNK * NP_TRACE_BLOCK_ENTRY];
 
 void np_rec_write_blocks(int fd, uint64_t lost)
@@ -334,21 +195,21 @@ void np_rec_write_blocks(int fd, uint64_t lost)
     uint64_t pos = 0, pc, count;
     int more = 1;
     while (more) {
-        struct cbuf b = { blocks_buf, 0 };
+        struct np_trace_buf b;
         uint32_t n = 0;
-        chunk_begin(&b);
-        put_u64(&b, lost);
+        np_trace_begin(&b, blocks_buf, sizeof blocks_buf);
+        np_trace_put_u64(&b, lost);
         size_t at = b.n;
-        b.n += 4;
+        np_trace_put_u32(&b, 0);
         while (n < BLOCKS_PER_CHUNK && (more = np_blocks_next(&pos, &pc, &count))) {
-            put_u64(&b, pc);
-            put_u64(&b, count);
+            np_trace_put_u64(&b, pc);
+            np_trace_put_u64(&b, count);
             n++;
         }
         if (!n && !lost)
             break;
         np_put_u32(b.p + at, n);
-        chunk_end(fd, &b, NP_CHUNK_BLOCKS);
+        chunk_write(fd, b.p, np_trace_end(&b, NP_CHUNK_BLOCKS));
         lost = 0;
     }
 }
@@ -357,25 +218,13 @@ void np_rec_write_sampling(int fd, uint64_t tick, uint32_t hz, unsigned unwinder
                            uint64_t period_ns, unsigned max_frames)
 {
     uint8_t tmp[NP_TRACE_CHUNK_HEADER + NP_SAMPLING_PAYLOAD];
-    struct cbuf b = { tmp, 0 };
-    chunk_begin(&b);
-    put_u64(&b, tick);
-    put_u32(&b, hz);
-    b.p[b.n++] = (uint8_t)unwinder;
-    put_u32(&b, flags);
-    put_u64(&b, period_ns);
-    put_u16(&b, (uint16_t)max_frames);
-    chunk_end(fd, &b, NP_CHUNK_SAMPLING);
+    chunk_write(fd, tmp, np_trace_sampling_chunk(tmp, sizeof tmp, tick, hz, unwinder, flags, period_ns, max_frames));
 }
 
 static void write_thread(int fd, struct np_rec_stream *s)
 {
     uint8_t tmp[NP_TRACE_CHUNK_HEADER + 4 + 2 + 16];
-    struct cbuf b = { tmp, 0 };
-    chunk_begin(&b);
-    put_u32(&b, (uint32_t)s->tid);
-    put_bytes(&b, s->name, strnlen(s->name, sizeof s->name));
-    chunk_end(fd, &b, NP_CHUNK_THREAD);
+    chunk_write(fd, tmp, np_trace_thread_chunk(tmp, sizeof tmp, (uint32_t)s->tid, s->name, strnlen(s->name, sizeof s->name)));
     memcpy(s->w.sent_name, s->name, sizeof s->name);
     s->w.thread_sent = 1;
 }
@@ -386,7 +235,7 @@ static void write_thread(int fd, struct np_rec_stream *s)
  * (the writer's symbolizer), then cached. */
 #define MATCH_F 1u
 #define MATCH_N 2u
-#define CACHE_BITS 13
+#define CACHE_BITS NP_REC_FILTER_CACHE_BITS
 #define CACHE_SIZE (1u << CACHE_BITS)
 static struct {
     uint64_t addr;
@@ -432,50 +281,33 @@ static unsigned match_bits(uint64_t addr, int named, int mode)
 
 /* ---- the encoder -------------------------------------------------------- */
 
-/* EVENTS: chunk header, then u32 tid, u64 base, u32 count, u8 compression,
- * u32 decoded length; the encoded stream follows. */
-#define EV_FIXED 21
-#define PREFIX (NP_TRACE_CHUNK_HEADER + EV_FIXED)
+/* The writer's encoder (the writer thread's, or a final flush's) and the
+ * fatal signal handler's: the file it writes to and its mode. */
+struct enc {
+    struct np_trace_enc t;
+    int fd, mode;
+};
 /* one record: two varints, or a SAMPLE's four and its frames */
 #define MAX_RECORD ((4 + NP_SAMPLE_MAX_FRAMES) * NP_VARINT_MAX)
-#define ENC_MAIN (1u << 20)
-#define ENC_FATAL (64u << 10)
+#define ENC_MAIN NP_REC_CHUNK_BYTES
+#define ENC_FATAL NP_REC_FATAL_CHUNK_BYTES
 
-struct enc {
-    uint8_t *buf;  /* PREFIX bytes of room, then the stream */
-    size_t limit;  /* a chunk ends once it holds this much */
-    size_t len;
-    uint32_t count;
-    uint64_t base, prev, prev_addr;
-    long tid;
-    int fd, mode;
-    uint64_t prev_pc; /* the previous SAMPLE's PC in the chunk */
-};
-
-static uint8_t enc_main_buf[PREFIX + ENC_MAIN + MAX_RECORD];
-static uint8_t enc_fatal_buf[PREFIX + ENC_FATAL + MAX_RECORD];
+static void enc_write(struct np_trace_enc *t, void *ctx);
+static uint8_t enc_main_buf[NP_TRACE_EVENTS_PREFIX + ENC_MAIN + MAX_RECORD];
+static uint8_t enc_fatal_buf[NP_TRACE_EVENTS_PREFIX + ENC_FATAL + MAX_RECORD];
 static uint8_t *zbuf;
 static size_t zcap;
 static ZSTD_CCtx *cctx;
-static struct enc enc_main = { enc_main_buf, ENC_MAIN, 0, 0, 0, 0, 0, 0, -1, 0, 0 };
-static struct enc enc_fatal = { enc_fatal_buf, ENC_FATAL, 0, 0, 0, 0, 0, 0, -1, 1, 0 };
+static struct enc enc_main = { { .buf = enc_main_buf, .size = sizeof enc_main_buf, .limit = ENC_MAIN,
+                                 .flush = enc_write, .ctx = &enc_main }, -1, NP_REC_NORMAL };
+static struct enc enc_fatal = { { .buf = enc_fatal_buf, .size = sizeof enc_fatal_buf, .limit = ENC_FATAL,
+                                  .flush = enc_write, .ctx = &enc_fatal }, -1, NP_REC_FATAL };
 
-static void fill_prefix(uint8_t *p, const struct enc *e, size_t payload, int compression)
+/* The encoder's full chunk: compressed when that is smaller (not in a
+ * fatal signal's handler), and written with one write(). */
+static void enc_write(struct np_trace_enc *t, void *ctx)
 {
-    np_put_u32(p, NP_CHUNK_EVENTS);
-    np_put_u32(p + 4, (uint32_t)(EV_FIXED + payload));
-    np_put_u32(p + 8, (uint32_t)e->tid);
-    np_put_u64(p + 12, e->base);
-    np_put_u32(p + 20, e->count);
-    p[24] = (uint8_t)compression;
-    np_put_u32(p + 25, (uint32_t)e->len);
-}
-
-static void enc_flush(struct enc *e)
-{
-    if (!e->count)
-        return;
-    int done = 0;
+    struct enc *e = ctx;
     if (e->mode == NP_REC_NORMAL) {
         modules_update(e->fd); /* before the events that may refer to them */
         if (ZSTD_PRESENT()) {
@@ -483,73 +315,32 @@ static void enc_flush(struct enc *e)
                 cctx = ZSTD_createCCtx();
             if (!zbuf) {
                 zcap = ZSTD_COMPRESSBOUND(ENC_MAIN + MAX_RECORD);
-                zbuf = malloc(PREFIX + zcap);
+                zbuf = malloc(NP_TRACE_EVENTS_PREFIX + zcap);
             }
             if (cctx && zbuf) {
-                size_t z = ZSTD_compressCCtx(cctx, zbuf + PREFIX, zcap, e->buf + PREFIX, e->len, ZSTD_LEVEL);
-                if (!ZSTD_isError(z) && z < e->len) {
-                    fill_prefix(zbuf, e, z, NP_COMPRESS_ZSTD);
-                    np_rec_write_all(e->fd, zbuf, PREFIX + z);
-                    done = 1;
+                size_t z = ZSTD_compressCCtx(cctx, zbuf + NP_TRACE_EVENTS_PREFIX, zcap,
+                                             t->buf + NP_TRACE_EVENTS_PREFIX, t->len, ZSTD_LEVEL);
+                if (!ZSTD_isError(z) && z < t->len) {
+                    np_trace_events_prefix(zbuf, t->tid, t->base, t->count, NP_COMPRESS_ZSTD, (uint32_t)t->len,
+                                           (uint32_t)z);
+                    np_posix_write_all(e->fd, zbuf, NP_TRACE_EVENTS_PREFIX + z);
+                    return;
                 }
             }
         }
     }
-    if (!done) {
-        fill_prefix(e->buf, e, e->len, NP_COMPRESS_NONE);
-        np_rec_write_all(e->fd, e->buf, PREFIX + e->len);
-    }
-    e->len = 0;
-    e->count = 0;
-    e->prev_pc = 0;
+    np_posix_write_all(e->fd, t->buf, np_trace_enc_chunk(t));
 }
 
-/* Ticks from *PREV to TICK (never backwards, at most 60 bits); TICK, or
- * *PREV if it is earlier, becomes *PREV. */
-static inline __attribute__((always_inline)) uint64_t ev_dt(uint64_t *prev, uint64_t tick)
+static void enc_flush(struct enc *e)
 {
-    if ((int64_t)(tick - *prev) < 0)
-        tick = *prev;
-    uint64_t dt = tick - *prev;
-    if (dt >> 60)
-        dt = (1ull << 60) - 1;
-    *prev = tick;
-    return dt;
+    np_trace_enc_flush(&e->t);
 }
 
-/* The first varint of a record of KIND at TICK, at the end of E's stream
- * (the record starts the chunk if it is empty); returns its bytes. */
-static size_t enc_head(struct enc *e, unsigned kind, uint64_t tick)
-{
-    if (!e->count) {
-        e->base = e->prev = tick;
-        e->prev_addr = 0;
-        e->prev_pc = 0;
-    }
-    return np_put_varint(e->buf + PREFIX + e->len, ev_dt(&e->prev, tick) << NP_EV_KIND_BITS | kind);
-}
-
-/* A SAMPLE record (trace-format.md): the frame count, the overrun and
- * skipped periods, the PC as a delta from the previous sample's, each
- * caller as a delta from the frame before it. */
 static void enc_sample(struct enc *e, uint64_t tick, unsigned n, uint64_t overrun, uint64_t skipped,
                        const uint64_t *frames)
 {
-    uint8_t *o = e->buf + PREFIX + e->len;
-    size_t k = enc_head(e, NP_EV_SAMPLE, tick);
-    k += np_put_varint(o + k, n);
-    k += np_put_varint(o + k, overrun);
-    k += np_put_varint(o + k, skipped);
-    uint64_t prev = e->prev_pc;
-    for (unsigned i = 0; i < n; i++) {
-        k += np_put_varint(o + k, np_zigzag((int64_t)(frames[i] - prev)));
-        prev = frames[i];
-    }
-    e->prev_pc = frames[0];
-    e->len += k;
-    e->count++;
-    if (e->len >= e->limit)
-        enc_flush(e);
+    np_trace_enc_sample(&e->t, tick, n, overrun, skipped, frames);
 }
 
 /* The frames of the raw SAMPLE at R[0] (which holds N) into OUT. */
@@ -569,18 +360,7 @@ static size_t raw_sample_slots(const np_raw *r, size_t i, size_t n)
 
 static void enc_put(struct enc *e, unsigned kind, uint64_t value, uint64_t tick)
 {
-    uint8_t *o = e->buf + PREFIX + e->len;
-    size_t n = enc_head(e, kind, tick);
-    if (kind == NP_EV_ENTRY) {
-        n += np_put_varint(o + n, np_zigzag((int64_t)(value - e->prev_addr)));
-        e->prev_addr = value;
-    } else if (kind == NP_EV_LOST || kind == NP_EV_SWITCH) {
-        n += np_put_varint(o + n, value);
-    }
-    e->len += n;
-    e->count++;
-    if (e->len >= e->limit)
-        enc_flush(e);
+    np_trace_enc_put(&e->t, kind, value, tick);
 }
 
 /* ---- the time filter ---------------------------------------------------- */
@@ -819,10 +599,7 @@ static struct enc *enc_for(int fd, struct np_rec_stream *s, int mode)
 {
     struct enc *e = mode == NP_REC_FATAL ? &enc_fatal : &enc_main;
     e->fd = fd;
-    e->tid = s->tid;
-    e->len = 0;
-    e->count = 0;
-    e->prev_pc = 0;
+    np_trace_enc_thread(&e->t, (uint32_t)s->tid);
     return e;
 }
 
@@ -862,21 +639,15 @@ static inline __attribute__((always_inline)) void plain_put(struct plain *p, str
                                                             uint64_t v, uint64_t tick)
 {
     if (!p->count) {
-        e->base = p->prev = tick;
+        e->t.base = p->prev = tick;
         p->prev_addr = 0;
     }
-    p->len += np_put_varint(p->base + p->len, ev_dt(&p->prev, tick) << NP_EV_KIND_BITS | ev);
-    if (ev == NP_EV_ENTRY) {
-        p->len += np_put_varint(p->base + p->len, np_zigzag((int64_t)(v - p->prev_addr)));
-        p->prev_addr = v;
-    } else if (ev != NP_EV_EXIT) {
-        p->len += np_put_varint(p->base + p->len, v);
-    }
+    p->len += np_trace_put_record(p->base + p->len, np_trace_dt(&p->prev, tick), ev, v, &p->prev_addr);
     p->count++;
-    if (p->len >= e->limit) {
-        e->len = p->len;
-        e->count = p->count;
-        e->prev = p->prev;
+    if (p->len >= e->t.limit) {
+        e->t.len = p->len;
+        e->t.count = p->count;
+        e->t.prev = p->prev;
         enc_flush(e);
         p->len = 0;
         p->count = 0;
@@ -888,7 +659,7 @@ static inline __attribute__((always_inline)) void plain_put(struct plain *p, str
  * before recording did. The encoder's state stays in registers. */
 static void encode_plain(struct np_rec_wstate *w, struct enc *e, const np_raw *r, size_t n)
 {
-    struct plain p = { e->buf + PREFIX, e->len, e->count, e->prev, e->prev_addr };
+    struct plain p = { e->t.buf + NP_TRACE_EVENTS_PREFIX, e->t.len, e->t.count, e->t.prev, e->t.prev_addr };
     size_t depth = w->depth, unknown = w->unknown;
     uint64_t lost_n = 0;
     for (size_t i = 0; i < n; i++) {
@@ -946,15 +717,15 @@ static void encode_plain(struct np_rec_wstate *w, struct enc *e, const np_raw *r
             size_t slots = raw_sample_slots(r, i, n);
             if (nf && (nf + 1) / 2 == slots) {
                 raw_frames(r + i, nf, frames);
-                e->len = p.len;
-                e->count = p.count;
-                e->prev = p.prev;
-                e->prev_addr = p.prev_addr;
+                e->t.len = p.len;
+                e->t.count = p.count;
+                e->t.prev = p.prev;
+                e->t.prev_addr = p.prev_addr;
                 enc_sample(e, tick, nf, NP_RAW_SAMPLE_OVERRUN(v), NP_RAW_SAMPLE_SKIPPED(v), frames);
-                p.len = e->len;
-                p.count = e->count;
-                p.prev = e->prev;
-                p.prev_addr = e->prev_addr;
+                p.len = e->t.len;
+                p.count = e->t.count;
+                p.prev = e->t.prev;
+                p.prev_addr = e->t.prev_addr;
             }
             i += slots;
             break;
@@ -963,10 +734,10 @@ static void encode_plain(struct np_rec_wstate *w, struct enc *e, const np_raw *r
             break;
         }
     }
-    e->len = p.len;
-    e->count = p.count;
-    e->prev = p.prev;
-    e->prev_addr = p.prev_addr;
+    e->t.len = p.len;
+    e->t.count = p.count;
+    e->t.prev = p.prev;
+    e->t.prev_addr = p.prev_addr;
     w->depth = depth;
     w->unknown = unknown;
 }

@@ -34,7 +34,7 @@
 #if defined(NP_HAVE_LIBUNWIND)
 #define UNW_LOCAL_ONLY /* this process only: the faster, smaller API */
 #include <libunwind.h>
-#include "../port/lazy.h" /* libnanoprof.so: libunwind loaded when asked for */
+#include "../port/posix/lazy.h" /* libnanoprof.so: libunwind loaded when asked for */
 #endif
 #include <signal.h>
 #include <stdio.h>
@@ -49,7 +49,7 @@
 #endif
 
 /* Frames per sample, the PC included: deeper stacks keep their innermost. */
-#define MAX_FRAMES 128
+#define MAX_FRAMES NP_SAMPLE_FRAMES
 _Static_assert(MAX_FRAMES <= NP_SAMPLE_MAX_FRAMES && MAX_FRAMES <= 255, "frame count field");
 
 /* Not instrumented by sanitizers: the frame walk reads other functions'
@@ -94,7 +94,7 @@ static void *next_fn(void **cache, const char *name);
 static struct sigaction chained[2]; /* the program's, in chained[chain_cur] */
 static int chain_cur;                /* atomic */
 static int chain_lock;               /* atomic: writers only */
-static __thread int installing;      /* our own sigaction call is under way */
+static NP_PORT_TLS int installing; /* our own sigaction call is under way */
 
 static void chain_set(const struct sigaction *act, struct sigaction *old)
 {
@@ -222,7 +222,7 @@ static int append(struct np_rec_stream *s, const uint64_t *fr, unsigned n, uint6
             return 0;
     }
     p[0].w0 = (uint64_t)NP_RAW_SAMPLE << NP_RAW_SHIFT | n | field(overrun) << 8 | field(s->smp.skipped) << 32;
-    p[0].w1 = np_rec_ticks();
+    p[0].w1 = np_port_wall_ticks();
     for (unsigned i = 0; i < n; i += 2) {
         p[1 + i / 2].w0 = fr[i];
         p[1 + i / 2].w1 = i + 1 < n ? fr[i + 1] : 0;
@@ -407,7 +407,7 @@ static void arm(struct np_rec_stream *s, unsigned hz)
 
 static void write_sampling(int fd, unsigned hz)
 {
-    np_rec_write_sampling(fd, np_rec_ticks(), hz, S.unwinder, NP_SAMPLING_CPU_TIME | NP_SAMPLING_RETURN_ADDRS,
+    np_rec_write_sampling(fd, np_port_wall_ticks(), hz, S.unwinder, NP_SAMPLING_CPU_TIME | NP_SAMPLING_RETURN_ADDRS,
                           hz ? period_ns(hz) : 0, MAX_FRAMES);
 }
 
@@ -558,7 +558,7 @@ int np_sample_stop(void)
 
 /* ---- interposed: pthread_create, sigaction, signal ------------------------ */
 
-static __thread int internal_create; /* the runtime's own thread: not wrapped */
+static NP_PORT_TLS int internal_create; /* the runtime's own thread: not wrapped */
 
 int np_sample_real_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {

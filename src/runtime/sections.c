@@ -8,14 +8,8 @@
 #include "output.h"
 #include "../port/port.h"
 #include "nanoprof/sections.h"
+#include "np_config.h"
 
-#include <pthread.h>
-#include <string.h>
-#include <sys/mman.h>
-
-#ifndef NP_SECTIONS_MAX
-#define NP_SECTIONS_MAX 64
-#endif
 _Static_assert(NP_SECTIONS_MAX >= 2, "NP_SECTIONS_MAX: the global section and at least one more");
 
 /* Totals, one cache line per section so that threads in different
@@ -40,27 +34,18 @@ struct section_thread {
     uint8_t ready;
 };
 
-/* Each thread's state is a page of its own, mapped by its first section
- * and unmapped when it ends: only a pointer is in TLS, so that the
- * runtime's TLS stays small enough for a dlopen'ed libnanoprof.so
- * (docs/instrumenting.md). mmap, not malloc: no lock, and the first
- * section may be in a signal handler that interrupted malloc. */
-static __thread struct section_thread *me;
-static pthread_key_t me_key;
-static pthread_once_t me_once = PTHREAD_ONCE_INIT;
+/* Each thread's state is a block of its own, which the port hands out at
+ * its first section and takes back when it ends: only a pointer is
+ * per-thread storage, so that the runtime's TLS stays small enough for a
+ * dlopen'ed libnanoprof.so (docs/instrumenting.md). The POSIX port maps
+ * it (no lock: the first section may be in a signal handler that
+ * interrupted malloc). */
+static NP_PORT_TLS struct section_thread *me;
 
-static void me_free(void *arg)
+/* The thread ends: the port takes its block back. */
+static void me_forget(void)
 {
-    struct section_thread *s = me;
-    (void)arg;
     me = NULL;
-    if (s)
-        munmap(s, sizeof *s);
-}
-
-static void me_key_make(void)
-{
-    pthread_key_create(&me_key, me_free);
 }
 
 static int initialised, hw_on;
@@ -95,12 +80,10 @@ static __attribute__((noinline)) struct section_thread *thread_start(void)
 {
     struct section_thread *s = me;
     if (!s) {
-        void *p = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED)
+        s = np_port_thread_alloc(sizeof *s, me_forget);
+        if (!s)
             return NULL;
-        s = me = p;
-        pthread_once(&me_once, me_key_make);
-        pthread_setspecific(me_key, s);
+        me = s;
     }
     if (!s->ready) {
         np_port_clock_init();

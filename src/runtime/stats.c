@@ -4,14 +4,14 @@
  * The table lives in the buffer the program gives np_stats_init: a header,
  * an array of per-function entries in order of first appearance, and an
  * open-addressing hash index over them (twice as many slots as entries, a
- * power of two). One spin lock guards it, so any thread may merge into a
- * shared table while others measure. Times are kept in clock ticks and
+ * power of two). One critical section of the port guards it (a spin lock
+ * on a host, interrupts masked on a target), so any thread may merge into
+ * a shared table while others measure. Times are kept in clock ticks and
  * converted to nanoseconds when read.
  *
  * Each thread adds its calls up as they end, in a small table of its own
  * (cost_hot.h); a merge adds those sums here: counts, totals and self
  * times add, minima and maxima combine. */
-#include <string.h>
 #include "hooks.h"
 #include "output.h"
 #include "../port/port.h"
@@ -79,15 +79,14 @@ size_t np_stats_buffer_size(int functions)
     return functions > 0 ? bytes_for((size_t)functions) : 0;
 }
 
-static void lock(struct stats_hdr *h)
+static np_port_crit lock(struct stats_hdr *h)
 {
-    while (__atomic_exchange_n(&h->lock, 1, __ATOMIC_ACQUIRE))
-        np_port_relax();
+    return np_port_crit_enter(&h->lock);
 }
 
-static void unlock(struct stats_hdr *h)
+static void unlock(struct stats_hdr *h, np_port_crit held)
 {
-    __atomic_store_n(&h->lock, 0, __ATOMIC_RELEASE);
+    np_port_crit_exit(&h->lock, held);
 }
 
 static uint32_t hash(uint64_t fn)
@@ -110,7 +109,7 @@ static struct stat_entry *find(struct stats_hdr *h, uint64_t fn, int add)
             if (h->count == h->cap)
                 return NULL;
             struct stat_entry *e = &entries(h)[h->count++];
-            memset(e, 0, sizeof *e);
+            __builtin_memset(e, 0, sizeof *e);
             e->fn = fn;
             e->min = UINT64_MAX;
             idx[i] = h->count;
@@ -124,7 +123,7 @@ static struct stat_entry *find(struct stats_hdr *h, uint64_t fn, int add)
 static void rebuild_index(struct stats_hdr *h)
 {
     uint32_t *idx = index_of(h);
-    memset(idx, 0, (h->hmask + 1) * sizeof *idx);
+    __builtin_memset(idx, 0, (h->hmask + 1) * sizeof *idx);
     for (uint32_t k = 0; k < h->count; k++) {
         uint32_t i = hash(entries(h)[k].fn) & h->hmask;
         while (idx[i])
@@ -153,10 +152,10 @@ int np_stats_init(void *stats, size_t size)
     if (cap < 1)
         return np_error(NP_ESMALL, "np_stats_init", "buffer too small for even one function");
     struct stats_hdr *h = stats;
-    memset(h, 0, sizeof *h);
+    __builtin_memset(h, 0, sizeof *h);
     h->cap = (uint32_t)cap;
     h->hmask = (uint32_t)slots_for((size_t)cap) - 1;
-    memset(index_of(h), 0, (h->hmask + 1) * sizeof(uint32_t));
+    __builtin_memset(index_of(h), 0, (h->hmask + 1) * sizeof(uint32_t));
     h->magic = STATS_MAGIC;
     np_port_clock_init();
     __atomic_store_n(&np_default_stats, stats, __ATOMIC_RELEASE);
@@ -169,9 +168,9 @@ int np_stats_merge(void *stats, struct np_thread *t)
     struct np_cost_state *c = &t->cost;
     int status = NP_OK;
 
-    lock(h);
+    np_port_crit held = lock(h);
     if (h->magic != STATS_MAGIC) { /* shut down meanwhile */
-        unlock(h);
+        unlock(h, held);
         return NP_EINVAL;
     }
     for (uint32_t k = 0; k < c->count; k++) {
@@ -192,7 +191,7 @@ int np_stats_merge(void *stats, struct np_thread *t)
     }
     h->lost += c->lost;
     c->lost = 0;
-    unlock(h);
+    unlock(h, held);
     np_cost_reset(c);
     return status;
 }
@@ -274,7 +273,7 @@ int np_stats_dump(void *stats)
     if (!np_api_enter(t, "np_stats_dump"))
         return NP_EBUSY;
     double ns = np_port_ns_per_tick();
-    lock(h);
+    np_port_crit held = lock(h);
     uint32_t *v = index_of(h);
     for (uint32_t k = 0; k < h->count; k++)
         v[k] = k + 1;
@@ -312,7 +311,7 @@ int np_stats_dump(void *stats)
     }
     rebuild_index(h);
     int status = h->full ? NP_EFULL : NP_OK;
-    unlock(h);
+    unlock(h, held);
     np_thread_unlock(t);
     return status;
 }
@@ -325,11 +324,11 @@ int np_stats_shutdown(void *stats)
     struct np_thread *t = np_self();
     if (!np_api_enter(t, "np_stats_shutdown"))
         return NP_EBUSY;
-    lock(h);
+    np_port_crit held = lock(h);
     void *expected = stats;
     __atomic_compare_exchange_n(&np_default_stats, &expected, NULL, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     h->magic = 0;
-    unlock(h);
+    unlock(h, held);
     np_thread_unlock(t);
     return NP_OK;
 }
@@ -351,11 +350,11 @@ int np_stats_get(void *stats, int i, np_func_stats *out)
     if (!np_api_enter(t, "np_stats_get"))
         return NP_EBUSY;
     double ns = np_port_ns_per_tick();
-    lock(h);
+    np_port_crit held = lock(h);
     int ok = (uint32_t)i < h->count;
     if (ok)
         to_public(&entries(h)[i], ns, out);
-    unlock(h);
+    unlock(h, held);
     np_thread_unlock(t);
     return ok ? NP_OK : np_error(NP_EINVAL, "np_stats_get", "index out of range");
 }
@@ -371,13 +370,13 @@ int np_stats_find(void *stats, const void *fn, np_func_stats *out)
     if (!np_api_enter(t, "np_stats_find"))
         return NP_EBUSY;
     double ns = np_port_ns_per_tick();
-    lock(h);
+    np_port_crit held = lock(h);
     struct stat_entry *e = find(h, (uint64_t)(uintptr_t)fn & NP_ADDR_MASK, 0);
     if (!e) /* an NP_ENTER name? */
         e = find(h, ((uint64_t)(uintptr_t)fn & NP_ADDR_MASK) | NP_COST_NAMED, 0);
     if (e)
         to_public(e, ns, out);
-    unlock(h);
+    unlock(h, held);
     np_thread_unlock(t);
     return e ? NP_OK : NP_EINVAL; /* not an error: FN was never called */
 }

@@ -1,17 +1,16 @@
 /* thread.c - per-thread state: finding it, and switching between the
  * states of a user-level scheduler's threads. */
-#include <string.h>
 #include "hooks.h"
 #include "cost_hot.h"
-#include "record.h"
+#include "record_hooks.h"
+#include "../port/port.h"
 
 /* What np_cur points to until the thread's first hook or API call: busy,
  * so that the hooks' leaf paths send that call to the full path, which
  * attaches the thread (np_self). Read-only: nothing may write to it. */
 __attribute__((visibility("default"))) const struct np_thread np_unattached = { .flags = NP_F_BUSY };
-__thread struct np_thread *np_cur __attribute__((tls_model("initial-exec"), visibility("default"))) =
-    (struct np_thread *)&np_unattached;
-static __thread struct np_thread own __attribute__((tls_model("initial-exec"), aligned(16)));
+NP_PORT_TLS struct np_thread *np_cur __attribute__((visibility("default"))) = (struct np_thread *)&np_unattached;
+static NP_PORT_TLS struct np_thread own __attribute__((aligned(16)));
 
 /* Set by the recorder (record.c) when it starts; NULL otherwise. */
 void (*np_rec_attach_hook)(struct np_thread *t);
@@ -19,13 +18,27 @@ void (*np_rec_exit_hook)(struct np_thread *t);
 void (*np_rec_jump_hook)(struct np_thread *t, unsigned kind, const void *env);
 void (*np_rec_switch_hook)(struct np_thread *from, struct np_thread *to);
 
+/* The OS thread ends (the port calls this on it): the recorder hands its
+ * last buffer to the writer, and function cost merges its sums (a thread
+ * that ends without np_stats_calc has its open calls counted lost). */
+static void os_thread_exit(void)
+{
+    struct np_thread *t = np_thread_os();
+    if (t) {
+        void (*rec)(struct np_thread *) = __atomic_load_n(&np_rec_exit_hook, __ATOMIC_ACQUIRE);
+        if (rec)
+            rec(t);
+        np_cost_thread_exit(t);
+    }
+}
+
 struct np_thread *np_thread_attach(void)
 {
     struct np_thread *t = &own;
     if (!(t->flags & NP_F_ATTACHED)) {
         t->flags |= NP_F_ATTACHED;
         t->tid = np_port_tid();
-        np_port_thread_start();
+        np_port_thread_start(os_thread_exit);
         void (*rec)(struct np_thread *) = __atomic_load_n(&np_rec_attach_hook, __ATOMIC_ACQUIRE);
         if (rec)
             rec(t);
@@ -67,7 +80,7 @@ np_thread *np_thread_init(void *mem, size_t size)
         return NULL;
     }
     struct np_thread *t = mem;
-    memset(t, 0, sizeof *t);
+    __builtin_memset(t, 0, sizeof *t);
     t->flags = NP_F_ATTACHED;
     t->tid = np_port_tid();
     return t;

@@ -1,9 +1,11 @@
 /* thread.h - the per-thread state every mechanism keeps, and how the hooks
  * find it.
  *
- * Each OS thread owns one np_thread in TLS; a user-level scheduler may make
- * more and switch between them (np_thread_switch). The hooks reach the one
- * in use through a single TLS pointer, so the hot path is one TLS load. The
+ * Each OS thread owns one np_thread in the port's per-thread storage
+ * (NP_PORT_TLS: TLS on a host, a plain global on a target with one core);
+ * a user-level scheduler (an RTOS) may make more and switch between them
+ * (np_thread_switch). The hooks reach the one in use through a single
+ * pointer there, so the hot path is one TLS load on a host. The
  * BUSY flag makes every hook a no-op while another hook (or a dump) runs on
  * the same thread: a signal handler that runs instrumented code in the
  * middle of a hook, or a hook that reaches instrumented code, records
@@ -13,6 +15,8 @@
 
 #include <stdint.h>
 #include "nanoprof/nanoprof.h"
+#include "np_config.h"
+#include "../port/port.h"
 
 /* flags */
 enum {
@@ -38,13 +42,15 @@ typedef struct np_trace_record {
 } np_trace_record;
 
 #define NP_REC_NAMED (1ull << 63)
-#define NP_ADDR_BITS 48
+/* The bits of an address the records keep: the port's (48 on a 64-bit
+ * host, 32 on a 32-bit target), in the same 16-byte records. */
+#define NP_ADDR_BITS NP_PORT_ADDR_BITS
+_Static_assert(NP_ADDR_BITS <= 48, "a record keeps 48 bits of address and 16 of depth");
 #define NP_ADDR_MASK ((1ull << NP_ADDR_BITS) - 1)
-/* A code address as the hooks store it: its low NP_ADDR_BITS bits. On
- * x86-64, code is mapped below 2^47 (with 5-level paging too: the kernel
- * maps higher only when asked to), so there is nothing to clear, and the
- * hooks save the instructions. */
-#if defined(__x86_64__)
+/* A code address as the hooks store it: its low NP_ADDR_BITS bits, taken
+ * as they are where the port says code never has higher ones (the hooks
+ * save the instructions). */
+#if NP_PORT_CODE_ADDR_FITS
 #define NP_CODE_ADDR(p) ((uint64_t)(uintptr_t)(p))
 #else
 #define NP_CODE_ADDR(p) ((uint64_t)(uintptr_t)(p) & NP_ADDR_MASK)
@@ -114,7 +120,6 @@ struct np_jmp_mark {
     uint32_t cost_depth;
     uint64_t cost_lost_open;
 };
-#define NP_JMP_MARKS 8
 
 struct np_thread {
     uint32_t flags;
@@ -132,7 +137,7 @@ _Static_assert(sizeof(struct np_thread) <= NP_THREAD_SIZE, "NP_THREAD_SIZE too s
 
 /* The state in use on this thread: &np_unattached until it is attached,
  * never NULL. */
-extern __thread struct np_thread *np_cur __attribute__((tls_model("initial-exec")));
+extern NP_PORT_TLS struct np_thread *np_cur;
 extern const struct np_thread np_unattached __attribute__((visibility("default")));
 struct np_thread *np_thread_attach(void);
 /* The OS thread's own state (not a user-level thread's), or NULL. */
@@ -147,6 +152,16 @@ static inline __attribute__((always_inline)) struct np_thread *np_self(void)
 }
 
 /* Marks T busy for a dump or API call; returns 0 when it already was. */
+/* The raw time now, and the time the OS switched T's OS thread out since
+ * the last look added to T's offset (np_port_resync). */
+static inline uint64_t np_thread_resync_raw(struct np_thread *t)
+{
+    uint64_t switched;
+    uint64_t now = np_port_resync(&switched);
+    t->off += switched;
+    return now;
+}
+
 static inline int np_thread_lock(struct np_thread *t)
 {
     if (t->flags & NP_F_BUSY)

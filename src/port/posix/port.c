@@ -1,4 +1,4 @@
-/* posix.c - the port for Linux and other POSIX hosts.
+/* port.c - the POSIX port (port.h): Linux and other POSIX hosts.
  *
  * Clock: the CPU's counter (TSC on x86-64, CNTVCT on AArch64), calibrated
  * against CLOCK_MONOTONIC_RAW. Time a thread spends switched out is taken
@@ -11,20 +11,22 @@
  * Where rseq is not registered, the thread CPU-time clock is read instead
  * (slower, equally exact). docs/cost.md explains this.
  *
- * Symbols: dl_iterate_phdr finds the module holding an address, libelf reads
- * its .symtab (static functions included) or, stripped, its separate debug
- * file's (common/debug_file.h), falling back to .dynsym. */
+ * Symbols: the walk of the loaded modules the recorder makes too
+ * (modules.h) finds the module holding an address, whose
+ * functions are read as the host's symbolizer reads them
+ * (common/elf_symtab.h): .symtab (static functions included) or,
+ * stripped, its separate debug file's (common/debug_file.h), and .dynsym. */
 #define _GNU_SOURCE
-#include "port.h"
-#include "../common/debug_file.h"
-#include "../runtime/hooks.h"
-#include "../runtime/record.h"
+#include "../port.h"
+#include "../../common/debug_file.h"
+#include "../../common/elf_symtab.h"
+#include "modules.h"
+#include "posix.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <limits.h>
-#include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -32,6 +34,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include "lazy.h"
 #ifdef __linux__
@@ -48,7 +51,7 @@ int np_clock_kind = NP_CLOCK_MONOTONIC;
 /* Until a thread arms switch detection, its flag is this word, never 0:
  * the hooks read the flag without first testing the pointer. */
 __attribute__((visibility("default"))) const uint64_t np_switch_never = 1;
-__thread volatile uint64_t *np_switch_flag __attribute__((tls_model("initial-exec"), visibility("default"))) =
+NP_PORT_TLS volatile uint64_t *np_switch_flag __attribute__((visibility("default"))) =
     (volatile uint64_t *)&np_switch_never;
 
 static __thread uint64_t ref_counter, ref_cpu_ns;
@@ -228,6 +231,11 @@ double np_port_ns_per_tick_soon(void)
 #endif
 }
 
+const char *np_port_wall_clock_name(void)
+{
+    return np_clock_kind == NP_CLOCK_COUNTER ? np_port_clock_name() : "monotonic";
+}
+
 const char *np_port_clock_name(void)
 {
     switch (np_clock_kind) {
@@ -243,21 +251,14 @@ const char *np_port_clock_name(void)
     }
 }
 
-/* A thread that ends without summarising has its records counted as lost;
- * the recorder hands its last buffer to the writer. */
+/* The runtime's callback for a thread that ends, run by the thread's
+ * thread-specific data destructor. */
 static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
-static void on_thread_exit(void *arg)
+static void on_thread_exit(void *fn)
 {
-    struct np_thread *t = np_thread_os();
-    (void)arg;
-    if (t) {
-        void (*rec)(struct np_thread *) = __atomic_load_n(&np_rec_exit_hook, __ATOMIC_ACQUIRE);
-        if (rec)
-            rec(t);
-        np_cost_thread_exit(t);
-    }
+    ((void (*)(void))fn)();
 }
 
 static void make_exit_key(void)
@@ -265,10 +266,77 @@ static void make_exit_key(void)
     pthread_key_create(&exit_key, on_thread_exit);
 }
 
-void np_port_thread_start(void)
+void np_port_thread_start(void (*on_exit)(void))
 {
     pthread_once(&exit_once, make_exit_key);
-    pthread_setspecific(exit_key, (void *)1);
+    pthread_setspecific(exit_key, (void *)on_exit);
+}
+
+/* Per-thread blocks: mapped, not allocated (no lock: the first may be
+ * asked for in a signal handler that interrupted malloc), each with a
+ * header, chained from one key whose destructor gives them back. */
+struct thread_block {
+    struct thread_block *next;
+    size_t size;
+    void (*forget)(void);
+    uint64_t pad;
+};
+static pthread_key_t block_key;
+static pthread_once_t block_once = PTHREAD_ONCE_INIT;
+
+static void blocks_free(void *first)
+{
+    for (struct thread_block *b = first, *next; b; b = next) {
+        next = b->next;
+        if (b->forget)
+            b->forget();
+        munmap(b, sizeof *b + b->size);
+    }
+}
+
+static void make_block_key(void)
+{
+    pthread_key_create(&block_key, blocks_free);
+}
+
+void *np_port_thread_alloc(size_t size, void (*forget)(void))
+{
+    pthread_once(&block_once, make_block_key);
+    void *p = mmap(NULL, sizeof(struct thread_block) + size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    struct thread_block *b = p;
+    b->next = pthread_getspecific(block_key);
+    b->size = size;
+    b->forget = forget;
+    pthread_setspecific(block_key, b);
+    return b + 1;
+}
+
+void *np_port_map(size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+void *np_port_alloc(size_t size)
+{
+    return malloc(size);
+}
+
+void np_port_free(void *p)
+{
+    free(p);
+}
+
+const char *np_port_getenv(const char *name)
+{
+    return getenv(name);
+}
+
+void np_port_atfork_child(void (*fn)(void))
+{
+    pthread_atfork(NULL, NULL, fn);
 }
 
 void np_port_clock_thread(void)
@@ -285,7 +353,7 @@ void np_port_clock_thread(void)
 #endif
 }
 
-uint64_t np_port_resync(struct np_thread *t)
+uint64_t np_port_resync(uint64_t *switched)
 {
     /* Arm first: a switch before the reads below falls in this window, one
      * after them clears the flag again. */
@@ -294,8 +362,7 @@ uint64_t np_port_resync(struct np_thread *t)
     uint64_t now = np_port_counter();
     uint64_t wall = now - ref_counter;
     uint64_t ran = (uint64_t)((double)(cpu - ref_cpu_ns) / np_port_ns_per_tick_soon());
-    if (wall > ran)
-        t->off += wall - ran;
+    *switched = wall > ran ? wall - ran : 0;
     ref_counter = now;
     ref_cpu_ns = cpu;
     return now;
@@ -311,97 +378,46 @@ void np_port_relax(void)
     sched_yield();
 }
 
-void np_port_write_default(const char *bytes, size_t len)
+int np_posix_write_all(int fd, const void *p, size_t n)
 {
-    while (len) {
-        ssize_t n = write(2, bytes, len);
-        if (n < 0 && errno == EINTR)
+    const char *c = p;
+    while (n) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
-            return;
-        bytes += n;
-        len -= (size_t)n;
-    }
-}
-
-/* ---- symbols ------------------------------------------------------------ */
-
-struct np_sym {
-    uint64_t start, size;
-    const char *name;
-};
-
-struct np_module {
-    char path[512];
-    uint64_t bias;
-    int loaded;
-    Elf *elf;
-    int fd;
-    Elf *dbg_elf;     /* its separate debug file, when stripped */
-    int dbg_fd;
-    struct np_sym *syms;
-    size_t nsyms;
-};
-
-#define NP_MAX_MODULES 128
-static struct np_module modules[NP_MAX_MODULES];
-static int nmodules;
-static pthread_mutex_t sym_lock = PTHREAD_MUTEX_INITIALIZER;
-
-struct find_ctx {
-    uintptr_t addr;
-    const char *path;
-    uint64_t bias;
-    int found;
-};
-
-static int find_module(struct dl_phdr_info *info, size_t size, void *data)
-{
-    struct find_ctx *f = data;
-    (void)size;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-        if (ph->p_type == PT_LOAD && f->addr >= lo && f->addr < lo + ph->p_memsz) {
-            f->path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : "/proc/self/exe";
-            f->bias = info->dlpi_addr;
-            f->found = 1;
-            return 1;
-        }
+        if (w <= 0)
+            return -1;
+        c += w;
+        n -= (size_t)w;
     }
     return 0;
 }
 
-static int sym_cmp(const void *a, const void *b)
+void np_port_write_default(const char *bytes, size_t len)
 {
-    const struct np_sym *x = a, *y = b;
-    return x->start < y->start ? -1 : x->start > y->start;
+    (void)np_posix_write_all(2, bytes, len);
 }
 
-static size_t read_table(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct np_sym *out)
-{
-    Elf_Data *data = elf_getdata(scn, NULL);
-    size_t n = 0, count = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
-    for (size_t i = 0; data && i < count; i++) {
-        GElf_Sym s;
-        if (!gelf_getsym(data, (int)i, &s))
-            break;
-        int type = GELF_ST_TYPE(s.st_info);
-        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF || s.st_value == 0)
-            continue;
-        const char *name = elf_strptr(elf, sh->sh_link, s.st_name);
-        if (!name || !*name)
-            continue;
-        if (out)
-            out[n] = (struct np_sym){ s.st_value, s.st_size, name };
-        n++;
-    }
-    return n;
-}
+/* ---- symbols ------------------------------------------------------------ */
+
+/* A module whose functions were read (common/elf_symtab.h: the rules the
+ * host's symbolizer follows too). */
+struct np_module {
+    char path[512];
+    uint64_t bias;
+    int fd, dbg_fd;
+    Elf *elf;
+    Elf *dbg_elf;     /* its separate debug file, when stripped */
+    struct np_elf_funcs funcs;
+};
+
+#define NP_MAX_MODULES NP_POSIX_SYM_MODULES
+static struct np_module modules[NP_MAX_MODULES];
+static int nmodules;
+static pthread_mutex_t sym_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void load_module(struct np_module *m)
 {
-    m->loaded = 1;
     m->dbg_fd = -1;
     m->fd = -1;
     if (!np_lazy_elf())
@@ -413,58 +429,21 @@ static void load_module(struct np_module *m)
     m->elf = elf_begin(m->fd, ELF_C_READ, NULL);
     if (!m->elf || elf_kind(m->elf) != ELF_K_ELF)
         return;
-    Elf_Scn *symtab = NULL, *dynsym = NULL, *scn = NULL;
-    GElf_Shdr sh, use_sh;
-    while ((scn = elf_nextscn(m->elf, scn))) {
-        if (!gelf_getshdr(scn, &sh))
-            continue;
-        if (sh.sh_type == SHT_SYMTAB)
-            symtab = scn;
-        else if (sh.sh_type == SHT_DYNSYM)
-            dynsym = scn;
-    }
-    Elf *names = m->elf;
+    int symtab = 0;
+    GElf_Shdr sh;
+    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(m->elf, scn));)
+        symtab |= gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB;
     if (!symtab) { /* stripped: its debug file's .symtab, where one is installed */
         char real[PATH_MAX];
         const char *path = realpath(m->path, real) ? real : m->path;
         m->dbg_elf = np_debug_file_open(m->elf, path, &m->dbg_fd);
-        for (scn = NULL; m->dbg_elf && (scn = elf_nextscn(m->dbg_elf, scn));)
-            if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
-                symtab = scn;
-                names = m->dbg_elf;
-            }
     }
-    scn = symtab ? symtab : dynsym;
-    if (!scn || !gelf_getshdr(scn, &use_sh))
+    if (np_elf_funcs_read(m->elf, m->dbg_elf, &m->funcs) < 0)
         return;
-    size_t n = read_table(names, scn, &use_sh, NULL);
-    m->syms = n ? malloc(n * sizeof *m->syms) : NULL;
-    if (!m->syms)
-        return;
-    m->nsyms = read_table(names, scn, &use_sh, m->syms);
-    qsort(m->syms, m->nsyms, sizeof *m->syms, sym_cmp);
     /* an executable (ET_EXEC) is not relocated */
     GElf_Ehdr eh;
     if (gelf_getehdr(m->elf, &eh) && eh.e_type == ET_EXEC)
         m->bias = 0;
-}
-
-static const struct np_sym *lookup(struct np_module *m, uint64_t addr)
-{
-    size_t lo = 0, hi = m->nsyms;
-    while (lo < hi) { /* first symbol starting after addr */
-        size_t mid = (lo + hi) / 2;
-        if (m->syms[mid].start <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0)
-        return NULL;
-    const struct np_sym *s = &m->syms[lo - 1];
-    if (s->size && addr >= s->start + s->size)
-        return NULL;
-    return s;
 }
 
 /* The recorder's writer thread symbolizes while the program may fork: a
@@ -476,31 +455,31 @@ static void sym_setup(void) { pthread_atfork(sym_prepare, sym_release, sym_relea
 
 int np_port_symbolize_at(const void *addr, char *buf, size_t len, uint64_t *offset)
 {
-    struct find_ctx f = { (uintptr_t)addr, NULL, 0, 0 };
+    struct np_posix_module mod;
+    char path[PATH_MAX];
     const char *name = NULL;
     pthread_once(&sym_once, sym_setup);
-    dl_iterate_phdr(find_module, &f);
-    if (f.found) {
+    if (np_posix_module_of((uintptr_t)addr, &mod, path)) {
         pthread_mutex_lock(&sym_lock);
         struct np_module *m = NULL;
         for (int i = 0; i < nmodules; i++)
-            if (modules[i].bias == f.bias && strcmp(modules[i].path, f.path) == 0)
+            if (modules[i].bias == mod.bias && strcmp(modules[i].path, path) == 0)
                 m = &modules[i];
-        if (!m && nmodules < NP_MAX_MODULES) {
+        size_t plen = strlen(path);
+        if (!m && nmodules < NP_MAX_MODULES && plen < sizeof m->path) { /* a longer path: no names */
             m = &modules[nmodules++];
-            strncpy(m->path, f.path, sizeof m->path - 1);
-            m->bias = f.bias;
+            memcpy(m->path, path, plen + 1);
+            m->bias = mod.bias;
             load_module(m);
         }
-        const struct np_sym *sym = m && m->syms ? lookup(m, (uint64_t)(uintptr_t)addr - m->bias) : NULL;
-        if (sym) {
-            name = sym->name;
+        ptrdiff_t k = m ? np_elf_funcs_find(&m->funcs, (uint64_t)(uintptr_t)addr - m->bias) : -1;
+        if (k >= 0 && len) {
+            const struct np_elf_func *fn = &m->funcs.v[k];
+            name = fn->name;
             if (offset)
-                *offset = (uint64_t)(uintptr_t)addr - m->bias - sym->start;
-            /* a debug file's versioned name (name@@VERSION) without its version */
-            size_t n = strcspn(name, "@");
-            n = n < len - 1 ? n : len - 1;
-            memcpy(buf, name, n);
+                *offset = (uint64_t)(uintptr_t)addr - m->bias - fn->addr;
+            size_t n = fn->len < len - 1 ? fn->len : len - 1; /* without a version */
+            memcpy(buf, fn->name, n);
             buf[n] = 0;
         }
         pthread_mutex_unlock(&sym_lock);

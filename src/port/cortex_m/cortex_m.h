@@ -1,0 +1,24 @@
+/* cortex_m.h - what the Cortex-M port offers a firmware beyond port.h:
+ * the core clock's rate and the SysTick interrupt's work. */
+#ifndef NP_CORTEX_M_H
+#define NP_CORTEX_M_H
+
+#include <stdint.h>
+
+/* The core clock in Hz (NP_CM_CPU_HZ until set): times in ns and bins'
+ * tick rate follow it. Set it before np_bins_init. */
+void np_cm_set_cpu_hz(uint32_t hz);
+uint32_t np_cm_cpu_hz(void);
+
+/* What SysTick's interrupt does for the runtime: keeps the 64-bit clock
+ * (at least one read per counter period) and ticks the bins. The port's
+ * SysTick_Handler calls it (NP_CM_SYSTICK_HANDLER 1); a board whose
+ * handler is its own (an RTOS's tick) calls it from there. */
+void np_cm_systick_isr(void);
+
+/* Semihosting: operation OP with its parameter block ARG (bkpt 0xab);
+ * returns r0. Only with a debugger or QEMU attached: on a bare board the
+ * breakpoint faults. */
+long np_cm_semihost(int op, void *arg);
+
+#endif

@@ -1,0 +1,334 @@
+/* port.c - the Cortex-M port (port.h): ARMv6-M, ARMv7-M and ARMv7E-M with
+ * no OS and no heap.
+ *
+ * Clock: CPU cycles, 64 bits. The DWT cycle counter where the core has one
+ * and it moves (QEMU's boards do not run it: it reads 0), else SysTick on
+ * the processor clock, counting down from its reload value. Either
+ * hardware counter is narrower than 64 bits: each read (port_hot.h,
+ * np_cm_systick_read) adds what it moved since the previous one, with
+ * interrupts masked, so the clock stays right as long as it is read at
+ * least once per counter period. SysTick's interrupt sees to that when
+ * SysTick is the clock (one period is 2^24 cycles: 0.67 s at 25 MHz);
+ * the DWT counter wraps after 2^32 cycles (a minute at 72 MHz), read by
+ * every hook while function cost or sections run, and by each bins tick.
+ *
+ * Threads: one OS thread, the core. An RTOS's threads are the runtime's
+ * user-level threads (np_thread_switch, docs/porting.md).
+ *
+ * Output: semihosting's stdout (":tt" opened for writing) unless the
+ * program sets its own writer (np_output_set: a UART, RTT, ...).
+ *
+ * No symbols (the host names addresses from the firmware's ELF), no
+ * hardware event counters, no heap, no environment. */
+#include "../port.h"
+#include "cortex_m.h"
+
+#define REG(a) (*(volatile uint32_t *)(a))
+#define SYST_CSR REG(0xE000E010u)
+#define SYST_RVR REG(0xE000E014u)
+#define SYST_CVR REG(0xE000E018u)
+#define SYST_CSR_ENABLE (1u << 0)
+#define SYST_CSR_TICKINT (1u << 1)
+#define SYST_CSR_CLKSOURCE (1u << 2) /* the processor clock */
+#define SYST_PERIOD_MAX (1u << 24)
+#define DWT_CTRL REG(0xE0001000u)
+#define DWT_CTRL_CYCCNTENA (1u << 0)
+#define DWT_CTRL_NOCYCCNT (1u << 25)
+#define DEMCR REG(0xE000EDFCu)
+#define DEMCR_TRCENA (1u << 24)
+
+#define SYS_OPEN 0x01
+#define SYS_WRITE 0x05
+
+uint64_t np_cm_now;
+uint32_t np_cm_last;
+int np_cm_dwt;
+
+static uint32_t cpu_hz = NP_CM_CPU_HZ;
+static int clock_ready;
+static uint32_t systick_period; /* SysTick's reload + 1 while it runs, else 0 */
+static void (*tick_fn)(uint32_t late);
+
+void np_cm_set_cpu_hz(uint32_t hz)
+{
+    if (hz)
+        cpu_hz = hz;
+}
+
+uint32_t np_cm_cpu_hz(void)
+{
+    return cpu_hz;
+}
+
+/* ---- clock ------------------------------------------------------------------ */
+
+uint64_t np_cm_systick_read(void)
+{
+    np_port_crit m = np_port_crit_enter(0);
+    uint64_t now = np_cm_now;
+    if (systick_period) {
+        uint32_t v = SYST_CVR, last = np_cm_last;
+        now += last >= v ? last - v : last + systick_period - v; /* it counts down */
+        np_cm_now = now;
+        np_cm_last = v;
+    }
+    np_port_crit_exit(0, m);
+    return now;
+}
+
+/* SysTick counts PERIOD cycles per interrupt from now on (0: stopped). When
+ * it is the clock, what it counted so far is kept. */
+static void systick_set(uint32_t period)
+{
+    np_port_crit m = np_port_crit_enter(0);
+    if (!np_cm_dwt)
+        (void)np_cm_systick_read();
+    SYST_CSR = 0;
+    systick_period = period;
+    if (period) {
+        SYST_RVR = period - 1;
+        SYST_CVR = 0; /* reloads at the next cycle */
+        np_cm_last = np_cm_dwt ? np_cm_last : 0;
+        SYST_CSR = SYST_CSR_CLKSOURCE | SYST_CSR_TICKINT | SYST_CSR_ENABLE;
+    }
+    np_port_crit_exit(0, m);
+}
+
+#if NP_CM_HAS_DWT
+/* The DWT counter, enabled, when it is there and moves. */
+static int dwt_start(void)
+{
+    DEMCR |= DEMCR_TRCENA;
+    if (DWT_CTRL & DWT_CTRL_NOCYCCNT)
+        return 0;
+    DWT_CTRL |= DWT_CTRL_CYCCNTENA;
+    uint32_t a = NP_CM_DWT_CYCCNT;
+    for (volatile int i = 0; i < 8; i++)
+        ;
+    if (NP_CM_DWT_CYCCNT == a)
+        return 0;
+    np_cm_last = NP_CM_DWT_CYCCNT;
+    return 1;
+}
+#endif
+
+void np_port_clock_init(void)
+{
+    if (clock_ready)
+        return;
+    clock_ready = 1;
+#if NP_CM_HAS_DWT
+    if (dwt_start()) {
+        np_cm_dwt = 1;
+        return;
+    }
+#endif
+    systick_set(SYST_PERIOD_MAX);
+}
+
+void np_port_clock_thread(void)
+{
+    np_port_clock_init();
+}
+
+uint64_t np_port_resync(uint64_t *switched)
+{
+    *switched = 0;
+    return np_port_counter();
+}
+
+double np_port_ns_per_tick(void)
+{
+    return 1e9 / (double)cpu_hz;
+}
+
+double np_port_ns_per_tick_soon(void)
+{
+    return np_port_ns_per_tick();
+}
+
+const char *np_port_clock_name(void)
+{
+    return "cycles";
+}
+
+const char *np_port_wall_clock_name(void)
+{
+    return "cycles";
+}
+
+void np_cm_systick_isr(void)
+{
+    (void)np_port_counter(); /* one read per period keeps the clock */
+    void (*fn)(uint32_t) = __atomic_load_n(&tick_fn, __ATOMIC_RELAXED);
+    if (fn)
+        fn(0);
+}
+
+#if NP_CM_SYSTICK_HANDLER
+void SysTick_Handler(void);
+void SysTick_Handler(void)
+{
+    np_cm_systick_isr();
+}
+#endif
+
+/* ---- threads ------------------------------------------------------------------ */
+
+long np_port_tid(void)
+{
+    return 0;
+}
+
+void np_port_relax(void)
+{
+}
+
+void np_port_thread_start(void (*on_exit)(void))
+{
+    (void)on_exit; /* the core's one thread never ends */
+}
+
+/* The one OS thread's blocks, from a static arena. */
+static uint64_t arena[(NP_CM_THREAD_MEM_BYTES + 7) / 8];
+static size_t arena_used;
+
+void *np_port_thread_alloc(size_t size, void (*forget)(void))
+{
+    (void)forget;
+    size = (size + 7) & ~(size_t)7;
+    np_port_crit m = np_port_crit_enter(0);
+    void *p = NULL;
+    if (size <= sizeof arena - arena_used) {
+        p = (char *)arena + arena_used;
+        arena_used += size;
+    }
+    np_port_crit_exit(0, m);
+    return p;
+}
+
+/* ---- memory and settings: none ------------------------------------------------- */
+
+void *np_port_map(size_t size)
+{
+    (void)size;
+    return NULL;
+}
+
+void *np_port_alloc(size_t size)
+{
+    (void)size;
+    return NULL;
+}
+
+void np_port_free(void *p)
+{
+    (void)p;
+}
+
+const char *np_port_getenv(const char *name)
+{
+    (void)name;
+    return NULL;
+}
+
+void np_port_atfork_child(void (*fn)(void))
+{
+    (void)fn;
+}
+
+/* ---- output and names ------------------------------------------------------------ */
+
+long np_cm_semihost(int op, void *arg)
+{
+    register long r0 __asm__("r0") = op;
+    register void *r1 __asm__("r1") = arg;
+    __asm__ __volatile__("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
+    return r0;
+}
+
+static long out_handle = -1; /* semihosting's stdout once opened; -2: refused */
+
+void np_port_write_default(const char *bytes, size_t len)
+{
+    if (out_handle == -1) {
+        static const char tt[] = ":tt";
+        uint32_t open[3] = { (uint32_t)(uintptr_t)tt, 4 /* "w": stdout */, 3 };
+        long h = np_cm_semihost(SYS_OPEN, open);
+        out_handle = h < 0 ? -2 : h;
+    }
+    if (out_handle < 0 || !len)
+        return;
+    uint32_t write[3] = { (uint32_t)out_handle, (uint32_t)(uintptr_t)bytes, (uint32_t)len };
+    (void)np_cm_semihost(SYS_WRITE, write);
+}
+
+int np_port_symbolize(const void *addr, char *buf, size_t len)
+{
+    return np_port_symbolize_at(addr, buf, len, NULL);
+}
+
+int np_port_symbolize_at(const void *addr, char *buf, size_t len, uint64_t *offset)
+{
+    (void)addr, (void)buf, (void)len, (void)offset;
+    return 0; /* the host has the firmware's ELF: dumps print addresses */
+}
+
+/* ---- hardware event counters: none ---------------------------------------------- */
+
+int np_port_hw_open(const char **reason)
+{
+    if (reason)
+        *reason = "this port has no hardware event counters";
+    return 0;
+}
+
+int np_port_hw_read(uint64_t v[NP_HW_EVENTS])
+{
+    (void)v;
+    return 0;
+}
+
+const char *np_port_hw_name(int i)
+{
+    return i == 0 ? "instructions" : i == 1 ? "cache-misses" : "?";
+}
+
+/* ---- periodic tick: SysTick -------------------------------------------------------- */
+
+int np_port_tick_start(unsigned hz, void (*fn)(uint32_t late), const char **reason)
+{
+    np_port_clock_init();
+    uint32_t period = hz ? cpu_hz / hz : 0;
+    if (period < 64 || period > SYST_PERIOD_MAX) {
+        *reason = "the tick rate does not fit SysTick at this core clock (np_cm_set_cpu_hz)";
+        return 0;
+    }
+    __atomic_store_n(&tick_fn, fn, __ATOMIC_RELAXED);
+    systick_set(period);
+    return 1;
+}
+
+void np_port_tick_stop(void)
+{
+    __atomic_store_n(&tick_fn, NULL, __ATOMIC_RELAXED);
+    systick_set(np_cm_dwt ? 0 : SYST_PERIOD_MAX); /* the clock keeps its SysTick */
+}
+
+void np_port_delay_us(uint32_t us)
+{
+    np_port_clock_init();
+    uint64_t end = np_port_counter() + (uint64_t)us * cpu_hz / 1000000u;
+    while ((int64_t)(np_port_counter() - end) < 0)
+        ;
+}
+
+int np_port_periodic_start(unsigned seconds, void (*fn)(void))
+{
+    (void)seconds, (void)fn;
+    return 0; /* no thread to run it: the program dumps when it wants */
+}
+
+void np_port_periodic_stop(void)
+{
+}

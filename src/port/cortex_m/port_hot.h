@@ -1,0 +1,98 @@
+/* port_hot.h - the Cortex-M port's part of the hooks' path (port.h lists
+ * it): one core, no OS threads of its own (an RTOS's threads are the
+ * runtime's user-level threads, np_thread_switch), so per-thread storage
+ * is plain globals and a critical section masks interrupts (PRIMASK). The
+ * clock is 64 bits of CPU cycles: the DWT cycle counter where the core has
+ * one that moves (ARMv7-M, ARMv7E-M; not QEMU's, which reads 0), else
+ * SysTick (port.c), extended in software on each read. */
+#ifndef NP_PORT_HOT_H
+#define NP_PORT_HOT_H
+
+#ifndef NP_PORT_H
+#error "include port.h, not port_hot.h"
+#endif
+
+#define NP_PORT_TLS /* one OS thread: the current thread is a plain global */
+#define NP_PORT_ADDR_BITS 32
+#define NP_PORT_CODE_ADDR_FITS 1
+#define NP_PORT_CAN_SPIN 0
+#define NP_PORT_HOSTED 0
+#define NP_PORT_AT_START __attribute__((unused)) /* no start-up but the board's */
+
+/* The DWT cycle counter exists from ARMv7-M on (optional there: port.c
+ * checks that it is present and moves). */
+#if defined(__ARM_ARCH_7M__) || defined(__ARM_ARCH_7EM__) || defined(__ARM_ARCH_8M_MAIN__) || \
+    defined(__ARM_ARCH_8_1M_MAIN__)
+#define NP_CM_HAS_DWT 1
+#else
+#define NP_CM_HAS_DWT 0
+#endif
+#define NP_CM_DWT_CYCCNT (*(volatile uint32_t *)0xE0001004u)
+
+/* The 64-bit clock: the cycles counted up to the last read, and the
+ * hardware counter's value then (port.c). */
+extern uint64_t np_cm_now;
+extern uint32_t np_cm_last;
+extern int np_cm_dwt; /* the DWT counter is the clock (else SysTick) */
+uint64_t np_cm_systick_read(void);
+
+/* Interrupts masked, as they were saved: an interrupt cannot come between
+ * the reads and writes, whatever its priority. LOCK is not needed on one
+ * core. */
+typedef uint32_t np_port_crit;
+
+static inline __attribute__((always_inline)) np_port_crit np_port_crit_enter(int *lock)
+{
+    uint32_t primask;
+    (void)lock;
+    __asm__ __volatile__("mrs %0, primask\n\tcpsid i" : "=r"(primask) : : "memory");
+    return primask;
+}
+
+static inline __attribute__((always_inline)) void np_port_crit_exit(int *lock, np_port_crit primask)
+{
+    (void)lock;
+    __asm__ __volatile__("msr primask, %0" : : "r"(primask) : "memory");
+}
+
+static inline __attribute__((always_inline)) uint64_t np_port_counter(void)
+{
+#if NP_CM_HAS_DWT
+    if (__builtin_expect(np_cm_dwt, 1)) {
+        np_port_crit m = np_port_crit_enter(0);
+        uint32_t lo = NP_CM_DWT_CYCCNT;
+        uint64_t now = np_cm_now + (uint32_t)(lo - np_cm_last);
+        np_cm_now = now;
+        np_cm_last = lo;
+        np_port_crit_exit(0, m);
+        return now;
+    }
+#endif
+    return np_cm_systick_read();
+}
+
+static inline __attribute__((always_inline)) int np_port_counter_is_clock(void)
+{
+    return 1;
+}
+
+static inline __attribute__((always_inline)) uint64_t np_port_ticks(void)
+{
+    return np_port_counter();
+}
+
+/* Cycles are wall time here: nothing else runs on the core but what the
+ * program runs. */
+static inline __attribute__((always_inline)) uint64_t np_port_wall_ticks(void)
+{
+    return np_port_counter();
+}
+
+/* No OS switches the thread out behind the runtime's back: an RTOS says
+ * so through np_thread_switch. */
+static inline __attribute__((always_inline)) int np_port_switched(void)
+{
+    return 0;
+}
+
+#endif

@@ -1,0 +1,181 @@
+/* np_config.h - the runtime's limits and build choices, in one place: each
+ * has a default and the reason for it, and each can be changed with
+ * -DNAME=VALUE when the runtime is built (the CMake cache sets the first
+ * three). A value changes what the runtime can hold, never the format of
+ * what it writes: dumps and traces read the same whatever was chosen.
+ * Ports read their own choices here too (NP_POSIX_*, NP_CM_*). */
+#ifndef NP_CONFIG_H
+#define NP_CONFIG_H
+
+/* A microcontroller (an M-profile CPU) has kilobytes of RAM, not
+ * gigabytes: its defaults below are smaller. */
+#if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
+#define NP_CONFIG_SMALL 1
+#else
+#define NP_CONFIG_SMALL 0
+#endif
+
+/* ---- chosen with CMake (src/CMakeLists.txt) ---------------------------- */
+
+/* Slots of the static basic-block table: 1 MiB of counts, the blocks of a
+ * mid-sized program (4 KiB, 256 blocks, on a microcontroller); a power of
+ * two (the hash masks it). */
+#ifndef NP_BLOCKS_SLOTS
+#define NP_BLOCKS_SLOTS (NP_CONFIG_SMALL ? 256 : 65536)
+#endif
+/* Sections in the table, ids 0 to N-1: enough for the global section and
+ * a program's phases (16 on a microcontroller: 64 bytes of totals each);
+ * every thread keeps about 29 bytes per section. */
+#ifndef NP_SECTIONS_MAX
+#define NP_SECTIONS_MAX (NP_CONFIG_SMALL ? 16 : 64)
+#endif
+/* Width of a bins counter, 16 or 32: 32 never saturates at 100 kHz for
+ * half a day; 16 halves the RAM of a small target's table. */
+#ifndef NP_BIN_COUNTER_BITS
+#define NP_BIN_COUNTER_BITS 32
+#endif
+
+/* ---- the core -------------------------------------------------------------- */
+
+/* Bytes of one output line (dumps, errors): a symbol name and its figures;
+ * the line lives on the stack of whoever dumps. */
+#ifndef NP_LINE_MAX
+#define NP_LINE_MAX 512
+#endif
+/* setjmp calls remembered per thread, the most recent ones: a longjmp to
+ * an older one cuts nothing (a program rarely keeps more jump targets
+ * alive at once). */
+#ifndef NP_JMP_MARKS
+#define NP_JMP_MARKS 8
+#endif
+/* Sets of user hooks kept alive after np_hooks_set replaced them: a hook
+ * still running on another thread reads a whole set unless the hooks are
+ * replaced this many times meanwhile. */
+#ifndef NP_USER_HOOK_SLOTS
+#define NP_USER_HOOK_SLOTS 16
+#endif
+/* Bins: most bins (the SDK's 8-bit bin number), and the fastest tick
+ * (a tick costs a signal on a host, an interrupt on a target); plain
+ * numbers: messages quote them. */
+#ifndef NP_BINS_MAX
+#define NP_BINS_MAX 256
+#endif
+#ifndef NP_BINS_HZ_MAX
+#define NP_BINS_HZ_MAX 100000
+#endif
+/* Basic-block table: slots probed before a block is counted lost (bounds
+ * the cost of a full table), and the largest table or ring asked for at
+ * run time (NANOPROF_BLOCKS, np_blocks_log): 256M entries (a plain
+ * number: messages quote it). */
+#ifndef NP_BLOCKS_PROBE_MAX
+#define NP_BLOCKS_PROBE_MAX 64
+#endif
+#ifndef NP_BLOCKS_RUNTIME_MAX
+#define NP_BLOCKS_RUNTIME_MAX 268435456
+#endif
+
+/* ---- the recorder (hosted only: record.c, record_write.c, sample.c) ---- */
+
+/* Default per-thread buffer (NANOPROF_BUFFER): 65,536 raw records, handed
+ * to the writer once per buffer, never per event. */
+#ifndef NP_REC_BUF_BYTES
+#define NP_REC_BUF_BYTES (1u << 20)
+#endif
+/* Buffers and threads the recorder tracks at once (static tables). */
+#ifndef NP_REC_MAX_BUFS
+#define NP_REC_MAX_BUFS 4096
+#endif
+#ifndef NP_REC_MAX_STREAMS
+#define NP_REC_MAX_STREAMS 4096
+#endif
+/* What the writer's queue may hold: 64 buffers of the default size. */
+#ifndef NP_REC_QUEUE_BYTES
+#define NP_REC_QUEUE_BYTES (64u << 20)
+#endif
+/* What the live threads' buffers may take together before new buffers get
+ * smaller, and the smallest they get: memory does not grow with threads
+ * times the buffer size. */
+#ifndef NP_REC_LIVE_BYTES
+#define NP_REC_LIVE_BYTES (64u << 20)
+#endif
+#ifndef NP_REC_MIN_BUF_BYTES
+#define NP_REC_MIN_BUF_BYTES (64u << 10)
+#endif
+/* A thread waiting for the writer looks again this often, and takes a
+ * buffer past the queue's limit after the writer made no progress this
+ * long (it may wait on a lock the waiting thread holds). */
+#ifndef NP_REC_WAIT_SLICE_MS
+#define NP_REC_WAIT_SLICE_MS 10
+#endif
+#ifndef NP_REC_STALL_MS
+#define NP_REC_STALL_MS 200
+#endif
+/* The signal stack given to a recorded thread that has none: a stack
+ * overflow's SIGSEGV still ends the trace. */
+#ifndef NP_REC_ALTSTACK_BYTES
+#define NP_REC_ALTSTACK_BYTES (128u << 10)
+#endif
+/* Frames of a sample that waits for a hook to end, and of any sample
+ * (deeper stacks keep their innermost frames; at most 255). */
+#ifndef NP_REC_PEND_FRAMES
+#define NP_REC_PEND_FRAMES 128
+#endif
+#ifndef NP_SAMPLE_FRAMES
+#define NP_SAMPLE_FRAMES 128
+#endif
+/* Modules and NP_ENTER names a trace file lists without looking again. */
+#ifndef NP_REC_MAX_MODULES
+#define NP_REC_MAX_MODULES 1024
+#endif
+#ifndef NP_REC_MAX_NAMES
+#define NP_REC_MAX_NAMES 1024
+#endif
+/* Encoded bytes per EVENTS chunk: the writer's (compressed well at 1 MiB)
+ * and a fatal signal handler's (static, uncompressed). */
+#ifndef NP_REC_CHUNK_BYTES
+#define NP_REC_CHUNK_BYTES (1u << 20)
+#endif
+#ifndef NP_REC_FATAL_CHUNK_BYTES
+#define NP_REC_FATAL_CHUNK_BYTES (64u << 10)
+#endif
+/* zstd's fastest level: the writer keeps up with the hooks. */
+#ifndef NP_REC_ZSTD_LEVEL
+#define NP_REC_ZSTD_LEVEL 1
+#endif
+/* Basic blocks per BLOCKS chunk (a static buffer of 64 KiB). */
+#ifndef NP_REC_BLOCKS_PER_CHUNK
+#define NP_REC_BLOCKS_PER_CHUNK 4096u
+#endif
+/* log2 of the function-filter cache's slots (-F, -N): names are looked up
+ * once per address. */
+#ifndef NP_REC_FILTER_CACHE_BITS
+#define NP_REC_FILTER_CACHE_BITS 13
+#endif
+
+/* ---- the POSIX port ---------------------------------------------------------- */
+
+/* Modules whose symbols the runtime keeps loaded for dumps. */
+#ifndef NP_POSIX_SYM_MODULES
+#define NP_POSIX_SYM_MODULES 128
+#endif
+
+/* ---- the Cortex-M port --------------------------------------------------------- */
+
+/* The core clock in Hz, for bins' tick rate (SysTick) and for times in ns
+ * (np_port_ns_per_tick); the firmware may set it at run time too
+ * (np_cm_set_cpu_hz). 25 MHz: QEMU's mps2 boards. */
+#ifndef NP_CM_CPU_HZ
+#define NP_CM_CPU_HZ 25000000u
+#endif
+/* Bytes of per-thread memory the port hands out (np_port_thread_alloc):
+ * sections' state for NP_SECTIONS_MAX sections. */
+#ifndef NP_CM_THREAD_MEM_BYTES
+#define NP_CM_THREAD_MEM_BYTES (NP_SECTIONS_MAX * 32 + 64)
+#endif
+/* 1: the port defines SysTick_Handler (the clock's high word, bins'
+ * tick); 0: the board's handler calls np_cm_systick_isr() itself. */
+#ifndef NP_CM_SYSTICK_HANDLER
+#define NP_CM_SYSTICK_HANDLER 1
+#endif
+
+#endif

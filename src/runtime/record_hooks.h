@@ -1,0 +1,20 @@
+/* record_hooks.h - where the core (thread.c, setjmp.c) tells the recorder
+ * what it sees: pointers that record.c sets when recording starts, so that
+ * the single-mechanism libraries, and ports without a recorder, need
+ * nothing of it. */
+#ifndef NP_RECORD_HOOKS_H
+#define NP_RECORD_HOOKS_H
+
+struct np_thread;
+
+/* A thread is attached (its first hook), and an OS thread ends. */
+extern void (*np_rec_attach_hook)(struct np_thread *t);
+extern void (*np_rec_exit_hook)(struct np_thread *t);
+/* setjmp.c: a setjmp or longjmp (KIND) on ENV, on a recorded thread that
+ * is marked busy. */
+extern void (*np_rec_jump_hook)(struct np_thread *t, unsigned kind, const void *env);
+/* np_thread_switch between user-level threads (thread.c): FROM leaves the
+ * OS thread, TO runs on it from now. */
+extern void (*np_rec_switch_hook)(struct np_thread *from, struct np_thread *to);
+
+#endif

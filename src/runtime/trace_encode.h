@@ -1,0 +1,144 @@
+/* trace_encode.h - the runtime's encoder of the trace format
+ * (docs/trace-format.md), freestanding: no file descriptor, no allocation,
+ * no module walk. Chunks are built in buffers the caller gives; a full
+ * EVENTS chunk goes to the caller's flush function, or, through
+ * np_trace_flush_to_sink, uncompressed to a byte sink (a target's UART or
+ * semihosting). The recorder (record_write.c) builds its files with it,
+ * and compresses in its flush; a target writes the same format with it.
+ * The integers, headers and records themselves are common/trace_format.h's,
+ * which the analysis side's writer shares. */
+#ifndef NP_TRACE_ENCODE_H
+#define NP_TRACE_ENCODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../common/trace_format.h"
+
+/* ---- a chunk in a caller's buffer -------------------------------------------
+ * np_trace_begin leaves room for the header, the np_trace_put_* append
+ * fields (a string: u16 length, at most 65535 bytes), np_trace_end fills
+ * the header in. Whatever does not fit marks the chunk OVER: np_trace_end
+ * then returns 0 and nothing may be written. */
+struct np_trace_buf {
+    uint8_t *p;
+    size_t cap, n;
+    int over;
+};
+
+void np_trace_begin(struct np_trace_buf *b, void *mem, size_t cap);
+void np_trace_put_u8(struct np_trace_buf *b, uint8_t v);
+void np_trace_put_u16(struct np_trace_buf *b, uint16_t v);
+void np_trace_put_u32(struct np_trace_buf *b, uint32_t v);
+void np_trace_put_u64(struct np_trace_buf *b, uint64_t v);
+void np_trace_put_double(struct np_trace_buf *b, double v);
+void np_trace_put_bytes(struct np_trace_buf *b, const void *s, size_t len);
+void np_trace_put_str(struct np_trace_buf *b, const char *s); /* NULL: empty */
+/* The chunk's bytes (header included), or 0 when it did not fit. */
+size_t np_trace_end(struct np_trace_buf *b, uint32_t type);
+/* Bytes a string field takes (its length, at most 65535, and 2). */
+size_t np_trace_str_room(const char *s);
+/* S's length, at most MAX, without the C library. */
+size_t np_trace_strnlen(const char *s, size_t max);
+
+/* ---- whole chunks ---------------------------------------------------------------
+ * Each builds its chunk in MEM (CAP bytes) and returns its bytes, 0 when
+ * they do not fit; the file header is NP_TRACE_HEADER_SIZE bytes from
+ * np_trace_file_header (trace_format.h). */
+struct np_trace_info {
+    uint32_t pid, ppid;          /* 0 where there are none (a target) */
+    double ns_per_tick;
+    uint64_t start_tick, start_ns;
+    const char *clock;           /* "tsc", "monotonic", "cycles" (time in cycles) */
+    int argc;
+    char *const *argv;
+};
+size_t np_trace_info_room(const struct np_trace_info *i);
+size_t np_trace_info_chunk(void *mem, size_t cap, const struct np_trace_info *i);
+size_t np_trace_module_chunk(void *mem, size_t cap, uint64_t bias, uint64_t start, uint64_t end,
+                             const void *build_id, size_t build_id_len, const char *path, size_t path_len);
+size_t np_trace_thread_chunk(void *mem, size_t cap, uint32_t tid, const char *name, size_t len);
+size_t np_trace_name_chunk(void *mem, size_t cap, uint64_t addr, const char *name, size_t len);
+size_t np_trace_end_chunk(void *mem, size_t cap, uint64_t end_tick, uint64_t lost, double ns_per_tick);
+size_t np_trace_sampling_chunk(void *mem, size_t cap, uint64_t tick, uint32_t hz, unsigned unwinder,
+                               uint32_t flags, uint64_t period_ns, unsigned max_frames);
+
+/* ---- EVENTS ------------------------------------------------------------------------ */
+
+struct np_trace_enc;
+/* Takes E's full chunk: E->count records, E->len bytes of stream at
+ * E->buf + NP_TRACE_EVENTS_PREFIX (np_trace_enc_chunk fills the prefix
+ * for writing it as it is). The encoder empties the chunk afterwards. */
+typedef void (*np_trace_flush_fn)(struct np_trace_enc *e, void *ctx);
+
+struct np_trace_enc {
+    uint8_t *buf;       /* NP_TRACE_EVENTS_PREFIX bytes of room, then the stream */
+    size_t size;        /* of buf */
+    size_t limit;       /* a chunk ends once its stream holds this much */
+    size_t len;         /* the stream's bytes */
+    uint32_t count;     /* its records */
+    uint32_t tid;
+    uint64_t base, prev, prev_addr, prev_pc;
+    np_trace_flush_fn flush;
+    void *ctx;
+};
+
+/* Readies E over BUF (SIZE bytes: at least NP_TRACE_ENC_MIN), for the
+ * thread TID; chunks end near the buffer's end. Returns -1 when BUF is
+ * too small. */
+#define NP_TRACE_ENC_MIN (NP_TRACE_EVENTS_PREFIX + 4 * NP_TRACE_RECORD_MAX)
+int np_trace_enc_init(struct np_trace_enc *e, void *buf, size_t size, uint32_t tid, np_trace_flush_fn flush,
+                      void *ctx);
+/* Starts TID's stream: E must be empty (flushed). */
+void np_trace_enc_thread(struct np_trace_enc *e, uint32_t tid);
+/* Hands the chunk to the flush function, if it holds a record. */
+void np_trace_enc_flush(struct np_trace_enc *e);
+/* Fills the prefix of E's chunk, uncompressed; its bytes, at E->buf. */
+size_t np_trace_enc_chunk(struct np_trace_enc *e);
+
+/* Ticks from *PREV to TICK (never backwards, at most 60 bits); TICK, or
+ * *PREV if it is earlier, becomes *PREV. */
+static inline __attribute__((always_inline)) uint64_t np_trace_dt(uint64_t *prev, uint64_t tick)
+{
+    if ((int64_t)(tick - *prev) < 0)
+        tick = *prev;
+    uint64_t dt = tick - *prev;
+    if (dt >> 60)
+        dt = (1ull << 60) - 1;
+    *prev = tick;
+    return dt;
+}
+
+/* A record of KIND (ENTRY, EXIT, LOST, SWITCH, RESYNC) at TICK with
+ * VALUE (ENTRY: the address; LOST, RESYNC: a count; SWITCH: ticks). */
+static inline __attribute__((always_inline)) void np_trace_enc_put(struct np_trace_enc *e, unsigned kind,
+                                                                   uint64_t value, uint64_t tick)
+{
+    if (!e->count) {
+        e->base = e->prev = tick;
+        e->prev_addr = 0;
+        e->prev_pc = 0;
+    }
+    e->len += np_trace_put_record(e->buf + NP_TRACE_EVENTS_PREFIX + e->len, np_trace_dt(&e->prev, tick), kind, value,
+                                  &e->prev_addr);
+    e->count++;
+    if (e->len >= e->limit)
+        np_trace_enc_flush(e);
+}
+
+/* A SAMPLE record (trace-format.md): N frames (1 to NP_SAMPLE_MAX_FRAMES),
+ * the PC first. */
+void np_trace_enc_sample(struct np_trace_enc *e, uint64_t tick, unsigned n, uint64_t overrun, uint64_t skipped,
+                         const uint64_t *frames);
+
+/* A byte sink: WRITE takes LEN bytes (0, or -1 when they could not go:
+ * FAILED counts them). */
+typedef int (*np_trace_sink_fn)(void *ctx, const void *bytes, size_t len);
+struct np_trace_sink {
+    np_trace_sink_fn write;
+    void *ctx;
+    uint32_t failed;
+};
+/* A flush function: E's chunk, uncompressed, to the np_trace_sink CTX. */
+void np_trace_flush_to_sink(struct np_trace_enc *e, void *sink);
+
+#endif

@@ -1,0 +1,40 @@
+/* start.c - the least start-up the Cortex-M port's smoke firmware needs on
+ * QEMU's boards: a vector table, RAM set up, main, and main's status back
+ * to the host by semihosting's exit. A fault exits with status 99. */
+#include <stdint.h>
+
+extern uint32_t _sidata, _sdata, _edata, _sbss, _ebss, _stack_top;
+int main(void);
+void SysTick_Handler(void);
+
+static void semihost_exit(int status)
+{
+    uint32_t block[2] = { 0x20026, (uint32_t)status }; /* ADP_Stopped_ApplicationExit */
+    register uint32_t r0 __asm__("r0") = 0x20;             /* SYS_EXIT_EXTENDED */
+    register uint32_t *r1 __asm__("r1") = block;
+    __asm__ __volatile__("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
+    for (;;)
+        ;
+}
+
+__attribute__((noreturn)) void Reset_Handler(void);
+void Reset_Handler(void)
+{
+    for (uint32_t *s = &_sidata, *d = &_sdata; d < &_edata;)
+        *d++ = *s++;
+    for (uint32_t *d = &_sbss; d < &_ebss;)
+        *d++ = 0;
+    semihost_exit(main());
+    for (;;)
+        ;
+}
+
+static void fault(void)
+{
+    semihost_exit(99);
+}
+
+__attribute__((section(".vectors"), used)) static void (*const vectors[16])(void) = {
+    (void (*)(void))&_stack_top, Reset_Handler, fault, fault, fault, fault, fault, 0, 0, 0, 0, fault, fault, 0,
+    fault, SysTick_Handler,
+};

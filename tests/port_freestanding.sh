@@ -1,0 +1,54 @@
+#!/bin/sh
+# port_freestanding.sh CC SRC_DIR FILE... - the runtime's core and a
+# target port (FILE..., relative to SRC_DIR/src) compiled as a target
+# builds them: freestanding, no C library headers (only the compiler's
+# own: stdint.h, stddef.h, ...), -Wall -Wextra -Werror, for ARMv6-M
+# (Cortex-M0), ARMv7-M (M3) and ARMv7E-M (M4). Then every symbol the
+# objects need must be one of theirs, a helper of the compiler's runtime
+# (__aeabi_*) or one of the four functions GCC may call in a freestanding
+# program (memcpy, memmove, memset, memcmp): a hosted call (malloc, getenv,
+# pthread_*, a POSIX-only runtime file's function) fails the test.
+set -u
+CC=$1
+SRC=$2
+shift 2
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+INC=$("$CC" -print-file-name=include)
+FLAGS="-std=gnu11 -O2 -ffreestanding -nostdlib -nostdinc -isystem $INC -Wall -Wextra -Werror \
+-I$SRC/include -I$SRC/src/port/cortex_m"
+fail=0
+
+# The check itself: a C library header must not be found.
+printf '#include <stdlib.h>\n' > "$TMP/probe.c"
+if "$CC" -mcpu=cortex-m3 -mthumb $FLAGS -c "$TMP/probe.c" -o "$TMP/probe.o" 2>/dev/null; then
+    echo "FAIL: <stdlib.h> compiles with these flags: hosted code would not be caught"
+    exit 1
+fi
+
+for cpu in cortex-m0 cortex-m3 cortex-m4; do
+    dir="$TMP/$cpu"
+    mkdir -p "$dir"
+    for f in "$@"; do
+        o="$dir/$(echo "$f" | tr / _).o"
+        if ! "$CC" -mcpu=$cpu -mthumb $FLAGS -c "$SRC/src/$f" -o "$o" 2> "$dir/err"; then
+            echo "FAIL: $f does not compile for $cpu:"
+            head -20 "$dir/err"
+            fail=1
+        fi
+    done
+    [ $fail = 0 ] || continue
+    # strong undefined references ('U'; weak ones may stay undefined)
+    arm-none-eabi-nm -u "$dir"/*.o | awk '$1 == "U" { print $2 }' | sort -u > "$dir/needed"
+    arm-none-eabi-nm --defined-only "$dir"/*.o | awk 'NF == 3 { print $3 }' | sort -u > "$dir/defined"
+    comm -23 "$dir/needed" "$dir/defined" | grep -Ev '^(__aeabi_[a-z0-9_]+|memcpy|memmove|memset|memcmp)$' \
+        > "$dir/foreign"
+    if [ -s "$dir/foreign" ]; then
+        echo "FAIL: $cpu: the core needs what no freestanding target has:"
+        sed 's/^/  /' "$dir/foreign"
+        fail=1
+    else
+        echo "ok: $cpu: $# files, $(wc -l < "$dir/defined") symbols, needs only: $(comm -23 "$dir/needed" "$dir/defined" | tr '\n' ' ')"
+    fi
+done
+exit $fail
