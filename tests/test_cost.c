@@ -2,6 +2,7 @@
  * recursion, tail calls at -O2, function pointers, manual markers, a full
  * measurement buffer, and the dump format. test_cost_refill: a buffer that
  * fills many times gives the same figures as one that never does. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <time.h>
 #include "support.h"
@@ -64,7 +65,11 @@ static void self_and_total_add_up(void **state)
     assert_true(a.total_ns >= 20 * 200000u);
     assert_true(a.total_ns <= wall + wall / 100);
     assert_true(a.min_ns <= a.max_ns);
-    assert_true(a.min_ns >= 200000u);
+    /* each call spins 200 us of CPU; a switch during it is taken off by
+     * an estimate from the thread's CPU clock, which under load may take
+     * a little more than the thread was out (cost.md): 5% */
+    if (a.min_ns < 190000u)
+        fail_msg("spin_a's shortest call: %" PRIu64 " ns, not 200 us (-5%%)", a.min_ns);
     assert_true(a.max_ns <= a.total_ns);
     np_func_stats t1 = get((void *)test1), t3 = get((void *)test3);
     assert_true(t1.total_ns >= t3.total_ns);
