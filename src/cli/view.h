@@ -28,7 +28,8 @@
     "  -N GLOB        leave out functions matching GLOB and what they call\n"         \
     "  --depth=N      only the outermost N levels of calls (1: a thread's outermost\n" \
     "                 calls only; with -F, levels count from the function it names)\n" \
-    "  --min-duration=TIME  only calls lasting at least TIME (250ns, 1.5us, 2ms)\n"   \
+    "  --min-duration=TIME  only calls lasting at least TIME (250ns, 1.5us, 2ms;\n"   \
+    "                 a bare number of cycles or instructions for a trace of them)\n" \
     "  --exclude-switched   take the time threads were switched out off every call\n" \
     "  --samples      the profile estimated from the trace's samples, not its calls\n" \
     "  --clock=HZ     a trace in cycles shown as time, at HZ cycles per second\n"     \
