@@ -1,6 +1,7 @@
-/* start.c - the least start-up the Cortex-M port's smoke firmware needs on
- * QEMU's boards: a vector table, RAM set up, main, and main's status back
- * to the host by semihosting's exit. A fault exits with status 99. */
+/* startup.c - the least start-up a firmware needs on QEMU's Cortex-M
+ * boards: a vector table, RAM set up (.data copied, .bss cleared), main,
+ * and main's return value back to the host by semihosting's exit. A fault
+ * exits with status 99. The layout's symbols come from sections.ld. */
 #include <stdint.h>
 
 extern uint32_t _sidata, _sdata, _edata, _sbss, _ebss, _stack_top;

@@ -1,0 +1,76 @@
+#!/bin/sh
+# user_way_in.sh CMAKE ARM_CC QEMU SRC_DIR BOARD:CPU... - a user's way in for a
+# Cortex-M board (docs/porting.md, "Building for a board"): configure the
+# source with cmake/arm-none-eabi.cmake and NP_BOARD in an empty build
+# directory, build, install into an empty prefix, then build app.c with
+# the installed library, headers, startup.c and link.ld alone, run it
+# under qemu-system-arm and check its exit status (main's return value)
+# and its call trace exactly: functions by name (from nm), call sites
+# masked.
+set -u
+CMAKE=$1
+ARM_CC=$2
+QEMU=$3
+SRC=$4
+shift 4
+NM=$(dirname "$ARM_CC")/arm-none-eabi-nm
+TMP=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
+# nothing of the host's build may leak into the target's
+unset CC CFLAGS LDFLAGS CMAKE_GENERATOR CMAKE_BUILD_TYPE CMAKE_TOOLCHAIN_FILE CMAKE_PREFIX_PATH
+cat > "$TMP/expected" <<'END'
+calltrace: log mode, thread 0, lr=SITE, 8 records, 0 lost
+    leaf: lr=SITE
+    leaf: lr=SITE
+  mid: lr=SITE
+    leaf: lr=SITE
+    leaf: lr=SITE
+    leaf: lr=SITE
+  mid: lr=SITE
+top: lr=SITE
+END
+fail=0
+for arg in "$@"; do
+    board=${arg%%:*}
+    cpu=${arg#*:}
+    dir=$TMP/$board
+    P=$dir/prefix
+    B=$P/share/nanoprof/boards/$board
+    mkdir -p "$dir"
+    if ! { "$CMAKE" -S "$SRC" -B "$dir/build" -DCMAKE_TOOLCHAIN_FILE="$SRC/cmake/arm-none-eabi.cmake" \
+               -DNP_BOARD="$board" -DNP_WERROR=ON &&
+           "$CMAKE" --build "$dir/build" -j2 &&
+           "$CMAKE" --install "$dir/build" --prefix "$P"; } > "$dir/cmake.log" 2>&1; then
+        echo "FAIL: $board: configure, build or install"
+        sed 's/^/  /' "$dir/cmake.log"
+        fail=1
+        continue
+    fi
+    if ! "$ARM_CC" -mcpu="$cpu" -mthumb -O2 -finstrument-functions -I "$P/include" \
+            "$SRC/tests/port/app.c" "$B/startup.c" -T "$B/link.ld" -L "$P/lib" -lnanoprof \
+            -nostartfiles --specs=nano.specs --specs=nosys.specs -o "$dir/app.elf"; then
+        echo "FAIL: $board: the app does not build against the install"
+        fail=1
+        continue
+    fi
+    timeout 120 "$QEMU" -M "$board" -nographic -monitor none -serial none \
+        -semihosting-config enable=on,target=native -icount shift=0 -kernel "$dir/app.elf" \
+        > "$dir/out" 2>&1
+    rc=$?
+    # function addresses (Thumb: the symbol's value with bit 0 set) to names
+    : > "$dir/names.sed"
+    for fn in leaf mid top; do
+        addr=$("$NM" "$dir/app.elf" | awk -v f=$fn '$3 == f { print $1 }')
+        printf 's/^\\( *\\)0x%x:/\\1%s:/\n' $((0x$addr | 1)) $fn >> "$dir/names.sed"
+    done
+    sed -f "$dir/names.sed" -e 's/lr=0x[0-9a-f]*/lr=SITE/g' "$dir/out" > "$dir/got"
+    if [ $rc -ne 8 ] || ! cmp -s "$TMP/expected" "$dir/got"; then
+        echo "FAIL: $board ($cpu): exit status $rc (want 8), output:"
+        sed 's/^/  /' "$dir/out"
+        diff "$TMP/expected" "$dir/got" | sed 's/^/  /'
+        fail=1
+    else
+        echo "ok: $board ($cpu): installed, app built and traced"
+    fi
+done
+exit $fail
