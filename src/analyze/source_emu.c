@@ -19,15 +19,6 @@
 #include "events_decode.h"
 #include "common/parse_units.h"
 
-/* Function lookups the tracker makes, cached: a call's target and site
- * are looked up on every bl, and most bl go to a few functions. */
-#define FUNC_CACHE 4096
-
-struct func_slot {
-    uint32_t addr;     /* the address looked up, bit 0 set when the slot is empty */
-    uint32_t start;    /* its function's start, 0 when none */
-};
-
 struct emu {
     const struct np_emu_config *cfg;
     struct np_cpu cpu;
@@ -35,7 +26,6 @@ struct emu {
     struct np_calltrack *trk;
     struct np_symbols *syms;
     struct np_addrspace *as;
-    struct func_slot cache[FUNC_CACHE];
     const struct np_event_sink *sink;
     struct np_trace_writer *writer;
     enum np_metric metric;
@@ -152,17 +142,13 @@ int np_emu_config_set(struct np_emu_config *c, const char *setting, char *err, s
 
 /* ---- function lookups for the tracker ---------------------------------------- */
 
+/* (the tracker caches what this finds) */
 static uint32_t func_of(void *ctx, uint32_t addr)
 {
     struct emu *e = ctx;
-    struct func_slot *s = &e->cache[(addr >> 1) & (FUNC_CACHE - 1)];
-    if (s->addr == addr)
-        return s->start;
     struct np_symbol sym;
     np_addrspace_lookup(e->as, addr, &sym);
-    s->addr = addr;
-    s->start = sym.name ? (uint32_t)sym.elf_addr & ~1u : 0;
-    return s->start;
+    return sym.name ? (uint32_t)sym.elf_addr & ~1u : 0;
 }
 
 static const char *name_of(void *ctx, uint32_t addr)
@@ -227,33 +213,36 @@ static int on_thread(void *ctx, uint32_t tid, const char *name)
 static int on_enter(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint32_t address)
 {
     struct emu *e = ctx;
+    uint64_t mine = own(e, tid, insns);
     e->last_cycles = cycles;
-    if (e->writer && writer_rc(e, np_trace_writer_enter(e->writer, tid, cycles, own(e, tid, insns), address)))
+    if (e->writer && writer_rc(e, np_trace_writer_enter(e->writer, tid, cycles, mine, address)))
         return -1;
     if (e->sink && e->sink->enter)
-        return sink_rc(e, e->sink->enter(e->sink->ctx, tid, when(e, cycles, own(e, tid, insns)), address));
+        return sink_rc(e, e->sink->enter(e->sink->ctx, tid, when(e, cycles, mine), address));
     return 0;
 }
 
 static int on_leave(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns)
 {
     struct emu *e = ctx;
+    uint64_t mine = own(e, tid, insns);
     e->last_cycles = cycles;
-    if (e->writer && writer_rc(e, np_trace_writer_exit(e->writer, tid, cycles, own(e, tid, insns))))
+    if (e->writer && writer_rc(e, np_trace_writer_exit(e->writer, tid, cycles, mine)))
         return -1;
     if (e->sink && e->sink->exit)
-        return sink_rc(e, e->sink->exit(e->sink->ctx, tid, when(e, cycles, own(e, tid, insns))));
+        return sink_rc(e, e->sink->exit(e->sink->ctx, tid, when(e, cycles, mine)));
     return 0;
 }
 
 static int on_resync(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint32_t n)
 {
     struct emu *e = ctx;
+    uint64_t mine = own(e, tid, insns);
     e->last_cycles = cycles;
-    if (e->writer && writer_rc(e, np_trace_writer_resync(e->writer, tid, cycles, own(e, tid, insns), n)))
+    if (e->writer && writer_rc(e, np_trace_writer_resync(e->writer, tid, cycles, mine, n)))
         return -1;
     if (e->sink && e->sink->resync)
-        return sink_rc(e, e->sink->resync(e->sink->ctx, tid, when(e, cycles, own(e, tid, insns)), n));
+        return sink_rc(e, e->sink->resync(e->sink->ctx, tid, when(e, cycles, mine), n));
     return 0;
 }
 
@@ -403,8 +392,6 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
     e->sink = sink;
     e->metric = metric;
     e->ns_per_cycle = clock_hz > 0 ? 1e9 / clock_hz : 0;
-    for (unsigned i = 0; i < FUNC_CACHE; i++)
-        e->cache[i].addr = 1;
     int status = NP_TRACE_OK;
     struct np_image img;
     struct np_image_options io = { cfg->ram_size, 0 };

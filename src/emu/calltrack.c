@@ -27,7 +27,7 @@ struct thread {
     uint64_t out_cycles, out_insns; /* when it was switched out */
 };
 
-#define NP_CALLTRACK_FUNC_CACHE 256
+#define NP_CALLTRACK_FUNC_CACHE 4096
 
 struct func_slot {
     uint32_t addr;     /* bit 0 set: empty */
@@ -47,8 +47,9 @@ struct np_calltrack {
     struct np_calltrack_stats stats;
 };
 
-/* The start of the function holding ADDR (0: none), through a small
- * cache: the tracker asks of the same few addresses at every call. */
+/* The start of the function holding ADDR (0: none, or no functions
+ * known), through a cache: the tracker asks of the same few addresses at
+ * every call, and the lookup behind it is a search of the symbols. */
 static __attribute__((noinline)) uint32_t func_of_missed(struct np_calltrack *t, struct func_slot *s, uint32_t addr)
 {
     s->addr = addr;
@@ -130,8 +131,7 @@ static void settle(struct np_calltrack *t, struct thread *th)
 static void push(struct np_calltrack *t, struct thread *th, const struct np_cpu *cpu, uint32_t fn, uint32_t ret,
                  bool exc)
 {
-    if (th->n && !th->frames[th->n - 1].told)
-        tell_enter(t, th, &th->frames[th->n - 1]);
+    settle(t, th);
     t->stats.calls++;
     if (th->n == NP_CALLTRACK_MAX_DEPTH || th->deep) {
         th->deep++;
@@ -192,7 +192,7 @@ static void pop_to(struct np_calltrack *t, struct thread *th, uint32_t k, bool i
 /* Whether the return instruction at FROM is the innermost call's own. */
 static bool from_innermost(struct np_calltrack *t, const struct thread *th, uint32_t from)
 {
-    if (!th->n || !t->funcs.func_of)
+    if (!th->n)
         return false;
     uint32_t fn = func_of(t, from);
     return fn && fn == th->frames[th->n - 1].fn;
@@ -268,7 +268,7 @@ static void new_thread(struct np_calltrack *t, const struct np_cpu *cpu, uint32_
     }
     t->cur = th->tid - 1;
     t->stats.switches++;
-    uint32_t fn = t->funcs.func_of ? func_of(t, to) : 0;
+    uint32_t fn = func_of(t, to);
     tell_thread(t, th, fn == to ? to : 0);
     th->sp_hi = cpu->r[13];
     th->sp_known = true;
@@ -289,7 +289,7 @@ static void leave(struct np_calltrack *t, const struct np_cpu *cpu, const struct
 
     if (from_switch) {
         /* the named context switch: its own thread's return, or another's */
-        if (th->frames[th->n - 1].ret == to && match(th, to, sp, true) == (int64_t)th->n - 1) {
+        if (th->frames[th->n - 1].ret == to && near(sp, th->frames[th->n - 1].sp)) {
             pop_to(t, th, th->n - 1, true, cpu);
             return;
         }
@@ -330,7 +330,7 @@ static void leave(struct np_calltrack *t, const struct np_cpu *cpu, const struct
         }
         /* a thread's first run lands at a function's start; anything else
          * is a jump (a jump table in a function with a big frame) */
-        if (t->funcs.func_of && func_of(t, to) == to) {
+        if (func_of(t, to) == to) {
             new_thread(t, cpu, to);
             return;
         }
@@ -377,7 +377,7 @@ static void exception_return(struct np_calltrack *t, const struct np_cpu *cpu, c
         }
     }
     if (i > 0) {
-        uint32_t fn = t->funcs.func_of ? func_of(t, b->to) : 0;
+        uint32_t fn = func_of(t, b->to);
         if (fn == b->to && th->frames[i - 1].ret != b->to && t->nthreads >= 1 && !t->opt.switch_fn) {
             /* into a function start no interrupted code was at: a thread's
              * first run, its stack made up by the scheduler */
@@ -464,7 +464,7 @@ void np_calltrack_branch(void *tracker, struct np_cpu *cpu, const struct np_bran
         break;
     case NP_BR_BL:
         /* a long jump is a Thumb idiom (its b reaches 2 KiB only) */
-        if ((b->flags & NP_BRF_FROM_THUMB) && t->funcs.func_of) {
+        if (b->flags & NP_BRF_FROM_THUMB) {
             uint32_t fn_to = func_of(t, b->to);
             if (fn_to != b->to && fn_to && fn_to == func_of(t, b->from)) {
                 /* decided at the next PC write: a jump, or a call through
