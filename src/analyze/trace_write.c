@@ -311,23 +311,11 @@ static struct wthread *thread_of(struct np_trace_writer *w, uint32_t tid)
     return t;
 }
 
-/* One record of KIND at TICKS into T's chunk (the ticks checked), its
- * argument ARG (none for EXIT). */
-static inline __attribute__((always_inline)) void put_record(struct wthread *t, unsigned kind, uint64_t ticks,
-                                                              uint64_t arg)
-{
-    if (!t->records)
-        t->base = t->prev = ticks;
-    t->len += np_trace_put_record(t->buf + PREFIX + t->len, ticks - t->prev, kind, arg, &t->addr);
-    t->prev = ticks;
-    t->records++;
-}
-
-/* An event of KIND of thread TID at TICKS, COUNT, with ARG. */
-/* An event with every check: the first of a thread or of a chunk, or one
- * that may be wrong. */
-static __attribute__((noinline)) int event_checked(struct np_trace_writer *w, struct wthread *t, uint32_t tid, unsigned kind, uint64_t ticks,
-                         uint64_t count, uint64_t arg)
+/* The checks of an event of thread T (TID) at TICKS and COUNT that may
+ * be wrong, or is the first of its thread or of a chunk: 0 to write it,
+ * the chunk's base set; -1 with the writer failed. */
+static __attribute__((noinline)) int event_check(struct np_trace_writer *w, struct wthread *t, uint32_t tid,
+                                                 uint64_t ticks, uint64_t count)
 {
     if (w->failed || !t)
         return -1;
@@ -341,32 +329,26 @@ static __attribute__((noinline)) int event_checked(struct np_trace_writer *w, st
     if (w->counted && count < t->count)
         return failed(w, "thread %" PRIu32 ": count %" PRIu64 " is less than its previous event's, %" PRIu64, tid,
                       count, t->count);
-    if (w->counted && count != t->count) {
-        put_record(t, NP_EV_COUNT, ticks, count - t->count);
-        t->count = count;
-        ticks = t->prev; /* the event follows with dt 0 */
-    }
-    put_record(t, kind, ticks, arg);
+    if (!t->records)
+        t->base = t->prev = ticks;
     t->seen = true;
-    /* a chunk holds u32 records; its buffer has room for one more event */
-    if (t->len >= w->chunk_bytes || t->records >= UINT32_MAX - 2)
-        return flush_thread(w, t);
     return 0;
 }
 
-/* An event: the common one, of a thread already in the chunk, in order,
- * written straight; anything else through event_checked. */
+/* An event of KIND of thread TID at TICKS, COUNT, with ARG: a COUNT
+ * record first when the count moved. The common event, of a thread
+ * already in the chunk and in order, is written with no call. */
 static inline __attribute__((always_inline)) int event(struct np_trace_writer *w, uint32_t tid, unsigned kind,
-                                                       uint64_t ticks, uint64_t count,
-                 uint64_t arg)
+                                                       uint64_t ticks, uint64_t count, uint64_t arg)
 {
     struct wthread *t = w->last < w->nthreads && w->threads[w->last].tid == tid ? &w->threads[w->last]
                                                                                 : thread_of(w, tid);
-    uint64_t dt = t ? ticks - t->prev : 0;
-    if (__builtin_expect(w->failed || !t || !t->records || ticks < t->prev || dt >> (64 - NP_EV_KIND_BITS) ||
-                             (w->counted && count < t->count),
-                         0))
-        return event_checked(w, t, tid, kind, ticks, count, arg);
+    if (__builtin_expect(w->failed || !t || !t->records || ticks < t->prev ||
+                             (ticks - t->prev) >> (64 - NP_EV_KIND_BITS) || (w->counted && count < t->count),
+                         0) &&
+        event_check(w, t, tid, ticks, count))
+        return -1;
+    uint64_t dt = ticks - t->prev;
     uint8_t *p = t->buf + PREFIX + t->len, *q = p;
     if (w->counted && count != t->count) {
         q += np_trace_put_record(q, dt, NP_EV_COUNT, count - t->count, &t->addr);
@@ -378,6 +360,7 @@ static inline __attribute__((always_inline)) int event(struct np_trace_writer *w
     t->len += (size_t)(q - p);
     t->prev = ticks;
     t->records++;
+    /* a chunk holds u32 records; its buffer has room for one more event */
     if (t->len >= w->chunk_bytes || t->records >= UINT32_MAX - 2)
         return flush_thread(w, t);
     return 0;
