@@ -190,40 +190,41 @@ static uint64_t default_bucket(uint64_t text)
  * the dimension names the unit ("Mcycles"), the rate the counts per unit.
  * Other traces without samples keep an empty histogram (their times are
  * wall time, not the program's CPU time). */
-static int exact_histogram(const struct gmon *g, const struct np_model *m, uint16_t *bins, uint64_t low,
-                           uint64_t bucket, char dimension[15], char *abbrev, uint32_t *rate)
+static void exact_histogram(const struct gmon *g, const struct np_model *m, uint16_t *bins, uint64_t low,
+                            uint64_t bucket, char dimension[15], char *abbrev, uint32_t *rate)
 {
     size_t np, nf;
     const struct np_process *procs = np_model_processes(m, &np);
     enum np_time_unit unit = np_model_time_unit(m);
     if (unit == NP_UNIT_NS && !(np && procs[0].clock && strcmp(procs[0].clock, "cycles") == 0))
-        return 0;
+        return;
     const struct np_function *fns = np_model_functions(m, &nf);
     uint64_t most = 0;
     for (size_t i = 0; i < nf; i++)
         if (fns[i].calls && in_program(g, fns[i].module) && fns[i].self_ns > most)
             most = fns[i].self_ns;
-    uint64_t per = 1; /* units a count stands for: 10^k */
-    while (most / per > GMON_BIN_MAX)
+    /* the units a count stands for: 10^k (at most 10^9, beyond which the
+     * bins saturate and say so) */
+    uint64_t per = 1;
+    while (most / per > GMON_BIN_MAX && per < 1000000000)
         per *= 10;
-    static const char *const names[3][4] = { { "seconds", "seconds", "seconds", "seconds" },
-                                             { "cycles", "kcycles", "Mcycles", "Gcycles" },
-                                             { "instructions", "kinstructions", "Minstructions",
-                                               "Ginstructions" } };
-    /* the dimension's scale: the smallest 10^(3j) at least PER, so that
-     * the rate, counts per dimension unit, is a whole number */
-    unsigned j = 0;
+    /* the dimension: seconds for ns; else the unit times the smallest
+     * 10^(3j) at least PER, so that the rate, counts per dimension unit,
+     * is a whole number */
+    static const char *const prefix[] = { "", "k", "M", "G" };
     uint64_t scale = 1;
-    while (scale < per && j < 3)
-        scale *= 1000, j++;
-    int row = unit == NP_UNIT_NS ? 0 : unit == NP_UNIT_CYCLES ? 1 : 2;
-    if (row == 0) { /* ns: seconds, at 10^9 / PER counts a second */
-        scale = 1000000000;
-        j = 0;
-    }
+    unsigned j = 0;
     memset(dimension, 0, 15);
-    memcpy(dimension, names[row][j], strlen(names[row][j]));
-    *abbrev = row == 0 ? 's' : row == 1 ? 'c' : 'i';
+    if (unit == NP_UNIT_NS) {
+        scale = 1000000000;
+        memcpy(dimension, "seconds", 7);
+        *abbrev = 's';
+    } else {
+        while (scale < per)
+            scale *= 1000, j++;
+        snprintf(dimension, 15, "%s%s", prefix[j], unit == NP_UNIT_CYCLES ? "cycles" : "instructions");
+        *abbrev = unit == NP_UNIT_CYCLES ? 'c' : 'i';
+    }
     *rate = (uint32_t)(scale / per);
     for (size_t i = 0; i < nf; i++) {
         const struct np_function *f = &fns[i];
@@ -233,7 +234,6 @@ static int exact_histogram(const struct gmon *g, const struct np_model *m, uint1
         uint64_t v = *bin + (f->self_ns + per / 2) / per;
         *bin = (uint16_t)(v > GMON_BIN_MAX ? GMON_BIN_MAX : v);
     }
-    return 0;
 }
 
 static int write_histogram(const struct gmon *g, const struct np_model *m)
@@ -266,10 +266,8 @@ static int write_histogram(const struct gmon *g, const struct np_model *m)
     }
     char dimension[15] = "seconds", abbrev = 's';
     uint32_t rate = sampling->hz ? sampling->hz : GMON_RATE_UNSAMPLED;
-    if (!npcs && exact_histogram(g, m, bins, low, bucket, dimension, &abbrev, &rate) != 0) {
-        free(bins);
-        return NP_EXPORT_ENOMEM;
-    }
+    if (!npcs)
+        exact_histogram(g, m, bins, low, bucket, dimension, &abbrev, &rate);
     putc(GMON_TAG_TIME_HIST, g->out);
     put_vma(g, low);
     put_vma(g, high);
