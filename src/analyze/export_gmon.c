@@ -226,14 +226,19 @@ static void exact_histogram(const struct gmon *g, const struct np_model *m, uint
         *abbrev = unit == NP_UNIT_CYCLES ? 'c' : 'i';
     }
     *rate = (uint32_t)(scale / per);
+    unsigned saturated = 0;
     for (size_t i = 0; i < nf; i++) {
         const struct np_function *f = &fns[i];
         if (!f->calls || !in_program(g, f->module) || f->address < g->elf.start || f->address >= g->elf.end)
             continue;
         uint16_t *bin = &bins[(f->address - low) / bucket];
         uint64_t v = *bin + (f->self_ns + per / 2) / per;
+        saturated += v > GMON_BIN_MAX;
         *bin = (uint16_t)(v > GMON_BIN_MAX ? GMON_BIN_MAX : v);
     }
+    if (saturated)
+        say(g->o, NP_DIAG_WARNING, "gmon: the self time of %u functions cut to %u x %" PRIu64 " %s a bin", saturated,
+            GMON_BIN_MAX, per, unit == NP_UNIT_NS ? "ns" : unit == NP_UNIT_CYCLES ? "cycles" : "instructions");
 }
 
 static int write_histogram(const struct gmon *g, const struct np_model *m)
