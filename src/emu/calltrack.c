@@ -12,7 +12,7 @@ struct frame {
     uint8_t exc;       /* an exception's call: ends with an exception return */
     uint8_t told;      /* its entry was told (not while it may still be a veneer) */
     uint8_t maybe_jump; /* a Thumb bl inside one function: a long jump, unless
-                           it went to a stub that jumps to a function */
+                           it landed on a `bx rN` that jumps on to a function */
     uint64_t cycles, insns;
 };
 
@@ -468,7 +468,7 @@ void np_calltrack_branch(void *tracker, struct np_cpu *cpu, const struct np_bran
             uint32_t fn_to = func_of(t, b->to);
             if (fn_to != b->to && fn_to && fn_to == func_of(t, b->from)) {
                 /* decided at the next PC write: a jump, or a call through
-                 * a stub such as GCC's `bx r3` at the function's end */
+                 * GCC's `bx r3` placed after the function's code */
                 push(t, th, cpu, b->to, cpu->r[14], false);
                 if (th->n && th->frames[th->n - 1].fn == b->to && !th->deep)
                     th->frames[th->n - 1].maybe_jump = 1;
