@@ -18,8 +18,13 @@ typedef enum np_calltrace_mode {
     NP_CALLTRACE_LOG = 2
 } np_calltrace_mode;
 
-/* Bytes per record (16 on every platform). */
+/* Bytes per record: 16 with 64-bit pointers, 12 with 32-bit ones (a
+ * microcontroller). */
+#if defined(__SIZEOF_POINTER__) && __SIZEOF_POINTER__ == 4
+#define NP_CALLTRACE_RECORD_SIZE 12
+#else
 #define NP_CALLTRACE_RECORD_SIZE 16
+#endif
 
 /* How many records a buffer of SIZE bytes holds, and the reverse. */
 NP_API int np_calltrace_lines(size_t size);

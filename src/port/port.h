@@ -125,6 +125,10 @@ void np_port_periodic_stop(void);
  *                           holder may be the code an interrupt interrupted
  *   NP_PORT_HOSTED          1 where the hosted parts build (the recorder:
  *                           the hooks call it by default), else 0
+ *   NP_PORT_OS_THREADS      1 where the OS runs threads the runtime does not
+ *                           switch itself (the hooks then also read a
+ *                           process-wide flag word); 0 where every change
+ *                           of thread is an np_thread_switch
  *   NP_PORT_AT_START        the attribute of a function to run at start-up
  *                           (a constructor), or nothing where none runs
  *   uint64_t np_port_counter(void)      the raw counter

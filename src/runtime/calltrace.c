@@ -29,18 +29,22 @@ int np_calltrace_init(void *buf, size_t size, np_calltrace_mode mode)
         return np_error(NP_EINVAL, "np_calltrace_init", "buffer is NULL");
     if (mode != NP_CALLTRACE_STACK && mode != NP_CALLTRACE_LOG)
         return np_error(NP_EINVAL, "np_calltrace_init", "mode must be NP_CALLTRACE_STACK or NP_CALLTRACE_LOG");
-    if (((uintptr_t)buf & 7) != 0)
-        return np_error(NP_EINVAL, "np_calltrace_init", "buffer must be 8-byte aligned");
+    if (((uintptr_t)buf & (_Alignof(np_trace_record) - 1)) != 0)
+        return np_error(NP_EINVAL, "np_calltrace_init",
+                        _Alignof(np_trace_record) == 8 ? "buffer must be 8-byte aligned" : "buffer must be 4-byte aligned");
     if (size < REC || size / REC > 0xffffffffu)
-        return np_error(NP_ESMALL, "np_calltrace_init", "buffer too small: need at least 16 bytes (one record)");
+        return np_error(NP_ESMALL, "np_calltrace_init",
+                        REC == 16 ? "buffer too small: need at least 16 bytes (one record)"
+                                  : "buffer too small: need at least 12 bytes (one record)");
     if (!np_api_enter(t, "np_calltrace_init"))
         return NP_EBUSY;
     struct np_calltrace_state *c = &t->ct;
-    c->buf = buf;
+    c->buf = c->pos = buf;
     c->cap = (uint32_t)(size / REC);
+    c->end = c->buf + c->cap;
     c->mode = mode;
-    c->top = c->depth = c->overflow = 0;
-    c->wraps = 0;
+    c->depth = c->overflow = 0;
+    c->wraps = c->wraps_hi = 0;
     t->flags &= ~NP_F_CT_LOG;
     t->flags |= NP_F_CT_INIT | NP_F_CT_ON | (mode == NP_CALLTRACE_LOG ? NP_F_CT_LOG : 0);
     np_thread_unlock(t);
@@ -55,7 +59,7 @@ int np_calltrace_shutdown(void)
     if (!np_api_enter(t, "np_calltrace_shutdown"))
         return NP_EBUSY;
     t->flags &= ~(NP_F_CT_INIT | NP_F_CT_ON);
-    t->ct.buf = 0;
+    t->ct.buf = t->ct.pos = t->ct.end = 0;
     t->ct.cap = 0;
     np_thread_unlock(t);
     return NP_OK;
@@ -79,9 +83,9 @@ int np_calltrace_clear(void)
         return NP_EBUSY;
     /* The exits of calls cleared now arrive with the stack empty, where an
      * exit does nothing. */
-    t->ct.top = 0;
+    t->ct.pos = t->ct.buf;
     t->ct.overflow = 0;
-    t->ct.wraps = 0;
+    t->ct.wraps = t->ct.wraps_hi = 0;
     np_thread_unlock(t);
     return NP_OK;
 }
@@ -89,31 +93,40 @@ int np_calltrace_clear(void)
 /* Record I counted from the newest (0). */
 static const np_trace_record *nth_newest(const struct np_calltrace_state *c, uint32_t i)
 {
+    uint32_t top = np_ct_top(c);
     if (c->mode == NP_CALLTRACE_STACK)
-        return &c->buf[c->top - 1 - i];
-    return &c->buf[(c->top + c->cap - 1 - i) % c->cap];
+        return &c->buf[top - 1 - i];
+    return &c->buf[(top + c->cap - 1 - i) % c->cap];
 }
 
 static uint32_t held(const struct np_calltrace_state *c)
 {
     if (c->mode == NP_CALLTRACE_STACK)
-        return c->top;
-    return c->wraps ? c->cap : c->top;
+        return np_ct_top(c);
+    return np_ct_wraps(c) ? c->cap : np_ct_top(c);
 }
 
 static uint64_t lost_of(const struct np_calltrace_state *c)
 {
     if (c->mode == NP_CALLTRACE_STACK)
         return c->overflow;
-    return c->wraps ? (c->wraps - 1) * c->cap + c->top : 0;
+    uint64_t w = np_ct_wraps(c);
+    return w ? (w - 1) * c->cap + np_ct_top(c) : 0;
 }
 
 static void decode(const np_trace_record *r, np_calltrace_entry *e)
 {
+#if NP_ADDR_BITS > 32
     e->fn = (const void *)(uintptr_t)(r->w0 & NP_ADDR_MASK);
     e->named = (r->w0 & NP_REC_NAMED) != 0;
     e->site = (const void *)(uintptr_t)(r->w1 & NP_ADDR_MASK);
-    e->depth = (uint32_t)(r->w1 >> NP_ADDR_BITS);
+    e->depth = (uint32_t)(r->w1 >> NP_ADDR_BITS) - 1;
+#else
+    e->fn = (const void *)(uintptr_t)r->fn;
+    e->named = (r->depth & ~NP_DEPTH_MAX) != 0;
+    e->site = (const void *)(uintptr_t)r->site;
+    e->depth = (r->depth & NP_DEPTH_MAX) - 1;
+#endif
 }
 
 int np_calltrace_read(np_calltrace_entry *out, int max)

@@ -15,31 +15,33 @@ static inline __attribute__((always_inline)) void
 np_ct_log_enter(struct np_thread *t, uint64_t fn, const void *site)
 {
     struct np_calltrace_state *c = &t->ct;
-    uint32_t i = c->top, d = c->depth;
-    uint32_t next = i + 1;
-    if (__builtin_expect(next == c->cap, 0)) {
-        next = 0;
-        c->wraps++;
+    np_trace_record *p = c->pos;
+    if (__builtin_expect(p == c->end, 0)) {
+        p = c->buf;
+        if (++c->wraps == 0)
+            c->wraps_hi++;
+#ifdef NP_DEPTH_AT_WRAP
+        /* a round adds at most its records to the depth: below 2^31 */
+        if (c->depth > NP_DEPTH_AT_WRAP)
+            c->depth = NP_DEPTH_AT_WRAP;
+#endif
     }
-    c->top = next;
-    c->depth = d + 1;
+    c->pos = p + 1;
+    uint32_t level = c->depth + 1;
+    c->depth = level;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    c->buf[i].w0 = fn;
-    c->buf[i].w1 = NP_CODE_ADDR(site) |
-                   (uint64_t)(d < NP_DEPTH_MAX ? d : NP_DEPTH_MAX) << NP_ADDR_BITS;
+    np_ct_record_put(p, fn, site, level);
 }
 
 static inline __attribute__((always_inline)) void
 np_ct_stack_enter(struct np_thread *t, uint64_t fn, const void *site)
 {
     struct np_calltrace_state *c = &t->ct;
-    uint32_t i = c->top;
-    if (__builtin_expect(i < c->cap, 1)) {
-        c->top = i + 1;
+    np_trace_record *p = c->pos;
+    if (__builtin_expect(p != c->end, 1)) {
+        c->pos = p + 1;
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
-        c->buf[i].w0 = fn;
-        c->buf[i].w1 = NP_CODE_ADDR(site) |
-                       (uint64_t)(i < NP_DEPTH_MAX ? i : NP_DEPTH_MAX) << NP_ADDR_BITS;
+        np_ct_record_put(p, fn, site, (uint32_t)(p - c->buf) + 1);
     } else {
         c->overflow++;
     }
@@ -59,8 +61,8 @@ np_ct_stack_exit(struct np_thread *t)
     struct np_calltrace_state *c = &t->ct;
     if (c->overflow)
         c->overflow--;
-    else if (c->top)
-        c->top--;
+    else if (c->pos != c->buf)
+        c->pos--;
 }
 
 #endif

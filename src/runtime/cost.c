@@ -53,7 +53,7 @@ static int layout(struct np_cost_state *c, void *buf, size_t size)
     size_t frames = (avail - n * SLOT_BYTES) / sizeof(struct np_cost_frame) - 1;
     c->top = c->frames;
     c->end = c->frames + (frames > 0xffffffffu ? 0xffffffffu : frames);
-    c->shift = 64 - bits;
+    c->shift = (NP_ADDR_BITS > 32 ? 64 : 32) - bits;
     c->mask = (uint32_t)n - 1;
     c->limit = (uint32_t)(n / 4 * 3 + (n == 2));
     return 1;

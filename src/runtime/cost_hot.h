@@ -43,7 +43,11 @@ static inline __attribute__((always_inline)) uint64_t np_thread_time(struct np_t
  * differ only in their low bits (functions side by side) over the table. */
 static inline __attribute__((always_inline)) uint32_t np_cost_hash(const struct np_cost_state *c, uint64_t fn)
 {
+#if NP_ADDR_BITS > 32
     return (uint32_t)((fn * 0x9e3779b97f4a7c15ull) >> c->shift);
+#else /* a 32-bit product on a 32-bit CPU (a name's bit 63 left out) */
+    return ((uint32_t)fn * 0x9e3779b9u) >> c->shift;
+#endif
 }
 
 /* NP_F_COST_SLOW from the thread's state (with the thread busy). */

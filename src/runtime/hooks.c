@@ -111,10 +111,22 @@ int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
     __atomic_store_n(&np_hooks_global, g, __ATOMIC_RELEASE);
     if (&np_hooks_global_exe && np_hooks_global_exe) /* libnanoprof-hooks.a's copy */
         __atomic_store_n(np_hooks_global_exe, g, __ATOMIC_RELEASE);
+    /* and the threads' user bytes: the current thread's now, the others'
+     * when they are switched to */
+    uint8_t on = h ? NP_USER_BYTE_ON : 0;
+    __atomic_store_n(&np_hooks_user_on, on, __ATOMIC_RELAXED);
+    struct np_thread *t = np_cur;
+    if (t != &np_unattached)
+        np_thread_user_set(t, on);
     return NP_OK;
 }
 #define NP_USER_ON() (__atomic_load_n(&np_user_hooks, __ATOMIC_RELAXED) != NULL)
+#if NP_PORT_OS_THREADS
 #define NP_GLOBAL_FLAGS() __atomic_load_n(&np_hooks_global, __ATOMIC_RELAXED)
+#else
+/* every thread is switched to by np_thread_switch: its user byte says it */
+#define NP_GLOBAL_FLAGS() 0u
+#endif
 #else
 int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
 {
@@ -264,98 +276,100 @@ NP_HOOK NP_HOOKS_TEXT __attribute__((noinline)) void np_hooks_full_exit(void *fn
  * else goes to the full path by a tail call. */
 #define NP_FAST_MASK (NP_F_BUSY | NP_F_COST_ON | NP_F_REC_ON)
 /* The call trace alone, not busy: its mode decides the rest. */
-#define NP_CT_MASK (NP_FAST_MASK | NP_F_CT_ON | NP_F_CT_LOG)
+#define NP_CT_MASK NP_HOT_MASK(NP_FAST_MASK | NP_F_CT_ON | NP_F_CT_LOG)
 /* Cost measurement alone (the call trace off), not busy, not recording,
  * nothing that needs its full path. */
-#define NP_COST_MASK (NP_F_BUSY | NP_F_CT_ON | NP_F_COST_ON | NP_F_REC_ON | NP_F_COST_SLOW)
+#define NP_COST_MASK (NP_HOT_MASK(NP_F_BUSY | NP_F_CT_ON | NP_F_COST_ON | NP_F_REC_ON) | NP_F_COST_SLOW)
+
+/* The hooks: the call trace in log mode first, then the rest. On a host
+ * the rest is inlined into the hooks, which keep their registers anyway.
+ * On a target with few registers (Thumb) the rest is a function of its
+ * own, reached by a tail call: inlined, its registers would be saved on
+ * every call of the hooks, the log mode's too. EXIT is a constant. */
+#if NP_PORT_HOSTED
+#define NP_HOOK_REST static inline __attribute__((always_inline))
+#else
+#define NP_HOOK_REST static NP_HOOKS_TEXT __attribute__((noinline))
+#endif
+
+static inline __attribute__((always_inline)) void hook_rest(int exit, void *fn, void *site, struct np_thread *t)
+{
+#if NP_HOOKS_MECHANISMS & (NP_MECH_CALLTRACE | NP_MECH_COST)
+    uint32_t f = t->hot;
+    uint32_t g = f | NP_GLOBAL_FLAGS();
+#if NP_HOOKS_MECHANISMS & NP_MECH_COST
+    if ((g & NP_COST_MASK) == NP_F_COST_ON) {
+        /* busy first: the checks read what a signal handler's hooks
+         * may change (a merge moves the slots) */
+        t->flags = f | NP_F_BUSY; /* the flags alone (the hot word's low half) */
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        int done = exit ? np_cost_exit_fast(t) : np_cost_enter_fast(t, NP_CODE_ADDR(fn));
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        t->flags = f;
+        if (__builtin_expect(done, 1))
+            return;
+        goto full;
+    }
+#endif
+#if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
+    uint32_t k = g & NP_CT_MASK;
+    if (!(k & ~NP_F_CT_LOG))
+        return; /* nothing on */
+    if (k == NP_F_CT_ON) {
+        if (exit)
+            np_ct_stack_exit(t);
+        else
+            np_ct_stack_enter(t, NP_CODE_ADDR(fn), site);
+        return;
+    }
+#endif
+#endif
+    (void)t;
+#if NP_HOOKS_MECHANISMS & NP_MECH_COST
+full:
+#endif
+    if (exit)
+        np_hooks_full_exit(fn, site);
+    else
+        np_hooks_full_enter(fn, site);
+}
+
+NP_HOOK_REST void hook_rest_enter(void *fn, void *site, struct np_thread *t)
+{
+    hook_rest(0, fn, site, t);
+}
+
+NP_HOOK_REST void hook_rest_exit(void *fn, void *site, struct np_thread *t)
+{
+    hook_rest(1, fn, site, t);
+}
 
 /* On a cache line of their own each: their speed depends on where they
  * fall (a few tenths of a nanosecond per call, from one build to the
  * next, measured); aligned, it does not. */
 NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_enter(void *fn, void *site)
 {
-#if NP_HOOKS_MECHANISMS & (NP_MECH_CALLTRACE | NP_MECH_COST)
     struct np_thread *t = np_cur; /* np_unattached (busy) at first */
-    {
-        uint32_t f = t->flags;
-        uint32_t g = f | NP_GLOBAL_FLAGS(); /* busy too when user hooks are set */
 #if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
-        uint32_t k = g & NP_CT_MASK;
-        if (__builtin_expect(k == (NP_F_CT_ON | NP_F_CT_LOG), 1)) {
-            np_ct_log_enter(t, NP_CODE_ADDR(fn), site);
-            return;
-        }
-#endif
-#if NP_HOOKS_MECHANISMS & NP_MECH_COST
-        if ((g & NP_COST_MASK) == NP_F_COST_ON) {
-            /* busy first: the checks read what a signal handler's hooks
-             * may change (a merge moves the slots) */
-            t->flags = f | NP_F_BUSY;
-            __atomic_signal_fence(__ATOMIC_SEQ_CST);
-            int done = np_cost_enter_fast(t, NP_CODE_ADDR(fn));
-            __atomic_signal_fence(__ATOMIC_SEQ_CST);
-            t->flags = f;
-            if (__builtin_expect(done, 1))
-                return;
-            goto full;
-        }
-#endif
-#if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
-        if (!(k & ~NP_F_CT_LOG))
-            return; /* nothing on */
-        if (k == NP_F_CT_ON) {
-            np_ct_stack_enter(t, NP_CODE_ADDR(fn), site);
-            return;
-        }
-#endif
+    /* busy too when user hooks are set */
+    if (__builtin_expect(((t->hot | NP_GLOBAL_FLAGS()) & NP_CT_MASK) == (NP_F_CT_ON | NP_F_CT_LOG), 1)) {
+        np_ct_log_enter(t, NP_CODE_ADDR(fn), site);
+        return;
     }
 #endif
-#if NP_HOOKS_MECHANISMS & NP_MECH_COST
-full:
-#endif
-    np_hooks_full_enter(fn, site);
+    hook_rest_enter(fn, site, t);
 }
 
 NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_exit(void *fn, void *site)
 {
-#if NP_HOOKS_MECHANISMS & (NP_MECH_CALLTRACE | NP_MECH_COST)
-    struct np_thread *t = np_cur; /* np_unattached (busy) at first */
-    {
-        uint32_t f = t->flags;
-        uint32_t g = f | NP_GLOBAL_FLAGS();
+    struct np_thread *t = np_cur;
 #if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
-        uint32_t k = g & NP_CT_MASK;
-        if (__builtin_expect(k == (NP_F_CT_ON | NP_F_CT_LOG), 1)) {
-            np_ct_log_exit(t);
-            return;
-        }
-#endif
-#if NP_HOOKS_MECHANISMS & NP_MECH_COST
-        if ((g & NP_COST_MASK) == NP_F_COST_ON) {
-            t->flags = f | NP_F_BUSY;
-            __atomic_signal_fence(__ATOMIC_SEQ_CST);
-            int done = np_cost_exit_fast(t);
-            __atomic_signal_fence(__ATOMIC_SEQ_CST);
-            t->flags = f;
-            if (__builtin_expect(done, 1))
-                return;
-            goto full;
-        }
-#endif
-#if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
-        if (!(k & ~NP_F_CT_LOG))
-            return; /* nothing on */
-        if (k == NP_F_CT_ON) {
-            np_ct_stack_exit(t);
-            return;
-        }
-#endif
+    if (__builtin_expect(((t->hot | NP_GLOBAL_FLAGS()) & NP_CT_MASK) == (NP_F_CT_ON | NP_F_CT_LOG), 1)) {
+        np_ct_log_exit(t);
+        return;
     }
 #endif
-#if NP_HOOKS_MECHANISMS & NP_MECH_COST
-full:
-#endif
-    np_hooks_full_exit(fn, site);
+    hook_rest_exit(fn, site, t);
 }
 
 #if !defined(NP_HOOKS_NONSHARED)

@@ -158,7 +158,7 @@ __attribute__((visibility("hidden"))) void np_setjmp_note(const void *env)
     }
     if ((t->flags & (NP_F_CT_INIT | NP_F_COST_INIT)) && !(t->flags & NP_F_BUSY)) {
         struct np_jmp_mark *m = mark_for(t, env, 1);
-        m->ct_top = t->ct.top;
+        m->ct_top = np_ct_top(&t->ct);
         m->ct_overflow = t->ct.overflow;
         m->ct_depth = t->ct.depth;
         m->cost_depth = np_cost_depth(&t->cost);
@@ -173,11 +173,11 @@ static void unwind_to(struct np_thread *t, const struct np_jmp_mark *m, int from
         if (c->mode == NP_CALLTRACE_LOG) {
             if (c->depth > m->ct_depth)
                 c->depth = m->ct_depth;
-        } else if ((uint64_t)c->top + c->overflow > (uint64_t)m->ct_top + m->ct_overflow) {
-            uint64_t k = (uint64_t)c->top + c->overflow - m->ct_top - m->ct_overflow;
+        } else if ((uint64_t)np_ct_top(c) + c->overflow > (uint64_t)m->ct_top + m->ct_overflow) {
+            uint64_t k = (uint64_t)np_ct_top(c) + c->overflow - m->ct_top - m->ct_overflow;
             uint64_t r = k < c->overflow ? k : c->overflow;
             c->overflow -= (uint32_t)r;
-            c->top -= (uint32_t)(k - r);
+            c->pos -= (uint32_t)(k - r);
         }
     }
     if (t->flags & NP_F_COST_INIT)

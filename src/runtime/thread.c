@@ -11,6 +11,7 @@
 __attribute__((visibility("default"))) const struct np_thread np_unattached = { .flags = NP_F_BUSY };
 NP_PORT_TLS struct np_thread *np_cur __attribute__((visibility("default"))) = (struct np_thread *)&np_unattached;
 static NP_PORT_TLS struct np_thread own __attribute__((aligned(16)));
+uint8_t np_hooks_user_on;
 
 /* Set by the recorder (record.c) when it starts; NULL otherwise. */
 void (*np_rec_attach_hook)(struct np_thread *t);
@@ -37,6 +38,7 @@ struct np_thread *np_thread_attach(void)
     struct np_thread *t = &own;
     if (!(t->flags & NP_F_ATTACHED)) {
         t->flags |= NP_F_ATTACHED;
+        np_thread_user_sync(t);
         t->tid = np_port_tid();
         np_port_thread_start(os_thread_exit);
         void (*rec)(struct np_thread *) = __atomic_load_n(&np_rec_attach_hook, __ATOMIC_ACQUIRE);
@@ -82,6 +84,7 @@ np_thread *np_thread_init(void *mem, size_t size)
     struct np_thread *t = mem;
     __builtin_memset(t, 0, sizeof *t);
     t->flags = NP_F_ATTACHED;
+    np_thread_user_sync(t);
     t->tid = np_port_tid();
     return t;
 }
@@ -108,6 +111,7 @@ void np_thread_switch(np_thread *from, np_thread *to)
         to->off += now - to->out_at;
         to->out_at = 0;
     }
+    np_thread_user_sync(to);
     np_cur = to;
     void (*rec)(struct np_thread *, struct np_thread *) = __atomic_load_n(&np_rec_switch_hook, __ATOMIC_ACQUIRE);
     if (rec)

@@ -33,17 +33,25 @@ enum {
                                  CPU's counter (cost.c) */
 };
 #define NP_F_RECORDING (NP_F_CT_ON | NP_F_COST_ON)
-
-/* A call trace record: two words. w0 is the function address (bit 63 set
- * for an NP_ENTER name); w1 is the call site in its low 48 bits and, in
- * log mode, the nesting depth in its high 16 bits. */
-typedef struct np_trace_record {
-    uint64_t w0, w1;
-} np_trace_record;
+/* np_thread's user byte as seen in its hot word */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "np_thread's hot word assumes a little-endian CPU"
+#endif
+#define NP_F_USER_HOT ((uint32_t)NP_USER_BYTE_ON << 16)
+/* What the user byte holds when user hooks are set: the busy bit, so that
+ * a mask of hot-word bits can be the same byte in both halves (one
+ * immediate operand on Thumb-2: NP_HOT_MASK). */
+#define NP_USER_BYTE_ON NP_F_BUSY
+#define NP_HOT_MASK(m) ((uint32_t)(m) | (uint32_t)(m) << 16)
+/* The value of every thread's user byte (np_thread_switch copies it into
+ * the thread switched to): NP_USER_BYTE_ON while user hooks are set. */
+extern uint8_t np_hooks_user_on;
+/* T's user byte from np_hooks_user_on (nothing with OS threads). */
+#define np_thread_user_sync(t) np_thread_user_set(t, __atomic_load_n(&np_hooks_user_on, __ATOMIC_RELAXED))
 
 #define NP_REC_NAMED (1ull << 63)
 /* The bits of an address the records keep: the port's (48 on a 64-bit
- * host, 32 on a 32-bit target), in the same 16-byte records. */
+ * host, 32 on a 32-bit target). */
 #define NP_ADDR_BITS NP_PORT_ADDR_BITS
 _Static_assert(NP_ADDR_BITS <= 48, "a record keeps 48 bits of address and 16 of depth");
 #define NP_ADDR_MASK ((1ull << NP_ADDR_BITS) - 1)
@@ -55,17 +63,67 @@ _Static_assert(NP_ADDR_BITS <= 48, "a record keeps 48 bits of address and 16 of 
 #else
 #define NP_CODE_ADDR(p) ((uint64_t)(uintptr_t)(p) & NP_ADDR_MASK)
 #endif
-#define NP_DEPTH_MAX 0xffffu
+
+/* A call trace record (NP_CALLTRACE_RECORD_SIZE bytes). With addresses of
+ * more than 32 bits, two words: w0 the function (bit 63 set for an
+ * NP_ENTER name), w1 the call site in its low 48 bits and, in log mode,
+ * the nesting depth in its high 16. With 32-bit addresses (a target),
+ * three words, written by one store-multiple where the CPU has it: the
+ * function, the site, and the level (bit 31 set for a name; the hooks
+ * store the level unmasked: np_ct_log_enter keeps it under 2^30 plus one
+ * round of the ring). The depth field holds the level, the depth plus
+ * one. */
+#if NP_ADDR_BITS > 32
+typedef struct np_trace_record {
+    uint64_t w0, w1;
+} np_trace_record;
+#define NP_DEPTH_MAX 0xffffu /* of the level */
+#else
+typedef struct np_trace_record {
+    uint32_t fn, site, depth;
+} np_trace_record;
+#define NP_DEPTH_MAX 0x7fffffffu
+#define NP_DEPTH_AT_WRAP (1u << 30) /* the most a log's depth keeps across a wrap */
+#endif
+
+/* Writes R: function FN (NP_REC_NAMED for a name), SITE, and LEVEL, the
+ * call's nesting depth plus one (the count the hooks keep). */
+static inline __attribute__((always_inline)) void
+np_ct_record_put(np_trace_record *r, uint64_t fn, const void *site, uint32_t level)
+{
+#if NP_ADDR_BITS > 32
+    r->w0 = fn;
+    r->w1 = NP_CODE_ADDR(site) | (uint64_t)(level < NP_DEPTH_MAX ? level : NP_DEPTH_MAX) << NP_ADDR_BITS;
+#else
+    r->fn = (uint32_t)fn;
+    r->site = (uint32_t)(uintptr_t)site;
+    r->depth = level | (uint32_t)(fn >> 32); /* NP_REC_NAMED: bit 31 */
+#endif
+}
 
 struct np_calltrace_state {
+    np_trace_record *pos;  /* where the next record goes */
+    np_trace_record *end;  /* log: where the ring goes round; stack: full */
+    uint32_t depth;        /* log: nesting depth now */
+    uint32_t overflow;     /* stack: open frames that did not fit */
     np_trace_record *buf;
     uint32_t cap;
     uint32_t mode;
-    uint32_t top;       /* stack: records held; log: next slot */
-    uint32_t depth;     /* log: nesting depth now */
-    uint32_t overflow;  /* stack: open frames that did not fit */
-    uint64_t wraps;     /* log: times the ring went round */
+    /* log: times the ring went round, in two words: the hooks' path
+     * carries into the high one with no register pair (Thumb) */
+    uint32_t wraps, wraps_hi;
 };
+
+static inline uint64_t np_ct_wraps(const struct np_calltrace_state *c)
+{
+    return (uint64_t)c->wraps_hi << 32 | c->wraps;
+}
+
+/* Records written so far in the buffer (stack: held; log: in this round). */
+static inline uint32_t np_ct_top(const struct np_calltrace_state *c)
+{
+    return (uint32_t)(c->pos - c->buf);
+}
 
 /* Function cost keeps, per thread and inside the measurement buffer the
  * program gives np_cost_init (cost.c lays it out), the calls open now and
@@ -100,7 +158,7 @@ struct np_cost_state {
                                      outermost call's time, unread */
     uint32_t *order;       /* slots in order of first appearance */
     uint64_t *magic;       /* the buffer's first word (cost.c) */
-    uint32_t shift;        /* 64 - log2(slots): the hash's top bits */
+    uint32_t shift;        /* 64 (32 on a 32-bit target) - log2(slots): the hash's top bits */
     uint32_t mask;         /* slots - 1 */
     uint32_t count;        /* functions in the table */
     uint32_t limit;        /* most functions it takes (3/4 of the slots) */
@@ -122,7 +180,25 @@ struct np_jmp_mark {
 };
 
 struct np_thread {
-    uint32_t flags;
+    /* The word the hooks read. Where the runtime switches every thread
+     * (no OS threads), it holds the flags and the user-hooks byte, read in
+     * one load: the byte is written only by np_hooks_set and
+     * np_thread_switch, the flags by everything else, and a store of
+     * either leaves the other be. With OS threads it is the flags alone
+     * (the hooks read user hooks' state from a process-wide word), so
+     * that no narrow store is followed by a wide load of it. */
+    union {
+        uint32_t hot;
+#if NP_PORT_OS_THREADS
+        uint32_t flags;
+#else
+        struct {
+            uint16_t flags;
+            uint8_t user; /* NP_USER_BYTE_ON: user hooks are set */
+            uint8_t spare;
+        };
+#endif
+    };
     uint64_t off;          /* ticks this thread was switched out */
     uint64_t out_at;       /* raw time of np_thread_switch away, or 0 */
     long tid;
@@ -142,6 +218,15 @@ extern const struct np_thread np_unattached __attribute__((visibility("default")
 struct np_thread *np_thread_attach(void);
 /* The OS thread's own state (not a user-level thread's), or NULL. */
 struct np_thread *np_thread_os(void);
+
+static inline void np_thread_user_set(struct np_thread *t, uint8_t on)
+{
+#if NP_PORT_OS_THREADS
+    (void)t, (void)on;
+#else
+    t->user = on;
+#endif
+}
 
 static inline __attribute__((always_inline)) struct np_thread *np_self(void)
 {

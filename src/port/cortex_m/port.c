@@ -40,9 +40,7 @@
 #define SYS_OPEN 0x01
 #define SYS_WRITE 0x05
 
-uint64_t np_cm_now;
-uint32_t np_cm_last;
-int np_cm_dwt;
+struct np_cm_clock np_cm_clock;
 
 static uint32_t cpu_hz = NP_CM_CPU_HZ;
 static int clock_ready;
@@ -65,12 +63,12 @@ uint32_t np_cm_cpu_hz(void)
 uint64_t np_cm_systick_read(void)
 {
     np_port_crit m = np_port_crit_enter(0);
-    uint64_t now = np_cm_now;
+    uint64_t now = np_cm_clock.now;
     if (systick_period) {
-        uint32_t v = SYST_CVR, last = np_cm_last;
+        uint32_t v = SYST_CVR, last = np_cm_clock.last;
         now += last >= v ? last - v : last + systick_period - v; /* it counts down */
-        np_cm_now = now;
-        np_cm_last = v;
+        np_cm_clock.now = now;
+        np_cm_clock.last = v;
     }
     np_port_crit_exit(0, m);
     return now;
@@ -81,14 +79,14 @@ uint64_t np_cm_systick_read(void)
 static void systick_set(uint32_t period)
 {
     np_port_crit m = np_port_crit_enter(0);
-    if (!np_cm_dwt)
+    if (!np_cm_clock.dwt)
         (void)np_cm_systick_read();
     SYST_CSR = 0;
     systick_period = period;
     if (period) {
         SYST_RVR = period - 1;
         SYST_CVR = 0; /* reloads at the next cycle */
-        np_cm_last = np_cm_dwt ? np_cm_last : 0;
+        np_cm_clock.last = np_cm_clock.dwt ? np_cm_clock.last : 0;
         SYST_CSR = SYST_CSR_CLKSOURCE | SYST_CSR_TICKINT | SYST_CSR_ENABLE;
     }
     np_port_crit_exit(0, m);
@@ -107,7 +105,7 @@ static int dwt_start(void)
         ;
     if (NP_CM_DWT_CYCCNT == a)
         return 0;
-    np_cm_last = NP_CM_DWT_CYCCNT;
+    np_cm_clock.last = NP_CM_DWT_CYCCNT;
     return 1;
 }
 #endif
@@ -119,7 +117,7 @@ void np_port_clock_init(void)
     clock_ready = 1;
 #if NP_CM_HAS_DWT
     if (dwt_start()) {
-        np_cm_dwt = 1;
+        np_cm_clock.dwt = 1;
         return;
     }
 #endif
@@ -312,7 +310,7 @@ int np_port_tick_start(unsigned hz, void (*fn)(uint32_t late), const char **reas
 void np_port_tick_stop(void)
 {
     __atomic_store_n(&tick_fn, NULL, __ATOMIC_RELAXED);
-    systick_set(np_cm_dwt ? 0 : SYST_PERIOD_MAX); /* the clock keeps its SysTick */
+    systick_set(np_cm_clock.dwt ? 0 : SYST_PERIOD_MAX); /* the clock keeps its SysTick */
 }
 
 void np_port_delay_us(uint32_t us)

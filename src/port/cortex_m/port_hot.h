@@ -17,6 +17,7 @@
 #define NP_PORT_CODE_ADDR_FITS 1
 #define NP_PORT_CAN_SPIN 0
 #define NP_PORT_HOSTED 0
+#define NP_PORT_OS_THREADS 0
 #define NP_PORT_AT_START __attribute__((unused)) /* no start-up but the board's */
 
 /* The DWT cycle counter exists from ARMv7-M on (optional there: port.c
@@ -29,11 +30,15 @@
 #endif
 #define NP_CM_DWT_CYCCNT (*(volatile uint32_t *)0xE0001004u)
 
-/* The 64-bit clock: the cycles counted up to the last read, and the
- * hardware counter's value then (port.c). */
-extern uint64_t np_cm_now;
-extern uint32_t np_cm_last;
-extern int np_cm_dwt; /* the DWT counter is the clock (else SysTick) */
+/* The 64-bit clock: the cycles counted up to the last read, the hardware
+ * counter's value then, and whether the DWT counter is the clock (else
+ * SysTick) (port.c). One object: the hooks reach it by one address. */
+struct np_cm_clock {
+    uint64_t now;
+    uint32_t last;
+    uint32_t dwt;
+};
+extern struct np_cm_clock np_cm_clock;
 uint64_t np_cm_systick_read(void);
 
 /* Interrupts masked, as they were saved: an interrupt cannot come between
@@ -58,12 +63,13 @@ static inline __attribute__((always_inline)) void np_port_crit_exit(int *lock, n
 static inline __attribute__((always_inline)) uint64_t np_port_counter(void)
 {
 #if NP_CM_HAS_DWT
-    if (__builtin_expect(np_cm_dwt, 1)) {
+    struct np_cm_clock *c = &np_cm_clock;
+    if (__builtin_expect(c->dwt, 1)) {
         np_port_crit m = np_port_crit_enter(0);
         uint32_t lo = NP_CM_DWT_CYCCNT;
-        uint64_t now = np_cm_now + (uint32_t)(lo - np_cm_last);
-        np_cm_now = now;
-        np_cm_last = lo;
+        uint64_t now = c->now + (uint32_t)(lo - c->last);
+        c->now = now;
+        c->last = lo;
         np_port_crit_exit(0, m);
         return now;
     }
