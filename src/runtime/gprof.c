@@ -126,7 +126,7 @@ int np_gprof_init(const np_gprof_config *c)
     if (g)
         return fail(NP_EALREADY, "already running");
     if (!c || !c->arcs || !c->hist || ((uintptr_t)c->arcs & 3) || ((uintptr_t)c->hist & 1))
-        return fail(NP_EINVAL, "needs an arc buffer (4-byte aligned) and a histogram (2-byte aligned)");
+        return fail(NP_EINVAL, "needs a config, an arc buffer (4-byte aligned) and a histogram (2-byte aligned)");
     if (!c->hz || c->hz > NP_GPROF_HZ_MAX)
         return fail(NP_EINVAL, "needs 1 to " NP_STR(NP_GPROF_HZ_MAX) " samples a second");
     if (c->arcs_size < NP_GPROF_ARCS_SIZE(1))
