@@ -126,16 +126,14 @@ int np_gprof_init(const np_gprof_config *c)
     if (g)
         return fail(NP_EALREADY, "already running");
     if (!c || !c->arcs || !c->hist || ((uintptr_t)c->arcs & 3) || ((uintptr_t)c->hist & 1))
-        return fail(NP_EINVAL, "needs a config, an arc buffer (4-byte aligned) and a histogram (2-byte aligned)");
+        return fail(NP_EINVAL, "NULL or misaligned (arcs: 4 bytes, hist: 2)");
     if (!c->hz || c->hz > NP_GPROF_HZ_MAX)
-        return fail(NP_EINVAL, "needs 1 to " NP_STR(NP_GPROF_HZ_MAX) " samples a second");
+        return fail(NP_EINVAL, "hz: 1 to " NP_STR(NP_GPROF_HZ_MAX));
     if (c->arcs_size < NP_GPROF_ARCS_SIZE(1))
-        return fail(NP_ESMALL, "the arc buffer holds no arc: give NP_GPROF_ARCS_SIZE(arcs) bytes");
+        return fail(NP_ESMALL, "arcs_size under NP_GPROF_ARCS_SIZE(1)");
     uintptr_t start = (uintptr_t)c->text_start, end = (uintptr_t)c->text_end;
-    if (!start && !end && !np_port_text(&start, &end))
-        return fail(NP_EINVAL, "no text range: give text_start and text_end (or link with the board's link.ld)");
-    if (end <= start)
-        return fail(NP_EINVAL, "text_end is not after text_start");
+    if ((!start && !end && !np_port_text(&start, &end)) || end <= start)
+        return fail(NP_EINVAL, "no text range (text_start, text_end)");
     /* the narrowest bins, a power of two of bytes, that the buffer holds:
      * gprof's bin width is then exact */
     uint32_t shift = 1, nbins;
@@ -149,9 +147,8 @@ int np_gprof_init(const np_gprof_config *c)
             break;
         if (b == NP_GPROF_BUCKET_MAX) {
             struct np_line l = { 0 };
-            np_line_str(&l, "nanoprof: np_gprof_init: the histogram needs ");
+            np_line_str(&l, "nanoprof: np_gprof_init: hist_size under ");
             np_line_u64(&l, (uint64_t)nbins * 2);
-            np_line_str(&l, " bytes for this text (bins of " NP_STR(NP_GPROF_BUCKET_MAX) " bytes of code)");
             np_line_emit(&l);
             return NP_ESMALL;
         }
@@ -160,10 +157,8 @@ int np_gprof_init(const np_gprof_config *c)
     size_t nslots = (c->arcs_size - NP_GPROF_STATE_SIZE) / NP_GPROF_ARC_SIZE;
     *p = (struct gprof){ .bins = c->hist, .nbins = nbins, .low = low, .span = high - low + 1, .shift = shift,
                          .hz = c->hz, .nslots = nslots < NP_GPROF_ARCS_MAX ? (uint32_t)nslots : NP_GPROF_ARCS_MAX };
-    for (uint32_t i = 0; i < p->nslots; i++)
-        p->slots[i].count = 0;
-    for (uint32_t i = 0; i < nbins; i++)
-        p->bins[i] = 0;
+    __builtin_memset(p->slots, 0, p->nslots * sizeof *p->slots);
+    __builtin_memset(p->bins, 0, nbins * sizeof *p->bins);
     g = p;
     const char *why = "";
     if (!np_port_pc_sample_start(c->hz, sample, &why)) {
@@ -177,46 +172,28 @@ int np_gprof_init(const np_gprof_config *c)
 
 /* ---- the file ------------------------------------------------------------- */
 
-struct out {
-    long handle;
-    int failed;
-    size_t n;
-    uint8_t buf[NP_GPROF_WRITE_ARCS * (1 + 2 * sizeof(uintptr_t) + 4)];
+/* The file's header and the histogram record's tag; then its addresses,
+ * its size and rate, and its dimension. */
+struct head {
+    char magic[NP_GMON_MAGIC_LEN];
+    uint32_t version;
+    uint8_t spare[NP_GMON_HEADER_SIZE - NP_GMON_MAGIC_LEN - 4];
+    uint8_t tag;
+};
+static const struct head head = { NP_GMON_MAGIC, NP_GMON_VERSION, { 0 }, NP_GMON_TAG_TIME_HIST };
+static const char dimension[NP_GMON_DIMEN_LEN + 1] = "seconds\0\0\0\0\0\0\0\0s";
+
+struct __attribute__((packed)) arc_record {
+    uint8_t tag;
+    uintptr_t from, self;
+    uint32_t count;
 };
 
-static void flush(struct out *o)
-{
-    if (o->n && !o->failed)
-        o->failed = np_port_host_write(o->handle, o->buf, o->n) != 0;
-    o->n = 0;
-}
-
-static void put(struct out *o, const void *v, size_t len)
-{
-    if (len > sizeof o->buf - o->n)
-        flush(o);
-    __builtin_memcpy(o->buf + o->n, v, len);
-    o->n += len;
-}
-
-static void put_u32(struct out *o, uint32_t v)
-{
-    put(o, &v, sizeof v);
-}
-
-static void put_vma(struct out *o, uintptr_t v)
-{
-    put(o, &v, sizeof v);
-}
-
-static void put_tag(struct out *o, uint8_t tag)
-{
-    put(o, &tag, 1);
-}
-
-/* "nanoprof: np_gprof_write: <n><what>" */
+/* "nanoprof: np_gprof_write: <n><what>", when N is not 0 */
 static void say_lost(uint32_t n, const char *what)
 {
+    if (!n)
+        return;
     struct np_line l = { 0 };
     np_line_str(&l, "nanoprof: np_gprof_write: ");
     np_line_u64(&l, n);
@@ -229,42 +206,36 @@ int np_gprof_write(const char *path)
     struct gprof *p = g;
     if (!p)
         return np_error(NP_ENOTINIT, "np_gprof_write", "np_gprof_init first");
-    struct out o = { .handle = np_port_host_open(path ? path : NP_GPROF_FILE) };
-    if (o.handle < 0)
-        return np_error(NP_EINVAL, "np_gprof_write", "the host did not open the file (no debugger or semihosting?)");
-    static const uint8_t spare[NP_GMON_HEADER_SIZE - NP_GMON_MAGIC_LEN - 4];
-    static const char dimension[NP_GMON_DIMEN_LEN + 1] = "seconds\0\0\0\0\0\0\0\0s";
-    put(&o, NP_GMON_MAGIC, NP_GMON_MAGIC_LEN);
-    put_u32(&o, NP_GMON_VERSION);
-    put(&o, spare, sizeof spare);
-    put_tag(&o, NP_GMON_TAG_TIME_HIST);
-    put_vma(&o, p->low);
-    put_vma(&o, p->low + p->span); /* high_pc: one past the last bin */
-    put_u32(&o, p->nbins);
-    put_u32(&o, p->hz);
-    put(&o, dimension, sizeof dimension);
-    flush(&o);
-    if (!o.failed)
-        o.failed = np_port_host_write(o.handle, p->bins, (size_t)p->nbins * 2) != 0;
-    for (uint32_t i = 0; i < p->nslots; i++) {
-        struct arc a = p->slots[i]; /* a copy: the program may be calling */
-        if (!a.count)
-            continue;
-        put_tag(&o, NP_GMON_TAG_CG_ARC);
-        put_vma(&o, a.from);
-        put_vma(&o, a.self);
-        put_u32(&o, a.count);
+    long h = np_port_host_open(path ? path : NP_GPROF_FILE);
+    int failed = h < 0;
+    if (!failed) {
+        uintptr_t range[2] = { p->low, p->low + p->span }; /* high: one past the last bin */
+        uint32_t size_rate[2] = { p->nbins, p->hz };
+        failed = np_port_host_write(h, &head, NP_GMON_HEADER_SIZE + 1) ||
+                 np_port_host_write(h, range, sizeof range) || np_port_host_write(h, size_rate, sizeof size_rate) ||
+                 np_port_host_write(h, dimension, sizeof dimension) ||
+                 np_port_host_write(h, p->bins, (size_t)p->nbins * 2);
+        struct arc_record r[NP_GPROF_WRITE_ARCS];
+        unsigned n = 0;
+        for (uint32_t i = 0; i < p->nslots && !failed; i++) {
+            struct arc a = p->slots[i]; /* a copy: the program may be calling */
+            if (!a.count)
+                continue;
+            r[n++] = (struct arc_record){ NP_GMON_TAG_CG_ARC, a.from, a.self, a.count };
+            if (n == NP_GPROF_WRITE_ARCS) {
+                failed = np_port_host_write(h, r, sizeof r);
+                n = 0;
+            }
+        }
+        if (n && !failed)
+            failed = np_port_host_write(h, r, n * sizeof *r);
+        np_port_host_close(h);
     }
-    flush(&o);
-    np_port_host_close(o.handle);
-    if (o.failed)
-        return np_error(NP_EINVAL, "np_gprof_write", "the host did not take the whole file");
-    if (p->outside)
-        say_lost(p->outside, " samples outside the histogram's text left out");
-    if (p->lost_calls)
-        say_lost(p->lost_calls, " calls not counted: the arc table was full (or a count at 2^32-1)");
-    if (p->lost_samples)
-        say_lost(p->lost_samples, " samples lost: histogram bins hold at most 65535");
+    if (failed)
+        return np_error(NP_EINVAL, "np_gprof_write", "the host refused the file (no semihosting?)");
+    say_lost(p->outside, " samples outside the text");
+    say_lost(p->lost_calls, " calls lost (arc table full)");
+    say_lost(p->lost_samples, " samples lost (a bin at 65535)");
     return p->lost_calls || p->lost_samples ? NP_EFULL : NP_OK;
 }
 

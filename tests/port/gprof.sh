@@ -154,28 +154,28 @@ for arg in "$@"; do
     cat > "$d/expected" <<END
 nanoprof: np_gprof_write: np_gprof_init first
 write before init: -4
-nanoprof: np_gprof_init: needs a config, an arc buffer (4-byte aligned) and a histogram (2-byte aligned)
+nanoprof: np_gprof_init: NULL or misaligned (arcs: 4 bytes, hist: 2)
 init NULL: -1
-nanoprof: np_gprof_init: needs a config, an arc buffer (4-byte aligned) and a histogram (2-byte aligned)
+nanoprof: np_gprof_init: NULL or misaligned (arcs: 4 bytes, hist: 2)
 arcs NULL: -1
-nanoprof: np_gprof_init: needs a config, an arc buffer (4-byte aligned) and a histogram (2-byte aligned)
+nanoprof: np_gprof_init: NULL or misaligned (arcs: 4 bytes, hist: 2)
 hist NULL: -1
-nanoprof: np_gprof_init: needs a config, an arc buffer (4-byte aligned) and a histogram (2-byte aligned)
+nanoprof: np_gprof_init: NULL or misaligned (arcs: 4 bytes, hist: 2)
 hist misaligned: -1
-nanoprof: np_gprof_init: the arc buffer holds no arc: give NP_GPROF_ARCS_SIZE(arcs) bytes
+nanoprof: np_gprof_init: arcs_size under NP_GPROF_ARCS_SIZE(1)
 arcs too small: -2
-nanoprof: np_gprof_init: the histogram needs $need bytes for this text (bins of 64 bytes of code)
+nanoprof: np_gprof_init: hist_size under $need
 hist too small: -2
-nanoprof: np_gprof_init: needs 1 to 100000 samples a second
+nanoprof: np_gprof_init: hz: 1 to 100000
 hz 0: -1
-nanoprof: np_gprof_init: text_end is not after text_start
+nanoprof: np_gprof_init: no text range (text_start, text_end)
 text backwards: -1
 init: 0
 nanoprof: np_gprof_init: already running
 init again: -3
-nanoprof: np_gprof_write: 5 calls not counted: the arc table was full (or a count at 2^32-1)
+nanoprof: np_gprof_write: 5 calls lost (arc table full)
 write, table full: -5
-nanoprof: np_gprof_write: 5 calls not counted: the arc table was full (or a count at 2^32-1)
+nanoprof: np_gprof_write: 5 calls lost (arc table full)
 END
     if [ "$(cat "$d/rc")" != 0 ] || ! cmp -s "$d/expected" "$d/out"; then
         echo "FAIL: $board ($cpu): gprof_bad: exit status $(cat "$d/rc") (want 0), output:"

@@ -326,7 +326,9 @@ const char *np_port_hw_name(int i)
 
 /* ---- periodic tick: SysTick -------------------------------------------------------- */
 
-int np_port_tick_start(unsigned hz, void (*fn)(uint32_t late), const char **reason)
+/* SysTick at HZ for bins' tick or gprof's samples (np_port_pc_sample_start):
+ * they share it, at one rate. 1, or 0 with *REASON. */
+static int systick_rate(unsigned hz, const char **reason)
 {
     np_port_clock_init();
     uint32_t period = hz ? cpu_hz / hz : 0;
@@ -334,13 +336,20 @@ int np_port_tick_start(unsigned hz, void (*fn)(uint32_t late), const char **reas
         *reason = "the tick rate does not fit SysTick at this core clock (np_cm_set_cpu_hz)";
         return 0;
     }
-    if (pc_fn && period != systick_period) {
-        *reason = "SysTick already samples for gprof at another rate: give both the same";
+    if ((tick_fn || pc_fn) && period != systick_period) {
+        *reason = "SysTick ticks for bins or gprof at another rate: give both the same";
         return 0;
     }
-    __atomic_store_n(&tick_fn, fn, __ATOMIC_RELAXED);
     if (period != systick_period)
         systick_set(period);
+    return 1;
+}
+
+int np_port_tick_start(unsigned hz, void (*fn)(uint32_t late), const char **reason)
+{
+    if (!systick_rate(hz, reason))
+        return 0;
+    __atomic_store_n(&tick_fn, fn, __ATOMIC_RELAXED);
     return 1;
 }
 
@@ -379,19 +388,9 @@ void np_port_periodic_stop(void)
 
 int np_port_pc_sample_start(unsigned hz, void (*fn)(uintptr_t pc), const char **reason)
 {
-    np_port_clock_init();
-    uint32_t period = hz ? cpu_hz / hz : 0;
-    if (period < 64 || period > SYST_PERIOD_MAX) {
-        *reason = "the sampling rate does not fit SysTick at this core clock (np_cm_set_cpu_hz)";
+    if (!systick_rate(hz, reason))
         return 0;
-    }
-    if (tick_fn && period != systick_period) {
-        *reason = "SysTick already ticks for bins at another rate: give both the same";
-        return 0;
-    }
     __atomic_store_n(&pc_fn, fn, __ATOMIC_RELAXED);
-    if (period != systick_period)
-        systick_set(period);
     return 1;
 }
 
