@@ -19,7 +19,8 @@
 #    so its seconds give the sample counts exactly.
 #  - gprof_bad.c: misuse (NULL or small buffers, bad rate or text, a
 #    second init, a write before init, a full arc table): each status and
-#    error line exactly, no fault (exit status 0).
+#    error line exactly, no fault (exit status 0); the file written with
+#    the table full holds the one call that fitted.
 set -u
 CMAKE=$1
 ARM_CC=$2
@@ -177,9 +178,17 @@ nanoprof: np_gprof_write: 5 calls lost (arc table full)
 write, table full: -5
 nanoprof: np_gprof_write: 5 calls lost (arc table full)
 END
+    # the file np_gprof_write wrote with the table full: f1's one call, f2's
+    # calls lost (none counted), read without a warning
+    full=$("$GPROF" -b "$d/fw.elf" "$d/gmon_full.out" 2> "$d/gprof.err" |
+           awk '/^Flat profile/ { f = 1 } /Call graph/ { f = 0 } f && NF == 7 && $1 ~ /^[0-9.]+$/ { printf "%s %s;", $NF, $4 }')
     if [ "$(cat "$d/rc")" != 0 ] || ! cmp -s "$d/expected" "$d/out"; then
         echo "FAIL: $board ($cpu): gprof_bad: exit status $(cat "$d/rc") (want 0), output:"
         diff "$d/expected" "$d/out" | sed 's/^/  /'
+        fail=1
+    elif [ "$full" != "f1 1;" ] || [ -s "$d/gprof.err" ]; then
+        echo "FAIL: $board ($cpu): gprof_bad: gmon_full.out: calls '$full' (want 'f1 1;'), stderr:"
+        sed 's/^/  /' "$d/gprof.err"
         fail=1
     else
         echo "ok: $board ($cpu): misuse said and refused, no fault"
