@@ -142,6 +142,17 @@ static void thread_state_checks(void **state)
     assert_string_equal(np_strerror(NP_ESMALL), "buffer too small");
 }
 
+/* gprof.h is for a target: on a host both calls refuse, and say what
+ * does the job here. */
+static void gprof_on_a_host(void **state)
+{
+    (void)state;
+    np_gprof_config c = { .arcs = arena, .arcs_size = 1024, .hist = (uint16_t *)(arena + 1024), .hist_size = 1024,
+                          .hz = 100 };
+    expect_error(np_gprof_init(&c), NP_EINVAL, "np_gprof_init: for a target; on a host, `nanoprof record --sample`");
+    expect_error(np_gprof_write(NULL), NP_EINVAL, "np_gprof_write: for a target");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -150,6 +161,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(cost_bad_arguments_and_bounds, setup, teardown),
         cmocka_unit_test_setup_teardown(statistics_table_checks, setup, teardown),
         cmocka_unit_test_setup_teardown(thread_state_checks, setup, teardown),
+        cmocka_unit_test_setup_teardown(gprof_on_a_host, setup, teardown),
     };
     return cmocka_run_group_tests_name("badinput", tests, NULL, NULL);
 }

@@ -93,5 +93,6 @@ NP_END_DECLS
 #include "nanoprof/sections.h"
 #include "nanoprof/bins.h"
 #include "nanoprof/sample.h"
+#include "nanoprof/gprof.h"
 
 #endif

@@ -38,11 +38,8 @@
 #include "export.h"
 #include "gmon_bb.h"
 #include "textfmt.h"
+#include "../common/gmon_format.h"
 
-#define GMON_TAG_TIME_HIST 0
-#define GMON_TAG_CG_ARC 1
-#define GMON_TAG_BB_COUNT 2
-#define GMON_BIN_MAX UINT16_MAX
 /* The default bucket: 4 bytes as glibc's (HISTFRACTION 2 of its 2-byte
  * counters), doubled until the histogram has at most this many bins. */
 #define GMON_DEFAULT_BUCKET 4
@@ -191,7 +188,7 @@ static uint64_t default_bucket(uint64_t text)
  * Other traces without samples keep an empty histogram (their times are
  * wall time, not the program's CPU time). */
 static void exact_histogram(const struct gmon *g, const struct np_model *m, uint16_t *bins, uint64_t low,
-                            uint64_t bucket, char dimension[15], char *abbrev, uint32_t *rate)
+                            uint64_t bucket, char dimension[NP_GMON_DIMEN_LEN], char *abbrev, uint32_t *rate)
 {
     size_t np, nf;
     const struct np_process *procs = np_model_processes(m, &np);
@@ -206,7 +203,7 @@ static void exact_histogram(const struct gmon *g, const struct np_model *m, uint
     /* the units a count stands for: 10^k (at most 10^9, beyond which the
      * bins saturate and say so) */
     uint64_t per = 1;
-    while (most / per > GMON_BIN_MAX && per < 1000000000)
+    while (most / per > NP_GMON_BIN_MAX && per < 1000000000)
         per *= 10;
     /* the dimension: seconds for ns; else the unit times the smallest
      * 10^(3j) at least PER, so that the rate, counts per dimension unit,
@@ -214,7 +211,7 @@ static void exact_histogram(const struct gmon *g, const struct np_model *m, uint
     static const char *const prefix[] = { "", "k", "M", "G" };
     uint64_t scale = 1;
     unsigned j = 0;
-    memset(dimension, 0, 15);
+    memset(dimension, 0, NP_GMON_DIMEN_LEN);
     if (unit == NP_UNIT_NS) {
         scale = 1000000000;
         memcpy(dimension, "seconds", 7);
@@ -222,7 +219,7 @@ static void exact_histogram(const struct gmon *g, const struct np_model *m, uint
     } else {
         while (scale < per)
             scale *= 1000, j++;
-        snprintf(dimension, 15, "%s%s", prefix[j], unit == NP_UNIT_CYCLES ? "cycles" : "instructions");
+        snprintf(dimension, NP_GMON_DIMEN_LEN, "%s%s", prefix[j], unit == NP_UNIT_CYCLES ? "cycles" : "instructions");
         *abbrev = unit == NP_UNIT_CYCLES ? 'c' : 'i';
     }
     *rate = (uint32_t)(scale / per);
@@ -233,12 +230,12 @@ static void exact_histogram(const struct gmon *g, const struct np_model *m, uint
             continue;
         uint16_t *bin = &bins[(f->address - low) / bucket];
         uint64_t v = *bin + (f->self_ns + per / 2) / per;
-        saturated += v > GMON_BIN_MAX;
-        *bin = (uint16_t)(v > GMON_BIN_MAX ? GMON_BIN_MAX : v);
+        saturated += v > NP_GMON_BIN_MAX;
+        *bin = (uint16_t)(v > NP_GMON_BIN_MAX ? NP_GMON_BIN_MAX : v);
     }
     if (saturated)
         say(g->o, NP_DIAG_WARNING, "gmon: the self time of %u functions cut to %u x %" PRIu64 " %s a bin", saturated,
-            GMON_BIN_MAX, per, unit == NP_UNIT_NS ? "ns" : unit == NP_UNIT_CYCLES ? "cycles" : "instructions");
+            NP_GMON_BIN_MAX, per, unit == NP_UNIT_NS ? "ns" : unit == NP_UNIT_CYCLES ? "cycles" : "instructions");
 }
 
 static int write_histogram(const struct gmon *g, const struct np_model *m)
@@ -262,18 +259,18 @@ static int write_histogram(const struct gmon *g, const struct np_model *m)
             continue;
         }
         uint16_t *bin = &bins[(pc->address - low) / bucket];
-        if (pc->periods > (uint64_t)(GMON_BIN_MAX - *bin)) {
-            saturated += *bin + pc->periods - GMON_BIN_MAX;
-            *bin = GMON_BIN_MAX;
+        if (pc->periods > (uint64_t)(NP_GMON_BIN_MAX - *bin)) {
+            saturated += *bin + pc->periods - NP_GMON_BIN_MAX;
+            *bin = NP_GMON_BIN_MAX;
         } else {
             *bin += (uint16_t)pc->periods;
         }
     }
-    char dimension[15] = "seconds", abbrev = 's';
+    char dimension[NP_GMON_DIMEN_LEN] = "seconds", abbrev = 's';
     uint32_t rate = sampling->hz ? sampling->hz : GMON_RATE_UNSAMPLED;
     if (!npcs)
         exact_histogram(g, m, bins, low, bucket, dimension, &abbrev, &rate);
-    putc(GMON_TAG_TIME_HIST, g->out);
+    putc(NP_GMON_TAG_TIME_HIST, g->out);
     put_vma(g, low);
     put_vma(g, high);
     put_u32(g, nbins);
@@ -289,7 +286,7 @@ static int write_histogram(const struct gmon *g, const struct np_model *m)
     if (saturated)
         say(g->o, NP_DIAG_WARNING,
             "gmon: %" PRIu64 " sampled periods lost: histogram bins hold at most %u (gprof's are 16-bit)", saturated,
-            GMON_BIN_MAX);
+            NP_GMON_BIN_MAX);
     return 0;
 }
 
@@ -334,7 +331,7 @@ static int write_arcs(const struct gmon *g, const struct np_model *m)
     }
     qsort(kept, n, sizeof *kept, arc_cmp);
     for (size_t i = 0; i < n; i++) {
-        putc(GMON_TAG_CG_ARC, g->out);
+        putc(NP_GMON_TAG_CG_ARC, g->out);
         put_vma(g, kept[i].from);
         put_vma(g, kept[i].self);
         put_u32(g, kept[i].count);
@@ -359,7 +356,7 @@ static int write_blocks(const struct gmon *g, const struct np_model *m)
     if (np_gmon_bb_counts(m, g->program, &bb, &n))
         return NP_EXPORT_ENOMEM;
     if (n) {
-        putc(GMON_TAG_BB_COUNT, g->out);
+        putc(NP_GMON_TAG_BB_COUNT, g->out);
         put_u32(g, n);
         for (size_t i = 0; i < n; i++) {
             put_vma(g, bb[i].address);
@@ -397,10 +394,10 @@ int np_export_gmon(const struct np_model *m, const struct np_export_options *o, 
     int rc = pick_program(&g, m);
     if (rc)
         return rc;
-    static const uint8_t header[20] = { 'g', 'm', 'o', 'n' };
-    fwrite(header, 1, 4, out);
-    put_u32(&g, 1);
-    fwrite(header + 8, 1, 12, out);
+    static const uint8_t spare[NP_GMON_HEADER_SIZE - NP_GMON_MAGIC_LEN - 4];
+    fwrite(NP_GMON_MAGIC, 1, NP_GMON_MAGIC_LEN, out);
+    put_u32(&g, NP_GMON_VERSION);
+    fwrite(spare, 1, sizeof spare, out);
     if ((rc = write_histogram(&g, m)))
         return rc;
     if ((rc = write_arcs(&g, m)))

@@ -112,6 +112,32 @@ void np_port_delay_us(uint32_t us);
 int np_port_periodic_start(unsigned seconds, void (*fn)(void));
 void np_port_periodic_stop(void);
 
+/* ---- on a target only (NP_PORT_HOSTED 0): the GNU profiler ---------------------
+ * gprof.c's needs (gprof.h). A host samples and writes gmon.out with the
+ * recorder and the analysis instead, so a hosted port has none of these. */
+
+/* -pg's mcount calls FN(FROM, SELF) on each call of an instrumented
+ * function: FROM an address in its caller (the return address), SELF one
+ * in itself, as gmon.out's arcs want them (Thumb bit clear). NULL stops. */
+void np_port_arcs_start(void (*fn)(uintptr_t from, uintptr_t self));
+/* Calls FN HZ times a second from a timer interrupt with the PC it
+ * interrupted. 1, or 0 with *REASON saying why not (the timer cannot tick
+ * at HZ, or ticks at another rate for np_port_tick_start). */
+int np_port_pc_sample_start(unsigned hz, void (*fn)(uintptr_t pc), const char **reason);
+void np_port_pc_sample_stop(void);
+/* The firmware's code as its link script marks it: 1 and [*START, *END),
+ * or 0 where it marks none. */
+int np_port_text(uintptr_t *start, uintptr_t *end);
+/* FN runs once when the program ends (main returned), before it leaves.
+ * One function: a later call replaces it. */
+void np_port_at_exit(void (*fn)(void));
+/* A file on the host (a debugger's, QEMU's): open PATH for writing,
+ * binary, truncated: a handle >= 0, or < 0. Write: 0 when all of it was
+ * written. */
+long np_port_host_open(const char *path);
+int np_port_host_write(long handle, const void *bytes, size_t len);
+void np_port_host_close(long handle);
+
 /* ---- the hot part: port_hot.h, inline ---------------------------------------------
  * Each port's port_hot.h defines:
  *   NP_PORT_TLS             the storage class of a per-OS-thread variable

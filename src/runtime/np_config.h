@@ -74,6 +74,23 @@
 #define NP_BLOCKS_RUNTIME_MAX 268435456
 #endif
 
+/* gprof on a target (gprof.c, gprof.h). The widest histogram bin, in
+ * bytes of code: gprof shares a bin's samples among the functions in it,
+ * so wider bins blur small functions together. */
+#ifndef NP_GPROF_BUCKET_MAX
+#define NP_GPROF_BUCKET_MAX 64
+#endif
+/* Arc slots a call looks at before it is counted lost: bounds the time a
+ * call spends in a nearly full table. */
+#define NP_GPROF_PROBE_MAX 16
+/* Most arc slots used: a slot's index is 16 bits of the hash times the
+ * slots, a 32-bit product (ARMv6-M has no division). */
+#define NP_GPROF_ARCS_MAX 65535u
+/* Fastest sampling, as bins' tick: the interrupt's own time stays small. */
+#define NP_GPROF_HZ_MAX 100000
+/* Arcs packed per write to the host: 13 bytes each on the stack. */
+#define NP_GPROF_WRITE_ARCS 8
+
 /* ---- the recorder (hosted only: record.c, record_write.c, sample.c) ---- */
 
 /* Default per-thread buffer (NANOPROF_BUFFER): 65,536 raw records, handed

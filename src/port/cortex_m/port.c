@@ -38,7 +38,9 @@
 #define DEMCR_TRCENA (1u << 24)
 
 #define SYS_OPEN 0x01
+#define SYS_CLOSE 0x02
 #define SYS_WRITE 0x05
+#define SYS_OPEN_WB 5 /* fopen's "wb" */
 
 struct np_cm_clock np_cm_clock;
 
@@ -46,6 +48,8 @@ static uint32_t cpu_hz = NP_CM_CPU_HZ;
 static int clock_ready;
 static uint32_t systick_period; /* SysTick's reload + 1 while it runs, else 0 */
 static void (*tick_fn)(uint32_t late);
+static void (*pc_fn)(uintptr_t pc);   /* gprof's sampling (np_port_pc_sample_start) */
+static void (*at_exit_fn)(void);
 
 void np_cm_set_cpu_hz(uint32_t hz)
 {
@@ -163,12 +167,38 @@ void np_cm_systick_isr(void)
         fn(0);
 }
 
-#if NP_CM_SYSTICK_HANDLER
-void SysTick_Handler(void);
-void SysTick_Handler(void)
+void np_cm_systick_isr_frame(const uint32_t *frame)
 {
     np_cm_systick_isr();
+    void (*fn)(uintptr_t) = __atomic_load_n(&pc_fn, __ATOMIC_RELAXED);
+    if (fn)
+        fn(frame[6]); /* the stacked PC: r0-r3, r12, lr, pc, xpsr */
 }
+
+#if NP_CM_SYSTICK_HANDLER
+/* The exception frame is on the stack the interrupted code used: the
+ * process stack when EXC_RETURN (lr on entry) has bit 2 set, else the
+ * main stack, where nothing was pushed since (the handler is this stub).
+ * Thumb-1 only, for ARMv6-M too. */
+__asm__(".pushsection .text.SysTick_Handler,\"ax\",%progbits\n"
+        ".syntax unified\n"
+        ".global SysTick_Handler\n"
+        ".thumb_func\n"
+        ".type SysTick_Handler, %function\n"
+        "SysTick_Handler:\n"
+        "  mov r0, lr\n"
+        "  movs r1, #4\n"
+        "  tst r0, r1\n"
+        "  bne 1f\n"
+        "  mrs r0, msp\n"
+        "  b 2f\n"
+        "1: mrs r0, psp\n"
+        "2: ldr r1, 3f\n"
+        "  bx r1\n"
+        "  .align 2\n"
+        "3: .word np_cm_systick_isr_frame\n"
+        ".size SysTick_Handler, . - SysTick_Handler\n"
+        ".popsection\n");
 #endif
 
 /* ---- threads ------------------------------------------------------------------ */
@@ -294,7 +324,9 @@ const char *np_port_hw_name(int i)
 
 /* ---- periodic tick: SysTick -------------------------------------------------------- */
 
-int np_port_tick_start(unsigned hz, void (*fn)(uint32_t late), const char **reason)
+/* SysTick at HZ for bins' tick or gprof's samples (np_port_pc_sample_start):
+ * they share it, at one rate. 1, or 0 with *REASON. */
+static int systick_rate(unsigned hz, const char **reason)
 {
     np_port_clock_init();
     uint32_t period = hz ? cpu_hz / hz : 0;
@@ -302,15 +334,34 @@ int np_port_tick_start(unsigned hz, void (*fn)(uint32_t late), const char **reas
         *reason = "the tick rate does not fit SysTick at this core clock (np_cm_set_cpu_hz)";
         return 0;
     }
-    __atomic_store_n(&tick_fn, fn, __ATOMIC_RELAXED);
-    systick_set(period);
+    if ((tick_fn || pc_fn) && period != systick_period) {
+        *reason = "SysTick ticks for bins or gprof at another rate: give both the same";
+        return 0;
+    }
+    if (period != systick_period)
+        systick_set(period);
     return 1;
+}
+
+int np_port_tick_start(unsigned hz, void (*fn)(uint32_t late), const char **reason)
+{
+    if (!systick_rate(hz, reason))
+        return 0;
+    __atomic_store_n(&tick_fn, fn, __ATOMIC_RELAXED);
+    return 1;
+}
+
+/* SysTick back to the clock's period (or off) when no one ticks. */
+static void systick_idle(void)
+{
+    if (!tick_fn && !pc_fn)
+        systick_set(np_cm_clock.dwt ? 0 : SYST_PERIOD_MAX); /* the clock keeps its SysTick */
 }
 
 void np_port_tick_stop(void)
 {
     __atomic_store_n(&tick_fn, NULL, __ATOMIC_RELAXED);
-    systick_set(np_cm_clock.dwt ? 0 : SYST_PERIOD_MAX); /* the clock keeps its SysTick */
+    systick_idle();
 }
 
 void np_port_delay_us(uint32_t us)
@@ -329,4 +380,66 @@ int np_port_periodic_start(unsigned seconds, void (*fn)(void))
 
 void np_port_periodic_stop(void)
 {
+}
+
+/* ---- the GNU profiler (gprof.c): sampling, the text, the end, the host's files -- */
+
+int np_port_pc_sample_start(unsigned hz, void (*fn)(uintptr_t pc), const char **reason)
+{
+    if (!systick_rate(hz, reason))
+        return 0;
+    __atomic_store_n(&pc_fn, fn, __ATOMIC_RELAXED);
+    return 1;
+}
+
+void np_port_pc_sample_stop(void)
+{
+    __atomic_store_n(&pc_fn, NULL, __ATOMIC_RELAXED);
+    systick_idle();
+}
+
+/* The boards' link.ld marks the code with these (boards/cortex_m/sections.ld). */
+extern const char _stext[] __attribute__((weak)), _etext[] __attribute__((weak));
+
+int np_port_text(uintptr_t *start, uintptr_t *end)
+{
+    if (!_stext || !_etext)
+        return 0;
+    *start = (uintptr_t)_stext;
+    *end = (uintptr_t)_etext;
+    return 1;
+}
+
+void np_port_at_exit(void (*fn)(void))
+{
+    at_exit_fn = fn;
+}
+
+void np_cm_run_at_exit(void)
+{
+    void (*fn)(void) = at_exit_fn;
+    at_exit_fn = NULL;
+    if (fn)
+        fn();
+}
+
+long np_port_host_open(const char *path)
+{
+    size_t len = 0;
+    while (path[len])
+        len++;
+    uint32_t open[3] = { (uint32_t)(uintptr_t)path, SYS_OPEN_WB, (uint32_t)len };
+    return np_cm_semihost(SYS_OPEN, open);
+}
+
+int np_port_host_write(long handle, const void *bytes, size_t len)
+{
+    uint32_t write[3] = { (uint32_t)handle, (uint32_t)(uintptr_t)bytes, (uint32_t)len };
+    return np_cm_semihost(SYS_WRITE, write) != 0; /* the bytes not written */
+}
+
+void np_port_host_close(long handle)
+{
+    uint32_t h = (uint32_t)handle;
+    (void)np_cm_semihost(SYS_CLOSE, &h);
 }
