@@ -35,6 +35,10 @@ double np_port_ns_per_tick(void);
 /* The same, or a coarser figure at once where the exact one would make
  * the caller wait (the POSIX port measures its counter's rate). */
 double np_port_ns_per_tick_soon(void);
+/* np_port_ns_per_tick in 32.32 fixed point: what the core converts with
+ * (ns.h), so that a target without a double-precision FPU links no
+ * floating-point library. */
+uint64_t np_port_ns_per_tick_q32(void);
 /* The clock's name as dumps and traces give it ("tsc", "cycles", ...),
  * and the name of the one np_port_wall_ticks reads. */
 const char *np_port_clock_name(void);

@@ -79,6 +79,7 @@ int np_cost_init(void *buf, size_t size)
     __builtin_memset(c.tab, 0, ((size_t)c.mask + 1) * sizeof *c.tab);
     *c.magic = MAGIC;
     t->cost = c;
+    __atomic_store_n(&np_cost_exit_hook, np_cost_thread_exit, __ATOMIC_RELEASE);
     t->flags |= NP_F_COST_INIT | NP_F_COST_ON;
     np_cost_sync_flags(t);
     np_thread_unlock(t);

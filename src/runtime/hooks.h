@@ -75,6 +75,9 @@ void np_cost_credit_open(struct np_thread *t);
  * FROM_HOOK: the jump leaves a hook (its work may be half done). */
 void np_cost_unwind(struct np_thread *t, uint32_t depth, uint64_t lost_open, int from_hook);
 /* cost.c: a thread is ending: merge its sums into the default table
- * (thread.c, when the port says the OS thread ends). */
+ * (thread.c, when the port says the OS thread ends, through
+ * np_cost_exit_hook, which np_cost_init sets: a program without function
+ * cost does not link it). */
 void np_cost_thread_exit(struct np_thread *t);
+extern void (*np_cost_exit_hook)(struct np_thread *t);
 #endif

@@ -35,13 +35,33 @@ void np_line_str(struct np_line *l, const char *s)
         put(l, *s++);
 }
 
+/* V / 10, and its remainder in *REM: with 32-bit pointers, by 32-bit
+ * divisions of 16 bits at a time, so that a target links no 64-bit
+ * division. */
+static uint64_t div10(uint64_t v, unsigned *rem)
+{
+#if UINTPTR_MAX > 0xffffffffu
+    *rem = (unsigned)(v % 10);
+    return v / 10;
+#else
+    uint32_t hi = (uint32_t)(v >> 32), lo = (uint32_t)v;
+    uint32_t q_hi = hi / 10, r = hi % 10;
+    uint32_t mid = r << 16 | lo >> 16;
+    uint32_t q_mid = mid / 10;
+    uint32_t low = (mid % 10) << 16 | (lo & 0xffffu);
+    *rem = low % 10;
+    return (uint64_t)q_hi << 32 | q_mid << 16 | low / 10;
+#endif
+}
+
 void np_line_u64(struct np_line *l, uint64_t v)
 {
     char tmp[20];
     int i = 0;
     do {
-        tmp[i++] = (char)('0' + v % 10);
-        v /= 10;
+        unsigned r;
+        v = div10(v, &r);
+        tmp[i++] = (char)('0' + r);
     } while (v);
     while (i)
         put(l, tmp[--i]);

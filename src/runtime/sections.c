@@ -4,6 +4,7 @@
  * the thread's first section, below); an end adds the elapsed time and one
  * occurrence to the section's totals with atomic adds, so threads in the
  * same section all add up. */
+#include "ns.h"
 #include "hooks.h"
 #include "output.h"
 #include "../port/port.h"
@@ -200,17 +201,12 @@ int np_sections_clear(void)
     return NP_OK;
 }
 
-static uint64_t ticks_to_ns(uint64_t ticks, double ns_per_tick)
-{
-    return (uint64_t)((double)ticks * ns_per_tick + 0.5);
-}
-
-static void read_section(unsigned id, double ns_per_tick, np_section_stats *out)
+static void read_section(unsigned id, uint64_t ns_per_tick, np_section_stats *out)
 {
     const struct section *e = &table[id];
     out->name = __atomic_load_n(&e->name, __ATOMIC_ACQUIRE);
     out->count = __atomic_load_n(&e->count, __ATOMIC_RELAXED);
-    out->time_ns = ticks_to_ns(__atomic_load_n(&e->ticks, __ATOMIC_RELAXED), ns_per_tick);
+    out->time_ns = np_ticks_ns(__atomic_load_n(&e->ticks, __ATOMIC_RELAXED), ns_per_tick);
     out->hw = __atomic_load_n(&hw_on, __ATOMIC_ACQUIRE);
     out->instructions = __atomic_load_n(&e->hw[0], __ATOMIC_RELAXED);
     out->cache_misses = __atomic_load_n(&e->hw[1], __ATOMIC_RELAXED);
@@ -221,7 +217,7 @@ int np_sections_get(unsigned id, np_section_stats *out)
     if (id >= NP_SECTIONS_MAX || !out)
         return np_error(NP_EINVAL, "np_sections_get", "section id out of range or output is NULL");
     np_port_clock_init();
-    read_section(id, np_port_ns_per_tick(), out);
+    read_section(id, np_port_ns_per_tick_q32(), out);
     return NP_OK;
 }
 
@@ -242,7 +238,11 @@ static void dump_line(unsigned id, const np_section_stats *s, uint64_t global_ns
     np_line_u64(&l, s->time_ns);
     np_line_str(&l, ", ");
     if (global_ns) {
-        uint64_t tenths = (uint64_t)((double)s->time_ns * 1000.0 / (double)global_ns + 0.5);
+        /* the ratio in 32 bits: no 64-bit division on a target */
+        uint64_t t = s->time_ns, g = global_ns;
+        while ((t | g) >> 22)
+            t >>= 1, g >>= 1;
+        uint32_t tenths = g ? ((uint32_t)t * 1000u + (uint32_t)g / 2) / (uint32_t)g : 0;
         np_line_u64(&l, tenths / 10);
         np_line_str(&l, ".");
         np_line_u64(&l, tenths % 10);
@@ -266,7 +266,7 @@ static void dump_line(unsigned id, const np_section_stats *s, uint64_t global_ns
 int np_sections_dump(void)
 {
     np_port_clock_init();
-    double npt = np_port_ns_per_tick();
+    uint64_t npt = np_port_ns_per_tick_q32();
     np_section_stats global;
     read_section(NP_SECTION_GLOBAL, npt, &global);
     for (unsigned id = 1; id < NP_SECTIONS_MAX; id++) {

@@ -12,6 +12,7 @@
  * Each thread adds its calls up as they end, in a small table of its own
  * (cost_hot.h); a merge adds those sums here: counts, totals and self
  * times add, minima and maxima combine. */
+#include "ns.h"
 #include "hooks.h"
 #include "output.h"
 #include "../port/port.h"
@@ -214,15 +215,15 @@ int np_stats_calc(void *stats)
     return status;
 }
 
-static void to_public(const struct stat_entry *e, double ns, np_func_stats *out)
+static void to_public(const struct stat_entry *e, uint64_t ns, np_func_stats *out)
 {
     out->fn = (const void *)(uintptr_t)(e->fn & NP_ADDR_MASK);
     out->named = (e->fn & NP_COST_NAMED) != 0;
     out->calls = e->calls;
-    out->total_ns = (uint64_t)((double)e->total * ns + 0.5);
-    out->self_ns = (uint64_t)((double)e->self * ns + 0.5);
-    out->min_ns = e->calls ? (uint64_t)((double)e->min * ns + 0.5) : 0;
-    out->max_ns = (uint64_t)((double)e->max * ns + 0.5);
+    out->total_ns = np_ticks_ns(e->total, ns);
+    out->self_ns = np_ticks_ns(e->self, ns);
+    out->min_ns = e->calls ? np_ticks_ns(e->min, ns) : 0;
+    out->max_ns = np_ticks_ns(e->max, ns);
 }
 
 /* Orders index slots [0, n) by total, largest first (heap sort: no memory
@@ -272,7 +273,7 @@ int np_stats_dump(void *stats)
     struct np_thread *t = np_self();
     if (!np_api_enter(t, "np_stats_dump"))
         return NP_EBUSY;
-    double ns = np_port_ns_per_tick();
+    uint64_t ns = np_port_ns_per_tick_q32();
     np_port_crit held = lock(h);
     uint32_t *v = index_of(h);
     for (uint32_t k = 0; k < h->count; k++)
@@ -349,7 +350,7 @@ int np_stats_get(void *stats, int i, np_func_stats *out)
     struct np_thread *t = np_self();
     if (!np_api_enter(t, "np_stats_get"))
         return NP_EBUSY;
-    double ns = np_port_ns_per_tick();
+    uint64_t ns = np_port_ns_per_tick_q32();
     np_port_crit held = lock(h);
     int ok = (uint32_t)i < h->count;
     if (ok)
@@ -369,7 +370,7 @@ int np_stats_find(void *stats, const void *fn, np_func_stats *out)
     struct np_thread *t = np_self();
     if (!np_api_enter(t, "np_stats_find"))
         return NP_EBUSY;
-    double ns = np_port_ns_per_tick();
+    uint64_t ns = np_port_ns_per_tick_q32();
     np_port_crit held = lock(h);
     struct stat_entry *e = find(h, (uint64_t)(uintptr_t)fn & NP_ADDR_MASK, 0);
     if (!e) /* an NP_ENTER name? */

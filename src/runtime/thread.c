@@ -12,6 +12,7 @@ __attribute__((visibility("default"))) const struct np_thread np_unattached = { 
 NP_PORT_TLS struct np_thread *np_cur __attribute__((visibility("default"))) = (struct np_thread *)&np_unattached;
 static NP_PORT_TLS struct np_thread own __attribute__((aligned(16)));
 uint8_t np_hooks_user_on;
+void (*np_cost_exit_hook)(struct np_thread *t);
 
 /* Set by the recorder (record.c) when it starts; NULL otherwise. */
 void (*np_rec_attach_hook)(struct np_thread *t);
@@ -29,7 +30,9 @@ static void os_thread_exit(void)
         void (*rec)(struct np_thread *) = __atomic_load_n(&np_rec_exit_hook, __ATOMIC_ACQUIRE);
         if (rec)
             rec(t);
-        np_cost_thread_exit(t);
+        void (*cost)(struct np_thread *) = __atomic_load_n(&np_cost_exit_hook, __ATOMIC_ACQUIRE);
+        if (cost)
+            cost(t);
     }
 }
 

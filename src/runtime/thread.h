@@ -204,8 +204,10 @@ struct np_thread {
     long tid;
     struct np_calltrace_state ct;
     struct np_cost_state cost;
+#if NP_PORT_HOSTED /* setjmp interposition is a hosted part */
     struct np_jmp_mark marks[NP_JMP_MARKS];
     uint32_t next_mark;
+#endif
     struct np_rec_stream *rec; /* the recorder's stream, with NP_F_REC_ON */
 };
 

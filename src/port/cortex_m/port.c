@@ -149,6 +149,22 @@ double np_port_ns_per_tick_soon(void)
     return np_port_ns_per_tick();
 }
 
+uint64_t np_port_ns_per_tick_q32(void)
+{
+    /* 10^9 * 2^32 / cpu_hz, the fraction bit by bit: no 64-bit division */
+    uint32_t hz = cpu_hz, whole = 1000000000u / hz, frac = 0;
+    uint64_t r = 1000000000u % hz;
+    for (int i = 0; i < 32; i++) {
+        r <<= 1;
+        frac <<= 1;
+        if (r >= hz) {
+            r -= hz;
+            frac |= 1;
+        }
+    }
+    return (uint64_t)whole << 32 | frac;
+}
+
 const char *np_port_clock_name(void)
 {
     return "cycles";

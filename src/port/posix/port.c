@@ -202,6 +202,11 @@ static double first_rate(void)
 }
 #endif
 
+uint64_t np_port_ns_per_tick_q32(void)
+{
+    return (uint64_t)(np_port_ns_per_tick() * 4294967296.0 + 0.5);
+}
+
 double np_port_ns_per_tick(void)
 {
     if (np_clock_kind != NP_CLOCK_COUNTER)
