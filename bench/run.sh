@@ -36,7 +36,7 @@
 # where calls is counted by bench_<w>_count (hooks that count entries).
 #
 # NP_BENCH_PARTS (default all) runs only some parts, e.g. "calls startup":
-# calls sections startup record stream sample accuracy loss deep emu.
+# calls sections startup record stream sample accuracy loss deep emu target.
 set -eu
 
 BUILD=${1:-build}
@@ -331,3 +331,6 @@ if part deep; then sh "$(dirname "$0")/deep.sh" "$BUILD"; fi
 # The emulator's instructions per second beside Unicorn, qemu-arm and
 # callgrind (emu.sh).
 if part emu; then sh "$(dirname "$0")/emu.sh" "$BUILD"; fi
+# The runtime on a Cortex-M: each mechanism's ROM and RAM, instructions
+# per event (target.sh).
+if part target; then sh "$(dirname "$0")/target.sh" "$BUILD"; fi

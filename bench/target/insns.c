@@ -1,0 +1,69 @@
+/* insns.c - the Cortex-M firmware bench/target_insns counts instructions
+ * in: each phase calls one instrumented function CALLS times with one
+ * mechanism on, between two calls of bench_phase (not instrumented),
+ * which the counter watches. Phase numbers are bench/target_insns.c's. */
+#include <stdint.h>
+#include "nanoprof/nanoprof.h"
+
+#define CALLS 1000
+#define NOPROF NP_NO_PROFILE __attribute__((noinline))
+
+volatile unsigned sink;
+
+__attribute__((noinline)) void leaf(void)
+{
+    sink++;
+}
+
+/* The counter stops here at each phase's start and end (ID 0: the end of
+ * the phase before; 99: the run is over; 100 + N: step N failed). */
+NOPROF void bench_phase(unsigned id)
+{
+    __asm__ __volatile__("" : : "r"(id) : "memory");
+}
+
+static NOPROF void calls(unsigned phase)
+{
+    bench_phase(phase);
+    for (unsigned i = 0; i < CALLS; i++)
+        leaf();
+    bench_phase(0);
+}
+
+static uint8_t ct_buf[2048 * NP_CALLTRACE_RECORD_SIZE] __attribute__((aligned(8))); /* no wrap in a phase */
+static uint64_t cost_buf[2048 / 8];
+static uint64_t stats_buf[2048 / 8];
+
+NOPROF int main(void)
+{
+    calls(1); /* no mechanism on: what the hooks cost when idle */
+    if (np_calltrace_init(ct_buf, sizeof ct_buf, NP_CALLTRACE_LOG) != NP_OK)
+        bench_phase(101);
+    calls(2);
+    np_calltrace_shutdown();
+    if (np_calltrace_init(ct_buf, sizeof ct_buf, NP_CALLTRACE_STACK) != NP_OK)
+        bench_phase(102);
+    calls(3);
+    np_calltrace_shutdown();
+    if (np_stats_init(stats_buf, sizeof stats_buf) != NP_OK || np_cost_init(cost_buf, sizeof cost_buf) != NP_OK)
+        bench_phase(104);
+    leaf(); /* the function's slot made: the phase measures the common path */
+    calls(4);
+    bench_phase(5);
+    np_stats_calc(stats_buf);
+    bench_phase(0);
+    np_func_stats s;
+    if (np_stats_find(stats_buf, (const void *)leaf, &s) != NP_OK || s.calls != CALLS + 1)
+        bench_phase(105);
+    np_cost_shutdown();
+    if (np_sections_init(0) != NP_OK)
+        bench_phase(106);
+    bench_phase(6);
+    for (unsigned i = 0; i < CALLS; i++) {
+        NP_SECTION_BEGIN(1);
+        NP_SECTION_END(1);
+    }
+    bench_phase(0);
+    bench_phase(99);
+    return 0;
+}
