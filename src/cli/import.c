@@ -1,0 +1,495 @@
+/* import.c - `nanoprof import`: a trace recorded on a target
+ * (nanoprof/trace.h), captured from its output (semihosting's stdout, a
+ * UART) with whatever else the firmware wrote around and between its
+ * chunks, turned into a trace directory every view reads, its MODULE
+ * pointing at the firmware's ELF, whose build-id must be the trace's. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+#include "trace_dir.h"
+#include "common/debug_file.h"
+#include "common/trace_format.h"
+
+static const char usage_text[] =
+    "usage: nanoprof import [options] CAPTURE --elf FIRMWARE.elf\n"
+    "\n"
+    "Imports the trace a Cortex-M firmware recorded with np_trace_init\n"
+    "(docs/porting.md, \"Recording a trace on the target\"), from CAPTURE, the\n"
+    "bytes its output writer sent (semihosting's stdout, a UART's capture).\n"
+    "The firmware's own output before, after and between the trace's chunks\n"
+    "is skipped. The calls are named from FIRMWARE.elf's symbols; its build-id\n"
+    "must be the one the firmware recorded (link with -Wl,--build-id). The\n"
+    "result is a trace directory that report, tree, graph, replay, flame and\n"
+    "dump read, its times in cycles (give them --clock=HZ for time).\n"
+    "\n"
+    "options:\n"
+    "      --elf FILE      the firmware's ELF (required)\n"
+    "  -o, --output PATH   the trace directory (default nanoprof.data); an\n"
+    "                      existing one is renamed PATH.old\n"
+    "      --help          print this help and exit\n"
+    "\n"
+    "A capture cut short is imported up to its last whole chunk, and said;\n"
+    "when there is no trace in it, it is corrupt, or the ELF is not the\n"
+    "firmware's, one line says so and nothing is written.\n"
+    "\n"
+    "exit status: 0 imported, 1 nothing could be imported, 2 usage error.\n";
+
+enum { OPT_ELF = 1000, OPT_HELP };
+
+static int usage_error(const char *what)
+{
+    fprintf(stderr, "nanoprof import: %s (see nanoprof import --help)\n", what);
+    return 2;
+}
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("nanoprof import: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 1;
+}
+
+/* ---- the capture --------------------------------------------------------------- */
+
+static uint8_t *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        uint8_t *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+        if (!bigger) {
+            free(buf);
+            buf = NULL;
+            errno = ENOMEM;
+        }
+        buf = bigger;
+        cap *= 2;
+    }
+    if (buf && ferror(f)) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+/* What a chunk's payload says, checked field by field. */
+struct cursor {
+    const uint8_t *p, *end;
+    bool bad;
+};
+
+static uint64_t take(struct cursor *c, unsigned n)
+{
+    if (c->bad || (size_t)(c->end - c->p) < n) {
+        c->bad = true;
+        return 0;
+    }
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v |= (uint64_t)c->p[i] << 8 * i;
+    c->p += n;
+    return v;
+}
+
+/* A string field: its bytes in *S, its length returned. */
+static size_t take_str(struct cursor *c, const uint8_t **s)
+{
+    size_t n = (size_t)take(c, 2);
+    *s = c->p;
+    if (!c->bad && (size_t)(c->end - c->p) < n)
+        c->bad = true;
+    if (!c->bad)
+        c->p += n;
+    return c->bad ? 0 : n;
+}
+
+static bool take_varint(struct cursor *c, uint64_t *v)
+{
+    if (!c->bad && !np_get_varint(&c->p, c->end, v))
+        c->bad = true;
+    return !c->bad;
+}
+
+/* An EVENTS stream of COUNT records, exactly [p, end). */
+static bool events_ok(const uint8_t *p, const uint8_t *end, uint32_t count)
+{
+    struct cursor c = { p, end, false };
+    for (uint32_t i = 0; i < count && !c.bad; i++) {
+        uint64_t v, x, n = 0;
+        if (!take_varint(&c, &v))
+            break;
+        switch (v & 7) {
+        case NP_EV_EXIT:
+            break;
+        case NP_EV_ENTRY:
+        case NP_EV_LOST:
+        case NP_EV_SWITCH:
+        case NP_EV_RESYNC:
+        case NP_EV_COUNT:
+            take_varint(&c, &x);
+            break;
+        case NP_EV_SAMPLE:
+            if (take_varint(&c, &n) && (n == 0 || n > NP_SAMPLE_MAX_FRAMES))
+                c.bad = true;
+            n += 2; /* overrun, skipped, then the frames */
+            for (uint64_t k = 0; k < n && take_varint(&c, &x); k++)
+                ;
+            break;
+        default:
+            c.bad = true;
+        }
+    }
+    return !c.bad && c.p == c.end;
+}
+
+struct import {
+    const uint8_t *cap;
+    size_t len;
+    size_t trace_at;          /* the file header's offset */
+    /* what was found */
+    size_t chunks, skipped, events_chunks;
+    uint64_t events, lost;
+    uint32_t threads;
+    bool has_info, has_module, has_end;
+    const uint8_t *build_id;
+    size_t build_id_len;
+    size_t cut_at, cut_have, cut_want; /* a chunk the capture cuts (cut_want 0: none) */
+    size_t next_trace;                 /* another trace's offset, or 0 */
+    /* the file to write: the header and every chunk, MODULE's path set */
+    uint8_t *out;
+    size_t out_len, out_cap;
+};
+
+static bool append(struct import *im, const void *p, size_t n)
+{
+    if (im->out_len + n > im->out_cap) {
+        size_t cap = im->out_cap ? im->out_cap : 1 << 16;
+        while (cap < im->out_len + n)
+            cap *= 2;
+        uint8_t *bigger = realloc(im->out, cap);
+        if (!bigger)
+            return false;
+        im->out = bigger;
+        im->out_cap = cap;
+    }
+    memcpy(im->out + im->out_len, p, n);
+    im->out_len += n;
+    return true;
+}
+
+/* The chunk of TYPE whose payload is P (LEN bytes), at offset OFF of the
+ * capture: checked, and kept. Returns 0, or 1 after the error line. */
+static int take_chunk(struct import *im, uint32_t type, const uint8_t *p, uint32_t len, size_t off,
+                      const char *elf_path)
+{
+    struct cursor c = { p, p + len, false };
+    const uint8_t *s;
+    size_t n;
+    if (!im->has_info && type != NP_CHUNK_INFO)
+        return fail("corrupt trace: chunk %" PRIu32 " at offset %zu before its INFO chunk", type, off);
+    switch (type) {
+    case NP_CHUNK_INFO:
+        if (im->has_info)
+            return fail("corrupt trace: a second INFO chunk at offset %zu", off);
+        take(&c, 4 + 4 + 8 + 8 + 8);
+        take_str(&c, &s);
+        n = (size_t)take(&c, 2);
+        for (size_t i = 0; i < n && !c.bad; i++)
+            take_str(&c, &s);
+        im->has_info = true;
+        break;
+    case NP_CHUNK_MODULE: {
+        uint64_t bias = take(&c, 8), start = take(&c, 8), end = take(&c, 8);
+        im->build_id_len = take_str(&c, &im->build_id);
+        take_str(&c, &s);
+        if (c.bad || c.p != c.end || start > end)
+            break;
+        if (im->has_module)
+            return fail("corrupt trace: a second MODULE chunk at offset %zu (a firmware is one module)", off);
+        im->has_module = true;
+        /* the same chunk, its path the ELF's */
+        size_t plen = strlen(elf_path);
+        if (plen > 0xffff)
+            return fail("%s: path too long", elf_path);
+        uint8_t h[NP_TRACE_CHUNK_HEADER + 26];
+        np_trace_chunk_header(h, NP_CHUNK_MODULE, (uint32_t)(24 + 2 + im->build_id_len + 2 + plen));
+        np_put_u64(h + 8, bias);
+        np_put_u64(h + 16, start);
+        np_put_u64(h + 24, end);
+        np_put_u16(h + 32, (uint16_t)im->build_id_len);
+        uint8_t l[2];
+        np_put_u16(l, (uint16_t)plen);
+        if (!append(im, h, sizeof h) || !append(im, im->build_id, im->build_id_len) || !append(im, l, 2) ||
+            !append(im, elf_path, plen))
+            return fail("out of memory");
+        im->chunks++;
+        return 0;
+    }
+    case NP_CHUNK_THREAD:
+        take(&c, 4);
+        take_str(&c, &s);
+        im->threads++;
+        break;
+    case NP_CHUNK_EVENTS: {
+        take(&c, 4 + 8);
+        uint32_t count = (uint32_t)take(&c, 4);
+        unsigned comp = (unsigned)take(&c, 1);
+        uint32_t decoded = (uint32_t)take(&c, 4);
+        if (c.bad)
+            break;
+        if (comp != NP_COMPRESS_NONE)
+            return fail("corrupt trace: EVENTS chunk at offset %zu is compressed (a target writes none)", off);
+        if (decoded != (size_t)(c.end - c.p) || !events_ok(c.p, c.end, count))
+            return fail("corrupt trace: EVENTS chunk at offset %zu does not hold its %" PRIu32 " records", off,
+                        count);
+        c.p = c.end;
+        im->events += count;
+        im->events_chunks++;
+        break;
+    }
+    case NP_CHUNK_END:
+        take(&c, 8);
+        im->lost = take(&c, 8);
+        take(&c, 8);
+        im->has_end = true;
+        break;
+    case NP_CHUNK_NAME:
+        take(&c, 8);
+        if (take_str(&c, &s) > NP_TRACE_NAME_MAX)
+            c.bad = true;
+        break;
+    default: /* the target writes no other chunk: a reader skips it */
+        c.p = c.end;
+        break;
+    }
+    if (c.bad || c.p != c.end)
+        return fail("corrupt trace: chunk %" PRIu32 " at offset %zu (%" PRIu32 " bytes) does not hold its fields",
+                    type, off, len);
+    if (!append(im, p - NP_TRACE_CHUNK_HEADER, NP_TRACE_CHUNK_HEADER + (size_t)len))
+        return fail("out of memory");
+    im->chunks++;
+    return 0;
+}
+
+static bool is_magic(const uint8_t *p, size_t left)
+{
+    return left >= NP_TRACE_MAGIC_LEN && memcmp(p, NP_TRACE_MAGIC, NP_TRACE_MAGIC_LEN) == 0;
+}
+
+/* Where a chunk may start: a type the format knows (its three high bytes
+ * zero, which the firmware's text never has). */
+static bool chunk_start(const uint8_t *p, size_t left)
+{
+    if (left < 4)
+        return false;
+    uint32_t type = np_get_u32(p);
+    return type >= NP_CHUNK_INFO && type <= NP_CHUNK_UNITS;
+}
+
+/* Finds the trace in the capture and walks its chunks. */
+static int walk(struct import *im, const char *capture, const char *elf_path)
+{
+    const uint8_t *cap = im->cap;
+    size_t len = im->len, at = 0;
+    while (at < len && !is_magic(cap + at, len - at))
+        at++;
+    if (at == len)
+        return fail("%s: no trace in it (no NPTRACE header: did the firmware call np_trace_init?)", capture);
+    if (len - at < NP_TRACE_HEADER_SIZE)
+        return fail("%s: the capture ends inside the trace's header", capture);
+    uint16_t version = np_get_u16(cap + at + 8), head = np_get_u16(cap + at + 10);
+    if (version != NP_TRACE_VERSION)
+        return fail("%s: trace format version %u, this nanoprof reads %u", capture, version, NP_TRACE_VERSION);
+    if (head < NP_TRACE_HEADER_SIZE || head > len - at)
+        return fail("corrupt trace: header size %u at offset %zu", head, at);
+    im->trace_at = at;
+    uint8_t fh[NP_TRACE_HEADER_SIZE];
+    np_trace_file_header(fh);
+    if (!append(im, fh, sizeof fh))
+        return fail("out of memory");
+    at += head;
+    while (at < len) {
+        if (is_magic(cap + at, len - at)) {
+            im->next_trace = at;
+            break;
+        }
+        if (!chunk_start(cap + at, len - at)) {
+            at++;
+            im->skipped++;
+            continue;
+        }
+        uint32_t type, clen;
+        switch (np_trace_chunk_check(cap + at, len - at, &type, &clen)) {
+        case NP_CHUNK_WHOLE:
+            break;
+        case NP_CHUNK_TOO_LONG:
+            return fail("corrupt trace: chunk %" PRIu32 " at offset %zu claims %" PRIu32 " bytes", type, at, clen);
+        case NP_CHUNK_CUT_HEADER:
+            clen = 0;
+            /* fall through */
+        case NP_CHUNK_CUT:
+            im->cut_at = at;
+            im->cut_have = len - at;
+            im->cut_want = NP_TRACE_CHUNK_HEADER + (size_t)clen;
+            return 0;
+        }
+        if (take_chunk(im, type, cap + at + NP_TRACE_CHUNK_HEADER, clen, at, elf_path))
+            return 1;
+        at += NP_TRACE_CHUNK_HEADER + (size_t)clen;
+        if (im->has_end) { /* the trace ends: the rest is the firmware's */
+            while (at < len && !is_magic(cap + at, len - at))
+                at++;
+            if (at < len)
+                im->next_trace = at;
+            break;
+        }
+    }
+    if (!im->has_info)
+        return fail("%s: the trace at offset %zu has no INFO chunk", capture, im->trace_at);
+    if (!im->has_module)
+        return fail("%s: the trace at offset %zu has no MODULE chunk (the firmware's build-id)", capture,
+                    im->trace_at);
+    return 0;
+}
+
+/* ---- the ELF --------------------------------------------------------------------- */
+
+static void hex(char *out, const uint8_t *id, size_t n)
+{
+    for (size_t i = 0; i < n && i < 64; i++)
+        sprintf(out + 2 * i, "%02x", id[i]);
+    if (!n)
+        strcpy(out, "none");
+}
+
+/* The ELF's build-id against the trace's. */
+static int check_elf(const struct import *im, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return fail("%s: %s", path, strerror(errno));
+    elf_version(EV_CURRENT);
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    GElf_Ehdr eh;
+    if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+        if (elf)
+            elf_end(elf);
+        close(fd);
+        return fail("%s: not an ELF file", path);
+    }
+    uint8_t id[NP_BUILD_ID_MAX];
+    size_t n = np_elf_build_id(elf, id, sizeof id);
+    elf_end(elf);
+    close(fd);
+    char want[2 * 64 + 1], have[2 * 64 + 1];
+    hex(want, im->build_id, im->build_id_len);
+    hex(have, id, n);
+    if (!im->build_id_len) {
+        fprintf(stderr, "nanoprof import: warning: the firmware recorded no build-id (link it with "
+                        "-Wl,--build-id): %s is not checked\n", path);
+        return 0;
+    }
+    if (n != im->build_id_len || memcmp(id, im->build_id, n) != 0)
+        return fail("%s is not the firmware that recorded the trace: its build-id is %s, the trace's %s", path,
+                    have, want);
+    return 0;
+}
+
+/* ---- the command ------------------------------------------------------------------- */
+
+int np_cmd_import(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "output", required_argument, NULL, 'o' },
+        { "elf", required_argument, NULL, OPT_ELF },
+        { "help", no_argument, NULL, OPT_HELP },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *out = NP_TRACE_DEFAULT_PATH, *elf = NULL;
+    int opt;
+    opterr = 0;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'o':
+            out = optarg;
+            break;
+        case OPT_ELF:
+            elf = optarg;
+            break;
+        case OPT_HELP:
+            fputs(usage_text, stdout);
+            return 0;
+        default:
+            return usage_error(optopt ? "bad option or missing argument" : "unknown option");
+        }
+    }
+    if (optind >= argc)
+        return usage_error("no capture given");
+    if (optind + 1 < argc)
+        return usage_error("one capture at a time");
+    if (!elf)
+        return usage_error("--elf FIRMWARE.elf is required: the calls are named from it");
+    const char *capture = argv[optind];
+    char elf_abs[PATH_MAX];
+    if (!realpath(elf, elf_abs))
+        return fail("%s: %s", elf, strerror(errno));
+
+    struct import im = { 0 };
+    im.cap = read_all(capture, &im.len);
+    if (!im.cap)
+        return fail("%s: %s", capture, strerror(errno));
+    int rc = walk(&im, capture, elf_abs);
+    if (!rc)
+        rc = check_elf(&im, elf_abs);
+    char dir[PATH_MAX], file[PATH_MAX + 16];
+    if (!rc && !np_trace_dir_prepare("import", out, dir, sizeof dir))
+        rc = 1;
+    if (!rc) {
+        snprintf(file, sizeof file, "%s/firmware%s", dir, NP_TRACE_FILE_SUFFIX);
+        FILE *f = fopen(file, "wb");
+        if (!f || fwrite(im.out, 1, im.out_len, f) != im.out_len || fclose(f) != 0)
+            rc = fail("%s: %s", file, strerror(errno));
+    }
+    if (!rc) {
+        fprintf(stderr, "nanoprof import: %" PRIu64 " events of %" PRIu32 " thread%s, %" PRIu64
+                        " lost, into %s\n", im.events, im.threads, im.threads == 1 ? "" : "s", im.lost, out);
+        if (im.cut_want)
+            fprintf(stderr, "nanoprof import: the capture is cut: it ends %zu bytes into a chunk of %zu at "
+                            "offset %zu, with no END; the trace holds the %zu whole chunks before it\n",
+                    im.cut_have, im.cut_want, im.cut_at, im.chunks);
+        else if (!im.has_end)
+            fprintf(stderr, "nanoprof import: the trace has no END chunk (the firmware did not call "
+                            "np_trace_stop): its lost events are not known\n");
+        if (im.next_trace)
+            fprintf(stderr, "nanoprof import: another trace starts at offset %zu: not imported\n",
+                    im.next_trace);
+    }
+    free(im.out);
+    free((void *)im.cap);
+    return rc;
+}
