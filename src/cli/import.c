@@ -479,7 +479,7 @@ int np_cmd_import(int argc, char **argv)
         fprintf(stderr, "nanoprof import: %" PRIu64 " events of %" PRIu32 " thread%s, %" PRIu64
                         " lost, into %s\n", im.events, im.threads, im.threads == 1 ? "" : "s", im.lost, out);
         if (im.cut_want)
-            fprintf(stderr, "nanoprof import: the capture is cut: it ends %zu bytes into a chunk of %zu at "
+            fprintf(stderr, "nanoprof import: the capture is cut: it ends %zu bytes into the %zu-byte chunk at "
                             "offset %zu, with no END; the trace holds the %zu whole chunks before it\n",
                     im.cut_have, im.cut_want, im.cut_at, im.chunks);
         else if (!im.has_end)
