@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "trace_dir.h"
 #include "common/debug_file.h"
+#include "common/elf_symtab.h"
 #include "common/trace_format.h"
 
 static const char usage_text[] =
@@ -134,10 +135,34 @@ static bool take_varint(struct cursor *c, uint64_t *v)
     return !c->bad;
 }
 
-/* An EVENTS stream of COUNT records, exactly [p, end). */
-static bool events_ok(const uint8_t *p, const uint8_t *end, uint32_t count)
+/* The ENTRY addresses seen, for the NP_ENTER names (name_chunks). */
+struct addrs {
+    uint64_t *a;
+    size_t n, cap;
+};
+
+static bool add_addr(struct addrs *s, uint64_t addr)
+{
+    if (s->n && s->a[s->n - 1] == addr)
+        return true;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 256;
+        uint64_t *a = realloc(s->a, cap * sizeof *a);
+        if (!a)
+            return false;
+        s->a = a;
+        s->cap = cap;
+    }
+    s->a[s->n++] = addr;
+    return true;
+}
+
+/* An EVENTS stream of COUNT records, exactly [p, end); its ENTRY
+ * addresses into ENTRIES. */
+static bool events_ok(const uint8_t *p, const uint8_t *end, uint32_t count, struct addrs *entries)
 {
     struct cursor c = { p, end, false };
+    uint64_t addr = 0;
     for (uint32_t i = 0; i < count && !c.bad; i++) {
         uint64_t v, x, n = 0;
         if (!take_varint(&c, &v))
@@ -146,6 +171,12 @@ static bool events_ok(const uint8_t *p, const uint8_t *end, uint32_t count)
         case NP_EV_EXIT:
             break;
         case NP_EV_ENTRY:
+            if (take_varint(&c, &x)) {
+                addr += (uint64_t)np_unzigzag(x);
+                if (!add_addr(entries, addr))
+                    c.bad = true;
+            }
+            break;
         case NP_EV_LOST:
         case NP_EV_SWITCH:
         case NP_EV_RESYNC:
@@ -175,6 +206,8 @@ struct import {
     uint64_t events, lost;
     uint32_t threads;
     bool has_info, has_module, has_end;
+    struct addrs entries;     /* the calls' addresses */
+    size_t names_at;          /* where NAME chunks go: after MODULE */
     const uint8_t *build_id;
     size_t build_id_len;
     size_t cut_at, cut_have, cut_want; /* a chunk the capture cuts (cut_want 0: none) */
@@ -246,6 +279,7 @@ static int take_chunk(struct import *im, uint32_t type, const uint8_t *p, uint32
         if (!append(im, h, sizeof h) || !append(im, im->build_id, im->build_id_len) || !append(im, l, 2) ||
             !append(im, elf_path, plen))
             return fail("out of memory");
+        im->names_at = im->out_len;
         im->chunks++;
         return 0;
     }
@@ -263,7 +297,7 @@ static int take_chunk(struct import *im, uint32_t type, const uint8_t *p, uint32
             break;
         if (comp != NP_COMPRESS_NONE)
             return fail("corrupt trace: EVENTS chunk at offset %zu is compressed (a target writes none)", off);
-        if (decoded != (size_t)(c.end - c.p) || !events_ok(c.p, c.end, count))
+        if (decoded != (size_t)(c.end - c.p) || !events_ok(c.p, c.end, count, &im->entries))
             return fail("corrupt trace: EVENTS chunk at offset %zu does not hold its %" PRIu32 " records", off,
                         count);
         c.p = c.end;
@@ -386,8 +420,80 @@ static void hex(char *out, const uint8_t *id, size_t n)
         strcpy(out, "none");
 }
 
-/* The ELF's build-id against the trace's. */
-static int check_elf(const struct import *im, const char *path)
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The string at ADDR in ELF's loaded bytes (a firmware's constants may
+ * share .text: the caller knows ADDR is in no function), at most
+ * NP_TRACE_NAME_MAX bytes, into OUT; its length, 0 when there is none. */
+static size_t string_at(Elf *elf, uint64_t addr, char *out)
+{
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+            sh.sh_type != SHT_PROGBITS || addr < sh.sh_addr || addr >= sh.sh_addr + sh.sh_size)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        if (!d || !d->d_buf || addr - sh.sh_addr >= d->d_size)
+            return 0;
+        const char *p = (const char *)d->d_buf + (addr - sh.sh_addr);
+        size_t left = d->d_size - (addr - sh.sh_addr), n = 0;
+        while (n < left && n < NP_TRACE_NAME_MAX && p[n] >= ' ' && p[n] < 0x7f)
+            n++;
+        if (n == 0 || n == left || p[n] != 0)
+            return 0; /* not a C string */
+        memcpy(out, p, n);
+        return n;
+    }
+    return 0;
+}
+
+/* NAME chunks for the calls that are no function of ELF's but a string:
+ * an NP_ENTER name (the target records the string's address). */
+static int name_chunks(struct import *im, Elf *elf, uint8_t **out, size_t *len)
+{
+    struct np_elf_funcs funcs;
+    *out = NULL;
+    *len = 0;
+    if (np_elf_funcs_read(elf, NULL, &funcs) < 0)
+        return fail("out of memory");
+    struct addrs *e = &im->entries;
+    if (e->n)
+        qsort(e->a, e->n, sizeof *e->a, cmp_u64);
+    size_t cap = 0;
+    for (size_t i = 0; i < e->n; i++) {
+        char name[NP_TRACE_NAME_MAX];
+        size_t n;
+        if ((i && e->a[i] == e->a[i - 1]) || np_elf_funcs_find(&funcs, e->a[i]) >= 0 ||
+            !(n = string_at(elf, e->a[i], name)))
+            continue;
+        size_t need = *len + NP_TRACE_CHUNK_HEADER + 8 + 2 + n;
+        if (need > cap) {
+            cap = need * 2;
+            uint8_t *bigger = realloc(*out, cap);
+            if (!bigger) {
+                np_elf_funcs_free(&funcs);
+                return fail("out of memory");
+            }
+            *out = bigger;
+        }
+        uint8_t *p = *out + *len;
+        np_trace_chunk_header(p, NP_CHUNK_NAME, (uint32_t)(8 + 2 + n));
+        np_put_u64(p + 8, e->a[i]);
+        np_put_u16(p + 16, (uint16_t)n);
+        memcpy(p + 18, name, n);
+        *len = need;
+    }
+    np_elf_funcs_free(&funcs);
+    return 0;
+}
+
+/* The ELF's build-id against the trace's; the NAME chunks it gives. */
+static int check_elf(struct import *im, const char *path, uint8_t **names, size_t *names_len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -403,20 +509,21 @@ static int check_elf(const struct import *im, const char *path)
     }
     uint8_t id[NP_BUILD_ID_MAX];
     size_t n = np_elf_build_id(elf, id, sizeof id);
-    elf_end(elf);
-    close(fd);
     char want[2 * 64 + 1], have[2 * 64 + 1];
     hex(want, im->build_id, im->build_id_len);
     hex(have, id, n);
-    if (!im->build_id_len) {
+    int rc = 0;
+    if (!im->build_id_len)
         fprintf(stderr, "nanoprof import: warning: the firmware recorded no build-id (link it with "
                         "-Wl,--build-id): %s is not checked\n", path);
-        return 0;
-    }
-    if (n != im->build_id_len || memcmp(id, im->build_id, n) != 0)
-        return fail("%s is not the firmware that recorded the trace: its build-id is %s, the trace's %s", path,
-                    have, want);
-    return 0;
+    else if (n != im->build_id_len || memcmp(id, im->build_id, n) != 0)
+        rc = fail("%s is not the firmware that recorded the trace: its build-id is %s, the trace's %s", path,
+                  have, want);
+    if (!rc)
+        rc = name_chunks(im, elf, names, names_len);
+    elf_end(elf);
+    close(fd);
+    return rc;
 }
 
 /* ---- the command ------------------------------------------------------------------- */
@@ -463,16 +570,24 @@ int np_cmd_import(int argc, char **argv)
     im.cap = read_all(capture, &im.len);
     if (!im.cap)
         return fail("%s: %s", capture, strerror(errno));
+    uint8_t *names = NULL;
+    size_t names_len = 0;
     int rc = walk(&im, capture, elf_abs);
     if (!rc)
-        rc = check_elf(&im, elf_abs);
+        rc = check_elf(&im, elf_abs, &names, &names_len);
     char dir[PATH_MAX], file[PATH_MAX + 16];
     if (!rc && !np_trace_dir_prepare("import", out, dir, sizeof dir))
         rc = 1;
     if (!rc) {
         snprintf(file, sizeof file, "%s/firmware%s", dir, NP_TRACE_FILE_SUFFIX);
         FILE *f = fopen(file, "wb");
-        if (!f || fwrite(im.out, 1, im.out_len, f) != im.out_len || fclose(f) != 0)
+        /* the NAME chunks after MODULE, before the calls */
+        bool ok = f && fwrite(im.out, 1, im.names_at, f) == im.names_at &&
+                  fwrite(names, 1, names_len, f) == names_len &&
+                  fwrite(im.out + im.names_at, 1, im.out_len - im.names_at, f) == im.out_len - im.names_at;
+        if (f && fclose(f) != 0)
+            ok = false;
+        if (!ok)
             rc = fail("%s: %s", file, strerror(errno));
     }
     if (!rc) {
@@ -489,6 +604,8 @@ int np_cmd_import(int argc, char **argv)
             fprintf(stderr, "nanoprof import: another trace starts at offset %zu: not imported\n",
                     im.next_trace);
     }
+    free(names);
+    free(im.entries.a);
     free(im.out);
     free((void *)im.cap);
     return rc;

@@ -50,25 +50,31 @@ _Static_assert(NP_TRACE_BUFFER_MIN >= NP_TRACE_ENC_MIN, "NP_TRACE_BUFFER_MIN bel
 
 static struct {
     struct np_trace_enc enc;
+    uint32_t gen;          /* this trace's number: threads' fields of an
+                              earlier trace are stale */
+    int on;
+    /* from here on, zero when a trace starts */
     struct np_thread *cur; /* whose records the chunk holds */
     uint64_t lost;         /* events in chunks the writer refused */
     uint32_t calls;        /* ENTRY and EXIT records in the chunk */
     uint32_t carried;      /* events its LOST records say */
-    uint32_t gen;          /* this trace's number: threads' fields of an
-                              earlier trace are stale */
     uint32_t tids;         /* thread ids given so far */
-    uint64_t last_name;    /* the NP_ENTER name a NAME chunk said last */
-    int on;
 } tt;
 
-/* The trace's ticks are cycles (INFO's clock "cycles"): the reader shows
- * them as they are, or as time given the clock's rate (--clock). */
+/* The trace's ticks are cycles (INFO's clock "cycles", below). */
 #define NP_TT_NS_PER_TICK 1.0
 
 /* The first N bytes of the buffer to the writer. */
 static void write_bytes(size_t n)
 {
     np_write((const char *)tt.enc.buf, n);
+}
+
+/* The clock: out of line, its code once (ROM is what a target lacks:
+ * records go through np_trace_enc_put_small for the same reason). */
+static __attribute__((noinline)) uint64_t now_ticks(void)
+{
+    return np_port_wall_ticks();
 }
 
 /* The encoder's flush: the chunk to the writer; refused, its events lost,
@@ -103,7 +109,7 @@ static void begin_thread(struct np_thread *t)
 
 void np_tt_event(struct np_thread *t, uint64_t fn, int exit)
 {
-    uint64_t now = np_port_wall_ticks();
+    uint64_t now = now_ticks();
     if (!tt.on) {
         t->flags &= ~(uint32_t)NP_F_REC_ON; /* stopped meanwhile */
         return;
@@ -114,23 +120,13 @@ void np_tt_event(struct np_thread *t, uint64_t fn, int exit)
         uint64_t n = t->tt.lost;
         t->tt.lost = 0;
         tt.carried += (uint32_t)n;
-        np_trace_enc_put(&tt.enc, NP_EV_LOST, n, now);
+        np_trace_enc_put_small(&tt.enc, NP_EV_LOST, n, now);
     }
-    uint64_t addr = fn & NP_ADDR_MASK;
-    if (fn & NP_REC_NAMED) {
-        /* NAME comes before the chunk that calls it: this one ends */
-        if (addr != tt.last_name) {
-            np_trace_enc_flush(&tt.enc);
-            const char *s = (const char *)(uintptr_t)addr;
-            write_bytes(np_trace_name_chunk(tt.enc.buf, tt.enc.size, addr, s,
-                                            np_trace_strnlen(s, NP_TRACE_NAME_MAX)));
-            tt.last_name = addr;
-        }
-    } else {
-        addr &= ~(uint64_t)1; /* a Thumb function's address has bit 0 set */
-    }
+    /* a Thumb function's address has bit 0 set; an NP_ENTER name's
+     * address is the string's, which the host reads from the ELF */
+    uint64_t addr = fn & NP_REC_NAMED ? fn & NP_ADDR_MASK : fn & ~(uint64_t)1;
     tt.calls++;
-    np_trace_enc_put(&tt.enc, exit ? NP_EV_EXIT : NP_EV_ENTRY, addr, now);
+    np_trace_enc_put_small(&tt.enc, exit ? NP_EV_EXIT : NP_EV_ENTRY, addr, now);
 }
 
 /* np_thread_switch: TO's records from now on; a SWITCH record says how
@@ -142,11 +138,11 @@ static void on_switch(struct np_thread *from, struct np_thread *to)
     uint32_t f = to->flags;
     to->flags = f | NP_F_BUSY; /* an instrumented writer records nothing */
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    uint64_t now = np_port_wall_ticks();
+    uint64_t now = now_ticks();
     from->tt.out = now;
     begin_thread(to);
     if (to->tt.out) {
-        np_trace_enc_put(&tt.enc, NP_EV_SWITCH, now - to->tt.out, now);
+        np_trace_enc_put_small(&tt.enc, NP_EV_SWITCH, now - to->tt.out, now);
         to->tt.out = 0;
     }
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -175,84 +171,89 @@ static const uint8_t *build_id(size_t *len)
     return p + off;
 }
 
-int np_trace_init(void *buf, size_t size)
-{
-    static const char who[] = "np_trace_init";
-    if (!buf)
-        return np_error(NP_EINVAL, who, "needs a buffer");
-    if (size < NP_TRACE_BUFFER_MIN)
-        return np_error(NP_ESMALL, who, "needs NP_TRACE_BUFFER_MIN bytes");
-    if (tt.on)
-        return np_error(NP_EALREADY, who, "a trace is being recorded (np_trace_stop ends it)");
-    struct np_thread *t = np_self();
-    if (!np_api_enter(t, who))
-        return NP_EBUSY;
-    np_port_clock_init();
-    size_t id_len;
-    const uint8_t *id = build_id(&id_len);
-    struct np_trace_info info = { .ns_per_tick = NP_TT_NS_PER_TICK, .start_tick = np_port_wall_ticks(),
-                                  .clock = np_port_wall_clock_name() };
-    uint8_t *b = buf, head[NP_TRACE_HEADER_SIZE];
-    int st = NP_OK;
-    /* MODULE: u64 bias, start, end, the build-id, an empty path */
-    if (id_len > NP_BUILD_ID_MAX || NP_TRACE_CHUNK_HEADER + 3 * 8 + 2 + id_len + 2 > size) {
-        st = np_error(NP_ESMALL, who, "the firmware's build-id does not fit the buffer");
-    } else {
-        (void)np_trace_enc_init(&tt.enc, b, size, 0, write_chunk, NULL);
-        np_trace_file_header(head);
-        np_write((const char *)head, sizeof head);
-        write_bytes(np_trace_info_chunk(b, size, &info));
-        /* the firmware is one module: every address is its own */
-        write_bytes(np_trace_module_chunk(b, size, 0, 0, (uint64_t)1 << NP_ADDR_BITS, id, id_len, "", 0));
-        tt.gen++;
-        tt.cur = NULL;
-        tt.lost = 0;
-        tt.calls = tt.carried = 0;
-        tt.tids = 0;
-        tt.last_name = 0;
-        np_tt_dropped = 0;
-        np_rec_switch_hook = on_switch;
-        tt.on = 1;
-        t->flags |= NP_F_REC_ON;
-    }
-    np_thread_unlock(t);
-    return st;
-}
+/* The file header and INFO, constant bytes (the least code on a
+ * target): no pid, no ppid, ns_per_tick 1.0, start tick 0 (times count
+ * from the clock's start, np_port_clock_init), no wall-clock time, the
+ * clock "cycles" (a target's ticks: the reader shows them as they are, or
+ * as time given the clock's rate), no command line. */
+static const uint8_t head_info[] = {
+    'N', 'P', 'T', 'R', 'A', 'C', 'E', 0, NP_TRACE_VERSION, 0, NP_TRACE_HEADER_SIZE, 0, 0, 0, 0, 0, /* header */
+    NP_CHUNK_INFO, 0, 0, 0, 42, 0, 0, 0,             /* INFO, 42 bytes */
+    0, 0, 0, 0, 0, 0, 0, 0,                          /* pid, ppid */
+    0, 0, 0, 0, 0, 0, 0xf0, 0x3f,                    /* ns_per_tick: 1.0 */
+    0, 0, 0, 0, 0, 0, 0, 0,                          /* start tick */
+    0, 0, 0, 0, 0, 0, 0, 0,                          /* start time */
+    6, 0, 'c', 'y', 'c', 'l', 'e', 's', 0, 0         /* clock, argc */
+};
+_Static_assert(sizeof head_info == NP_TRACE_HEADER_SIZE + NP_TRACE_CHUNK_HEADER + 42, "INFO's 42 bytes");
 
-/* The calling thread, marked busy, when a trace is being recorded. */
-static struct np_thread *api_enter(const char *who)
+/* The calling thread, marked busy for the API call WHO, or NULL. */
+static struct np_thread *enter(const char *who)
 {
-    if (!tt.on) {
-        np_error(NP_ENOTINIT, who, "no trace is being recorded (np_trace_init starts one)");
-        return NULL;
-    }
     struct np_thread *t = np_self();
     return np_api_enter(t, who) ? t : NULL;
 }
 
-int np_trace_flush(void)
+int np_trace_init(void *buf, size_t size)
 {
-    struct np_thread *t = api_enter("np_trace_flush");
+    static const char who[] = "np_trace_init";
+    size_t id_len;
+    const uint8_t *id = build_id(&id_len);
+    /* MODULE: u64 bias, start, end, the build-id, an empty path */
+    int st = !buf ? NP_EINVAL
+             : size < NP_TRACE_BUFFER_MIN || NP_TRACE_CHUNK_HEADER + 3 * 8 + 2 + id_len + 2 > size ? NP_ESMALL
+             : tt.on ? NP_EALREADY : NP_OK;
+    if (st)
+        return np_error(st, who,
+                        st == NP_EINVAL   ? "buffer is NULL"
+                        : st == NP_ESMALL ? "buffer too small (NP_TRACE_BUFFER_MIN, and the build-id)"
+                                          : "already started");
+    struct np_thread *t = enter(who);
     if (!t)
-        return tt.on ? NP_EBUSY : NP_ENOTINIT;
-    np_trace_enc_flush(&tt.enc);
+        return NP_EBUSY;
+    np_port_clock_init();
+    (void)np_trace_enc_init(&tt.enc, buf, size, 0, write_chunk, NULL);
+    np_write((const char *)head_info, sizeof head_info);
+    /* the firmware is one module: every address is its own */
+    write_bytes(np_trace_module_chunk(buf, size, 0, 0, (uint64_t)1 << NP_ADDR_BITS, id, id_len, "", 0));
+    tt.gen++;
+    __builtin_memset(&tt.cur, 0, sizeof tt - __builtin_offsetof(__typeof__(tt), cur));
+    np_tt_dropped = 0;
+    np_rec_switch_hook = on_switch;
+    tt.on = 1;
+    t->flags |= NP_F_REC_ON;
     np_thread_unlock(t);
     return NP_OK;
 }
 
-int np_trace_stop(void)
+/* np_trace_flush, np_trace_stop (STOP): the chunk being filled goes out;
+ * stopping, the END chunk after it. */
+static int finish(const char *who, int stop)
 {
-    struct np_thread *t = api_enter("np_trace_stop");
+    if (!tt.on)
+        return np_error(NP_ENOTINIT, who, "not started (np_trace_init)");
+    struct np_thread *t = enter(who);
     if (!t)
-        return tt.on ? NP_EBUSY : NP_ENOTINIT;
+        return NP_EBUSY;
     np_trace_enc_flush(&tt.enc);
-    tt.on = 0;
-    np_rec_switch_hook = NULL;
-    t->flags &= ~(uint32_t)NP_F_REC_ON;
-    write_bytes(np_trace_end_chunk(tt.enc.buf, tt.enc.size, np_port_wall_ticks(), np_trace_lost(),
-                                   NP_TT_NS_PER_TICK));
+    if (stop) {
+        tt.on = 0;
+        np_rec_switch_hook = NULL;
+        t->flags &= ~(uint32_t)NP_F_REC_ON;
+        write_bytes(np_trace_end_chunk(tt.enc.buf, tt.enc.size, now_ticks(), np_trace_lost(), NP_TT_NS_PER_TICK));
+    }
     np_thread_unlock(t);
     return NP_OK;
+}
+
+int np_trace_flush(void)
+{
+    return finish("np_trace_flush", 0);
+}
+
+int np_trace_stop(void)
+{
+    return finish("np_trace_stop", 1);
 }
 
 uint64_t np_trace_lost(void)
