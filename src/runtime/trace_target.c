@@ -61,14 +61,41 @@ static struct {
     uint32_t tids;         /* thread ids given so far */
 } tt;
 
-/* The trace's ticks are cycles (INFO's clock "cycles", below). */
-#define NP_TT_NS_PER_TICK 1.0
+/* The trace's ticks are cycles (INFO's clock "cycles", below): END's
+ * ns_per_tick is 1.0, as a double's bits. */
+#define NP_TT_NS_PER_TICK_BITS 0x3ff0000000000000ull
 
 /* The first N bytes of the buffer to the writer. */
 static void write_bytes(size_t n)
 {
     np_write((const char *)tt.enc.buf, n);
 }
+
+/* The header chunks are built here field by field, not with
+ * trace_encode's bounds-checked builders: the buffer holds each of them
+ * (NP_TRACE_BUFFER_MIN, and np_trace_init checks MODULE's build-id), and
+ * the code is a third of theirs. */
+
+/* V's low N bytes at P, little-endian; past them. */
+static uint8_t *field(uint8_t *p, uint64_t v, unsigned n)
+{
+    while (n--) {
+        *p++ = (uint8_t)v;
+        v >>= 8;
+    }
+    return p;
+}
+
+/* The chunk of TYPE whose payload ends at END, from the buffer's start,
+ * to the writer. */
+static void write_chunk_of(uint32_t type, const uint8_t *end)
+{
+    size_t n = (size_t)(end - tt.enc.buf);
+    np_trace_chunk_header(tt.enc.buf, type, (uint32_t)(n - NP_TRACE_CHUNK_HEADER));
+    write_bytes(n);
+}
+
+#define PAYLOAD (tt.enc.buf + NP_TRACE_CHUNK_HEADER)
 
 /* The clock: out of line, its code once (ROM is what a target lacks:
  * records go through np_trace_enc_put_small for the same reason). */
@@ -101,7 +128,10 @@ static void begin_thread(struct np_thread *t)
         /* the OS thread's own state is "main"; an RTOS's threads have no
          * name the runtime knows: the reader numbers them */
         int is_main = t == np_thread_os();
-        write_bytes(np_trace_thread_chunk(tt.enc.buf, tt.enc.size, t->tt.tid, "main", is_main ? 4 : 0));
+        uint8_t *p = field(field(PAYLOAD, t->tt.tid, 4), is_main ? 4 : 0, 2); /* THREAD: tid, name */
+        if (is_main)
+            p = (uint8_t *)__builtin_memcpy(p, "main", 4) + 4;
+        write_chunk_of(NP_CHUNK_THREAD, p);
     }
     tt.cur = t;
     np_trace_enc_thread(&tt.enc, t->tt.tid);
@@ -215,7 +245,12 @@ int np_trace_init(void *buf, size_t size)
     (void)np_trace_enc_init(&tt.enc, buf, size, 0, write_chunk, NULL);
     np_write((const char *)head_info, sizeof head_info);
     /* the firmware is one module: every address is its own */
-    write_bytes(np_trace_module_chunk(buf, size, 0, 0, (uint64_t)1 << NP_ADDR_BITS, id, id_len, "", 0));
+    /* MODULE: bias 0, start 0, end, the build-id, an empty path */
+    uint8_t *p = field(field(PAYLOAD, 0, 16), (uint64_t)1 << NP_ADDR_BITS, 8);
+    p = field(p, id_len, 2);
+    for (size_t i = 0; i < id_len; i++)
+        *p++ = id[i];
+    write_chunk_of(NP_CHUNK_MODULE, field(p, 0, 2));
     tt.gen++;
     __builtin_memset(&tt.cur, 0, sizeof tt - __builtin_offsetof(__typeof__(tt), cur));
     np_tt_dropped = 0;
@@ -240,7 +275,9 @@ static int finish(const char *who, int stop)
         tt.on = 0;
         np_rec_switch_hook = NULL;
         t->flags &= ~(uint32_t)NP_F_REC_ON;
-        write_bytes(np_trace_end_chunk(tt.enc.buf, tt.enc.size, now_ticks(), np_trace_lost(), NP_TT_NS_PER_TICK));
+        /* END: the end tick, the events lost, ns_per_tick (1.0) */
+        uint8_t *p = field(field(PAYLOAD, now_ticks(), 8), np_trace_lost(), 8);
+        write_chunk_of(NP_CHUNK_END, field(p, NP_TT_NS_PER_TICK_BITS, 8));
     }
     np_thread_unlock(t);
     return NP_OK;
