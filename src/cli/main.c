@@ -25,7 +25,7 @@ static const struct np_command commands[] = {
     { "flame", "the call tree as an SVG flame graph", np_cmd_flame },
     { "blocks", "basic-block counts per function and source line", np_cmd_blocks },
     { "emu", "run ARM firmware in the emulator and record its exact call tree", np_cmd_emu },
-    { "import", "turn a trace a target recorded (its captured output) into a trace", np_cmd_import },
+    { "import", "a trace recorded on a Cortex-M target, from its captured output", np_cmd_import },
     { NULL, NULL, NULL }
 };
 
