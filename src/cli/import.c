@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "import.h"
 #include "trace_dir.h"
 #include "common/debug_file.h"
 #include "common/elf_symtab.h"
@@ -54,12 +55,15 @@ static int usage_error(const char *what)
     return 2;
 }
 
+/* The command whose messages these are: import, or a view given --elf. */
+static const char *cmd_name = "import";
+
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("nanoprof import: ", stderr);
+    fprintf(stderr, "nanoprof %s: ", cmd_name);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
@@ -197,7 +201,7 @@ static bool events_ok(const uint8_t *p, const uint8_t *end, uint32_t count, stru
     return !c.bad && c.p == c.end;
 }
 
-struct import {
+struct np_import {
     const uint8_t *cap;
     size_t len;
     size_t trace_at;          /* the file header's offset */
@@ -215,9 +219,11 @@ struct import {
     /* the file to write: the header and every chunk, MODULE's path set */
     uint8_t *out;
     size_t out_len, out_cap;
+    uint8_t *names;           /* the NAME chunks, which go at names_at */
+    size_t names_len;
 };
 
-static bool append(struct import *im, const void *p, size_t n)
+static bool append(struct np_import *im, const void *p, size_t n)
 {
     if (im->out_len + n > im->out_cap) {
         size_t cap = im->out_cap ? im->out_cap : 1 << 16;
@@ -236,7 +242,7 @@ static bool append(struct import *im, const void *p, size_t n)
 
 /* The chunk of TYPE whose payload is P (LEN bytes), at offset OFF of the
  * capture: checked, and kept. Returns 0, or 1 after the error line. */
-static int take_chunk(struct import *im, uint32_t type, const uint8_t *p, uint32_t len, size_t off,
+static int take_chunk(struct np_import *im, uint32_t type, const uint8_t *p, uint32_t len, size_t off,
                       const char *elf_path)
 {
     struct cursor c = { p, p + len, false };
@@ -345,7 +351,7 @@ static bool chunk_start(const uint8_t *p, size_t left)
 }
 
 /* Finds the trace in the capture and walks its chunks. */
-static int walk(struct import *im, const char *capture, const char *elf_path)
+static int walk(struct np_import *im, const char *capture, const char *elf_path)
 {
     const uint8_t *cap = im->cap;
     size_t len = im->len, at = 0;
@@ -454,7 +460,7 @@ static size_t string_at(Elf *elf, uint64_t addr, char *out)
 
 /* NAME chunks for the calls that are no function of ELF's but a string:
  * an NP_ENTER name (the target records the string's address). */
-static int name_chunks(struct import *im, Elf *elf, uint8_t **out, size_t *len)
+static int name_chunks(struct np_import *im, Elf *elf, uint8_t **out, size_t *len)
 {
     struct np_elf_funcs funcs;
     *out = NULL;
@@ -493,7 +499,7 @@ static int name_chunks(struct import *im, Elf *elf, uint8_t **out, size_t *len)
 }
 
 /* The ELF's build-id against the trace's; the NAME chunks it gives. */
-static int check_elf(struct import *im, const char *path, uint8_t **names, size_t *names_len)
+static int check_elf(struct np_import *im, const char *path, uint8_t **names, size_t *names_len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -514,8 +520,8 @@ static int check_elf(struct import *im, const char *path, uint8_t **names, size_
     hex(have, id, n);
     int rc = 0;
     if (!im->build_id_len)
-        fprintf(stderr, "nanoprof import: warning: the firmware recorded no build-id (link it with "
-                        "-Wl,--build-id): %s is not checked\n", path);
+        fprintf(stderr, "nanoprof %s: warning: the firmware recorded no build-id (link it with "
+                        "-Wl,--build-id): %s is not checked\n", cmd_name, path);
     else if (n != im->build_id_len || memcmp(id, im->build_id, n) != 0)
         rc = fail("%s is not the firmware that recorded the trace: its build-id is %s, the trace's %s", path,
                   have, want);
@@ -524,6 +530,72 @@ static int check_elf(struct import *im, const char *path, uint8_t **names, size_
     elf_end(elf);
     close(fd);
     return rc;
+}
+
+/* ---- the import ---------------------------------------------------------------------- */
+
+void np_import_free(struct np_import *im)
+{
+    if (!im)
+        return;
+    free(im->names);
+    free(im->entries.a);
+    free(im->out);
+    free((void *)im->cap);
+    free(im);
+}
+
+struct np_import *np_import_read(const char *cmd, const char *capture, const char *elf)
+{
+    cmd_name = cmd;
+    char elf_abs[PATH_MAX];
+    if (!realpath(elf, elf_abs)) {
+        fail("%s: %s", elf, strerror(errno));
+        return NULL;
+    }
+    struct np_import *im = calloc(1, sizeof *im);
+    if (!im) {
+        fail("out of memory");
+        return NULL;
+    }
+    im->cap = read_all(capture, &im->len);
+    if (!im->cap) {
+        fail("%s: %s", capture, strerror(errno));
+        np_import_free(im);
+        return NULL;
+    }
+    if (walk(im, capture, elf_abs) || check_elf(im, elf_abs, &im->names, &im->names_len)) {
+        np_import_free(im);
+        return NULL;
+    }
+    return im;
+}
+
+int np_import_write(struct np_import *im, const char *file, const char *said_as)
+{
+    FILE *f = fopen(file, "wb");
+    /* the NAME chunks after MODULE, before the calls */
+    bool ok = f && fwrite(im->out, 1, im->names_at, f) == im->names_at &&
+              fwrite(im->names, 1, im->names_len, f) == im->names_len &&
+              fwrite(im->out + im->names_at, 1, im->out_len - im->names_at, f) == im->out_len - im->names_at;
+    if (f && fclose(f) != 0)
+        ok = false;
+    if (!ok)
+        return fail("%s: %s", file, strerror(errno));
+    if (said_as)
+        fprintf(stderr, "nanoprof %s: %" PRIu64 " events of %" PRIu32 " thread%s, %" PRIu64 " lost, into %s\n",
+                cmd_name, im->events, im->threads, im->threads == 1 ? "" : "s", im->lost, said_as);
+    if (im->cut_want)
+        fprintf(stderr, "nanoprof %s: the capture is cut: it ends %zu bytes into the %zu-byte chunk at offset "
+                        "%zu, with no END; the trace holds the %zu whole chunks before it\n",
+                cmd_name, im->cut_have, im->cut_want, im->cut_at, im->chunks);
+    else if (!im->has_end)
+        fprintf(stderr, "nanoprof %s: the trace has no END chunk (the firmware did not call np_trace_stop): "
+                        "its lost events are not known\n", cmd_name);
+    if (im->next_trace)
+        fprintf(stderr, "nanoprof %s: another trace starts at offset %zu: not imported\n", cmd_name,
+                im->next_trace);
+    return 0;
 }
 
 /* ---- the command ------------------------------------------------------------------- */
@@ -561,52 +633,15 @@ int np_cmd_import(int argc, char **argv)
         return usage_error("one capture at a time");
     if (!elf)
         return usage_error("--elf FIRMWARE.elf is required: the calls are named from it");
-    const char *capture = argv[optind];
-    char elf_abs[PATH_MAX];
-    if (!realpath(elf, elf_abs))
-        return fail("%s: %s", elf, strerror(errno));
-
-    struct import im = { 0 };
-    im.cap = read_all(capture, &im.len);
-    if (!im.cap)
-        return fail("%s: %s", capture, strerror(errno));
-    uint8_t *names = NULL;
-    size_t names_len = 0;
-    int rc = walk(&im, capture, elf_abs);
-    if (!rc)
-        rc = check_elf(&im, elf_abs, &names, &names_len);
+    struct np_import *im = np_import_read("import", argv[optind], elf);
+    if (!im)
+        return 1;
     char dir[PATH_MAX], file[PATH_MAX + 16];
-    if (!rc && !np_trace_dir_prepare("import", out, dir, sizeof dir))
-        rc = 1;
-    if (!rc) {
+    int rc = 1;
+    if (np_trace_dir_prepare("import", out, dir, sizeof dir)) {
         snprintf(file, sizeof file, "%s/firmware%s", dir, NP_TRACE_FILE_SUFFIX);
-        FILE *f = fopen(file, "wb");
-        /* the NAME chunks after MODULE, before the calls */
-        bool ok = f && fwrite(im.out, 1, im.names_at, f) == im.names_at &&
-                  fwrite(names, 1, names_len, f) == names_len &&
-                  fwrite(im.out + im.names_at, 1, im.out_len - im.names_at, f) == im.out_len - im.names_at;
-        if (f && fclose(f) != 0)
-            ok = false;
-        if (!ok)
-            rc = fail("%s: %s", file, strerror(errno));
+        rc = np_import_write(im, file, out);
     }
-    if (!rc) {
-        fprintf(stderr, "nanoprof import: %" PRIu64 " events of %" PRIu32 " thread%s, %" PRIu64
-                        " lost, into %s\n", im.events, im.threads, im.threads == 1 ? "" : "s", im.lost, out);
-        if (im.cut_want)
-            fprintf(stderr, "nanoprof import: the capture is cut: it ends %zu bytes into the %zu-byte chunk at "
-                            "offset %zu, with no END; the trace holds the %zu whole chunks before it\n",
-                    im.cut_have, im.cut_want, im.cut_at, im.chunks);
-        else if (!im.has_end)
-            fprintf(stderr, "nanoprof import: the trace has no END chunk (the firmware did not call "
-                            "np_trace_stop): its lost events are not known\n");
-        if (im.next_trace)
-            fprintf(stderr, "nanoprof import: another trace starts at offset %zu: not imported\n",
-                    im.next_trace);
-    }
-    free(names);
-    free(im.entries.a);
-    free(im.out);
-    free((void *)im.cap);
+    np_import_free(im);
     return rc;
 }

@@ -5,7 +5,8 @@
 # to SRC_DIR/src), runs on mps2-an385 (M3), mps2-an386 (M4) and microbit
 # (M0, 16 KiB of RAM), its trace mixed into semihosting's stdout with its
 # own lines; the capture is imported and `nanoprof report` must give the
-# exact call counts, the same that function cost counted on the target.
+# exact call counts, the same that function cost counted on the target,
+# and the same rows when it reads the capture as it is (--elf).
 # Then the UART example (examples/cortex_m/uart) on both mps2 boards, its
 # capture from QEMU's serial port; and bad input: a cut capture (imported
 # up to the cut, and said), a corrupt one, the wrong ELF, no trace, a
@@ -106,6 +107,15 @@ for board in mps2-an385:cortex-m3:mps2 mps2-an386:cortex-m4:mps2 microbit:cortex
     done
     head -1 "$dir/report" | grep -q ' 1 process, 3 threads, 234 calls of 5 functions, cycles$' ||
         say_fail "$name: report header: $(head -1 "$dir/report")"
+    # a view reads the capture as it is, given --elf: the same rows
+    if "$NP" report "$dir/capture" --elf "$dir/fw.elf" > "$dir/direct" 2> "$dir/direct.err"; then
+        tail -n +2 "$dir/report" > "$dir/report.rows"
+        tail -n +2 "$dir/direct" > "$dir/direct.rows"
+        [ ! -s "$dir/direct.err" ] && cmp -s "$dir/report.rows" "$dir/direct.rows" ||
+            say_fail "$name: report --elf differs: $(cat "$dir/direct.err" "$dir/direct")"
+    else
+        say_fail "$name: report --elf: $(cat "$dir/direct.err")"
+    fi
     [ $fail = 0 ] && echo "ok: $name ($cpu): trace imported, counts exact"
 done
 
