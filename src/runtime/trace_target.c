@@ -137,6 +137,18 @@ static void begin_thread(struct np_thread *t)
     np_trace_enc_thread(&tt.enc, t->tt.tid);
 }
 
+/* The events of T's refused chunks, said by a LOST record before its next
+ * one. */
+static void say_lost(struct np_thread *t, uint64_t now)
+{
+    if (t->tt.lost) {
+        uint64_t n = t->tt.lost;
+        t->tt.lost = 0;
+        tt.carried += (uint32_t)n;
+        np_trace_enc_put_small(&tt.enc, NP_EV_LOST, n, now);
+    }
+}
+
 void np_tt_event(struct np_thread *t, uint64_t fn, int exit)
 {
     uint64_t now = now_ticks();
@@ -146,12 +158,7 @@ void np_tt_event(struct np_thread *t, uint64_t fn, int exit)
     }
     if (t != tt.cur)
         begin_thread(t);
-    if (t->tt.lost) {
-        uint64_t n = t->tt.lost;
-        t->tt.lost = 0;
-        tt.carried += (uint32_t)n;
-        np_trace_enc_put_small(&tt.enc, NP_EV_LOST, n, now);
-    }
+    say_lost(t, now);
     /* a Thumb function's address has bit 0 set; an NP_ENTER name's
      * address is the string's, which the host reads from the ELF */
     uint64_t addr = fn & NP_REC_NAMED ? fn & NP_ADDR_MASK : fn & ~(uint64_t)1;
@@ -171,6 +178,7 @@ static void on_switch(struct np_thread *from, struct np_thread *to)
     uint64_t now = now_ticks();
     from->tt.out = now;
     begin_thread(to);
+    say_lost(to, now);
     if (to->tt.out) {
         np_trace_enc_put_small(&tt.enc, NP_EV_SWITCH, now - to->tt.out, now);
         to->tt.out = 0;

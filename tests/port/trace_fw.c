@@ -4,7 +4,8 @@
  * calls on the target, and "cost <function> <calls>" lines give its
  * counts for the host to compare with what it imports. Misuse of the
  * trace's API is checked here: an error code and one line. Prints "ok" or
- * "FAIL" per check and returns the failures. Built with
+ * "FAIL" per check and returns the failures. With -DLOSSY its writer
+ * refuses one chunk of the trace (np_output_failed). Built with
  * -finstrument-functions; main and the checks are not. */
 #include <stddef.h>
 #include <stdint.h>
@@ -105,6 +106,22 @@ static NOPROF void one_line(int rc, int want, const char *who, const char *what)
 
 static uint8_t trace_buf[512];
 
+#ifdef LOSSY
+/* A writer that refuses the trace's fifth write (an EVENTS chunk of the
+ * 200 calls' loop) and says so: that chunk's events are lost. */
+static unsigned nwrites;
+
+static NOPROF void lossy(void *ctx, const char *bytes, size_t len)
+{
+    (void)ctx;
+    extern void np_port_write_default(const char *bytes, size_t len);
+    if (++nwrites == 5)
+        np_output_failed();
+    else
+        np_port_write_default(bytes, len);
+}
+#endif
+
 static NOPROF void misuse_before(void)
 {
     np_output_set(keep, NULL);
@@ -158,10 +175,17 @@ NOPROF int main(void)
     np_cost_init(cost_b, sizeof cost_b);
     np_thread_switch(b, NULL);
 
+#ifdef LOSSY
+    np_output_set(lossy, NULL);
+#endif
     check(np_trace_init(trace_buf, sizeof trace_buf) == NP_OK, "trace init");
     np_output_set(keep, NULL);
     one_line(np_trace_init(trace_buf, sizeof trace_buf), NP_EALREADY, "np_trace_init", "misuse: second init");
+#ifdef LOSSY
+    np_output_set(lossy, NULL);
+#else
     np_output_set(NULL, NULL);
+#endif
     top();
     top();
     put("a line between the trace's chunks\n");
@@ -175,7 +199,15 @@ NOPROF int main(void)
         NP_EXIT();
     }
     threads(a, b);
+#ifdef LOSSY
+    uint64_t lost = np_trace_lost();
+    check(lost > 0 && lost % 2 == 0, "trace: a refused chunk's events lost");
+    put("lost ");
+    put_u64(lost);
+    put("\n");
+#else
     check(np_trace_lost() == 0, "trace: nothing lost");
+#endif
     check(np_trace_stop() == NP_OK, "trace stop");
     np_output_set(keep, NULL);
     one_line(np_trace_stop(), NP_ENOTINIT, "np_trace_stop", "misuse: stop after stop");
