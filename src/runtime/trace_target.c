@@ -53,6 +53,7 @@ static struct {
     uint32_t gen;          /* this trace's number: threads' fields of an
                               earlier trace are stale */
     int on;
+    uint32_t lock;         /* 1 while a thread uses the encoder (lock) */
     /* from here on, zero when a trace starts */
     struct np_thread *cur; /* whose records the chunk holds */
     uint64_t lost;         /* events in chunks the writer refused */
@@ -77,7 +78,7 @@ static void write_bytes(size_t n)
  * the code is a third of theirs. */
 
 /* V's low N bytes at P, little-endian; past them. */
-static uint8_t *field(uint8_t *p, uint64_t v, unsigned n)
+static __attribute__((noinline)) uint8_t *field(uint8_t *p, uint64_t v, unsigned n)
 {
     while (n--) {
         *p++ = (uint8_t)v;
@@ -125,13 +126,10 @@ static void begin_thread(struct np_thread *t)
     np_trace_enc_flush(&tt.enc);
     if (t->tt.gen != tt.gen) {
         t->tt = (struct np_tt_thread){ .gen = tt.gen, .tid = ++tt.tids };
-        /* the OS thread's own state is "main"; an RTOS's threads have no
-         * name the runtime knows: the reader numbers them */
-        int is_main = t == np_thread_os();
-        uint8_t *p = field(field(PAYLOAD, t->tt.tid, 4), is_main ? 4 : 0, 2); /* THREAD: tid, name */
-        if (is_main)
-            p = (uint8_t *)__builtin_memcpy(p, "main", 4) + 4;
-        write_chunk_of(NP_CHUNK_THREAD, p);
+        /* THREAD: its id, and an empty name (the id's high bytes: an
+         * RTOS's threads have no name the runtime knows; the views
+         * number them) */
+        write_chunk_of(NP_CHUNK_THREAD, field(PAYLOAD, t->tt.tid, 4 + 2));
     }
     tt.cur = t;
     np_trace_enc_thread(&tt.enc, t->tt.tid);
@@ -149,6 +147,30 @@ static void say_lost(struct np_thread *t, uint64_t now)
     }
 }
 
+/* The encoder is the threads': an RTOS may switch (PendSV) while a
+ * thread is inside it, even inside its writer. The one that takes it
+ * uses it (no interrupt masked meanwhile); another, switched in while it
+ * is taken, records nothing: its event is counted lost, and said by a
+ * LOST record in its stream. Returns 1 when T has the encoder. */
+static int take(void)
+{
+    return !__atomic_exchange_n(&tt.lock, 1, __ATOMIC_ACQUIRE);
+}
+
+static int lock(struct np_thread *t)
+{
+    if (take())
+        return 1;
+    __atomic_fetch_add(&np_tt_dropped, 1, __ATOMIC_RELAXED);
+    t->tt.lost++; /* (reset with the rest when T is stale: END counts it) */
+    return 0;
+}
+
+static void unlock(void)
+{
+    __atomic_store_n(&tt.lock, 0, __ATOMIC_RELEASE);
+}
+
 void np_tt_event(struct np_thread *t, uint64_t fn, int exit)
 {
     uint64_t now = now_ticks();
@@ -156,6 +178,8 @@ void np_tt_event(struct np_thread *t, uint64_t fn, int exit)
         t->flags &= ~(uint32_t)NP_F_REC_ON; /* stopped meanwhile */
         return;
     }
+    if (!lock(t))
+        return;
     if (t != tt.cur)
         begin_thread(t);
     say_lost(t, now);
@@ -164,6 +188,7 @@ void np_tt_event(struct np_thread *t, uint64_t fn, int exit)
     uint64_t addr = fn & NP_REC_NAMED ? fn & NP_ADDR_MASK : fn & ~(uint64_t)1;
     tt.calls++;
     np_trace_enc_put_small(&tt.enc, exit ? NP_EV_EXIT : NP_EV_ENTRY, addr, now);
+    unlock();
 }
 
 /* np_thread_switch: TO's records from now on; a SWITCH record says how
@@ -177,11 +202,17 @@ static void on_switch(struct np_thread *from, struct np_thread *to)
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     uint64_t now = now_ticks();
     from->tt.out = now;
-    begin_thread(to);
-    say_lost(to, now);
-    if (to->tt.out) {
-        np_trace_enc_put_small(&tt.enc, NP_EV_SWITCH, now - to->tt.out, now);
-        to->tt.out = 0;
+    if (take()) {
+        begin_thread(to);
+        say_lost(to, now);
+        if (to->tt.out) {
+            np_trace_enc_put_small(&tt.enc, NP_EV_SWITCH, now - to->tt.out, now);
+            to->tt.out = 0;
+        }
+        unlock();
+    } else { /* inside another thread's use: its SWITCH record is lost
+                (END counts it; its calls are whole: no LOST record) */
+        __atomic_fetch_add(&np_tt_dropped, 1, __ATOMIC_RELAXED);
     }
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     to->flags = f | NP_F_REC_ON;
@@ -190,23 +221,23 @@ static void on_switch(struct np_thread *from, struct np_thread *to)
 /* The build-id of the firmware, from its .note.gnu.build-id note, which
  * the boards' linker scripts keep between these symbols (weak: a script
  * without them gives an empty build-id). */
-extern const uint8_t __np_build_id_start[] __attribute__((weak));
-extern const uint8_t __np_build_id_end[] __attribute__((weak));
+extern const uint32_t __np_build_id_start[] __attribute__((weak));
+extern const uint32_t __np_build_id_end[] __attribute__((weak));
 
 static const uint8_t *build_id(size_t *len)
 {
-    const uint8_t *p = __np_build_id_start;
-    *len = 0;
-    if (!p || __np_build_id_end - p < 12)
-        return NULL;
-    /* the note: u32 namesz, u32 descsz, u32 type, the name (padded to 4
-     * bytes), the build-id */
-    uint32_t namesz = np_get_u32(p), descsz = np_get_u32(p + 4);
-    size_t off = 12 + ((namesz + 3) & ~3u);
-    if (off + descsz > (size_t)(__np_build_id_end - p))
-        return NULL;
-    *len = descsz;
-    return p + off;
+    /* the note, 4-byte aligned, its words in the target's byte order: u32
+     * namesz (4), u32 descsz, u32 type, "GNU\0", the build-id (descsz
+     * bytes) */
+    const uint32_t *w = __np_build_id_start;
+    size_t n = 0;
+    if (w && __np_build_id_end - w >= 4 && w[0] == 4) {
+        n = w[1];
+        if (n > 4 * (size_t)(__np_build_id_end - w) - 16)
+            n = 0;
+    }
+    *len = n;
+    return (const uint8_t *)(w + 4);
 }
 
 /* The file header and INFO, constant bytes (the least code on a
@@ -244,7 +275,7 @@ int np_trace_init(void *buf, size_t size)
     if (st)
         return np_error(st, who,
                         st == NP_EINVAL   ? "buffer is NULL"
-                        : st == NP_ESMALL ? "buffer too small (NP_TRACE_BUFFER_MIN, and the build-id)"
+                        : st == NP_ESMALL ? "buffer too small"
                                           : "already started");
     struct np_thread *t = enter(who);
     if (!t)
@@ -252,13 +283,12 @@ int np_trace_init(void *buf, size_t size)
     np_port_clock_init();
     (void)np_trace_enc_init(&tt.enc, buf, size, 0, write_chunk, NULL);
     np_write((const char *)head_info, sizeof head_info);
-    /* the firmware is one module: every address is its own */
-    /* MODULE: bias 0, start 0, end, the build-id, an empty path */
+    /* MODULE: bias 0, start 0, end (the firmware is one module: every
+     * address is its own), the build-id, an empty path */
     uint8_t *p = field(field(PAYLOAD, 0, 16), (uint64_t)1 << NP_ADDR_BITS, 8);
     p = field(p, id_len, 2);
-    for (size_t i = 0; i < id_len; i++)
-        *p++ = id[i];
-    write_chunk_of(NP_CHUNK_MODULE, field(p, 0, 2));
+    __builtin_memcpy(p, id, id_len);
+    write_chunk_of(NP_CHUNK_MODULE, field(p + id_len, 0, 2));
     tt.gen++;
     __builtin_memset(&tt.cur, 0, sizeof tt - __builtin_offsetof(__typeof__(tt), cur));
     np_tt_dropped = 0;
@@ -274,10 +304,14 @@ int np_trace_init(void *buf, size_t size)
 static int finish(const char *who, int stop)
 {
     if (!tt.on)
-        return np_error(NP_ENOTINIT, who, "not started (np_trace_init)");
+        return np_error(NP_ENOTINIT, who, "not started");
     struct np_thread *t = enter(who);
     if (!t)
         return NP_EBUSY;
+    if (!take()) {
+        np_thread_unlock(t);
+        return np_error(NP_EBUSY, who, "another thread is in it");
+    }
     np_trace_enc_flush(&tt.enc);
     if (stop) {
         tt.on = 0;
@@ -287,6 +321,7 @@ static int finish(const char *who, int stop)
         uint8_t *p = field(field(PAYLOAD, now_ticks(), 8), np_trace_lost(), 8);
         write_chunk_of(NP_CHUNK_END, field(p, NP_TT_NS_PER_TICK_BITS, 8));
     }
+    unlock();
     np_thread_unlock(t);
     return NP_OK;
 }
