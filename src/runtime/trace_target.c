@@ -3,10 +3,12 @@
  * into the one chunk buffer the firmware gives, as records of the thread
  * running now; the chunk goes whole to the output writer when it fills
  * and at each thread switch, so that every chunk holds one thread's
- * records. Nothing is allocated, nothing waits: a chunk the writer
- * refuses, and a call made while the writer (or another hook) runs, are
- * counted lost, and the END chunk says how many. A host has its own
- * recorder (record.c): there this file only refuses. */
+ * records. Nothing is allocated and no interrupt is masked: a chunk the
+ * writer refuses, a call made while the writer (or another hook) runs on
+ * its thread, and one of a thread an RTOS switched in while another held
+ * the encoder (lock, below) are counted lost, and the END chunk says how
+ * many. A host has its own recorder (record.c): there this file only
+ * refuses. */
 #include "trace_target.h"
 #include "hooks.h"
 #include "output.h"
@@ -53,7 +55,7 @@ static struct {
     uint32_t gen;          /* this trace's number: threads' fields of an
                               earlier trace are stale */
     int on;
-    uint32_t lock;         /* 1 while a thread uses the encoder (lock) */
+    uint32_t lock;         /* 1 while a thread uses the encoder (take) */
     /* from here on, zero when a trace starts */
     struct np_thread *cur; /* whose records the chunk holds */
     uint64_t lost;         /* events in chunks the writer refused */
