@@ -153,12 +153,13 @@ static void say_lost(struct np_thread *t, uint64_t now)
  * thread is inside it, even inside its writer. The one that takes it
  * uses it (no interrupt masked meanwhile); another, switched in while it
  * is taken, records nothing: its event is counted lost, and said by a
- * LOST record in its stream. Returns 1 when T has the encoder. */
+ * LOST record in its stream. Returns 1 when the caller has the encoder. */
 static int take(void)
 {
     return !__atomic_exchange_n(&tt.lock, 1, __ATOMIC_ACQUIRE);
 }
 
+/* take() for T's event, which is counted lost when it cannot. */
 static int lock(struct np_thread *t)
 {
     if (take())
