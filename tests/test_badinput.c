@@ -153,6 +153,17 @@ static void gprof_on_a_host(void **state)
     expect_error(np_gprof_write(NULL), NP_EINVAL, "np_gprof_write: for a target");
 }
 
+/* The trace recorded on a target (trace.h) is no host's: a host refuses
+ * it, in one line, and records with `nanoprof record`. */
+static void target_trace_refused_on_a_host(void **state)
+{
+    (void)state;
+    expect_error(np_trace_init(arena, sizeof arena), NP_EINVAL, "np_trace_init: records on a target");
+    expect_error(np_trace_flush(), NP_ENOTINIT, "np_trace_flush");
+    expect_error(np_trace_stop(), NP_ENOTINIT, "np_trace_stop");
+    assert_int_equal(np_trace_lost(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -162,6 +173,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(statistics_table_checks, setup, teardown),
         cmocka_unit_test_setup_teardown(thread_state_checks, setup, teardown),
         cmocka_unit_test_setup_teardown(gprof_on_a_host, setup, teardown),
+        cmocka_unit_test_setup_teardown(target_trace_refused_on_a_host, setup, teardown),
     };
     return cmocka_run_group_tests_name("badinput", tests, NULL, NULL);
 }

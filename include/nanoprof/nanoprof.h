@@ -47,6 +47,10 @@ NP_API const char *np_strerror(int status);
  * Passing NULL restores the default. */
 typedef void (*np_write_fn)(void *ctx, const char *bytes, size_t len);
 NP_API void np_output_set(np_write_fn write, void *ctx);
+/* A writer that could not take the bytes it was given (a UART that timed
+ * out) calls this before it returns: the trace being recorded on a target
+ * (trace.h) counts that chunk's events lost. */
+NP_API void np_output_failed(void);
 
 /* ---- Manual markers ----------------------------------------------------
  * For code built without -finstrument-functions, or to mark a region inside
@@ -94,5 +98,6 @@ NP_END_DECLS
 #include "nanoprof/bins.h"
 #include "nanoprof/sample.h"
 #include "nanoprof/gprof.h"
+#include "nanoprof/trace.h"
 
 #endif

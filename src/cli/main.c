@@ -14,6 +14,7 @@ int np_cmd_dump(int argc, char **argv);
 int np_cmd_flame(int argc, char **argv);
 int np_cmd_blocks(int argc, char **argv);
 int np_cmd_emu(int argc, char **argv);
+int np_cmd_import(int argc, char **argv);
 static const struct np_command commands[] = {
     { "record", "run a program and record every call into a trace", np_cmd_record },
     { "report", "the flat profile: time and calls per function", np_cmd_report },
@@ -24,6 +25,7 @@ static const struct np_command commands[] = {
     { "flame", "the call tree as an SVG flame graph", np_cmd_flame },
     { "blocks", "basic-block counts per function and source line", np_cmd_blocks },
     { "emu", "run ARM firmware in the emulator and record its exact call tree", np_cmd_emu },
+    { "import", "a trace recorded on a Cortex-M target, from its captured output", np_cmd_import },
     { NULL, NULL, NULL }
 };
 

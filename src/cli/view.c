@@ -4,12 +4,14 @@
 #include "view.h"
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/trace_format.h"
+#include "import.h"
 
 /* Below any command's own long option values, above any character. */
 enum {
@@ -21,6 +23,7 @@ enum {
     OPT_STRICT,
     OPT_CLOCK,
     OPT_METRIC,
+    OPT_ELF,
     OPT_HELP
 };
 
@@ -33,6 +36,7 @@ static const struct option common_longopts[] = {
     { "strict", no_argument, NULL, OPT_STRICT },
     { "clock", required_argument, NULL, OPT_CLOCK },
     { "metric", required_argument, NULL, OPT_METRIC },
+    { "elf", required_argument, NULL, OPT_ELF },
     { "help", no_argument, NULL, OPT_HELP },
 };
 #define NCOMMON (sizeof common_longopts / sizeof common_longopts[0])
@@ -106,6 +110,9 @@ static int common_option(struct np_view *v, int c, const char *arg)
                  rate);
         return 0;
     }
+    case OPT_ELF:
+        v->elf = arg;
+        return 0;
     case OPT_METRIC: {
         int m;
         if (np_view_pick(v, metric_names, arg, "metric", &m))
@@ -227,10 +234,43 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
     np_progress_update(&v->progress, done, total);
 }
 
+/* With --elf, PATH is a target's capture: its trace, imported into a
+ * directory of its own under TMPDIR, is what the model reads. */
+static int load_capture(struct np_view *v, struct np_model **m)
+{
+    struct np_import *im = np_import_read(v->cmd, v->path, v->elf);
+    if (!im)
+        return -1;
+    const char *tmp = getenv("TMPDIR");
+    char dir[PATH_MAX], file[PATH_MAX + 32];
+    snprintf(dir, sizeof dir, "%s/nanoprof-capture.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "nanoprof %s: %s: %s\n", v->cmd, dir, strerror(errno));
+        np_import_free(im);
+        return -1;
+    }
+    snprintf(file, sizeof file, "%s/firmware%s", dir, NP_TRACE_FILE_SUFFIX);
+    int status = -1;
+    if (np_import_write(im, file, NULL) == 0) {
+        struct np_trace_hooks hooks = { v, np_view_diag, on_progress };
+        status = np_model_load(dir, &v->opt, &hooks, m, &v->summary);
+    }
+    unlink(file);
+    rmdir(dir);
+    np_import_free(im);
+    return status;
+}
+
 int np_view_load(struct np_view *v, struct np_model **m, int *rc)
 {
     struct np_trace_hooks hooks = { v, np_view_diag, on_progress };
-    int status = np_model_load(v->path, &v->opt, &hooks, m, &v->summary);
+    int status;
+    if (v->elf) {
+        if ((status = load_capture(v, m)) < 0)
+            return 1;
+    } else {
+        status = np_model_load(v->path, &v->opt, &hooks, m, &v->summary);
+    }
     np_progress_done(&v->progress);
     if (!*m) {
         fprintf(stderr, "nanoprof %s: %s\n", v->cmd, v->summary.message);

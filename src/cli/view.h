@@ -37,6 +37,9 @@
     "  --metric=WHAT  what the times are: time (default: the trace's clock, ns or\n"  \
     "                 cycles) or count (its second counter: an emulated run's\n"      \
     "                 instructions)\n"                                                \
+    "  --elf=FILE     PATH is the captured output of a Cortex-M firmware that\n"       \
+    "                 recorded its trace (np_trace_init), FILE its ELF; as\n"           \
+    "                 `nanoprof import PATH --elf FILE` reads it\n"                      \
     "  --strict       exit with status 3 when the trace lost anything (events\n"        \
     "                 dropped, a file cut short, ...); the output is still written\n"   \
     "  --help         print this help and exit\n"
@@ -77,6 +80,7 @@ struct np_view {
     struct np_view_loss loss; /* what the trace lost */
     bool min_duration_unit;   /* --min-duration gave a unit of time (ns, us, ...) */
     char clock_kind[2][96];   /* what the times are with --clock (and switched time taken out) */
+    const char *elf;          /* --elf: PATH is a target's capture, named from this ELF */
 };
 
 /* A command's own options: getopt's short string (without the common

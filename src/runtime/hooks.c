@@ -30,10 +30,21 @@
 #define NP_HOOKS_MECHANISMS (NP_MECH_CALLTRACE | NP_MECH_COST | NP_MECH_USER | NP_MECH_RECORD)
 #endif
 #ifndef NP_HOOKS_MECHANISMS /* every mechanism the port can have */
-#define NP_HOOKS_MECHANISMS (NP_MECH_CALLTRACE | NP_MECH_COST | NP_MECH_USER | (NP_PORT_HOSTED ? NP_MECH_RECORD : 0))
+#define NP_HOOKS_MECHANISMS \
+    (NP_MECH_CALLTRACE | NP_MECH_COST | NP_MECH_USER | (NP_PORT_HOSTED ? NP_MECH_RECORD : NP_MECH_TRACE))
 #endif
 #if (NP_HOOKS_MECHANISMS & NP_MECH_RECORD) && !defined(NP_HOOKS_NONSHARED)
 #include "record_hot.h"
+#endif
+#if NP_HOOKS_MECHANISMS & NP_MECH_TRACE
+#include "trace_target.h"
+/* A call a recorded thread makes while busy (inside the trace's writer,
+ * or an interrupt inside a hook) is not in the trace: the END chunk
+ * counts it lost. */
+#define NP_TT_DROPPED(f) \
+    ((f) & NP_F_REC_ON ? (void)__atomic_fetch_add(&np_tt_dropped, 1, __ATOMIC_RELAXED) : (void)0)
+#else
+#define NP_TT_DROPPED(f) ((void)0)
 #endif
 
 #if defined(NP_HOOKS_NONSHARED)
@@ -148,8 +159,10 @@ np_on_event(int exit, uint64_t fn, const void *site)
     struct np_thread *t = np_self();
     uint32_t f = t->flags;
 
-    if (__builtin_expect(f & NP_F_BUSY, 0))
+    if (__builtin_expect(f & NP_F_BUSY, 0)) {
+        NP_TT_DROPPED(f);
         return; /* inside another hook or a dump: record nothing */
+    }
 #if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
     if (f & NP_F_CT_ON) {
         if (exit)
@@ -160,7 +173,7 @@ np_on_event(int exit, uint64_t fn, const void *site)
             np_ct_stack_enter(t, fn, site);
     }
 #endif
-#if NP_HOOKS_MECHANISMS & (NP_MECH_COST | NP_MECH_USER | NP_MECH_RECORD)
+#if NP_HOOKS_MECHANISMS & (NP_MECH_COST | NP_MECH_USER | NP_MECH_RECORD | NP_MECH_TRACE)
     if (!(f & (NP_F_COST_ON | NP_F_REC_ON)) && !NP_USER_ON())
         return;
 #if NP_HOOKS_MECHANISMS & NP_MECH_RECORD
@@ -174,6 +187,10 @@ np_on_event(int exit, uint64_t fn, const void *site)
 #if NP_HOOKS_MECHANISMS & NP_MECH_RECORD
     if (f & NP_F_REC_ON)
         np_rec_event(t, (fn & (NP_ADDR_MASK | NP_REC_NAMED)) | (exit ? NP_RAW_EXIT_BIT : 0));
+#endif
+#if NP_HOOKS_MECHANISMS & NP_MECH_TRACE
+    if (f & NP_F_REC_ON)
+        np_tt_event(t, fn, exit);
 #endif
 #if NP_HOOKS_MECHANISMS & NP_MECH_COST
     if (f & NP_F_COST_ON) {

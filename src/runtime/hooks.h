@@ -45,6 +45,7 @@ extern uint32_t *const np_hooks_global_exe __attribute__((weak, visibility("defa
 #define NP_MECH_COST 2
 #define NP_MECH_USER 4
 #define NP_MECH_RECORD 8 /* record.c: NANOPROF_RECORD, `nanoprof record` */
+#define NP_MECH_TRACE 16 /* trace_target.c: np_trace_init, on a target */
 extern const unsigned np_hooks_mechanisms;
 
 /* output.c: one error line "nanoprof: <where>: <what>" on the sink */

@@ -169,6 +169,11 @@
 #define NP_REC_FILTER_CACHE_BITS 13
 #endif
 
+/* ---- the trace on a target (trace_target.c) -------------------------------
+ * No table, no limit of its own: its one buffer is the firmware's
+ * (NP_TRACE_BUFFER_MIN in nanoprof/trace.h: one chunk's header and the
+ * encoder's longest records), and each np_thread keeps its few fields. */
+
 /* ---- the POSIX port ---------------------------------------------------------- */
 
 /* Modules whose symbols the runtime keeps loaded for dumps. */

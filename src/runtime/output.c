@@ -14,6 +14,13 @@ void np_output_set(np_write_fn write, void *ctx)
     sink = write;
 }
 
+uint32_t np_output_failures;
+
+void np_output_failed(void)
+{
+    np_output_failures++;
+}
+
 void np_write(const char *bytes, size_t len)
 {
     np_write_fn w = sink;

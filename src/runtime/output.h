@@ -22,5 +22,7 @@ void np_line_func(struct np_line *l, const void *fn, int named);
 void np_line_emit(struct np_line *l);
 
 void np_write(const char *bytes, size_t len);
+/* Times a writer said it failed (np_output_failed). */
+extern uint32_t np_output_failures;
 
 #endif

@@ -27,7 +27,8 @@ enum {
     NP_F_BUSY = 1u << 4,      /* a hook or dump is running on this thread */
     NP_F_ATTACHED = 1u << 5,
     NP_F_CT_LOG = 1u << 6,    /* call trace in log mode (else stack) */
-    NP_F_REC_ON = 1u << 7,    /* the recorder has this thread (record.h) */
+    NP_F_REC_ON = 1u << 7,    /* the recorder has this thread (record.h; on a
+                                 target, trace_target.h) */
     NP_F_COST_SLOW = 1u << 8  /* cost hooks take the full path: calls are
                                  being dropped, or the clock is not the
                                  CPU's counter (cost.c) */
@@ -209,6 +210,14 @@ struct np_thread {
     uint32_t next_mark;
 #endif
     struct np_rec_stream *rec; /* the recorder's stream, with NP_F_REC_ON */
+#if !NP_PORT_HOSTED
+    struct np_tt_thread {  /* a target's trace (trace_target.c), NP_F_REC_ON */
+        uint32_t gen;      /* the trace these fields belong to */
+        uint32_t tid;      /* the thread's id in it */
+        uint64_t out;      /* when it was switched out, or 0 */
+        uint64_t lost;     /* events lost that its stream has not said yet */
+    } tt;
+#endif
 };
 
 _Static_assert(sizeof(struct np_thread) <= NP_THREAD_SIZE, "NP_THREAD_SIZE too small");

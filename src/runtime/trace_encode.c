@@ -220,6 +220,28 @@ size_t np_trace_enc_chunk(struct np_trace_enc *e)
     return NP_TRACE_EVENTS_PREFIX + e->len;
 }
 
+void np_trace_enc_put_small(struct np_trace_enc *e, unsigned kind, uint64_t value, uint64_t tick)
+{
+    if (!e->count) {
+        e->base = e->prev = tick;
+        e->prev_addr = 0;
+        e->prev_pc = 0;
+    }
+    uint8_t *o = e->buf + NP_TRACE_EVENTS_PREFIX + e->len;
+    size_t n = np_put_varint_loop(o, np_trace_dt(&e->prev, tick) << NP_EV_KIND_BITS | kind);
+    if (kind == NP_EV_ENTRY) {
+        uint64_t delta = np_zigzag((int64_t)(value - e->prev_addr));
+        e->prev_addr = value;
+        value = delta;
+    }
+    if (kind != NP_EV_EXIT)
+        n += np_put_varint_loop(o + n, value);
+    e->len += n;
+    e->count++;
+    if (e->len >= e->limit)
+        np_trace_enc_flush(e);
+}
+
 void np_trace_enc_sample(struct np_trace_enc *e, uint64_t tick, unsigned n, uint64_t overrun, uint64_t skipped,
                          const uint64_t *frames)
 {

@@ -125,6 +125,10 @@ static inline __attribute__((always_inline)) void np_trace_enc_put(struct np_tra
         np_trace_enc_flush(e);
 }
 
+/* The same record out of line, in less code (the varints by their loop):
+ * for a target, whose ROM counts more than the cycles. */
+void np_trace_enc_put_small(struct np_trace_enc *e, unsigned kind, uint64_t value, uint64_t tick);
+
 /* A SAMPLE record (trace-format.md): N frames (1 to NP_SAMPLE_MAX_FRAMES),
  * the PC first. */
 void np_trace_enc_sample(struct np_trace_enc *e, uint64_t tick, unsigned n, uint64_t overrun, uint64_t skipped,

@@ -1,0 +1,39 @@
+/* trace.h - the call trace recorded on a target: every call's entry and
+ * exit, with the cycle clock, streamed in nanoprof's trace format
+ * (docs/trace-format.md) through the output writer, for `nanoprof import`
+ * to turn into a trace every view reads (docs/porting.md, "Recording a
+ * trace on the target"). On a host, `nanoprof record` does this. */
+#ifndef NANOPROF_TRACE_H
+#define NANOPROF_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nanoprof/api.h"
+
+NP_BEGIN_DECLS
+
+/* The smallest buffer np_trace_init takes. A larger one makes fewer,
+ * larger chunks (each costs 29 bytes of header); 1 KiB is a good size. */
+#define NP_TRACE_BUFFER_MIN 160
+
+/* Starts recording the calls of every thread (the calling one, and each
+ * one np_thread_switch switches to) into BUF, SIZE bytes that the trace
+ * owns until np_trace_stop. Writes the trace's header (its clock, the
+ * firmware's build-id) to the output writer (np_output_set) at once, then
+ * each chunk of calls when BUF fills, and at each np_thread_switch. The
+ * firmware is linked with -Wl,--build-id, so that the host checks the ELF
+ * it is given. NP_EINVAL (BUF NULL, or a hosted library), NP_ESMALL,
+ * NP_EALREADY (running). */
+NP_API int np_trace_init(void *buf, size_t size);
+/* Writes the calls in the buffer now, without stopping. NP_ENOTINIT. */
+NP_API int np_trace_flush(void);
+/* Writes the calls in the buffer and the trace's END chunk (with the
+ * events lost) and stops; np_trace_init may start a new trace. NP_ENOTINIT. */
+NP_API int np_trace_stop(void);
+/* Events lost so far: calls made while the writer or another hook ran
+ * (an interrupt), and the chunks the writer refused (np_output_failed). */
+NP_API uint64_t np_trace_lost(void);
+
+NP_END_DECLS
+#endif

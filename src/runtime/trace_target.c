@@ -1,0 +1,347 @@
+/* trace_target.c - the call trace recorded on a target (nanoprof/trace.h):
+ * the hooks encode each entry and exit, with the port's 64-bit clock,
+ * into the one chunk buffer the firmware gives, as records of the thread
+ * running now; the chunk goes whole to the output writer when it fills
+ * and at each thread switch, so that every chunk holds one thread's
+ * records. Nothing is allocated and no interrupt is masked: a chunk the
+ * writer refuses, a call made while the writer (or another hook) runs on
+ * its thread, and one of a thread an RTOS switched in while another held
+ * the encoder (lock, below) are counted lost, and the END chunk says how
+ * many. A host has its own recorder (record.c): there this file only
+ * refuses. */
+#include "trace_target.h"
+#include "hooks.h"
+#include "output.h"
+#include "record_hooks.h"
+#include "trace_encode.h"
+#include "nanoprof/trace.h"
+
+uint32_t np_tt_dropped;
+
+#if NP_PORT_HOSTED
+
+int np_trace_init(void *buf, size_t size)
+{
+    (void)buf, (void)size;
+    return np_error(NP_EINVAL, "np_trace_init", "records on a target; on a host, `nanoprof record` does");
+}
+
+int np_trace_flush(void)
+{
+    return np_error(NP_ENOTINIT, "np_trace_flush", "no trace is being recorded (np_trace_init starts one)");
+}
+
+int np_trace_stop(void)
+{
+    return np_error(NP_ENOTINIT, "np_trace_stop", "no trace is being recorded (np_trace_init starts one)");
+}
+
+uint64_t np_trace_lost(void)
+{
+    return 0;
+}
+
+void np_tt_event(struct np_thread *t, uint64_t fn, int exit)
+{
+    (void)t, (void)fn, (void)exit;
+}
+
+#else
+
+_Static_assert(NP_TRACE_BUFFER_MIN >= NP_TRACE_ENC_MIN, "NP_TRACE_BUFFER_MIN below the encoder's minimum");
+
+static struct {
+    struct np_trace_enc enc;
+    uint32_t gen;          /* this trace's number: threads' fields of an
+                              earlier trace are stale */
+    int on;
+    uint32_t lock;         /* 1 while a thread uses the encoder (take) */
+    /* from here on, zero when a trace starts */
+    struct np_thread *cur; /* whose records the chunk holds */
+    uint64_t lost;         /* events in chunks the writer refused */
+    uint32_t calls;        /* ENTRY and EXIT records in the chunk */
+    uint32_t carried;      /* events its LOST records say */
+    uint32_t tids;         /* thread ids given so far */
+} tt;
+
+/* The trace's ticks are cycles (INFO's clock "cycles", below): END's
+ * ns_per_tick is 1.0, as a double's bits. */
+#define NP_TT_NS_PER_TICK_BITS 0x3ff0000000000000ull
+
+/* The first N bytes of the buffer to the writer. */
+static void write_bytes(size_t n)
+{
+    np_write((const char *)tt.enc.buf, n);
+}
+
+/* The header chunks are built here field by field, not with
+ * trace_encode's bounds-checked builders: the buffer holds each of them
+ * (NP_TRACE_BUFFER_MIN, and np_trace_init checks MODULE's build-id), and
+ * the code is a third of theirs. */
+
+/* V's low N bytes at P, little-endian; past them. */
+static __attribute__((noinline)) uint8_t *field(uint8_t *p, uint64_t v, unsigned n)
+{
+    while (n--) {
+        *p++ = (uint8_t)v;
+        v >>= 8;
+    }
+    return p;
+}
+
+/* The chunk of TYPE whose payload ends at END, from the buffer's start,
+ * to the writer. */
+static void write_chunk_of(uint32_t type, const uint8_t *end)
+{
+    size_t n = (size_t)(end - tt.enc.buf);
+    np_trace_chunk_header(tt.enc.buf, type, (uint32_t)(n - NP_TRACE_CHUNK_HEADER));
+    write_bytes(n);
+}
+
+#define PAYLOAD (tt.enc.buf + NP_TRACE_CHUNK_HEADER)
+
+/* The clock: out of line, its code once (ROM is what a target lacks:
+ * records go through np_trace_enc_put_small for the same reason). */
+static __attribute__((noinline)) uint64_t now_ticks(void)
+{
+    return np_port_wall_ticks();
+}
+
+/* The encoder's flush: the chunk to the writer; refused, its events lost,
+ * which the thread's next record says (a LOST record). */
+static void write_chunk(struct np_trace_enc *e, void *ctx)
+{
+    (void)ctx;
+    uint32_t failed = np_output_failures;
+    write_bytes(np_trace_enc_chunk(e));
+    if (np_output_failures != failed) {
+        tt.lost += tt.calls;
+        tt.cur->tt.lost += tt.calls + tt.carried;
+    }
+    tt.calls = tt.carried = 0;
+}
+
+/* T's records start a chunk of their own, after T's THREAD chunk when
+ * this trace has not seen T yet. */
+static void begin_thread(struct np_thread *t)
+{
+    np_trace_enc_flush(&tt.enc);
+    if (t->tt.gen != tt.gen) {
+        t->tt = (struct np_tt_thread){ .gen = tt.gen, .tid = ++tt.tids };
+        /* THREAD: its id, and an empty name (the id's high bytes: an
+         * RTOS's threads have no name the runtime knows; the views
+         * number them) */
+        write_chunk_of(NP_CHUNK_THREAD, field(PAYLOAD, t->tt.tid, 4 + 2));
+    }
+    tt.cur = t;
+    np_trace_enc_thread(&tt.enc, t->tt.tid);
+}
+
+/* The events of T's refused chunks, said by a LOST record before its next
+ * one. */
+static void say_lost(struct np_thread *t, uint64_t now)
+{
+    if (t->tt.lost) {
+        uint64_t n = t->tt.lost;
+        t->tt.lost = 0;
+        tt.carried += (uint32_t)n;
+        np_trace_enc_put_small(&tt.enc, NP_EV_LOST, n, now);
+    }
+}
+
+/* The encoder is the threads': an RTOS may switch (PendSV) while a
+ * thread is inside it, even inside its writer. The one that takes it
+ * uses it (no interrupt masked meanwhile); another, switched in while it
+ * is taken, records nothing: its event is counted lost, and said by a
+ * LOST record in its stream. Returns 1 when the caller has the encoder. */
+static int take(void)
+{
+    return !__atomic_exchange_n(&tt.lock, 1, __ATOMIC_ACQUIRE);
+}
+
+/* take() for T's event, which is counted lost when it cannot. */
+static int lock(struct np_thread *t)
+{
+    if (take())
+        return 1;
+    __atomic_fetch_add(&np_tt_dropped, 1, __ATOMIC_RELAXED);
+    t->tt.lost++; /* (reset with the rest when T is stale: END counts it) */
+    return 0;
+}
+
+static void unlock(void)
+{
+    __atomic_store_n(&tt.lock, 0, __ATOMIC_RELEASE);
+}
+
+void np_tt_event(struct np_thread *t, uint64_t fn, int exit)
+{
+    uint64_t now = now_ticks();
+    if (!tt.on) {
+        t->flags &= ~(uint32_t)NP_F_REC_ON; /* stopped meanwhile */
+        return;
+    }
+    if (!lock(t))
+        return;
+    if (t != tt.cur)
+        begin_thread(t);
+    say_lost(t, now);
+    /* a Thumb function's address has bit 0 set; an NP_ENTER name's
+     * address is the string's, which the host reads from the ELF */
+    uint64_t addr = fn & NP_REC_NAMED ? fn & NP_ADDR_MASK : fn & ~(uint64_t)1;
+    tt.calls++;
+    np_trace_enc_put_small(&tt.enc, exit ? NP_EV_EXIT : NP_EV_ENTRY, addr, now);
+    unlock();
+}
+
+/* np_thread_switch: TO's records from now on; a SWITCH record says how
+ * long it was out. */
+static void on_switch(struct np_thread *from, struct np_thread *to)
+{
+    if (!tt.on)
+        return;
+    uint32_t f = to->flags;
+    to->flags = f | NP_F_BUSY; /* an instrumented writer records nothing */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    uint64_t now = now_ticks();
+    from->tt.out = now;
+    if (take()) {
+        begin_thread(to);
+        say_lost(to, now);
+        if (to->tt.out) {
+            np_trace_enc_put_small(&tt.enc, NP_EV_SWITCH, now - to->tt.out, now);
+            to->tt.out = 0;
+        }
+        unlock();
+    } else { /* inside another thread's use: its SWITCH record is lost
+                (END counts it; its calls are whole: no LOST record) */
+        __atomic_fetch_add(&np_tt_dropped, 1, __ATOMIC_RELAXED);
+    }
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    to->flags = f | NP_F_REC_ON;
+}
+
+/* The build-id of the firmware, from its .note.gnu.build-id note, which
+ * the boards' linker scripts keep between these symbols (weak: a script
+ * without them gives an empty build-id). */
+extern const uint32_t __np_build_id_start[] __attribute__((weak));
+extern const uint32_t __np_build_id_end[] __attribute__((weak));
+
+static const uint8_t *build_id(size_t *len)
+{
+    /* the note, 4-byte aligned, its words in the target's byte order: u32
+     * namesz (4), u32 descsz, u32 type, "GNU\0", the build-id (descsz
+     * bytes) */
+    const uint32_t *w = __np_build_id_start;
+    size_t n = 0;
+    if (w && __np_build_id_end - w >= 4 && w[0] == 4) {
+        n = w[1];
+        if (n > 4 * (size_t)(__np_build_id_end - w) - 16)
+            n = 0;
+    }
+    *len = n;
+    return (const uint8_t *)(w + 4);
+}
+
+/* The file header and INFO, constant bytes (the least code on a
+ * target): no pid, no ppid, ns_per_tick 1.0, start tick 0 (times count
+ * from the clock's start, np_port_clock_init), no wall-clock time, the
+ * clock "cycles" (a target's ticks: the reader shows them as they are, or
+ * as time given the clock's rate), no command line. */
+static const uint8_t head_info[] = {
+    'N', 'P', 'T', 'R', 'A', 'C', 'E', 0, NP_TRACE_VERSION, 0, NP_TRACE_HEADER_SIZE, 0, 0, 0, 0, 0, /* header */
+    NP_CHUNK_INFO, 0, 0, 0, 42, 0, 0, 0,             /* INFO, 42 bytes */
+    0, 0, 0, 0, 0, 0, 0, 0,                          /* pid, ppid */
+    0, 0, 0, 0, 0, 0, 0xf0, 0x3f,                    /* ns_per_tick: 1.0 */
+    0, 0, 0, 0, 0, 0, 0, 0,                          /* start tick */
+    0, 0, 0, 0, 0, 0, 0, 0,                          /* start time */
+    6, 0, 'c', 'y', 'c', 'l', 'e', 's', 0, 0         /* clock, argc */
+};
+_Static_assert(sizeof head_info == NP_TRACE_HEADER_SIZE + NP_TRACE_CHUNK_HEADER + 42, "INFO's 42 bytes");
+
+/* The calling thread, marked busy for the API call WHO, or NULL. */
+static struct np_thread *enter(const char *who)
+{
+    struct np_thread *t = np_self();
+    return np_api_enter(t, who) ? t : NULL;
+}
+
+int np_trace_init(void *buf, size_t size)
+{
+    static const char who[] = "np_trace_init";
+    size_t id_len;
+    const uint8_t *id = build_id(&id_len);
+    /* MODULE: u64 bias, start, end, the build-id, an empty path */
+    int st = !buf ? NP_EINVAL
+             : size < NP_TRACE_BUFFER_MIN || NP_TRACE_CHUNK_HEADER + 3 * 8 + 2 + id_len + 2 > size ? NP_ESMALL
+             : tt.on ? NP_EALREADY : NP_OK;
+    if (st)
+        return np_error(st, who,
+                        st == NP_EINVAL   ? "buffer is NULL"
+                        : st == NP_ESMALL ? "buffer too small"
+                                          : "already started");
+    struct np_thread *t = enter(who);
+    if (!t)
+        return NP_EBUSY;
+    np_port_clock_init();
+    (void)np_trace_enc_init(&tt.enc, buf, size, 0, write_chunk, NULL);
+    np_write((const char *)head_info, sizeof head_info);
+    /* MODULE: bias 0, start 0, end (the firmware is one module: every
+     * address is its own), the build-id, an empty path */
+    uint8_t *p = field(field(PAYLOAD, 0, 16), (uint64_t)1 << NP_ADDR_BITS, 8);
+    p = field(p, id_len, 2);
+    __builtin_memcpy(p, id, id_len);
+    write_chunk_of(NP_CHUNK_MODULE, field(p + id_len, 0, 2));
+    tt.gen++;
+    __builtin_memset(&tt.cur, 0, sizeof tt - __builtin_offsetof(__typeof__(tt), cur));
+    np_tt_dropped = 0;
+    np_rec_switch_hook = on_switch;
+    tt.on = 1;
+    t->flags |= NP_F_REC_ON;
+    np_thread_unlock(t);
+    return NP_OK;
+}
+
+/* np_trace_flush, np_trace_stop (STOP): the chunk being filled goes out;
+ * stopping, the END chunk after it. */
+static int finish(const char *who, int stop)
+{
+    if (!tt.on)
+        return np_error(NP_ENOTINIT, who, "not started");
+    struct np_thread *t = enter(who);
+    if (!t)
+        return NP_EBUSY;
+    if (!take()) {
+        np_thread_unlock(t);
+        return np_error(NP_EBUSY, who, "another thread is in it");
+    }
+    np_trace_enc_flush(&tt.enc);
+    if (stop) {
+        tt.on = 0;
+        np_rec_switch_hook = NULL;
+        t->flags &= ~(uint32_t)NP_F_REC_ON;
+        /* END: the end tick, the events lost, ns_per_tick (1.0) */
+        uint8_t *p = field(field(PAYLOAD, now_ticks(), 8), np_trace_lost(), 8);
+        write_chunk_of(NP_CHUNK_END, field(p, NP_TT_NS_PER_TICK_BITS, 8));
+    }
+    unlock();
+    np_thread_unlock(t);
+    return NP_OK;
+}
+
+int np_trace_flush(void)
+{
+    return finish("np_trace_flush", 0);
+}
+
+int np_trace_stop(void)
+{
+    return finish("np_trace_stop", 1);
+}
+
+uint64_t np_trace_lost(void)
+{
+    return tt.lost + __atomic_load_n(&np_tt_dropped, __ATOMIC_RELAXED);
+}
+
+#endif

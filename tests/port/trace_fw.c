@@ -1,0 +1,249 @@
+/* trace_fw.c - a firmware with known calls that records its trace on the
+ * target (tests/port/trace_import.sh): the trace goes to semihosting's
+ * stdout between the firmware's own lines; function cost counts the same
+ * calls on the target, and "cost <function> <calls>" lines give its
+ * counts for the host to compare with what it imports. Misuse of the
+ * trace's API is checked here: an error code and one line. Prints "ok" or
+ * "FAIL" per check and returns the failures. With -DLOSSY its writer
+ * refuses one chunk of the trace (np_output_failed). Built with
+ * -finstrument-functions; main and the checks are not. */
+#include <stddef.h>
+#include <stdint.h>
+#include "nanoprof/nanoprof.h"
+
+#define NOPROF NP_NO_PROFILE
+
+static int failures;
+
+static NOPROF size_t length(const char *s)
+{
+    size_t n = 0;
+    while (s[n])
+        n++;
+    return n;
+}
+
+/* To semihosting's stdout, as the trace goes. */
+static NOPROF void put(const char *s)
+{
+    extern void np_port_write_default(const char *bytes, size_t len);
+    np_port_write_default(s, length(s));
+}
+
+static NOPROF void put_u64(uint64_t v)
+{
+    char tmp[21];
+    int i = 20;
+    tmp[i] = 0;
+    do {
+        tmp[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    put(tmp + i);
+}
+
+static NOPROF void check(int ok, const char *what)
+{
+    put(ok ? "ok " : "FAIL ");
+    put(what);
+    put("\n");
+    failures += !ok;
+}
+
+/* ---- instrumented code with known calls ------------------------------------ */
+
+volatile unsigned sink;
+
+__attribute__((noinline)) void leaf(void)
+{
+    for (unsigned i = 0; i < 20; i++)
+        sink += i;
+}
+
+__attribute__((noinline)) void mid(int n)
+{
+    for (int i = 0; i < n; i++)
+        leaf();
+}
+
+__attribute__((noinline)) void top(void)
+{
+    mid(3);
+    mid(2);
+}
+
+__attribute__((noinline)) unsigned down(unsigned n)
+{
+    sink++;
+    return n ? 1 + down(n - 1) : 0;
+}
+
+/* ---- misuse: an error code and one line ---------------------------------------- */
+
+static char said[256];
+static size_t nsaid;
+
+static NOPROF void keep(void *ctx, const char *bytes, size_t len)
+{
+    (void)ctx;
+    for (size_t i = 0; i < len && nsaid < sizeof said - 1; i++)
+        said[nsaid++] = bytes[i];
+    said[nsaid] = 0;
+}
+
+/* RC is WANT and the call wrote one line starting "nanoprof: WHO: ". */
+static NOPROF void one_line(int rc, int want, const char *who, const char *what)
+{
+    size_t lines = 0, n = length(who);
+    for (size_t i = 0; i < nsaid; i++)
+        lines += said[i] == '\n';
+    int named = nsaid > 10 + n;
+    for (size_t i = 0; named && i < n; i++)
+        named = said[10 + i] == who[i];
+    check(rc == want && lines == 1 && said[nsaid - 1] == '\n' && named, what);
+    nsaid = 0;
+}
+
+static uint8_t trace_buf[512];
+
+#ifdef LOSSY
+/* A writer that refuses the trace's fifth write (an EVENTS chunk of the
+ * 200 calls' loop) and says so: that chunk's events are lost. At the
+ * next write, an RTOS switches threads inside it (as PendSV would): the
+ * thread switched in calls leaf, then the writer's thread comes back;
+ * the trace is in use meanwhile, so the call (2 events) and the two
+ * switches are lost. */
+static unsigned nwrites;
+static uint32_t refused;    /* events of the refused chunk */
+static np_thread *other;
+
+static NOPROF void lossy(void *ctx, const char *bytes, size_t len)
+{
+    (void)ctx;
+    extern void np_port_write_default(const char *bytes, size_t len);
+    const uint8_t *b = (const uint8_t *)bytes;
+    if (++nwrites == 5) {
+        refused = (uint32_t)(b[20] | b[21] << 8 | b[22] << 16 | (uint32_t)b[23] << 24);
+        np_output_failed();
+        return;
+    }
+    if (nwrites == 6) {
+        np_thread *mine = np_thread_current();
+        np_thread_switch(mine, other);
+        leaf();
+        np_thread_switch(other, mine);
+    }
+    np_port_write_default(bytes, len);
+}
+#endif
+
+static NOPROF void misuse_before(void)
+{
+    np_output_set(keep, NULL);
+    one_line(np_trace_stop(), NP_ENOTINIT, "np_trace_stop", "misuse: stop before init");
+    one_line(np_trace_flush(), NP_ENOTINIT, "np_trace_flush", "misuse: flush before init");
+    np_output_set(keep, NULL);
+    one_line(np_trace_init(NULL, 512), NP_EINVAL, "np_trace_init", "misuse: NULL buffer");
+    np_output_set(keep, NULL);
+    one_line(np_trace_init(trace_buf, NP_TRACE_BUFFER_MIN - 1), NP_ESMALL, "np_trace_init",
+             "misuse: too small a buffer");
+    np_output_set(NULL, NULL);
+}
+
+/* ---- RTOS threads: each records apart ------------------------------------------ */
+
+static uint64_t th_mem[2][NP_THREAD_SIZE / 8] __attribute__((aligned(16)));
+static uint64_t cost_main[512 / 8], cost_a[512 / 8], cost_b[512 / 8];
+static uint64_t stats[1024 / 8];
+
+static NOPROF void threads(np_thread *a, np_thread *b)
+{
+    np_thread_switch(NULL, a);
+    leaf();
+    np_thread_switch(a, b);
+    mid(2);
+    np_thread_switch(b, a);
+    leaf();
+    np_thread_switch(a, NULL);
+}
+
+static NOPROF void print_cost(const char *name, const void *fn)
+{
+    np_func_stats s = { 0 };
+    put("cost ");
+    put(name);
+    put(" ");
+    put_u64(np_stats_find(stats, fn, &s) == NP_OK ? s.calls : 0);
+    put("\n");
+}
+
+NOPROF int main(void)
+{
+    put("firmware starts\n");
+    misuse_before();
+    np_thread *a = np_thread_init(th_mem[0], sizeof th_mem[0]), *b = np_thread_init(th_mem[1], sizeof th_mem[1]);
+    np_stats_init(stats, sizeof stats);
+    check(np_cost_init(cost_main, sizeof cost_main) == NP_OK, "cost init");
+    np_thread_switch(NULL, a);
+    np_cost_init(cost_a, sizeof cost_a);
+    np_thread_switch(a, b);
+    np_cost_init(cost_b, sizeof cost_b);
+    np_thread_switch(b, NULL);
+
+#ifdef LOSSY
+    other = b;
+    np_output_set(lossy, NULL);
+#endif
+    check(np_trace_init(trace_buf, sizeof trace_buf) == NP_OK, "trace init");
+    np_output_set(keep, NULL);
+    one_line(np_trace_init(trace_buf, sizeof trace_buf), NP_EALREADY, "np_trace_init", "misuse: second init");
+#ifdef LOSSY
+    np_output_set(lossy, NULL);
+#else
+    np_output_set(NULL, NULL);
+#endif
+    top();
+    top();
+    put("a line between the trace's chunks\n");
+    check(np_trace_flush() == NP_OK, "trace flush");
+    for (int i = 0; i < 200; i++) /* chunks fill: streamed as they do */
+        leaf();
+    check(down(6) == 6, "recursion");
+    for (int i = 0; i < 3; i++) {
+        NP_ENTER("phase");
+        leaf();
+        NP_EXIT();
+    }
+    threads(a, b);
+#ifdef LOSSY
+    uint64_t lost = np_trace_lost();
+    check(refused > 0 && lost == refused + 4, "trace: a refused chunk's events, a call and two switches lost");
+    put("lost ");
+    put_u64(lost);
+    put(" refused ");
+    put_u64(refused);
+    put("\n");
+#else
+    check(np_trace_lost() == 0, "trace: nothing lost");
+#endif
+    check(np_trace_stop() == NP_OK, "trace stop");
+    np_output_set(keep, NULL);
+    one_line(np_trace_stop(), NP_ENOTINIT, "np_trace_stop", "misuse: stop after stop");
+    np_output_set(NULL, NULL);
+
+    /* every thread's sums into the table: the counts of all threads */
+    np_cost_disable();
+    np_stats_calc(stats);
+    np_thread_switch(NULL, a);
+    np_stats_calc(stats);
+    np_thread_switch(a, b);
+    np_stats_calc(stats);
+    np_thread_switch(b, NULL);
+    print_cost("leaf", (const void *)leaf);
+    print_cost("mid", (const void *)mid);
+    print_cost("top", (const void *)top);
+    print_cost("down", (const void *)down);
+    print_cost("phase", "phase");
+    put(failures ? "FAILED\n" : "PASSED\n");
+    return failures;
+}

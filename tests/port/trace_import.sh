@@ -1,0 +1,225 @@
+#!/bin/sh
+# trace_import.sh CC QEMU SRC_DIR NANOPROF FILE... - the call trace recorded
+# on a target and imported on the host (nanoprof/trace.h, `nanoprof
+# import`). trace_fw.c, built with the core and the port (FILE..., relative
+# to SRC_DIR/src), runs on mps2-an385 (M3), mps2-an386 (M4) and microbit
+# (M0, 16 KiB of RAM), its trace mixed into semihosting's stdout with its
+# own lines; the capture is imported and `nanoprof report` must give the
+# exact call counts, the same that function cost counted on the target,
+# and the same rows when it reads the capture as it is (--elf).
+# Then the UART example (examples/cortex_m/uart) on both mps2 boards, its
+# capture from QEMU's serial port; and bad input: a cut capture (imported
+# up to the cut, and said), a corrupt one, the wrong ELF, no trace, a
+# missing --elf: one line on stderr, exit 1 (2 for usage), nothing written.
+set -u
+CC=$1
+QEMU=$2
+SRC=$3
+NP=$4
+shift 4
+BOARDS=$SRC/boards/cortex_m
+TMP=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
+fail=0
+CFLAGS="-mthumb -O2 -g -std=gnu11 -ffreestanding -ffunction-sections -fdata-sections -Wall -Wextra -Werror \
+-I$SRC/include -I$SRC/src -I$SRC/src/port/cortex_m -DNP_BLOCKS_SLOTS=64 -DNP_BINS_MAX=16"
+LDFLAGS="-mthumb -nostartfiles --specs=nano.specs -Wl,--build-id -Wl,--gc-sections"
+
+say_fail() {
+    echo "FAIL: $*"
+    fail=1
+}
+
+# build DIR CPU LD MAIN... - DIR/fw.elf (EXTRA: more compiler flags): the runtime, startup.c and the
+# instrumented MAIN files (each -finstrument-functions but for uart.c)
+build() {
+    dir=$1 cpu=$2 ld=$3
+    shift 3
+    mkdir -p "$dir"
+    objs=""
+    for f in $FILES; do
+        o=$dir/$(echo "$f" | tr / _).o
+        "$CC" -mcpu=$cpu $CFLAGS -c "$SRC/src/$f" -o "$o" || return 1
+        objs="$objs $o"
+    done
+    for f in "$@"; do
+        inst=-finstrument-functions
+        case $f in */uart.c) inst= ;; esac
+        o=$dir/$(basename "$f" .c).main.o
+        "$CC" -mcpu=$cpu $CFLAGS ${EXTRA:-} $inst -I"$(dirname "$f")" -c "$f" -o "$o" || return 1
+        objs="$objs $o"
+    done
+    "$CC" -mcpu=$cpu $CFLAGS -c "$BOARDS/startup.c" -o "$dir/start.o" || return 1
+    "$CC" -mcpu=$cpu $LDFLAGS -T "$BOARDS/$ld.ld" -T "$BOARDS/sections.ld" -o "$dir/fw.elf" \
+        "$dir/start.o" $objs -lc -lgcc
+}
+
+# calls NAME REPORT - the Calls column of NAME's row in a flat report
+calls() {
+    awk -v f="$1" '$NF == f { print $(NF-7) }' "$2"
+}
+
+# check_report DIR NAME=N... - `nanoprof report` of DIR/trace gives these
+# counts
+check_report() {
+    d=$1
+    shift
+    if ! "$NP" report "$d/trace" > "$d/report" 2> "$d/report.err"; then
+        say_fail "$d: report: $(cat "$d/report.err")"
+        return
+    fi
+    for kv in "$@"; do
+        got=$(calls "${kv%=*}" "$d/report")
+        [ "$got" = "${kv#*=}" ] || say_fail "$(basename "$d"): ${kv%=*}: $got calls, want ${kv#*=}"
+    done
+}
+
+FILES="$*"
+for board in mps2-an385:cortex-m3:mps2 mps2-an386:cortex-m4:mps2 microbit:cortex-m0:microbit; do
+    name=${board%%:*}
+    rest=${board#*:}
+    cpu=${rest%%:*}
+    ld=${rest#*:}
+    dir=$TMP/$name
+    if ! build "$dir" $cpu $ld "$SRC/tests/port/trace_fw.c"; then
+        say_fail "$name: build"
+        continue
+    fi
+    timeout 120 "$QEMU" -M "$name" -icount shift=0 -nographic -monitor none -serial none \
+        -semihosting-config enable=on,target=native -kernel "$dir/fw.elf" > "$dir/capture" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ] || ! grep -aqx PASSED "$dir/capture"; then
+        say_fail "$name ($cpu): the firmware's checks, exit status $rc:"
+        grep -a '^ok \|^FAIL ' "$dir/capture" | sed 's/^/  /'
+        continue
+    fi
+    if ! "$NP" import "$dir/capture" --elf "$dir/fw.elf" -o "$dir/trace" 2> "$dir/import.err"; then
+        say_fail "$name: import: $(cat "$dir/import.err")"
+        continue
+    fi
+    want="nanoprof import: 470 events of 3 threads, 0 lost, into $dir/trace"
+    [ "$(cat "$dir/import.err")" = "$want" ] || say_fail "$name: import said: $(cat "$dir/import.err")"
+    check_report "$dir" leaf=217 mid=5 top=2 down=7 phase=3
+    # the same counts as function cost's on the target
+    for fn in leaf mid top down phase; do
+        target=$(grep -a "^cost $fn " "$dir/capture" | cut -d' ' -f3)
+        [ "$target" = "$(calls $fn "$dir/report")" ] || say_fail "$name: $fn: target counted $target"
+    done
+    head -1 "$dir/report" | grep -q ' 1 process, 3 threads, 234 calls of 5 functions, cycles$' ||
+        say_fail "$name: report header: $(head -1 "$dir/report")"
+    # a view reads the capture as it is, given --elf: the same rows
+    if "$NP" report "$dir/capture" --elf "$dir/fw.elf" > "$dir/direct" 2> "$dir/direct.err"; then
+        tail -n +2 "$dir/report" > "$dir/report.rows"
+        tail -n +2 "$dir/direct" > "$dir/direct.rows"
+        [ ! -s "$dir/direct.err" ] && cmp -s "$dir/report.rows" "$dir/direct.rows" ||
+            say_fail "$name: report --elf differs: $(cat "$dir/direct.err" "$dir/direct")"
+    else
+        say_fail "$name: report --elf: $(cat "$dir/direct.err")"
+    fi
+    [ $fail = 0 ] && echo "ok: $name ($cpu): trace imported, counts exact"
+done
+
+# ---- the UART example, on QEMU's serial port ------------------------------------
+for board in mps2-an385:cortex-m3 mps2-an386:cortex-m4; do
+    name=${board%%:*}
+    cpu=${board#*:}
+    dir=$TMP/uart-$name
+    ex=$SRC/examples/cortex_m/uart
+    if ! build "$dir" $cpu mps2 "$ex/main.c" "$ex/uart.c"; then
+        say_fail "uart $name: build"
+        continue
+    fi
+    timeout 120 "$QEMU" -M "$name" -icount shift=0 -nographic -monitor none -serial "file:$dir/capture" \
+        -semihosting-config enable=on,target=native -kernel "$dir/fw.elf" > "$dir/out" 2>&1
+    rc=$?
+    grep -aq 'uart example: done' "$dir/capture" || say_fail "uart $name: exit status $rc, no end message"
+    if ! "$NP" import "$dir/capture" --elf "$dir/fw.elf" -o "$dir/trace" 2> "$dir/import.err"; then
+        say_fail "uart $name: import: $(cat "$dir/import.err")"
+        continue
+    fi
+    check_report "$dir" read_sensor=64 filter=64 check_limits=8
+    [ $fail = 0 ] && echo "ok: uart $name ($cpu): trace imported from the UART, counts exact"
+done
+
+# ---- a chunk the writer refused: lost, and said ---------------------------------------
+dir=$TMP/lossy
+if EXTRA=-DLOSSY build "$dir" cortex-m3 mps2 "$SRC/tests/port/trace_fw.c"; then
+    timeout 120 "$QEMU" -M mps2-an385 -icount shift=0 -nographic -monitor none -serial none \
+        -semihosting-config enable=on,target=native -kernel "$dir/fw.elf" > "$dir/capture" 2>&1
+    rc=$?
+    lost=$(grep -a '^lost ' "$dir/capture" | cut -d' ' -f2)
+    refused=$(grep -a '^lost ' "$dir/capture" | cut -d' ' -f4)
+    if [ $rc -ne 0 ] || [ -z "$lost" ]; then
+        say_fail "lossy: the firmware's checks, exit status $rc"
+        grep -a '^ok \|^FAIL ' "$dir/capture" | sed 's/^/  /'
+    elif ! "$NP" import "$dir/capture" --elf "$dir/fw.elf" -o "$dir/trace" 2> "$dir/import.err" ||
+        ! grep -q " $lost lost, into" "$dir/import.err"; then
+        say_fail "lossy: import: $(cat "$dir/import.err")"
+    else
+        "$NP" report --strict "$dir/trace" > "$dir/report" 2> "$dir/report.err"
+        rc=$?
+        # the refused chunk is the first of the 200 calls' loop (the trace
+        # was flushed before it), whole calls of leaf: those are missing,
+        # and the one made while the trace was in use; the rest exact. The
+        # view says what was lost, --strict exits 3.
+        leaf=$(calls leaf "$dir/report")
+        if [ $rc -ne 3 ] || ! grep -q "$lost events" "$dir/report.err" || [ "$leaf" != $((217 - refused / 2)) ] ||
+            [ "$(calls top "$dir/report")" != 2 ] || [ "$(calls down "$dir/report")" != 7 ]; then
+            say_fail "lossy: report --strict exit $rc: $(cat "$dir/report.err" "$dir/report")"
+        else
+            echo "ok: a refused chunk ($refused events) and a switch inside the writer: $lost events lost, said"
+        fi
+    fi
+else
+    say_fail "lossy: build"
+fi
+
+# ---- bad input ------------------------------------------------------------------------
+good=$TMP/mps2-an385
+bad=$TMP/bad
+mkdir -p "$bad"
+# refused WHAT WANT SAYS ARGS... - `nanoprof import ARGS` writes one line
+# holding SAYS on stderr, exits WANT, and writes no directory
+refused() {
+    what=$1 want=$2 says=$3
+    shift 3
+    "$NP" import "$@" -o "$bad/out" 2> "$bad/err"
+    rc=$?
+    if [ $rc -ne $want ] || [ "$(wc -l < "$bad/err")" -ne 1 ] || [ -e "$bad/out" ] ||
+        ! grep -q "$says" "$bad/err"; then
+        say_fail "$what: exit status $rc (want $want), stderr: $(cat "$bad/err")"
+    else
+        echo "ok: $what: $(cat "$bad/err")"
+    fi
+}
+if [ -f "$good/capture" ]; then
+    # the first chunk after "ok trace flush": 200 calls of leaf fill chunks
+    # of about 500 bytes there, with nothing between them
+    at=$(grep -abo 'ok trace flush' "$good/capture" | head -1 | cut -d: -f1)
+    chunk=$((at + 15))
+    # cut 100 bytes into that chunk: the chunks before it are read
+    head -c $((chunk + 100)) "$good/capture" > "$bad/cut"
+    if "$NP" import "$bad/cut" --elf "$good/fw.elf" -o "$bad/cut.trace" 2> "$bad/cut.err"; then
+        grep -q "^nanoprof import: the capture is cut: it ends 100 bytes into the [0-9]*-byte chunk at offset $chunk," \
+            "$bad/cut.err" || say_fail "cut capture: said: $(cat "$bad/cut.err")"
+        "$NP" report "$bad/cut.trace" > "$bad/cut.report" 2>&1 || say_fail "cut capture: report fails"
+        # what is before the cut: top twice (leaf 10, mid 4), 0 down
+        [ "$(calls top "$bad/cut.report")" = 2 ] && [ "$(calls leaf "$bad/cut.report")" = 10 ] &&
+            [ -z "$(calls down "$bad/cut.report")" ] || say_fail "cut capture: $(cat "$bad/cut.report")"
+        grep -q 'no END' "$bad/cut.report" || say_fail "cut capture: the report does not say it is cut"
+        [ $fail = 0 ] && echo "ok: cut capture: imported up to the cut"
+    else
+        say_fail "cut capture: $(cat "$bad/cut.err")"
+    fi
+    # corrupt: the event count of that chunk's EVENTS prefix
+    cp "$good/capture" "$bad/corrupt"
+    printf '\377' | dd of="$bad/corrupt" bs=1 seek=$((chunk + 21)) conv=notrunc 2> /dev/null
+    refused "corrupt capture" 1 "corrupt trace: EVENTS chunk at offset $chunk" "$bad/corrupt" --elf "$good/fw.elf"
+    # the M4 firmware's ELF for the M3's capture
+    refused "wrong ELF" 1 "is not the firmware that recorded the trace" "$good/capture" \
+        --elf "$TMP/mps2-an386/fw.elf"
+    grep -a '^ok \|^cost ' "$good/capture" > "$bad/text"
+    refused "no trace" 1 "no trace in it" "$bad/text" --elf "$good/fw.elf"
+    refused "no --elf" 2 "required" "$good/capture"
+fi
+exit $fail
