@@ -43,7 +43,7 @@ NOPROF __attribute__((noreturn)) void tc_exit(int status);
 /* Runs exactly 2 * N instructions (N >= 1): one subtract and one branch
  * per turn. Under QEMU's -icount shift=0 one instruction is one
  * nanosecond of virtual time. */
-static inline __attribute__((always_inline)) void tc_spin(uint32_t n)
+static inline __attribute__((always_inline)) NOPROF void tc_spin(uint32_t n)
 {
     __asm__ __volatile__(".syntax unified\n1:\tsubs %0, %0, #1\n\tbne 1b" : "+l"(n) : : "cc");
 }
