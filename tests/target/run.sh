@@ -1,13 +1,14 @@
 #!/bin/sh
 # run.sh CC QEMU SRC FIRMWARE FILE... - one of the firmwares in tests/target
-# (FIRMWARE.c with check.c and boards/cortex_m/startup.c) built with the
-# core and the Cortex-M port (FILE..., relative to SRC/src) as
-# tests/port/run.sh builds its smoke firmware, and run on QEMU's
+# (FIRMWARE.c with check.c and boards/cortex_m/startup.c), or the port's
+# smoke firmware (tests/port/smoke.c), built with the core and the
+# Cortex-M port (FILE..., relative to SRC/src), and run on QEMU's
 # mps2-an385 (Cortex-M3), mps2-an386 (Cortex-M4) and, where its RAM holds
 # the firmware, microbit (Cortex-M0, 16 KiB): every check passes and the
 # firmware exits 0. -icount shift=0: one instruction is one nanosecond of
 # virtual time and SysTick counts in it, so every figure is the same on
 # every run. The variants (firmware: what differs):
+#   smoke     tests/port/smoke.c (tests/port/run.sh)
 #   rtos      the port's SysTick_Handler left out (NP_CM_SYSTICK_HANDLER=0):
 #             the firmware's own calls np_cm_systick_isr
 #   bins32    bins with 32-bit counters (the default)
@@ -31,13 +32,14 @@ CFLAGS="-mthumb -O2 -g -std=gnu11 -ffreestanding -Wall -Wextra -Werror -I$SRC/in
 -I$SRC/src/port/cortex_m -DNP_BLOCKS_SLOTS=64 -DNP_BINS_MAX=16"
 RT_FLAGS=""        # the runtime's build choices
 FW_FLAGS=""        # the firmware's own
-FW_SRC=$FW.c
+FW_PATH=$HERE/$FW.c
 COVERED=""         # a file built with the coverage callback
 BOARD_LIST="mps2-an385:cortex-m3:mps2:25000000 mps2-an386:cortex-m4:mps2:25000000 microbit:cortex-m0:microbit:16000000"
 case $FW in
+smoke) FW_PATH=$SRC/tests/port/smoke.c ;;
 rtos) RT_FLAGS="-DNP_CM_SYSTICK_HANDLER=0" ;;
-bins32) FW_SRC=bins.c; FW_FLAGS="-DTC_BIN_BITS=32" ;;
-bins16) FW_SRC=bins.c; FW_FLAGS="-DTC_BIN_BITS=16"; RT_FLAGS="-DNP_BIN_COUNTER_BITS=16" ;;
+bins32) FW_PATH=$HERE/bins.c; FW_FLAGS="-DTC_BIN_BITS=32" ;;
+bins16) FW_PATH=$HERE/bins.c; FW_FLAGS="-DTC_BIN_BITS=16"; RT_FLAGS="-DNP_BIN_COUNTER_BITS=16" ;;
 blocks) COVERED=blocks_covered.c ;;
 sections|badinput) ;;
 *) echo "run.sh: no firmware $FW"; exit 2 ;;
@@ -58,7 +60,7 @@ for board in $BOARD_LIST; do
         "$CC" -mcpu=$cpu $CFLAGS $RT_FLAGS -c "$SRC/src/$f" -o "$o" || fail=1
         objs="$objs $o"
     done
-    "$CC" -mcpu=$cpu $CFLAGS $FW_FLAGS -DTC_CPU_HZ=${hz}u -finstrument-functions -c "$HERE/$FW_SRC" -o "$dir/fw.o" || fail=1
+    "$CC" -mcpu=$cpu $CFLAGS $FW_FLAGS -DTC_CPU_HZ=${hz}u -finstrument-functions -c "$FW_PATH" -o "$dir/fw.o" || fail=1
     "$CC" -mcpu=$cpu $CFLAGS -c "$HERE/check.c" -o "$dir/check.o" || fail=1
     if [ -n "$COVERED" ]; then
         "$CC" -mcpu=$cpu $CFLAGS -fsanitize-coverage=trace-pc -c "$HERE/$COVERED" -o "$dir/covered.o" || fail=1
