@@ -5,9 +5,11 @@
  * pending PendSV, and PendSV saving r4-r11, switching stacks and calling
  * np_thread_switch(from, to) where FreeRTOS calls traceTASK_SWITCHED_OUT
  * and traceTASK_SWITCHED_IN. Both threads call instrumented functions
- * under function cost, each into its own statistics table.
+ * under function cost, each into its own statistics table, and keep a
+ * call trace (log mode) of their own.
  *
- * Checked: each thread's exact calls; that preemption really came inside
+ * Checked: each thread's exact calls, and its call trace holding its own
+ * calls only; that no stack overflowed; that preemption really came inside
  * the measured calls (so the checks below are not vacuous); and that a
  * thread's cost leaves the other thread's time out. work() runs 2 * NW
  * instructions; its cost, measured in main before the scheduler starts
@@ -55,7 +57,7 @@ struct task {
     volatile int done;
 };
 
-#define STACK_WORDS 512
+#define STACK_WORDS 384
 static uint32_t stacks[2][STACK_WORDS] __attribute__((aligned(8)));
 static uint64_t np_mem[2][NP_THREAD_SIZE / 8] __attribute__((aligned(16)));
 static struct task tasks[2];
@@ -147,8 +149,12 @@ static NOPROF void task_exit(void)
 
 /* A stack for FN as PendSV leaves it: r4-r11, then the frame the core
  * pops (r0-r3, r12, lr, pc, xPSR with the Thumb bit). */
+#define STACK_FILL 0x5a5aa5a5u
+
 static NOPROF void task_init(struct task *t, uint32_t *stack, void (*fn)(void), np_thread *np)
 {
+    for (int i = 0; i < STACK_WORDS; i++)
+        stack[i] = STACK_FILL; /* what the deepest use leaves shows */
     uint32_t *sp = stack + STACK_WORDS - 16;
     for (int i = 0; i < 16; i++)
         sp[i] = 0;
@@ -170,10 +176,17 @@ __attribute__((noinline)) void work(void)
 
 volatile uint32_t sink;
 
-/* A call that is mostly the hooks: the ticks land inside them often */
+/* A call that is mostly the hooks: the ticks land inside them often.
+ * Thread B calls its twin, so that each thread's call trace shows whose
+ * calls it holds. */
 __attribute__((noinline)) void tiny(void)
 {
     sink++;
+}
+
+__attribute__((noinline)) void tiny_b(void)
+{
+    sink += 2;
 }
 
 __attribute__((noinline)) void shared(void)
@@ -184,17 +197,22 @@ __attribute__((noinline)) void shared(void)
 /* ---- the threads ------------------------------------------------------------ */
 
 static uint64_t cost_buf[2][1024 / 8];
+#define CT_ENTRIES 16
+static uint64_t ct_buf[3][2 * CT_ENTRIES]; /* A, B, main: the last 16 calls each */
 static uint64_t stats[3][1024 / 8]; /* A, B, main's baseline */
 
 static NOPROF void checks(void);
+static np_calltrace_entry trace[2][CT_ENTRIES];
+static int ntrace[2];
 
 /* Each thread measures itself into its own buffer, merges into its own
  * table, and the last one to finish checks both. */
 static NOPROF void thread_body(int me, uint32_t calls, uint32_t shared_calls)
 {
     struct task *t = &tasks[me];
-    tc_check(np_cost_init(cost_buf[me], sizeof cost_buf[me]) == NP_OK,
-             me ? "thread B: cost init" : "thread A: cost init");
+    tc_check(np_cost_init(cost_buf[me], sizeof cost_buf[me]) == NP_OK &&
+                 np_calltrace_init(ct_buf[me], sizeof ct_buf[me], NP_CALLTRACE_LOG) == NP_OK,
+             me ? "thread B: cost and call trace init" : "thread A: cost and call trace init");
     for (uint32_t i = 0; i < calls; i++) {
         if (me == 0)
             NP_SECTION_BEGIN(1); /* wall time across A's calls */
@@ -208,9 +226,12 @@ static NOPROF void thread_body(int me, uint32_t calls, uint32_t shared_calls)
         shared();
     t->in_tiny = 1;
     for (uint32_t i = 0; i < TINY_CALLS; i++)
-        tiny();
+        me ? tiny_b() : tiny();
     t->in_tiny = 0;
     np_cost_disable();
+    np_calltrace_disable();
+    np_calltrace_entry *e = trace[me];
+    ntrace[me] = np_calltrace_read(e, CT_ENTRIES);
     np_stats_calc(stats[me]);
     t->done = 1;
     while (!tasks[!me].done)
@@ -257,6 +278,11 @@ static NOPROF void checks(void)
     tc_put_u64(base.max_ns);
     tc_put(" ns\n");
     tc_check(base.calls == BASE_CALLS, "main: work() 4 calls before the scheduler");
+    int untouched = 1;
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 32; i++)
+            untouched &= stacks[k][i] == STACK_FILL;
+    tc_check(untouched, "each thread's stack: its last 128 bytes never used");
     /* the same instructions every call: one SysTick count apart at most */
     tc_check_range(base.max_ns - base.min_ns, 0, Q, "main: work() the same each call");
     tc_check_range(wa.calls, CALLS_A, CALLS_A, "thread A: work() calls");
@@ -265,12 +291,22 @@ static NOPROF void checks(void)
     tc_check_range(sb.calls, SHARED_B, SHARED_B, "thread B: shared() calls, in B's table");
     tc_check_range((uint64_t)np_stats_count(stats[0]) * 10 + (uint64_t)np_stats_count(stats[1]), 33, 33,
                    "each table: its thread's three functions");
-    np_func_stats tb = find(2, (const void *)tiny), ta = find(0, (const void *)tiny), tbb = find(1, (const void *)tiny);
-    tc_check_range(ta.calls + tbb.calls, 2 * TINY_CALLS, 2 * TINY_CALLS, "tiny() calls");
+    np_func_stats tb = find(2, (const void *)tiny), ta = find(0, (const void *)tiny), tbb = find(1, (const void *)tiny_b);
+    tc_check_range(ta.calls, TINY_CALLS, TINY_CALLS, "thread A: tiny() calls");
+    tc_check_range(tbb.calls, TINY_CALLS, TINY_CALLS, "thread B: tiny_b() calls");
+    tc_check(find(1, (const void *)tiny).calls == 0 && find(0, (const void *)tiny_b).calls == 0,
+             "neither thread's table holds the other's function");
+    /* each thread's call trace: its own last 16 calls, at depth 0 */
+    for (int me = 0; me < 2; me++) {
+        int ok = ntrace[me] == CT_ENTRIES;
+        for (int i = 0; ok && i < CT_ENTRIES; i++)
+            ok = trace[me][i].fn == (me ? (const void *)tiny_b : (const void *)tiny) && trace[me][i].depth == 0;
+        tc_check(ok, me ? "thread B: its call trace, its own last 16 calls" : "thread A: its call trace, its own last 16 calls");
+    }
     tc_check_range(ta.max_ns, tb.min_ns - Q, tb.max_ns + OVERHEAD, "thread A: tiny()'s most cost");
-    tc_check_range(tbb.max_ns, tb.min_ns - Q, tb.max_ns + OVERHEAD, "thread B: tiny()'s most cost");
+    tc_check_range(tbb.max_ns, tb.min_ns - Q, tb.max_ns + OVERHEAD, "thread B: tiny_b()'s most cost");
     tc_check_range(ta.min_ns, tb.min_ns - Q, tb.max_ns + OVERHEAD, "thread A: tiny()'s least cost");
-    tc_check_range(tbb.min_ns, tb.min_ns - Q, tb.max_ns + OVERHEAD, "thread B: tiny()'s least cost");
+    tc_check_range(tbb.min_ns, tb.min_ns - Q, tb.max_ns + OVERHEAD, "thread B: tiny_b()'s least cost");
     /* not vacuous: the threads were preempted inside work(), many times */
     tc_check_range(tasks[0].preempted_in_work, 5, CALLS_A, "thread A: preempted inside work()");
     tc_check_range(tasks[1].preempted_in_work, 5, CALLS_B, "thread B: preempted inside work()");
@@ -302,7 +338,9 @@ NOPROF int main(void)
         tc_check(np_stats_init(stats[i], sizeof stats[i]) == NP_OK, "stats init");
     /* The baseline: work() with nothing to preempt it, in main's state */
     static uint64_t main_cost[1024 / 8];
-    tc_check(np_cost_init(main_cost, sizeof main_cost) == NP_OK, "main: cost init");
+    tc_check(np_cost_init(main_cost, sizeof main_cost) == NP_OK &&
+                 np_calltrace_init(ct_buf[2], sizeof ct_buf[2], NP_CALLTRACE_LOG) == NP_OK,
+             "main: cost and call trace init (the threads' hooks do the same)");
     for (unsigned i = 0; i < BASE_CALLS; i++) {
         work();
         tiny();
