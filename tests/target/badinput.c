@@ -5,10 +5,12 @@
  * function>: <why>\n", through np_output (captured here), and never
  * fault: a fault ends the firmware with status 99 (startup.c). Misuse
  * the runtime reports once per process (sections' bad ids, ends with no
- * begin) writes nothing the second time. Prints ok/FAIL per check; the
- * exit status is the failures. */
+ * begin) writes nothing the second time. The trace encoder, a building
+ * block with no output of its own, says no by its status alone. Prints
+ * ok/FAIL per check; the exit status is the failures. */
 #include "check.h"
 #include "cortex_m.h"
+#include "runtime/trace_encode.h"
 
 /* The call's status is WANT and it wrote one line naming WHO. */
 static NOPROF void one_line(int rc, int want, const char *who, const char *what)
@@ -164,6 +166,16 @@ static NOPROF void threads(void)
     tc_check(np_thread_size() <= NP_THREAD_SIZE, "threads: NP_THREAD_SIZE holds one");
 }
 
+static NOPROF void encoder(void)
+{
+    static uint8_t chunk[NP_TRACE_ENC_MIN];
+    struct np_trace_sink sink = { NULL, NULL, 0 };
+    struct np_trace_enc e;
+    SILENT(np_trace_enc_init(&e, NULL, sizeof chunk, 1, np_trace_flush_to_sink, &sink), -1, "encoder: NULL buffer");
+    SILENT(np_trace_enc_init(&e, chunk, sizeof chunk - 1, 1, np_trace_flush_to_sink, &sink), -1,
+           "encoder: a buffer too small");
+}
+
 NOPROF int main(void)
 {
     np_cm_set_cpu_hz(TC_CPU_HZ);
@@ -173,5 +185,6 @@ NOPROF int main(void)
     bins();
     blocks();
     threads();
+    encoder();
     return tc_finish();
 }
