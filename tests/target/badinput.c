@@ -61,7 +61,7 @@ static NOPROF void calltrace(void)
     EXPECT(np_calltrace_shutdown(), NP_ENOTINIT, "np_calltrace_shutdown", "calltrace: shutdown before init");
     EXPECT(np_calltrace_enable(), NP_ENOTINIT, "np_calltrace_enable", "calltrace: enable before init");
     EXPECT(np_calltrace_init(NULL, 64, NP_CALLTRACE_LOG), NP_EINVAL, "np_calltrace_init", "calltrace: NULL buffer");
-    EXPECT(np_calltrace_init((char *)buf + 4, 64, NP_CALLTRACE_LOG), NP_EINVAL, "np_calltrace_init",
+    EXPECT(np_calltrace_init((char *)buf + 2, 64, NP_CALLTRACE_LOG), NP_EINVAL, "np_calltrace_init",
            "calltrace: misaligned buffer");
     EXPECT(np_calltrace_init(buf, 8, NP_CALLTRACE_LOG), NP_ESMALL, "np_calltrace_init", "calltrace: too small");
     EXPECT(np_calltrace_init(buf, 64, (np_calltrace_mode)7), NP_EINVAL, "np_calltrace_init", "calltrace: bad mode");
