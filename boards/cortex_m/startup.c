@@ -12,6 +12,8 @@ int main(void);
 void SysTick_Handler(void);
 /* weak: there when the runtime's port is linked */
 void np_cm_run_at_exit(void) __attribute__((weak));
+void SVC_Handler(void);
+void PendSV_Handler(void);
 
 #define NOT_PROFILED __attribute__((no_instrument_function))
 
@@ -45,7 +47,11 @@ NOT_PROFILED static void fault(void)
     semihost_exit(99);
 }
 
+/* An RTOS brings its own (its context switch): until then, a fault. */
+void SVC_Handler(void) __attribute__((weak, alias("fault")));
+void PendSV_Handler(void) __attribute__((weak, alias("fault")));
+
 __attribute__((section(".vectors"), used)) static void (*const vectors[16])(void) = {
-    (void (*)(void))&_stack_top, Reset_Handler, fault, fault, fault, fault, fault, 0, 0, 0, 0, fault, fault, 0,
-    fault, SysTick_Handler,
+    (void (*)(void))&_stack_top, Reset_Handler, fault, fault, fault, fault, fault, 0, 0, 0, 0, SVC_Handler, fault, 0,
+    PendSV_Handler, SysTick_Handler,
 };

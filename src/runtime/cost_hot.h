@@ -31,12 +31,37 @@ struct np_cost_fn *np_cost_slot(struct np_thread *t, uint64_t fn);
 /* After a switch: takes the switched-out time off; returns the time now. */
 uint64_t np_thread_time_resync(struct np_thread *t);
 
+/* READ's time less the time T was switched out, the two read as one. An
+ * RTOS switches threads from an interrupt (np_thread_switch) that may come
+ * between the two reads and add the time T was out to its offset: read
+ * before the counter, T would be charged with the other threads' time,
+ * read after, that time would be taken off twice. An offset that reads
+ * the same after the counter as before it was not changed between.
+ * Where the OS switches threads (NP_PORT_OS_THREADS) np_thread_switch
+ * runs only when the program calls it, never inside a hook: one read. */
+static inline __attribute__((always_inline)) uint64_t np_thread_less_off(struct np_thread *t, uint64_t (*read)(void))
+{
+#if NP_PORT_OS_THREADS
+    return read() - t->off;
+#else
+    const volatile uint64_t *off = &t->off;
+    uint64_t o, now;
+    do {
+        o = *off;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        now = read();
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    } while (__builtin_expect(*off != o, 0));
+    return now - o;
+#endif
+}
+
 /* The thread's running time: raw ticks less the time it was switched out. */
 static inline __attribute__((always_inline)) uint64_t np_thread_time(struct np_thread *t)
 {
     if (__builtin_expect(np_port_switched(), 0))
         return np_thread_time_resync(t);
-    return np_port_ticks() - t->off;
+    return np_thread_less_off(t, np_port_ticks);
 }
 
 /* Fibonacci hashing: the top bits of the product spread addresses that
@@ -163,7 +188,7 @@ np_cost_enter_fast(struct np_thread *t, uint64_t fn)
     struct np_cost_fn *s = &c->tab[np_cost_hash(c, fn)];
     if (__builtin_expect((f == c->end) | (s->fn != fn), 0) || __builtin_expect(np_port_switched(), 0))
         return 0;
-    np_cost_push(c, s, f, np_port_counter() - t->off);
+    np_cost_push(c, s, f, np_thread_less_off(t, np_port_counter));
     return 1;
 }
 
@@ -174,7 +199,7 @@ np_cost_exit_fast(struct np_thread *t)
     struct np_cost_frame *f = c->top;
     if (__builtin_expect(f == c->frames, 0) || __builtin_expect(np_port_switched(), 0))
         return 0;
-    np_cost_pop(c, f - 1, np_port_counter() - t->off);
+    np_cost_pop(c, f - 1, np_thread_less_off(t, np_port_counter));
     return 1;
 }
 

@@ -195,7 +195,9 @@
 #define NP_CM_THREAD_MEM_BYTES (NP_SECTIONS_MAX * 32 + 64)
 #endif
 /* 1: the port defines SysTick_Handler (the clock's high word, bins'
- * tick); 0: the board's handler calls np_cm_systick_isr() itself. */
+ * tick); 0: the board's handler calls np_cm_systick_isr() itself (an
+ * RTOS's tick: CMake passes -DNP_CM_SYSTICK_HANDLER=0 on to a target's
+ * library, docs/porting.md). */
 #ifndef NP_CM_SYSTICK_HANDLER
 #define NP_CM_SYSTICK_HANDLER 1
 #endif

@@ -1,0 +1,85 @@
+#!/bin/sh
+# run.sh CC QEMU SRC FIRMWARE FILE... - one of the firmwares in tests/target
+# (FIRMWARE.c with check.c and boards/cortex_m/startup.c), or the port's
+# smoke firmware (tests/port/smoke.c), built with the core and the
+# Cortex-M port (FILE..., relative to SRC/src), and run on QEMU's
+# mps2-an385 (Cortex-M3), mps2-an386 (Cortex-M4) and, where its RAM holds
+# the firmware, microbit (Cortex-M0, 16 KiB): every check passes and the
+# firmware exits 0. -icount shift=0: one instruction is one nanosecond of
+# virtual time and SysTick counts in it, so every figure is the same on
+# every run. The variants (firmware: what differs):
+#   smoke     tests/port/smoke.c (tests/port/run.sh)
+#   rtos      the port's SysTick_Handler left out (NP_CM_SYSTICK_HANDLER=0):
+#             the firmware's own calls np_cm_systick_isr
+#   bins32    bins with 32-bit counters (the default)
+#   bins16    bins with 16-bit counters (NP_BIN_COUNTER_BITS=16)
+#   sections  sections
+#   blocks    blocks: blocks_covered.c built with -fsanitize-coverage=trace-pc
+#   badinput  bad input to every mechanism
+set -u
+CC=$1
+QEMU=$2
+SRC=$3
+FW=$4
+shift 4
+HERE=$SRC/tests/target
+BOARDS=$SRC/boards/cortex_m
+TMP=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
+fail=0
+# small tables: the microbit has 16 KiB of RAM
+CFLAGS="-mthumb -O2 -g -std=gnu11 -ffreestanding -Wall -Wextra -Werror -I$SRC/include -I$SRC/src \
+-I$SRC/src/port/cortex_m -DNP_BLOCKS_SLOTS=64 -DNP_BINS_MAX=16"
+RT_FLAGS=""        # the runtime's build choices
+FW_FLAGS=""        # the firmware's own
+FW_PATH=$HERE/$FW.c
+COVERED=""         # a file built with the coverage callback
+BOARD_LIST="mps2-an385:cortex-m3:mps2:25000000 mps2-an386:cortex-m4:mps2:25000000 microbit:cortex-m0:microbit:16000000"
+case $FW in
+smoke) FW_PATH=$SRC/tests/port/smoke.c ;;
+rtos) RT_FLAGS="-DNP_CM_SYSTICK_HANDLER=0" ;;
+bins32) FW_PATH=$HERE/bins.c; FW_FLAGS="-DTC_BIN_BITS=32" ;;
+bins16) FW_PATH=$HERE/bins.c; FW_FLAGS="-DTC_BIN_BITS=16"; RT_FLAGS="-DNP_BIN_COUNTER_BITS=16" ;;
+blocks) COVERED=blocks_covered.c ;;
+sections|badinput) ;;
+*) echo "run.sh: no firmware $FW"; exit 2 ;;
+esac
+
+for board in $BOARD_LIST; do
+    name=${board%%:*}
+    rest=${board#*:}
+    cpu=${rest%%:*}
+    rest=${rest#*:}
+    ld=${rest%%:*}
+    hz=${rest#*:}
+    dir=$TMP/$name
+    mkdir -p "$dir"
+    objs=""
+    for f in "$@"; do
+        o=$dir/$(echo "$f" | tr / _).o
+        "$CC" -mcpu=$cpu $CFLAGS $RT_FLAGS -c "$SRC/src/$f" -o "$o" || fail=1
+        objs="$objs $o"
+    done
+    "$CC" -mcpu=$cpu $CFLAGS $FW_FLAGS -DTC_CPU_HZ=${hz}u -finstrument-functions -c "$FW_PATH" -o "$dir/fw.o" || fail=1
+    "$CC" -mcpu=$cpu $CFLAGS -c "$HERE/check.c" -o "$dir/check.o" || fail=1
+    if [ -n "$COVERED" ]; then
+        "$CC" -mcpu=$cpu $CFLAGS -fsanitize-coverage=trace-pc -c "$HERE/$COVERED" -o "$dir/covered.o" || fail=1
+        objs="$objs $dir/covered.o"
+    fi
+    "$CC" -mcpu=$cpu $CFLAGS -c "$BOARDS/startup.c" -o "$dir/start.o" || fail=1
+    "$CC" -mcpu=$cpu -mthumb -nostartfiles --specs=nano.specs -T "$BOARDS/$ld.ld" -T "$BOARDS/sections.ld" \
+        -o "$dir/fw.elf" "$dir/start.o" "$dir/fw.o" "$dir/check.o" $objs -lc -lgcc ||
+        { echo "FAIL: $FW on $name: link"; fail=1; continue; }
+    timeout 120 "$QEMU" -M "$name" -icount shift=0 -nographic -monitor none -serial none \
+        -semihosting-config enable=on,target=native -kernel "$dir/fw.elf" > "$dir/out" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ] || ! grep -qx PASSED "$dir/out"; then
+        echo "FAIL: $FW on $name ($cpu): exit status $rc"
+        sed 's/^/  /' "$dir/out"
+        fail=1
+    else
+        echo "ok: $FW on $name ($cpu): $(grep -c '^ok ' "$dir/out") checks"
+        [ -z "${VERBOSE:-}" ] || sed 's/^/  /' "$dir/out"
+    fi
+done
+exit $fail
