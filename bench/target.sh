@@ -57,7 +57,7 @@ fw() { # (sh has no local variables: fw's own start with f_)
     "$CC" -mcpu="$f_cpu" -mthumb -O2 -I "$f_p/include" $f_flags -c "$@" -o "$f_out.o" 2>"$f_out.err" &&
         "$CC" -mcpu="$f_cpu" -mthumb -O2 -c "$f_bd/startup.c" -o "$f_out.start.o" 2>>"$f_out.err" &&
         "$CC" -mcpu="$f_cpu" -mthumb "$f_out.o" "$f_out.start.o" $f_link -T "$f_bd/link.ld" \
-            -nostartfiles --specs=nano.specs --specs=nosys.specs -Wl,--gc-sections -o "$f_out" 2>>"$f_out.err" || {
+            -nostartfiles --specs=nano.specs --specs=nosys.specs -Wl,--gc-sections -Wl,--build-id -o "$f_out" 2>>"$f_out.err" || {
         echo "target.sh: $f_out does not build:" >&2
         cat "$f_out.err" >&2
         exit 1
@@ -83,7 +83,7 @@ ok_rom=1 ok_ram=1
 for m in calltrace:nanoprof-calltrace:-finstrument-functions cost:nanoprof-cost:-finstrument-functions \
          calltrace:nanoprof:-finstrument-functions cost:nanoprof:-finstrument-functions \
          sections:nanoprof: bins:nanoprof: blocks:nanoprof:-fsanitize-coverage=trace-pc \
-         gprof:nanoprof:-pg,-fno-optimize-sibling-calls; do
+         gprof:nanoprof:-pg,-fno-optimize-sibling-calls trace:nanoprof:-finstrument-functions; do
     mech=${m%%:*} rest=${m#*:}
     lib=${rest%%:*}
     flags=$(echo "${rest#*:}" | tr , ' ')
@@ -112,7 +112,8 @@ fw "$T/mps2-an386-RelWithDebInfo" mps2-an386 cortex-m4 "$T/insns.elf" nanoprof -
 per() { awk -v p="$1" -v n="$2" '$2 == p { printf "%.1f", $4 / n }' "$T/insns.out"; }
 calls=1000
 log=$(per 2 $calls) stack=$(per 3 $calls) cost=$(per 4 $calls) idle=$(per 1 $calls)
-sect=$(per 6 $calls) calc=$(per 5 1)
+sect=$(per 6 $calls) calc=$(per 5 1) trace=$(per 7 $calls)
+tbytes=$(awk -v n=$calls '$1 == "trace_bytes" { printf "%.1f", $2 / n }' "$T/insns.out")
 echo
 echo "instructions a call (entry and exit) on a Cortex-M4, executed path, mean of $calls calls"
 echo "(the DWT cycle counter as the clock, as on the hardware)"
@@ -120,6 +121,8 @@ printf '%-52s %10s %10s\n' "event" "insns" "target"
 printf '%-52s %10s %10s\n' "call trace, log mode" "$log" "<= 30"
 printf '%-52s %10s %10s\n' "function cost (np_stats_calc apart)" "$cost" "<= 60"
 printf '%-52s %10s\n' "call trace, stack mode" "$stack"
+printf '%-52s %10s\n' "trace recorded on the target (np_trace_init), all in" "$trace"
+printf '%-52s %10s\n' "  its bytes a call, headers and END included" "$tbytes"
 printf '%-52s %10s\n' "hooks with no mechanism on" "$idle"
 printf '%-52s %10s\n' "NP_SECTION_BEGIN/END pair" "$sect"
 printf '%-52s %10s\n' "  np_stats_calc at the end (one function), whole" "$calc"

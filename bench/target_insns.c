@@ -12,7 +12,8 @@
  *
  *   target_insns FIRMWARE.elf
  * prints one line per phase: "phase N insns I calls C" (I in total over
- * the phase, C the calls of measured functions), and exits 1 when the
+ * the phase, C the calls of measured functions), "trace_bytes B" (the
+ * bytes of trace the firmware's writer took), and exits 1 when the
  * firmware says a step failed or does not end. */
 #include <fcntl.h>
 #include <gelf.h>
@@ -28,10 +29,10 @@
 
 /* the runtime functions whose instructions are counted */
 static const char *const measured[] = { "__cyg_profile_func_enter", "__cyg_profile_func_exit", "np_section_begin",
-                                        "np_section_end", "np_stats_calc" };
+                                        "np_section_end", "np_stats_calc", "np_trace_stop" };
 #define NMEASURED (sizeof measured / sizeof measured[0])
 
-static uint32_t fn_addr[NMEASURED], phase_addr;
+static uint32_t fn_addr[NMEASURED], phase_addr, bytes_addr;
 static unsigned phase;
 static uint32_t ret_to;  /* inside a measured function: where it returns (else 0) */
 static uint64_t insns[PHASES], calls[PHASES], total;
@@ -111,10 +112,14 @@ static int symbols(Elf *e)
         Elf_Data *d = elf_getdata(scn, NULL);
         for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
             GElf_Sym s;
-            if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC)
+            if (!gelf_getsym(d, (int)i, &s))
                 continue;
             const char *name = elf_strptr(e, sh.sh_link, s.st_name);
             if (!name)
+                continue;
+            if (GELF_ST_TYPE(s.st_info) == STT_OBJECT && strcmp(name, "bench_trace_bytes") == 0)
+                bytes_addr = (uint32_t)s.st_value;
+            if (GELF_ST_TYPE(s.st_info) != STT_FUNC)
                 continue;
             uint32_t a = (uint32_t)s.st_value & ~1u;
             if (strcmp(name, "bench_phase") == 0)
@@ -189,6 +194,11 @@ int main(int argc, char **argv)
     for (unsigned p = 1; p < PHASES; p++)
         if (calls[p])
             printf("phase %u insns %llu calls %llu\n", p, (unsigned long long)insns[p], (unsigned long long)calls[p]);
+    if (bytes_addr) {
+        uint32_t bytes = 0;
+        uc_mem_read(uc, bytes_addr, &bytes, 4);
+        printf("trace_bytes %u\n", bytes);
+    }
     uc_close(uc);
     elf_end(e);
     close(fd);

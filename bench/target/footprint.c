@@ -14,6 +14,7 @@
 #define bins 4
 #define blocks 5
 #define gprof 6
+#define trace 7
 
 volatile unsigned sink;
 
@@ -29,10 +30,12 @@ static uint64_t cost_buf[1024 / 8];
 static uint64_t stats_buf[1024 / 8];
 static uint32_t arcs[NP_GPROF_ARCS_SIZE(32) / 4];
 static uint16_t hist[256];
+static uint64_t trace_buf[1024 / 8];
 
 NOPROF int main(void)
 {
-    __asm__ __volatile__("" : : "r"(ct_buf), "r"(cost_buf), "r"(stats_buf), "r"(arcs), "r"(hist) : "memory");
+    __asm__ __volatile__("" : : "r"(ct_buf), "r"(cost_buf), "r"(stats_buf), "r"(arcs), "r"(hist),
+                         "r"(trace_buf) : "memory");
 #if defined(MECH_STUB)
     work(10);
 #elif MECH == calltrace
@@ -64,6 +67,10 @@ NOPROF int main(void)
     np_gprof_config c = { arcs, sizeof arcs, hist, sizeof hist, 100, 0, 0 };
     np_gprof_init(&c);
     work(10);
+#elif MECH == trace
+    np_trace_init(trace_buf, sizeof trace_buf);
+    work(10);
+    np_trace_stop();
 #endif
     return 0;
 }

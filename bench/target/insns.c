@@ -2,6 +2,7 @@
  * in: each phase calls one instrumented function CALLS times with one
  * mechanism on, between two calls of bench_phase (not instrumented),
  * which the counter watches. Phase numbers are bench/target_insns.c's. */
+#include <stddef.h>
 #include <stdint.h>
 #include "nanoprof/nanoprof.h"
 
@@ -27,12 +28,23 @@ static NOPROF void calls(unsigned phase)
     bench_phase(phase);
     for (unsigned i = 0; i < CALLS; i++)
         leaf();
-    bench_phase(0);
+    if (phase != 7)
+        bench_phase(0);
 }
 
 static uint8_t ct_buf[2048 * NP_CALLTRACE_RECORD_SIZE] __attribute__((aligned(8))); /* no wrap in a phase */
 static uint64_t cost_buf[2048 / 8];
 static uint64_t stats_buf[2048 / 8];
+
+/* bytes of trace written (target_insns reads it at the end) */
+volatile uint32_t bench_trace_bytes;
+static uint8_t trace_buf[1024] __attribute__((aligned(8)));
+
+static NOPROF void count_bytes(void *ctx, const char *bytes, size_t len)
+{
+    (void)ctx, (void)bytes;
+    bench_trace_bytes += (uint32_t)len;
+}
 
 NOPROF int main(void)
 {
@@ -64,6 +76,18 @@ NOPROF int main(void)
         NP_SECTION_END(1);
     }
     bench_phase(0);
+    /* the trace recorded on the target, streamed to a writer that only
+     * counts the bytes: the phase ends with np_trace_stop (the last chunk
+     * and END) */
+    np_output_set(count_bytes, NULL);
+    if (np_trace_init(trace_buf, sizeof trace_buf) != NP_OK)
+        bench_phase(107);
+    calls(7);
+    bench_phase(7);
+    if (np_trace_stop() != NP_OK || np_trace_lost() != 0)
+        bench_phase(108);
+    bench_phase(0);
+    np_output_set(NULL, NULL);
     bench_phase(99);
     return 0;
 }
