@@ -8,28 +8,7 @@
 #include <stdint.h>
 #include "nanoprof/nanoprof.h"
 #include "runtime/trace_encode.h"
-
-#define NOPROF NP_NO_PROFILE
-
-static int failures;
-
-static NOPROF void put(const char *s)
-{
-    size_t n = 0;
-    while (s[n])
-        n++;
-    np_output_set(NULL, NULL); /* the port's default: semihosting */
-    extern void np_port_write_default(const char *bytes, size_t len);
-    np_port_write_default(s, n);
-}
-
-static NOPROF void check(int ok, const char *what)
-{
-    put(ok ? "ok " : "FAIL ");
-    put(what);
-    put("\n");
-    failures += !ok;
-}
+#include "../target/check.h" /* tc_put, tc_check, the capturing writer */
 
 /* ---- instrumented code with known calls -------------------------------- */
 
@@ -53,27 +32,6 @@ __attribute__((noinline)) void top(void)
     mid(2);
 }
 
-/* ---- a writer that keeps what the runtime writes ------------------------- */
-
-static char captured[512];
-static size_t ncaptured;
-
-static NOPROF void capture(void *ctx, const char *bytes, size_t len)
-{
-    (void)ctx;
-    for (size_t i = 0; i < len && ncaptured < sizeof captured - 1; i++)
-        captured[ncaptured++] = bytes[i];
-    captured[ncaptured] = 0;
-}
-
-static NOPROF int starts_with(const char *s, const char *prefix)
-{
-    while (*prefix)
-        if (*s++ != *prefix++)
-            return 0;
-    return 1;
-}
-
 /* ---- the checks ------------------------------------------------------------ */
 
 static uint64_t ct_buf[2 * 16];
@@ -82,43 +40,42 @@ static uint64_t stats_buf[1024 / 8];
 
 static NOPROF void calltrace(void)
 {
-    check(np_calltrace_init(ct_buf, sizeof ct_buf, NP_CALLTRACE_LOG) == NP_OK, "calltrace init");
+    tc_check(np_calltrace_init(ct_buf, sizeof ct_buf, NP_CALLTRACE_LOG) == NP_OK, "calltrace init");
     top();
     np_calltrace_disable();
     np_calltrace_entry e[16];
     int n = np_calltrace_read(e, 16);
-    check(n == 8, "calltrace: 8 calls");
+    tc_check(n == 8, "calltrace: 8 calls");
     /* newest first: leaf leaf mid leaf leaf leaf mid top */
     static const int depth[8] = { 2, 2, 1, 2, 2, 2, 1, 0 };
     int ok = n == 8;
     for (int i = 0; ok && i < 8; i++)
         ok = e[i].depth == (uint32_t)depth[i];
-    check(ok, "calltrace: nesting");
-    check(n == 8 && e[0].fn == (const void *)leaf && e[2].fn == (const void *)mid && e[7].fn == (const void *)top,
+    tc_check(ok, "calltrace: nesting");
+    tc_check(n == 8 && e[0].fn == (const void *)leaf && e[2].fn == (const void *)mid && e[7].fn == (const void *)top,
           "calltrace: function addresses");
-    ncaptured = 0;
-    np_output_set(capture, NULL);
+    tc_capture_begin();
     np_calltrace_dump();
-    np_output_set(NULL, NULL);
-    check(starts_with(captured, "calltrace: log mode, thread 0, lr="), "calltrace: dump through the program's writer");
+    tc_capture_end();
+    tc_check(tc_starts_with(tc_captured, "calltrace: log mode, thread 0, lr="), "calltrace: dump through the program's writer");
     np_calltrace_shutdown();
 }
 
 static NOPROF void cost(void)
 {
-    check(np_stats_init(stats_buf, sizeof stats_buf) == NP_OK, "stats init");
-    check(np_cost_init(cost_buf, sizeof cost_buf) == NP_OK, "cost init");
+    tc_check(np_stats_init(stats_buf, sizeof stats_buf) == NP_OK, "stats init");
+    tc_check(np_cost_init(cost_buf, sizeof cost_buf) == NP_OK, "cost init");
     const char *clock = np_cost_clock_name();
-    check(clock[0] == 'c' && clock[1] == 'y' && clock[5] == 's' && !clock[6], "cost: the clock is cycles");
+    tc_check(clock[0] == 'c' && clock[1] == 'y' && clock[5] == 's' && !clock[6], "cost: the clock is cycles");
     top();
     top();
     np_cost_disable();
-    check(np_stats_calc(stats_buf) == NP_OK, "cost: calc");
+    tc_check(np_stats_calc(stats_buf) == NP_OK, "cost: calc");
     np_func_stats l = { 0 }, m = { 0 }, t = { 0 };
-    check(np_stats_find(stats_buf, (const void *)leaf, &l) == NP_OK && l.calls == 10, "cost: leaf 10 calls");
-    check(np_stats_find(stats_buf, (const void *)mid, &m) == NP_OK && m.calls == 4, "cost: mid 4 calls");
-    check(np_stats_find(stats_buf, (const void *)top, &t) == NP_OK && t.calls == 2, "cost: top 2 calls");
-    check(l.total_ns > 0 && m.total_ns > l.total_ns / 3 && t.total_ns >= m.total_ns && t.self_ns <= t.total_ns,
+    tc_check(np_stats_find(stats_buf, (const void *)leaf, &l) == NP_OK && l.calls == 10, "cost: leaf 10 calls");
+    tc_check(np_stats_find(stats_buf, (const void *)mid, &m) == NP_OK && m.calls == 4, "cost: mid 4 calls");
+    tc_check(np_stats_find(stats_buf, (const void *)top, &t) == NP_OK && t.calls == 2, "cost: top 2 calls");
+    tc_check(l.total_ns > 0 && m.total_ns > l.total_ns / 3 && t.total_ns >= m.total_ns && t.self_ns <= t.total_ns,
           "cost: times add up");
     np_stats_dump(stats_buf);
     np_cost_shutdown();
@@ -126,7 +83,7 @@ static NOPROF void cost(void)
 
 static NOPROF void sections(void)
 {
-    check(np_sections_init(0) == NP_OK, "sections init");
+    tc_check(np_sections_init(0) == NP_OK, "sections init");
     NP_SECTIONS_START();
     for (int i = 0; i < 5; i++) {
         NP_SECTION_BEGIN(1);
@@ -137,28 +94,27 @@ static NOPROF void sections(void)
     }
     NP_SECTIONS_STOP();
     np_section_stats s, g;
-    check(np_sections_get(1, &s) == NP_OK && s.count == 5 && s.time_ns > 0, "sections: 5 timed");
-    check(np_sections_get(NP_SECTION_GLOBAL, &g) == NP_OK && g.count == 1 && g.time_ns >= s.time_ns,
+    tc_check(np_sections_get(1, &s) == NP_OK && s.count == 5 && s.time_ns > 0, "sections: 5 timed");
+    tc_check(np_sections_get(NP_SECTION_GLOBAL, &g) == NP_OK && g.count == 1 && g.time_ns >= s.time_ns,
           "sections: inside the global one");
     np_sections_dump();
 }
 
 static NOPROF void bins(void)
 {
-    check(np_bins_init(4, 1000) == NP_OK, "bins init at 1 kHz");
+    tc_check(np_bins_init(4, 1000) == NP_OK, "bins init at 1 kHz");
     NP_BIN(2);
     for (uint32_t spins = 0; np_bins_count(2) < 5 && spins < 50000000u; spins++)
         sink++;
     NP_BIN(1);
     np_bins_delay_us(10000);
-    check(np_bins_count(2) >= 5, "bins: ticks in bin 2");
-    check(np_bins_count(3) >= 5, "bins: the delay in the idle bin");
-    ncaptured = 0;
-    np_output_set(capture, NULL);
-    check(np_bins_dump() == NP_OK, "bins: dump");
-    np_output_set(NULL, NULL);
-    check(starts_with(captured, "0 - "), "bins: dump lines");
-    check(np_bins_shutdown() == NP_OK, "bins shutdown");
+    tc_check(np_bins_count(2) >= 5, "bins: ticks in bin 2");
+    tc_check(np_bins_count(3) >= 5, "bins: the delay in the idle bin");
+    tc_capture_begin();
+    tc_check(np_bins_dump() == NP_OK, "bins: dump");
+    tc_capture_end();
+    tc_check(tc_starts_with(tc_captured, "0 - "), "bins: dump lines");
+    tc_check(np_bins_shutdown() == NP_OK, "bins shutdown");
 }
 
 /* Two threads of an RTOS: each records apart. */
@@ -168,7 +124,7 @@ static uint64_t ct_a[2 * 8], ct_b[2 * 8];
 static NOPROF void threads(void)
 {
     np_thread *a = np_thread_init(th_mem[0], sizeof th_mem[0]), *b = np_thread_init(th_mem[1], sizeof th_mem[1]);
-    check(a && b, "threads init");
+    tc_check(a && b, "threads init");
     np_thread_switch(NULL, a);
     np_calltrace_init(ct_a, sizeof ct_a, NP_CALLTRACE_STACK);
     np_thread_switch(a, b);
@@ -177,11 +133,11 @@ static NOPROF void threads(void)
     np_thread_switch(b, a);
     leaf();
     np_calltrace_entry e[8];
-    check(np_calltrace_read(e, 8) == 0, "threads: a's stack is empty after its call");
+    tc_check(np_calltrace_read(e, 8) == 0, "threads: a's stack is empty after its call");
     np_thread_switch(a, b);
-    check(np_calltrace_read(e, 8) == 3, "threads: b logged its 3 calls");
+    tc_check(np_calltrace_read(e, 8) == 3, "threads: b logged its 3 calls");
     np_thread_switch(b, NULL);
-    check(np_thread_current() != a && np_thread_current() != b, "threads: back to the core's own");
+    tc_check(np_thread_current() != a && np_thread_current() != b, "threads: back to the core's own");
 }
 
 /* The trace encoder on the target: chunks through a sink. */
@@ -204,13 +160,13 @@ static NOPROF void encoder(void)
     static uint8_t chunk[NP_TRACE_ENC_MIN];
     struct np_trace_sink sink = { to_ram, NULL, 0 };
     struct np_trace_enc e;
-    check(np_trace_enc_init(&e, chunk, sizeof chunk, 1, np_trace_flush_to_sink, &sink) == 0, "encoder init");
+    tc_check(np_trace_enc_init(&e, chunk, sizeof chunk, 1, np_trace_flush_to_sink, &sink) == 0, "encoder init");
     for (unsigned i = 0; i < 20; i++) {
         np_trace_enc_put(&e, NP_EV_ENTRY, (uint64_t)(uintptr_t)leaf, 100 * i);
         np_trace_enc_put(&e, NP_EV_EXIT, 0, 100 * i + 50);
     }
     np_trace_enc_flush(&e);
-    check(sink.failed == 0 && trace_len > 0 && trace_out[0] == NP_CHUNK_EVENTS, "encoder: EVENTS chunks out");
+    tc_check(sink.failed == 0 && trace_len > 0 && trace_out[0] == NP_CHUNK_EVENTS, "encoder: EVENTS chunks out");
     uint32_t count = 0;
     for (size_t off = 0; off + NP_TRACE_EVENTS_PREFIX <= trace_len;) {
         uint32_t type, len;
@@ -219,16 +175,15 @@ static NOPROF void encoder(void)
         count += np_get_u32(trace_out + off + 20);
         off += NP_TRACE_CHUNK_HEADER + len;
     }
-    check(count == 40, "encoder: 40 records");
+    tc_check(count == 40, "encoder: 40 records");
 }
 
 static NOPROF void misuse(void)
 {
-    ncaptured = 0;
-    np_output_set(capture, NULL);
+    tc_capture_begin();
     int rc = np_calltrace_init(NULL, 64, NP_CALLTRACE_LOG);
-    np_output_set(NULL, NULL);
-    check(rc == NP_EINVAL && starts_with(captured, "nanoprof: np_calltrace_init: buffer is NULL\n"),
+    tc_capture_end();
+    tc_check(rc == NP_EINVAL && tc_starts_with(tc_captured, "nanoprof: np_calltrace_init: buffer is NULL\n"),
           "misuse: an error code and one line");
 }
 
@@ -241,6 +196,5 @@ NOPROF int main(void)
     threads();
     encoder();
     misuse();
-    put(failures ? "FAILED\n" : "PASSED\n");
-    return failures;
+    return tc_finish();
 }

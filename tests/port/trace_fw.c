@@ -10,10 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "nanoprof/nanoprof.h"
-
-#define NOPROF NP_NO_PROFILE
-
-static int failures;
+#include "../target/check.h" /* tc_put (semihosting's stdout, as the trace goes), tc_check */
 
 static NOPROF size_t length(const char *s)
 {
@@ -21,33 +18,6 @@ static NOPROF size_t length(const char *s)
     while (s[n])
         n++;
     return n;
-}
-
-/* To semihosting's stdout, as the trace goes. */
-static NOPROF void put(const char *s)
-{
-    extern void np_port_write_default(const char *bytes, size_t len);
-    np_port_write_default(s, length(s));
-}
-
-static NOPROF void put_u64(uint64_t v)
-{
-    char tmp[21];
-    int i = 20;
-    tmp[i] = 0;
-    do {
-        tmp[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    put(tmp + i);
-}
-
-static NOPROF void check(int ok, const char *what)
-{
-    put(ok ? "ok " : "FAIL ");
-    put(what);
-    put("\n");
-    failures += !ok;
 }
 
 /* ---- instrumented code with known calls ------------------------------------ */
@@ -80,28 +50,17 @@ __attribute__((noinline)) unsigned down(unsigned n)
 
 /* ---- misuse: an error code and one line ---------------------------------------- */
 
-static char said[256];
-static size_t nsaid;
-
-static NOPROF void keep(void *ctx, const char *bytes, size_t len)
-{
-    (void)ctx;
-    for (size_t i = 0; i < len && nsaid < sizeof said - 1; i++)
-        said[nsaid++] = bytes[i];
-    said[nsaid] = 0;
-}
-
 /* RC is WANT and the call wrote one line starting "nanoprof: WHO: ". */
 static NOPROF void one_line(int rc, int want, const char *who, const char *what)
 {
     size_t lines = 0, n = length(who);
-    for (size_t i = 0; i < nsaid; i++)
-        lines += said[i] == '\n';
-    int named = nsaid > 10 + n;
+    for (size_t i = 0; i < tc_ncaptured; i++)
+        lines += tc_captured[i] == '\n';
+    int named = tc_ncaptured > 10 + n;
     for (size_t i = 0; named && i < n; i++)
-        named = said[10 + i] == who[i];
-    check(rc == want && lines == 1 && said[nsaid - 1] == '\n' && named, what);
-    nsaid = 0;
+        named = tc_captured[10 + i] == who[i];
+    tc_check(rc == want && lines == 1 && tc_captured[tc_ncaptured - 1] == '\n' && named, what);
+    tc_ncaptured = 0;
 }
 
 static uint8_t trace_buf[512];
@@ -139,12 +98,12 @@ static NOPROF void lossy(void *ctx, const char *bytes, size_t len)
 
 static NOPROF void misuse_before(void)
 {
-    np_output_set(keep, NULL);
+    tc_capture_begin();
     one_line(np_trace_stop(), NP_ENOTINIT, "np_trace_stop", "misuse: stop before init");
     one_line(np_trace_flush(), NP_ENOTINIT, "np_trace_flush", "misuse: flush before init");
-    np_output_set(keep, NULL);
+    tc_capture_begin();
     one_line(np_trace_init(NULL, 512), NP_EINVAL, "np_trace_init", "misuse: NULL buffer");
-    np_output_set(keep, NULL);
+    tc_capture_begin();
     one_line(np_trace_init(trace_buf, NP_TRACE_BUFFER_MIN - 1), NP_ESMALL, "np_trace_init",
              "misuse: too small a buffer");
     np_output_set(NULL, NULL);
@@ -170,20 +129,20 @@ static NOPROF void threads(np_thread *a, np_thread *b)
 static NOPROF void print_cost(const char *name, const void *fn)
 {
     np_func_stats s = { 0 };
-    put("cost ");
-    put(name);
-    put(" ");
-    put_u64(np_stats_find(stats, fn, &s) == NP_OK ? s.calls : 0);
-    put("\n");
+    tc_put("cost ");
+    tc_put(name);
+    tc_put(" ");
+    tc_put_u64(np_stats_find(stats, fn, &s) == NP_OK ? s.calls : 0);
+    tc_put("\n");
 }
 
 NOPROF int main(void)
 {
-    put("firmware starts\n");
+    tc_put("firmware starts\n");
     misuse_before();
     np_thread *a = np_thread_init(th_mem[0], sizeof th_mem[0]), *b = np_thread_init(th_mem[1], sizeof th_mem[1]);
     np_stats_init(stats, sizeof stats);
-    check(np_cost_init(cost_main, sizeof cost_main) == NP_OK, "cost init");
+    tc_check(np_cost_init(cost_main, sizeof cost_main) == NP_OK, "cost init");
     np_thread_switch(NULL, a);
     np_cost_init(cost_a, sizeof cost_a);
     np_thread_switch(a, b);
@@ -194,8 +153,8 @@ NOPROF int main(void)
     other = b;
     np_output_set(lossy, NULL);
 #endif
-    check(np_trace_init(trace_buf, sizeof trace_buf) == NP_OK, "trace init");
-    np_output_set(keep, NULL);
+    tc_check(np_trace_init(trace_buf, sizeof trace_buf) == NP_OK, "trace init");
+    tc_capture_begin();
     one_line(np_trace_init(trace_buf, sizeof trace_buf), NP_EALREADY, "np_trace_init", "misuse: second init");
 #ifdef LOSSY
     np_output_set(lossy, NULL);
@@ -204,11 +163,11 @@ NOPROF int main(void)
 #endif
     top();
     top();
-    put("a line between the trace's chunks\n");
-    check(np_trace_flush() == NP_OK, "trace flush");
+    tc_put("a line between the trace's chunks\n");
+    tc_check(np_trace_flush() == NP_OK, "trace flush");
     for (int i = 0; i < 200; i++) /* chunks fill: streamed as they do */
         leaf();
-    check(down(6) == 6, "recursion");
+    tc_check(down(6) == 6, "recursion");
     for (int i = 0; i < 3; i++) {
         NP_ENTER("phase");
         leaf();
@@ -217,17 +176,17 @@ NOPROF int main(void)
     threads(a, b);
 #ifdef LOSSY
     uint64_t lost = np_trace_lost();
-    check(refused > 0 && lost == refused + 4, "trace: a refused chunk's events, a call and two switches lost");
-    put("lost ");
-    put_u64(lost);
-    put(" refused ");
-    put_u64(refused);
-    put("\n");
+    tc_check(refused > 0 && lost == refused + 4, "trace: a refused chunk's events, a call and two switches lost");
+    tc_put("lost ");
+    tc_put_u64(lost);
+    tc_put(" refused ");
+    tc_put_u64(refused);
+    tc_put("\n");
 #else
-    check(np_trace_lost() == 0, "trace: nothing lost");
+    tc_check(np_trace_lost() == 0, "trace: nothing lost");
 #endif
-    check(np_trace_stop() == NP_OK, "trace stop");
-    np_output_set(keep, NULL);
+    tc_check(np_trace_stop() == NP_OK, "trace stop");
+    tc_capture_begin();
     one_line(np_trace_stop(), NP_ENOTINIT, "np_trace_stop", "misuse: stop after stop");
     np_output_set(NULL, NULL);
 
@@ -244,6 +203,5 @@ NOPROF int main(void)
     print_cost("top", (const void *)top);
     print_cost("down", (const void *)down);
     print_cost("phase", "phase");
-    put(failures ? "FAILED\n" : "PASSED\n");
-    return failures;
+    return tc_finish();
 }
