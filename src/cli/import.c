@@ -107,6 +107,7 @@ struct cursor {
     bool bad;
 };
 
+/* An integer field of N bytes (at most 8), little-endian. */
 static uint64_t take(struct cursor *c, unsigned n)
 {
     if (c->bad || (size_t)(c->end - c->p) < n) {
@@ -118,6 +119,15 @@ static uint64_t take(struct cursor *c, unsigned n)
         v |= (uint64_t)c->p[i] << 8 * i;
     c->p += n;
     return v;
+}
+
+/* Passes over N bytes of fields not read. */
+static void skip(struct cursor *c, size_t n)
+{
+    if (c->bad || (size_t)(c->end - c->p) < n)
+        c->bad = true;
+    else
+        c->p += n;
 }
 
 /* A string field: its bytes in *S, its length returned. */
@@ -254,7 +264,7 @@ static int take_chunk(struct np_import *im, uint32_t type, const uint8_t *p, uin
     case NP_CHUNK_INFO:
         if (im->has_info)
             return fail("corrupt trace: a second INFO chunk at offset %zu", off);
-        take(&c, 4 + 4 + 8 + 8 + 8);
+        skip(&c, 4 + 4 + 8 + 8 + 8);
         take_str(&c, &s);
         n = (size_t)take(&c, 2);
         for (size_t i = 0; i < n && !c.bad; i++)
@@ -295,7 +305,7 @@ static int take_chunk(struct np_import *im, uint32_t type, const uint8_t *p, uin
         im->threads++;
         break;
     case NP_CHUNK_EVENTS: {
-        take(&c, 4 + 8);
+        skip(&c, 4 + 8);
         uint32_t count = (uint32_t)take(&c, 4);
         unsigned comp = (unsigned)take(&c, 1);
         uint32_t decoded = (uint32_t)take(&c, 4);
