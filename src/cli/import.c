@@ -586,7 +586,7 @@ int np_import_write(struct np_import *im, const char *file, const char *said_as)
     FILE *f = fopen(file, "wb");
     /* the NAME chunks after MODULE, before the calls */
     bool ok = f && fwrite(im->out, 1, im->names_at, f) == im->names_at &&
-              fwrite(im->names, 1, im->names_len, f) == im->names_len &&
+              (!im->names_len || fwrite(im->names, 1, im->names_len, f) == im->names_len) &&
               fwrite(im->out + im->names_at, 1, im->out_len - im->names_at, f) == im->out_len - im->names_at;
     if (f && fclose(f) != 0)
         ok = false;
