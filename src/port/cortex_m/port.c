@@ -194,7 +194,8 @@ void np_cm_systick_isr_frame(const uint32_t *frame)
 #if NP_CM_SYSTICK_HANDLER
 /* The exception frame is on the stack the interrupted code used: the
  * process stack when EXC_RETURN (lr on entry) has bit 2 set, else the
- * main stack, where nothing was pushed since (the handler is this stub).
+ * main stack, where nothing was pushed since (this handler pushes nothing
+ * before it looks).
  * Thumb-1 only, for ARMv6-M too. */
 __asm__(".pushsection .text.SysTick_Handler,\"ax\",%progbits\n"
         ".syntax unified\n"
