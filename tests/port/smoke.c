@@ -12,25 +12,7 @@
 
 /* ---- instrumented code with known calls -------------------------------- */
 
-volatile unsigned sink;
-
-__attribute__((noinline)) void leaf(void)
-{
-    for (unsigned i = 0; i < 50; i++)
-        sink += i;
-}
-
-__attribute__((noinline)) void mid(int n)
-{
-    for (int i = 0; i < n; i++)
-        leaf();
-}
-
-__attribute__((noinline)) void top(void)
-{
-    mid(3);
-    mid(2);
-}
+#include "known_calls.h" /* leaf, mid, top */
 
 /* ---- the checks ------------------------------------------------------------ */
 

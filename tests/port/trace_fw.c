@@ -22,25 +22,8 @@ static NOPROF size_t length(const char *s)
 
 /* ---- instrumented code with known calls ------------------------------------ */
 
-volatile unsigned sink;
-
-__attribute__((noinline)) void leaf(void)
-{
-    for (unsigned i = 0; i < 20; i++)
-        sink += i;
-}
-
-__attribute__((noinline)) void mid(int n)
-{
-    for (int i = 0; i < n; i++)
-        leaf();
-}
-
-__attribute__((noinline)) void top(void)
-{
-    mid(3);
-    mid(2);
-}
+#define LEAF_TURNS 20
+#include "known_calls.h" /* leaf, mid, top */
 
 __attribute__((noinline)) unsigned down(unsigned n)
 {
