@@ -26,14 +26,8 @@ fi
 # install BOARD TYPE: the runtime for BOARD built as CMAKE_BUILD_TYPE TYPE,
 # into $T/BOARD-TYPE/prefix
 install() {
-    d=$T/$1-$2
-    if ! { cmake -S "$ROOT" -B "$d/build" -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/arm-none-eabi.cmake" \
-               -DNP_BOARD="$1" -DCMAKE_BUILD_TYPE="$2" && cmake --build "$d/build" -j2 &&
-           cmake --install "$d/build" --prefix "$d/prefix"; } >"$d.log" 2>&1; then
-        echo "target.sh: the runtime for $1 ($2) does not build:" >&2
-        cat "$d.log" >&2
-        exit 1
-    fi
+    sh "$ROOT/scripts/board_install.sh" cmake "$ROOT" "$1" "$T/$1-$2" -DCMAKE_BUILD_TYPE="$2" >&2 ||
+        { echo "target.sh: the runtime for $1 ($2) does not build" >&2; exit 1; }
 }
 
 # fw DIR BOARD CPU OUT LIB FLAGS -- SOURCES...: a firmware of the board

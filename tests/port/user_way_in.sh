@@ -36,13 +36,7 @@ for arg in "$@"; do
     dir=$TMP/$board
     P=$dir/prefix
     B=$P/share/nanoprof/boards/$board
-    mkdir -p "$dir"
-    if ! { "$CMAKE" -S "$SRC" -B "$dir/build" -DCMAKE_TOOLCHAIN_FILE="$SRC/cmake/arm-none-eabi.cmake" \
-               -DNP_BOARD="$board" -DNP_WERROR=ON &&
-           "$CMAKE" --build "$dir/build" -j2 &&
-           "$CMAKE" --install "$dir/build" --prefix "$P"; } > "$dir/cmake.log" 2>&1; then
-        echo "FAIL: $board: configure, build or install"
-        sed 's/^/  /' "$dir/cmake.log"
+    if ! sh "$SRC/scripts/board_install.sh" "$CMAKE" "$SRC" "$board" "$dir" -DNP_WERROR=ON; then
         fail=1
         continue
     fi
