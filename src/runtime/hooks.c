@@ -361,6 +361,12 @@ NP_HOOK_REST void hook_rest_exit(void *fn, void *site, struct np_thread *t)
     hook_rest(1, fn, site, t);
 }
 
+/* The call trace alone, in log mode, on T (not busy, no user hooks). */
+static inline __attribute__((always_inline)) int log_mode_alone(const struct np_thread *t)
+{
+    return __builtin_expect(((t->hot | NP_GLOBAL_FLAGS()) & NP_CT_MASK) == (NP_F_CT_ON | NP_F_CT_LOG), 1);
+}
+
 /* On a cache line of their own each: their speed depends on where they
  * fall (a few tenths of a nanosecond per call, from one build to the
  * next, measured); aligned, it does not. */
@@ -368,8 +374,7 @@ NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_enter
 {
     struct np_thread *t = np_cur; /* np_unattached (busy) at first */
 #if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
-    /* busy too when user hooks are set */
-    if (__builtin_expect(((t->hot | NP_GLOBAL_FLAGS()) & NP_CT_MASK) == (NP_F_CT_ON | NP_F_CT_LOG), 1)) {
+    if (log_mode_alone(t)) {
         np_ct_log_enter(t, NP_CODE_ADDR(fn), site);
         return;
     }
@@ -381,7 +386,7 @@ NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_exit(
 {
     struct np_thread *t = np_cur;
 #if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
-    if (__builtin_expect(((t->hot | NP_GLOBAL_FLAGS()) & NP_CT_MASK) == (NP_F_CT_ON | NP_F_CT_LOG), 1)) {
+    if (log_mode_alone(t)) {
         np_ct_log_exit(t);
         return;
     }
