@@ -108,14 +108,14 @@ void np_cost_reset(struct np_cost_state *c)
     struct np_cost_frame *f = c->frames;
     uint32_t depth = np_cost_depth(c);
     for (uint32_t i = 0; i < depth; i++)
-        f[i].ref = c->tab[(uint32_t)f[i].ref & ~NP_COST_CLOSING].fn;
+        f[i].ref = np_cost_ref_slot(f[i].ref)->fn;
     for (uint32_t k = 0; k < c->count; k++)
         __builtin_memset(&c->tab[c->order[k]], 0, sizeof *c->tab);
     c->count = 0;
     /* the open calls' functions were all in the table: they fit again */
     for (uint32_t i = 0; i < depth; i++) {
         struct np_cost_fn *s = insert(c, f[i].ref);
-        f[i].ref = (uint32_t)(s - c->tab);
+        f[i].ref = (uintptr_t)s;
         s->active++;
     }
 }
@@ -146,7 +146,7 @@ void np_cost_credit_open(struct np_thread *t)
         uint64_t until = i + 1 < depth ? f[i + 1].start : now;
         uint64_t span = (int64_t)(until - f[i].start) > 0 ? until - f[i].start : 0;
         if (span > f[i].child) {
-            c->tab[(uint32_t)f[i].ref & ~NP_COST_CLOSING].self += span - f[i].child;
+            np_cost_ref_slot(f[i].ref)->self += span - f[i].child;
             f[i].child = span;
         }
     }
@@ -228,7 +228,7 @@ static void close_to(struct np_cost_state *c, uint32_t depth, uint64_t now)
 {
     while (np_cost_depth(c) > depth) {
         struct np_cost_frame *f = c->top - 1;
-        struct np_cost_fn *s = &c->tab[(uint32_t)f->ref & ~NP_COST_CLOSING];
+        struct np_cost_fn *s = np_cost_ref_slot(f->ref);
         uint64_t dur = (int64_t)(now - f->start) > 0 ? now - f->start : 0;
         s->calls++;
         if (s->active && --s->active == 0)
@@ -252,13 +252,13 @@ void np_cost_unwind(struct np_thread *t, uint32_t depth, uint64_t lost_open, int
          * partly in), and the open counts are made again. */
         struct np_cost_frame *f;
         for (f = c->frames; f < c->top; f++)
-            c->tab[(uint32_t)f->ref & ~NP_COST_CLOSING].active = 0;
+            np_cost_ref_slot(f->ref)->active = 0;
         if (c->top > c->frames && (c->top[-1].ref & NP_COST_CLOSING)) {
             c->top--;
             c->lost += 2;
         }
         for (f = c->frames; f < c->top; f++)
-            c->tab[(uint32_t)f->ref].active++;
+            np_cost_ref_slot(f->ref)->active++;
     }
     uint32_t open = np_cost_depth(c);
     if ((uint64_t)open + c->lost_open <= (uint64_t)depth + lost_open)

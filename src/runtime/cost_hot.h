@@ -106,7 +106,7 @@ np_cost_push(struct np_cost_state *c, struct np_cost_fn *s, struct np_cost_frame
 {
     f->start = now;
     f->child = 0;
-    f->ref = (uint32_t)(s - c->tab);
+    f->ref = (uintptr_t)s;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     c->top = f + 1; /* the call counts from here */
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -118,10 +118,10 @@ np_cost_push(struct np_cost_state *c, struct np_cost_fn *s, struct np_cost_frame
 static inline __attribute__((always_inline)) void
 np_cost_pop(struct np_cost_state *c, struct np_cost_frame *f, uint64_t now)
 {
-    uint32_t slot = (uint32_t)f->ref;
-    f->ref = slot | NP_COST_CLOSING;
+    uint64_t ref = f->ref;
+    f->ref = ref | NP_COST_CLOSING;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    struct np_cost_fn *s = &c->tab[slot];
+    struct np_cost_fn *s = np_cost_ref_slot(ref);
     uint64_t dur = (int64_t)(now - f->start) > 0 ? now - f->start : 0;
     uint64_t self = dur > f->child ? dur - f->child : 0;
     s->calls++;

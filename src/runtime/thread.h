@@ -147,11 +147,17 @@ struct np_cost_frame {
     uint64_t start;     /* the thread's running time at entry */
     uint64_t child;     /* time of its completed callees (and the self
                            time a merge already added) */
-    uint64_t ref;       /* its function's slot, | NP_COST_CLOSING while its
-                           exit is being added; the function itself while
-                           a merge rebuilds the table (cost.c) */
+    uint64_t ref;       /* its function's slot's address, | NP_COST_CLOSING
+                           while its exit is being added; the function
+                           itself while a merge rebuilds the table (cost.c) */
 };
-#define NP_COST_CLOSING 0x80000000u
+#define NP_COST_CLOSING 1u /* a slot's address is even */
+
+/* The slot a frame's REF names. */
+static inline struct np_cost_fn *np_cost_ref_slot(uint64_t ref)
+{
+    return (struct np_cost_fn *)(uintptr_t)(ref & ~(uint64_t)NP_COST_CLOSING);
+}
 
 struct np_cost_state {
     struct np_cost_fn *tab;
