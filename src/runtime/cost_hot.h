@@ -114,16 +114,15 @@ np_cost_push(struct np_cost_state *c, struct np_cost_fn *s, struct np_cost_frame
     /* no c->last: the newest time is this frame's start (np_cost_now_floor) */
 }
 
-/* Pops F, the innermost call, and adds it to its function's sums. */
+/* Pops F, the innermost call, at time NOW: adds its duration DUR and its
+ * self time SELF to its function's sums. */
 static inline __attribute__((always_inline)) void
-np_cost_pop(struct np_cost_state *c, struct np_cost_frame *f, uint64_t now)
+np_cost_pop_add(struct np_cost_state *c, struct np_cost_frame *f, uint64_t dur, uint64_t self, uint64_t now)
 {
     uint64_t ref = f->ref;
     f->ref = ref | NP_COST_CLOSING;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     struct np_cost_fn *s = np_cost_ref_slot(ref);
-    uint64_t dur = (int64_t)(now - f->start) > 0 ? now - f->start : 0;
-    uint64_t self = dur > f->child ? dur - f->child : 0;
     s->calls++;
     if (--s->active == 0)
         s->total += dur;
@@ -138,6 +137,14 @@ np_cost_pop(struct np_cost_state *c, struct np_cost_frame *f, uint64_t now)
     c->last = now;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     c->top = f;
+}
+
+/* Pops F, the innermost call, at time NOW. */
+static inline __attribute__((always_inline)) void
+np_cost_pop(struct np_cost_state *c, struct np_cost_frame *f, uint64_t now)
+{
+    uint64_t dur = (int64_t)(now - f->start) > 0 ? now - f->start : 0;
+    np_cost_pop_add(c, f, dur, dur > f->child ? dur - f->child : 0, now);
 }
 
 static inline __attribute__((always_inline)) void
@@ -196,10 +203,22 @@ static inline __attribute__((always_inline)) int
 np_cost_exit_fast(struct np_thread *t)
 {
     struct np_cost_state *c = &t->cost;
-    struct np_cost_frame *f = c->top;
-    if (__builtin_expect(f == c->frames, 0) || __builtin_expect(np_port_switched(), 0))
+    struct np_cost_frame *f = c->top - 1;
+    if (__builtin_expect(f + 1 == c->frames, 0) || __builtin_expect(np_port_switched(), 0))
         return 0;
-    np_cost_pop(c, f - 1, np_thread_less_off(t, np_port_counter));
+    /* the rest is added up first, so that one subtraction stands between
+     * the counter's read (slow) and the sums, which wait for it */
+#if NP_PORT_OS_THREADS
+    uint64_t off = t->off, raw = np_port_counter();
+#else
+    uint64_t off = 0, raw = np_thread_less_off(t, np_port_counter);
+#endif
+    uint64_t base = f->start + off;
+    uint64_t dur = raw - base, self = raw - (base + f->child);
+    if (__builtin_expect((int64_t)self < 0, 0))
+        return 0; /* a clock that went back, or more time in callees than in
+                     the call: the full path's clamps */
+    np_cost_pop_add(c, f, dur, self, raw - off);
     return 1;
 }
 
