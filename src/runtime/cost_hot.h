@@ -119,10 +119,10 @@ np_cost_push(struct np_cost_state *c, struct np_cost_fn *s, struct np_cost_frame
 static inline __attribute__((always_inline)) void
 np_cost_pop_add(struct np_cost_state *c, struct np_cost_frame *f, uint64_t dur, uint64_t self, uint64_t now)
 {
-    uint64_t ref = f->ref;
+    uint64_t ref = f->ref; /* not closing: only this marks it */
     f->ref = ref | NP_COST_CLOSING;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    struct np_cost_fn *s = np_cost_ref_slot(ref);
+    struct np_cost_fn *s = (struct np_cost_fn *)(uintptr_t)ref;
     s->calls++;
     if (--s->active == 0)
         s->total += dur;

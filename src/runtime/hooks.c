@@ -309,13 +309,13 @@ NP_HOOK NP_HOOKS_TEXT __attribute__((noinline)) void np_hooks_full_exit(void *fn
 #define NP_HOOK_REST static NP_HOOKS_TEXT __attribute__((noinline))
 #endif
 
-static inline __attribute__((always_inline)) void hook_rest(int exit, void *fn, void *site, struct np_thread *t)
+/* G: T's hot word with the process-wide flags, as the hook read them. */
+static inline __attribute__((always_inline)) void hook_rest(int exit, void *fn, void *site, struct np_thread *t, uint32_t g)
 {
 #if NP_HOOKS_MECHANISMS & (NP_MECH_CALLTRACE | NP_MECH_COST)
-    uint32_t f = t->hot;
-    uint32_t g = f | NP_GLOBAL_FLAGS();
 #if NP_HOOKS_MECHANISMS & NP_MECH_COST
     if ((g & NP_COST_MASK) == NP_F_COST_ON) {
+        uint32_t f = t->hot;
         /* busy first: the checks read what a signal handler's hooks
          * may change (a merge moves the slots) */
         t->flags = f | NP_F_BUSY; /* the flags alone (the hot word's low half) */
@@ -341,7 +341,7 @@ static inline __attribute__((always_inline)) void hook_rest(int exit, void *fn, 
     }
 #endif
 #endif
-    (void)t;
+    (void)t, (void)g;
 #if NP_HOOKS_MECHANISMS & NP_MECH_COST
 full:
 #endif
@@ -351,20 +351,20 @@ full:
         np_hooks_full_enter(fn, site);
 }
 
-NP_HOOK_REST void hook_rest_enter(void *fn, void *site, struct np_thread *t)
+NP_HOOK_REST void hook_rest_enter(void *fn, void *site, struct np_thread *t, uint32_t g)
 {
-    hook_rest(0, fn, site, t);
+    hook_rest(0, fn, site, t, g);
 }
 
-NP_HOOK_REST void hook_rest_exit(void *fn, void *site, struct np_thread *t)
+NP_HOOK_REST void hook_rest_exit(void *fn, void *site, struct np_thread *t, uint32_t g)
 {
-    hook_rest(1, fn, site, t);
+    hook_rest(1, fn, site, t, g);
 }
 
-/* The call trace alone, in log mode, on T (not busy, no user hooks). */
-static inline __attribute__((always_inline)) int log_mode_alone(const struct np_thread *t)
+/* The call trace alone, in log mode (not busy, no user hooks), from G. */
+static inline __attribute__((always_inline)) int log_mode_alone(uint32_t g)
 {
-    return __builtin_expect(((t->hot | NP_GLOBAL_FLAGS()) & NP_CT_MASK) == (NP_F_CT_ON | NP_F_CT_LOG), 1);
+    return __builtin_expect((g & NP_CT_MASK) == (NP_F_CT_ON | NP_F_CT_LOG), 1);
 }
 
 /* On a cache line of their own each: their speed depends on where they
@@ -373,25 +373,27 @@ static inline __attribute__((always_inline)) int log_mode_alone(const struct np_
 NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_enter(void *fn, void *site)
 {
     struct np_thread *t = np_cur; /* np_unattached (busy) at first */
+    uint32_t g = t->hot | NP_GLOBAL_FLAGS();
 #if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
-    if (log_mode_alone(t)) {
+    if (log_mode_alone(g)) {
         np_ct_log_enter(t, NP_CODE_ADDR(fn), site);
         return;
     }
 #endif
-    hook_rest_enter(fn, site, t);
+    hook_rest_enter(fn, site, t, g);
 }
 
 NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_exit(void *fn, void *site)
 {
     struct np_thread *t = np_cur;
+    uint32_t g = t->hot | NP_GLOBAL_FLAGS();
 #if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
-    if (log_mode_alone(t)) {
+    if (log_mode_alone(g)) {
         np_ct_log_exit(t);
         return;
     }
 #endif
-    hook_rest_exit(fn, site, t);
+    hook_rest_exit(fn, site, t, g);
 }
 
 #if !defined(NP_HOOKS_NONSHARED)
