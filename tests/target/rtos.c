@@ -199,7 +199,7 @@ __attribute__((noinline)) void shared(void)
 static uint64_t cost_buf[2][1024 / 8];
 #define CT_ENTRIES 16
 static uint64_t ct_buf[3][2 * CT_ENTRIES]; /* A, B, main: the last 16 calls each */
-static uint64_t stats[3][1024 / 8]; /* A, B, main's baseline */
+static uint64_t stats[3][640 / 8]; /* A, B, main's baseline (the microbit has 16 KiB of RAM) */
 
 static NOPROF void checks(void);
 static np_calltrace_entry trace[2][CT_ENTRIES];
