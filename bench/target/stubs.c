@@ -31,8 +31,3 @@ __attribute__((naked)) void __gnu_mcount_nc(void)
                          "mov lr, ip\n\t"
                          "pop {pc}\n");
 }
-
-/* the board's vector table names it; the runtime's port defines it */
-STUB void SysTick_Handler(void)
-{
-}

@@ -9,7 +9,6 @@
 
 extern uint32_t _sidata, _sdata, _edata, _sbss, _ebss, _stack_top;
 int main(void);
-void SysTick_Handler(void);
 /* weak: there when the runtime's port is linked */
 void np_cm_run_at_exit(void) __attribute__((weak));
 void SVC_Handler(void);
@@ -50,6 +49,9 @@ NOT_PROFILED static void fault(void)
 /* An RTOS brings its own (its context switch): until then, a fault. */
 void SVC_Handler(void) __attribute__((weak, alias("fault")));
 void PendSV_Handler(void) __attribute__((weak, alias("fault")));
+/* The runtime's port brings SysTick's handler with its clock and tick
+ * (clock.c), or the firmware its own; a SysTick with neither, a fault. */
+void SysTick_Handler(void) __attribute__((weak, alias("fault")));
 
 __attribute__((section(".vectors"), used)) static void (*const vectors[16])(void) = {
     (void (*)(void))&_stack_top, Reset_Handler, fault, fault, fault, fault, fault, 0, 0, 0, 0, SVC_Handler, fault, 0,

@@ -4,7 +4,7 @@
  * is plain globals and a critical section masks interrupts (PRIMASK). The
  * clock is 64 bits of CPU cycles: the DWT cycle counter where the core has
  * one that moves (ARMv7-M, ARMv7E-M; not QEMU's, which reads 0), else
- * SysTick (port.c), extended in software on each read. */
+ * SysTick (clock.c), extended in software on each read. */
 #ifndef NP_PORT_HOT_H
 #define NP_PORT_HOT_H
 
@@ -29,14 +29,17 @@
 #define NP_CM_HAS_DWT 0
 #endif
 #define NP_CM_DWT_CYCCNT (*(volatile uint32_t *)0xE0001004u)
+#define NP_CM_SYST_CVR (*(volatile uint32_t *)0xE000E018u) /* SysTick's count */
 
 /* The 64-bit clock: the cycles counted up to the last read, the hardware
- * counter's value then, and whether the DWT counter is the clock (else
- * SysTick) (port.c). One object: the hooks reach it by one address. */
+ * counter's value then, whether the DWT counter is the clock (else
+ * SysTick), and SysTick's reload + 1 while it runs, else 0 (clock.c,
+ * systick.c). One object: the hooks reach it by one address. */
 struct np_cm_clock {
     uint64_t now;
     uint32_t last;
     uint32_t dwt;
+    uint32_t period;
 };
 extern struct np_cm_clock np_cm_clock;
 uint64_t np_cm_systick_read(void);

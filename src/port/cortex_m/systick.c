@@ -1,0 +1,267 @@
+/* systick.c - the Cortex-M port's clock set-up and SysTick (port.h): bins'
+ * tick, gprof's samples, and the clock itself where the core has no DWT
+ * counter that moves. SysTick's handler (NP_CM_SYSTICK_HANDLER) is here:
+ * it comes into a firmware with what starts SysTick, and a firmware that
+ * never reads the time links neither (clock.c has the read).
+ *
+ * Clock: CPU cycles, 64 bits. The DWT cycle counter where the core has one
+ * and it moves (QEMU's boards do not run it: it reads 0), else SysTick on
+ * the processor clock, counting down from its reload value. Either
+ * hardware counter is narrower than 64 bits: each read (port_hot.h,
+ * np_cm_systick_read) adds what it moved since the previous one, with
+ * interrupts masked, so the clock stays right as long as it is read at
+ * least once per counter period. SysTick's interrupt sees to that when
+ * SysTick is the clock (one period is 2^24 cycles: 0.67 s at 25 MHz);
+ * the DWT counter wraps after 2^32 cycles (a minute at 72 MHz), read by
+ * every hook while function cost or sections run, and by each bins tick. */
+#include "../port.h"
+#include "cortex_m.h"
+
+#define REG(a) (*(volatile uint32_t *)(a))
+#define SYST_CSR REG(0xE000E010u)
+#define SYST_RVR REG(0xE000E014u)
+#define SYST_CSR_ENABLE (1u << 0)
+#define SYST_CSR_TICKINT (1u << 1)
+#define SYST_CSR_CLKSOURCE (1u << 2) /* the processor clock */
+#define SYST_PERIOD_MAX (1u << 24)
+#define DWT_CTRL REG(0xE0001000u)
+#define DWT_CTRL_CYCCNTENA (1u << 0)
+#define DWT_CTRL_NOCYCCNT (1u << 25)
+#define DEMCR REG(0xE000EDFCu)
+#define DEMCR_TRCENA (1u << 24)
+
+static uint32_t cpu_hz = NP_CM_CPU_HZ;
+static int clock_ready;
+static void (*tick_fn)(uint32_t late);
+static void (*pc_fn)(uintptr_t pc);   /* gprof's sampling (np_port_pc_sample_start) */
+
+void np_cm_set_cpu_hz(uint32_t hz)
+{
+    if (hz)
+        cpu_hz = hz;
+}
+
+uint32_t np_cm_cpu_hz(void)
+{
+    return cpu_hz;
+}
+
+/* ---- clock ------------------------------------------------------------------ */
+
+/* SysTick counts PERIOD cycles per interrupt from now on (0: stopped). When
+ * it is the clock, what it counted so far is kept. */
+static void systick_set(uint32_t period)
+{
+    np_port_crit m = np_port_crit_enter(0);
+    if (!np_cm_clock.dwt)
+        (void)np_cm_systick_read();
+    SYST_CSR = 0;
+    np_cm_clock.period = period;
+    if (period) {
+        SYST_RVR = period - 1;
+        NP_CM_SYST_CVR = 0; /* reloads at the next cycle */
+        np_cm_clock.last = np_cm_clock.dwt ? np_cm_clock.last : 0;
+        SYST_CSR = SYST_CSR_CLKSOURCE | SYST_CSR_TICKINT | SYST_CSR_ENABLE;
+    }
+    np_port_crit_exit(0, m);
+}
+
+#if NP_CM_HAS_DWT
+/* The DWT counter, enabled, when it is there and moves. */
+static int dwt_start(void)
+{
+    DEMCR |= DEMCR_TRCENA;
+    if (DWT_CTRL & DWT_CTRL_NOCYCCNT)
+        return 0;
+    DWT_CTRL |= DWT_CTRL_CYCCNTENA;
+    uint32_t a = NP_CM_DWT_CYCCNT;
+    for (volatile int i = 0; i < 8; i++)
+        ;
+    if (NP_CM_DWT_CYCCNT == a)
+        return 0;
+    np_cm_clock.last = NP_CM_DWT_CYCCNT;
+    return 1;
+}
+#endif
+
+void np_port_clock_init(void)
+{
+    if (clock_ready)
+        return;
+    clock_ready = 1;
+#if NP_CM_HAS_DWT
+    if (dwt_start()) {
+        np_cm_clock.dwt = 1;
+        return;
+    }
+#endif
+    systick_set(SYST_PERIOD_MAX);
+}
+
+void np_port_clock_thread(void)
+{
+    np_port_clock_init();
+}
+
+uint64_t np_port_resync(uint64_t *switched)
+{
+    *switched = 0;
+    return np_port_counter();
+}
+
+double np_port_ns_per_tick(void)
+{
+    return 1e9 / (double)cpu_hz;
+}
+
+double np_port_ns_per_tick_soon(void)
+{
+    return np_port_ns_per_tick();
+}
+
+uint64_t np_port_ns_per_tick_q32(void)
+{
+    /* 10^9 * 2^32 / cpu_hz, the fraction bit by bit: no 64-bit division */
+    uint32_t hz = cpu_hz, whole = 1000000000u / hz, frac = 0;
+    uint64_t r = 1000000000u % hz;
+    for (int i = 0; i < 32; i++) {
+        r <<= 1;
+        frac <<= 1;
+        if (r >= hz) {
+            r -= hz;
+            frac |= 1;
+        }
+    }
+    return (uint64_t)whole << 32 | frac;
+}
+
+const char *np_port_clock_name(void)
+{
+    return "cycles";
+}
+
+const char *np_port_wall_clock_name(void)
+{
+    return "cycles";
+}
+
+void np_cm_systick_isr(void)
+{
+    (void)np_port_counter(); /* one read per period keeps the clock */
+    void (*fn)(uint32_t) = __atomic_load_n(&tick_fn, __ATOMIC_RELAXED);
+    if (fn)
+        fn(0);
+}
+
+void np_cm_systick_isr_frame(const uint32_t *frame)
+{
+    np_cm_systick_isr();
+    void (*fn)(uintptr_t) = __atomic_load_n(&pc_fn, __ATOMIC_RELAXED);
+    if (fn)
+        fn(frame[6]); /* the stacked PC: r0-r3, r12, lr, pc, xpsr */
+}
+
+#if NP_CM_SYSTICK_HANDLER
+/* The exception frame is on the stack the interrupted code used: the
+ * process stack when EXC_RETURN (lr on entry) has bit 2 set, else the
+ * main stack, where nothing was pushed since (this handler pushes nothing
+ * before it looks).
+ * Thumb-1 only, for ARMv6-M too. */
+__asm__(".pushsection .text.SysTick_Handler,\"ax\",%progbits\n"
+        ".syntax unified\n"
+        ".global SysTick_Handler\n"
+        ".thumb_func\n"
+        ".type SysTick_Handler, %function\n"
+        "SysTick_Handler:\n"
+        "  mov r0, lr\n"
+        "  movs r1, #4\n"
+        "  tst r0, r1\n"
+        "  bne 1f\n"
+        "  mrs r0, msp\n"
+        "  b 2f\n"
+        "1: mrs r0, psp\n"
+        "2: ldr r1, 3f\n"
+        "  bx r1\n"
+        "  .align 2\n"
+        "3: .word np_cm_systick_isr_frame\n"
+        ".size SysTick_Handler, . - SysTick_Handler\n"
+        ".popsection\n");
+#endif
+
+/* ---- periodic tick: SysTick -------------------------------------------------------- */
+
+/* SysTick at HZ for bins' tick or gprof's samples (np_port_pc_sample_start):
+ * they share it, at one rate. 1, or 0 with *REASON. */
+static int systick_rate(unsigned hz, const char **reason)
+{
+    np_port_clock_init();
+    uint32_t period = hz ? cpu_hz / hz : 0;
+    if (period < 64 || period > SYST_PERIOD_MAX) {
+        *reason = "the tick rate does not fit SysTick at this core clock (np_cm_set_cpu_hz)";
+        return 0;
+    }
+    if ((tick_fn || pc_fn) && period != np_cm_clock.period) {
+        *reason = "SysTick ticks for bins or gprof at another rate: give both the same";
+        return 0;
+    }
+    if (period != np_cm_clock.period)
+        systick_set(period);
+    return 1;
+}
+
+int np_port_tick_start(unsigned hz, void (*fn)(uint32_t late), const char **reason)
+{
+    if (!systick_rate(hz, reason))
+        return 0;
+    __atomic_store_n(&tick_fn, fn, __ATOMIC_RELAXED);
+    return 1;
+}
+
+/* SysTick back to the clock's period (or off) when no one ticks. */
+static void systick_idle(void)
+{
+    if (!tick_fn && !pc_fn)
+        systick_set(np_cm_clock.dwt ? 0 : SYST_PERIOD_MAX); /* the clock keeps its SysTick */
+}
+
+void np_port_tick_stop(void)
+{
+    __atomic_store_n(&tick_fn, NULL, __ATOMIC_RELAXED);
+    systick_idle();
+}
+
+void np_port_delay_us(uint32_t us)
+{
+    np_port_clock_init();
+    uint64_t end = np_port_counter() + (uint64_t)us * cpu_hz / 1000000u;
+    while ((int64_t)(np_port_counter() - end) < 0)
+        ;
+}
+
+int np_port_periodic_start(unsigned seconds, void (*fn)(void))
+{
+    (void)seconds, (void)fn;
+    return 0; /* no thread to run it: the program dumps when it wants */
+}
+
+void np_port_periodic_stop(void)
+{
+}
+
+/* ---- the GNU profiler's samples (gprof.c) ------------------------------------- */
+
+
+int np_port_pc_sample_start(unsigned hz, void (*fn)(uintptr_t pc), const char **reason)
+{
+    if (!systick_rate(hz, reason))
+        return 0;
+    __atomic_store_n(&pc_fn, fn, __ATOMIC_RELAXED);
+    return 1;
+}
+
+void np_port_pc_sample_stop(void)
+{
+    __atomic_store_n(&pc_fn, NULL, __ATOMIC_RELAXED);
+    systick_idle();
+}
+
