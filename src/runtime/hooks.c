@@ -61,7 +61,7 @@ NP_EXPORT const struct np_hooks_range np_hooks_text_exe = { __start_np_hooks_tex
  * the hooks reach them as the static library's do, at a fixed offset from
  * the thread pointer, with no GOT load on the way. */
 __attribute__((visibility("hidden"))) NP_PORT_TLS struct np_thread *np_hooks_cur =
-    (struct np_thread *)&np_unattached;
+    NP_UNATTACHED;
 __attribute__((visibility("hidden"))) NP_PORT_TLS volatile uint64_t *np_hooks_switch_flag =
     (volatile uint64_t *)&np_switch_never;
 /* the names the shared library refers to (an executable's own hidden
@@ -127,7 +127,7 @@ int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
     uint8_t on = h ? NP_USER_BYTE_ON : 0;
     __atomic_store_n(&np_hooks_user_on, on, __ATOMIC_RELAXED);
     struct np_thread *t = np_cur;
-    if (t != &np_unattached)
+    if (t != NP_UNATTACHED)
         np_thread_user_set(t, on);
     return NP_OK;
 }
@@ -372,7 +372,7 @@ static inline __attribute__((always_inline)) int log_mode_alone(uint32_t g)
  * next, measured); aligned, it does not. */
 NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_enter(void *fn, void *site)
 {
-    struct np_thread *t = np_cur; /* np_unattached (busy) at first */
+    struct np_thread *t = np_cur; /* NP_UNATTACHED (busy) at first */
     uint32_t g = t->hot | NP_GLOBAL_FLAGS();
 #if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
     if (log_mode_alone(g)) {

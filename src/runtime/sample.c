@@ -297,7 +297,7 @@ static void take(const siginfo_t *si, void *uc)
     /* the thread running now: a user-level thread's own stream while a
      * scheduler has switched to it (its stack bounds are unknown: the PC
      * only), else the OS thread's */
-    struct np_thread *t = np_cur != &np_unattached ? np_cur : np_thread_os();
+    struct np_thread *t = np_cur != NP_UNATTACHED ? np_cur : np_thread_os();
     if (!t || !(t->flags & NP_F_REC_ON) || !t->rec)
         return;
     struct np_rec_stream *s = t->rec;

@@ -187,7 +187,7 @@ static void unwind_to(struct np_thread *t, const struct np_jmp_mark *m, int from
 static void note_longjmp(const void *env)
 {
     struct np_thread *t = np_cur;
-    if (t == &np_unattached)
+    if (t == NP_UNATTACHED)
         return;
     if (t->flags & NP_F_REC_ON) {
         /* also from inside a hook: the recorder's append is complete or

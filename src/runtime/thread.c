@@ -8,8 +8,12 @@
 /* What np_cur points to until the thread's first hook or API call: busy,
  * so that the hooks' leaf paths send that call to the full path, which
  * attaches the thread (np_self). Read-only: nothing may write to it. */
+#if NP_PORT_HOSTED
 __attribute__((visibility("default"))) const struct np_thread np_unattached = { .flags = NP_F_BUSY };
-NP_PORT_TLS struct np_thread *np_cur __attribute__((visibility("default"))) = (struct np_thread *)&np_unattached;
+#else
+const uint32_t np_unattached_hot __attribute__((aligned(8))) = NP_F_BUSY;
+#endif
+NP_PORT_TLS struct np_thread *np_cur __attribute__((visibility("default"))) = NP_UNATTACHED;
 static NP_PORT_TLS struct np_thread own __attribute__((aligned(16)));
 uint8_t np_hooks_user_on;
 void (*np_cost_exit_hook)(struct np_thread *t);

@@ -228,10 +228,17 @@ struct np_thread {
 
 _Static_assert(sizeof(struct np_thread) <= NP_THREAD_SIZE, "NP_THREAD_SIZE too small");
 
-/* The state in use on this thread: &np_unattached until it is attached,
+/* The state in use on this thread: NP_UNATTACHED until it is attached,
  * never NULL. */
 extern NP_PORT_TLS struct np_thread *np_cur;
+#if NP_PORT_HOSTED
 extern const struct np_thread np_unattached __attribute__((visibility("default")));
+#define NP_UNATTACHED ((struct np_thread *)&np_unattached)
+#else
+/* On a target, its hot word alone: all that is read of it, in ROM. */
+extern const uint32_t np_unattached_hot;
+#define NP_UNATTACHED ((struct np_thread *)&np_unattached_hot)
+#endif
 struct np_thread *np_thread_attach(void);
 /* The OS thread's own state (not a user-level thread's), or NULL. */
 struct np_thread *np_thread_os(void);
@@ -248,7 +255,7 @@ static inline void np_thread_user_set(struct np_thread *t, uint8_t on)
 static inline __attribute__((always_inline)) struct np_thread *np_self(void)
 {
     struct np_thread *t = np_cur;
-    if (__builtin_expect(t == &np_unattached, 0))
+    if (__builtin_expect(t == NP_UNATTACHED, 0))
         t = np_thread_attach();
     return t;
 }
