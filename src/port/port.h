@@ -169,6 +169,10 @@ void np_port_host_close(long handle);
  *                           the thread's switched-out time is taken off
  *   uint64_t np_port_wall_ticks(void)   wall time in the same ticks:
  *                           sections and the recorder's clock
+ *   uint64_t np_port_ticks_less(const volatile uint64_t *off)  (only where
+ *                           NP_PORT_OS_THREADS is 0) np_port_ticks() less
+ *                           *OFF, both read so that an interrupt switching
+ *                           threads comes before or after both
  *   int np_port_switched(void)          the OS may have switched this thread
  *                           out since its last np_port_resync
  *   np_port_crit                        what a critical section saves

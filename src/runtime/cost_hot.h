@@ -35,24 +35,17 @@ uint64_t np_thread_time_resync(struct np_thread *t);
  * RTOS switches threads from an interrupt (np_thread_switch) that may come
  * between the two reads and add the time T was out to its offset: read
  * before the counter, T would be charged with the other threads' time,
- * read after, that time would be taken off twice. An offset that reads
- * the same after the counter as before it was not changed between.
- * Where the OS switches threads (NP_PORT_OS_THREADS) np_thread_switch
- * runs only when the program calls it, never inside a hook: one read. */
+ * read after, that time would be taken off twice: the port reads both as
+ * one (np_port_ticks_less). Where the OS switches threads
+ * (NP_PORT_OS_THREADS) np_thread_switch runs only when the program calls
+ * it, never inside a hook: READ, then the offset. */
 static inline __attribute__((always_inline)) uint64_t np_thread_less_off(struct np_thread *t, uint64_t (*read)(void))
 {
 #if NP_PORT_OS_THREADS
     return read() - t->off;
 #else
-    const volatile uint64_t *off = &t->off;
-    uint64_t o, now;
-    do {
-        o = *off;
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
-        now = read();
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    } while (__builtin_expect(*off != o, 0));
-    return now - o;
+    (void)read; /* the port's ticks, read with the offset under one mask */
+    return np_port_ticks_less(&t->off);
 #endif
 }
 

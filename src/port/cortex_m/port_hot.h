@@ -80,6 +80,28 @@ static inline __attribute__((always_inline)) uint64_t np_port_counter(void)
     return np_cm_systick_read();
 }
 
+/* The counter less *OFF (a thread's switched-out time), both read under
+ * one mask: an interrupt that switches threads (np_thread_switch, which
+ * adds to *OFF) comes before both reads or after both. */
+static inline __attribute__((always_inline)) uint64_t np_port_ticks_less(const volatile uint64_t *off)
+{
+    np_port_crit m = np_port_crit_enter(0);
+    uint64_t now;
+#if NP_CM_HAS_DWT
+    struct np_cm_clock *c = &np_cm_clock;
+    if (__builtin_expect(c->dwt, 1)) {
+        uint32_t lo = NP_CM_DWT_CYCCNT;
+        now = c->now + (uint32_t)(lo - c->last);
+        c->now = now;
+        c->last = lo;
+    } else
+#endif
+        now = np_cm_systick_read(); /* masks again: PRIMASK nests */
+    now -= *off;
+    np_port_crit_exit(0, m);
+    return now;
+}
+
 static inline __attribute__((always_inline)) int np_port_counter_is_clock(void)
 {
     return 1;
