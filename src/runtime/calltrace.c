@@ -23,7 +23,7 @@ int np_calltrace_init(void *buf, size_t size, np_calltrace_mode mode)
     struct np_thread *t = np_self();
     if (t->flags & NP_F_CT_INIT)
         return np_error(NP_EALREADY, "np_calltrace_init", "already initialised on this thread (np_calltrace_shutdown first)");
-    if (!(np_hooks_mechanisms & NP_MECH_CALLTRACE))
+    if (!np_hooks_have(NP_MECH_CALLTRACE))
         return np_error(NP_EINVAL, "np_calltrace_init", "this library was built without the call trace (link libnanoprof or libnanoprof-calltrace)");
     if (!buf)
         return np_error(NP_EINVAL, "np_calltrace_init", "buffer is NULL");

@@ -64,7 +64,7 @@ int np_cost_init(void *buf, size_t size)
     struct np_thread *t = np_self();
     if (t->flags & NP_F_COST_INIT)
         return np_error(NP_EALREADY, "np_cost_init", "already initialised on this thread (np_cost_shutdown first)");
-    if (!(np_hooks_mechanisms & NP_MECH_COST))
+    if (!np_hooks_have(NP_MECH_COST))
         return np_error(NP_EINVAL, "np_cost_init", "this library was built without function cost (link libnanoprof or libnanoprof-cost)");
     if (!buf)
         return np_error(NP_EINVAL, "np_cost_init", "buffer is NULL");

@@ -47,6 +47,15 @@ extern uint32_t *const np_hooks_global_exe __attribute__((weak, visibility("defa
 #define NP_MECH_RECORD 8 /* record.c: NANOPROF_RECORD, `nanoprof record` */
 #define NP_MECH_TRACE 16 /* trace_target.c: np_trace_init, on a target */
 extern const unsigned np_hooks_mechanisms;
+/* Whether this library's hooks call mechanism M: known as it is built
+ * where every file of a library is built for it (a target's libraries
+ * define NP_HOOKS_MECHANISMS for all), so that the refusal's line is not
+ * in a firmware that cannot need it; else read from hooks.c. */
+#ifdef NP_HOOKS_MECHANISMS
+#define np_hooks_have(m) (((NP_HOOKS_MECHANISMS) & (m)) != 0)
+#else
+#define np_hooks_have(m) ((np_hooks_mechanisms & (m)) != 0)
+#endif
 
 /* output.c: one error line "nanoprof: <where>: <what>" on the sink */
 int np_error(int status, const char *where, const char *what);
