@@ -6,7 +6,10 @@
 # the installed library, headers, startup.c and link.ld alone, run it
 # under qemu-system-arm and check its exit status (main's return value)
 # and its call trace exactly: functions by name (from nm), call sites
-# masked.
+# masked. Then app_timed.c, built the same way, which reads the time
+# (function cost, a section): exact counts, times that make sense, and
+# SysTick's handler linked for the clock, where app.c with
+# -lnanoprof-calltrace links neither.
 set -u
 CMAKE=$1
 ARM_CC=$2
@@ -65,6 +68,36 @@ for arg in "$@"; do
         fail=1
     else
         echo "ok: $board ($cpu): installed, app built and traced"
+    fi
+    # the call trace reads no time: with its own library, neither the
+    # clock nor SysTick's handler comes into the app (the board's weak one
+    # stays)
+    if ! "$ARM_CC" -mcpu="$cpu" -mthumb -O2 -finstrument-functions -I "$P/include" \
+            "$SRC/tests/port/app.c" "$B/startup.c" -T "$B/link.ld" -L "$P/lib" -lnanoprof-calltrace \
+            -nostartfiles --specs=nano.specs --specs=nosys.specs -Wl,--gc-sections -o "$dir/app_ct.elf" ||
+        "$NM" "$dir/app_ct.elf" | grep -q -e ' np_cm_systick_read$' -e ' T SysTick_Handler$'; then
+        echo "FAIL: $board: app.c with -lnanoprof-calltrace does not build, or links the clock"
+        fail=1
+    fi
+    # a program that reads the time, built the same way: function cost and
+    # a section, exact counts and times that make sense (app_timed.c)
+    if ! "$ARM_CC" -mcpu="$cpu" -mthumb -O2 -finstrument-functions -I "$P/include" -I "$SRC/tests/port" \
+            "$SRC/tests/port/app_timed.c" "$B/startup.c" -T "$B/link.ld" -L "$P/lib" -lnanoprof \
+            -nostartfiles --specs=nano.specs --specs=nosys.specs -o "$dir/app_timed.elf"; then
+        echo "FAIL: $board: app_timed does not build against the install"
+        fail=1
+        continue
+    fi
+    timeout 120 "$QEMU" -M "$board" -nographic -monitor none -serial none \
+        -semihosting-config enable=on,target=native -icount shift=0 -kernel "$dir/app_timed.elf" \
+        > "$dir/out_timed" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ] || ! "$NM" "$dir/app_timed.elf" | grep -q ' T SysTick_Handler$'; then
+        echo "FAIL: $board ($cpu): app_timed: exit status $rc (want 0: the check that failed), output:"
+        sed 's/^/  /' "$dir/out_timed"
+        fail=1
+    else
+        echo "ok: $board ($cpu): app_timed built, timed and counted"
     fi
 done
 exit $fail
