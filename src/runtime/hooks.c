@@ -215,6 +215,16 @@ np_on_event(int exit, uint64_t fn, const void *site)
 #define np_on_enter(fn, site) np_on_event(0, fn, site)
 #define np_on_exit(fn, site) np_on_event(1, fn, site)
 
+/* The call trace alone: the full path only attaches the thread (or finds
+ * it busy, in a dump), then hands the call back to the hook, whose own
+ * paths take it; the other mechanisms' dispatch is not in the library. */
+#define NP_HOOKS_CALLTRACE_ONLY (NP_HOOKS_MECHANISMS == NP_MECH_CALLTRACE)
+#if NP_HOOKS_CALLTRACE_ONLY
+void __cyg_profile_func_enter(void *fn, void *site);
+void __cyg_profile_func_exit(void *fn, void *site);
+#endif
+
+#if !NP_HOOKS_CALLTRACE_ONLY
 static NP_HOOKS_TEXT __attribute__((noinline)) void enter_slow(uint64_t fn, void *site)
 {
     np_on_enter(fn, site);
@@ -224,6 +234,7 @@ static NP_HOOKS_TEXT __attribute__((noinline)) void exit_slow(uint64_t fn, void 
 {
     np_on_exit(fn, site);
 }
+#endif
 
 #if NP_HOOKS_MECHANISMS & NP_MECH_RECORD
 /* The recorder alone on the thread: the append, under the busy flag,
@@ -267,22 +278,32 @@ static NP_HOOKS_TEXT __attribute__((noinline)) void rec_only(struct np_thread *t
  * libnanoprof-hooks.a. */
 NP_HOOK NP_HOOKS_TEXT __attribute__((noinline)) void np_hooks_full_enter(void *fn, void *site)
 {
+#if NP_HOOKS_CALLTRACE_ONLY
+    if (!(np_self()->flags & NP_F_BUSY))
+        __cyg_profile_func_enter(fn, site);
+#else
     uint64_t a = (uint64_t)(uintptr_t)fn & NP_ADDR_MASK;
     struct np_thread *t = np_cur;
     if (NP_REC_ONLY(t))
         rec_only(t, a, site);
     else
         enter_slow(a, site);
+#endif
 }
 
 NP_HOOK NP_HOOKS_TEXT __attribute__((noinline)) void np_hooks_full_exit(void *fn, void *site)
 {
+#if NP_HOOKS_CALLTRACE_ONLY
+    if (!(np_self()->flags & NP_F_BUSY))
+        __cyg_profile_func_exit(fn, site);
+#else
     uint64_t a = (uint64_t)(uintptr_t)fn & NP_ADDR_MASK;
     struct np_thread *t = np_cur;
     if (NP_REC_ONLY(t))
         rec_only(t, a | NP_RAW_EXIT_BIT, site);
     else
         exit_slow(a, site);
+#endif
 }
 
 #endif /* !NP_HOOKS_NONSHARED */
