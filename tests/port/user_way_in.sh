@@ -32,6 +32,21 @@ calltrace: log mode, thread 0, lr=SITE, 8 records, 0 lost
   mid: lr=SITE
 top: lr=SITE
 END
+# app NAME LIB [FLAGS...]: tests/port/NAME.c built as a user builds it,
+# against the install (P, B, cpu: the board's) and FLAGS, into
+# $dir/NAME.elf
+app() {
+    a_name=$1 a_lib=$2
+    shift 2
+    "$ARM_CC" -mcpu="$cpu" -mthumb -O2 -finstrument-functions -I "$P/include" "$@" \
+        "$SRC/tests/port/$a_name.c" "$B/startup.c" -T "$B/link.ld" -L "$P/lib" -l"$a_lib" \
+        -nostartfiles --specs=nano.specs --specs=nosys.specs -o "$dir/$a_name.elf"
+}
+# run ELF OUT: ELF on the board under QEMU, its output in OUT; the exit status
+run() {
+    timeout 120 "$QEMU" -M "$board" -nographic -monitor none -serial none \
+        -semihosting-config enable=on,target=native -icount shift=0 -kernel "$1" > "$2" 2>&1
+}
 fail=0
 for arg in "$@"; do
     board=${arg%%:*}
@@ -43,16 +58,12 @@ for arg in "$@"; do
         fail=1
         continue
     fi
-    if ! "$ARM_CC" -mcpu="$cpu" -mthumb -O2 -finstrument-functions -I "$P/include" \
-            "$SRC/tests/port/app.c" "$B/startup.c" -T "$B/link.ld" -L "$P/lib" -lnanoprof \
-            -nostartfiles --specs=nano.specs --specs=nosys.specs -o "$dir/app.elf"; then
+    if ! app app nanoprof; then
         echo "FAIL: $board: the app does not build against the install"
         fail=1
         continue
     fi
-    timeout 120 "$QEMU" -M "$board" -nographic -monitor none -serial none \
-        -semihosting-config enable=on,target=native -icount shift=0 -kernel "$dir/app.elf" \
-        > "$dir/out" 2>&1
+    run "$dir/app.elf" "$dir/out"
     rc=$?
     # function addresses (Thumb: the symbol's value with bit 0 set) to names
     : > "$dir/names.sed"
@@ -72,25 +83,19 @@ for arg in "$@"; do
     # the call trace reads no time: with its own library, neither the
     # clock nor SysTick's handler comes into the app (the board's weak one
     # stays)
-    if ! "$ARM_CC" -mcpu="$cpu" -mthumb -O2 -finstrument-functions -I "$P/include" \
-            "$SRC/tests/port/app.c" "$B/startup.c" -T "$B/link.ld" -L "$P/lib" -lnanoprof-calltrace \
-            -nostartfiles --specs=nano.specs --specs=nosys.specs -Wl,--gc-sections -o "$dir/app_ct.elf" ||
-        "$NM" "$dir/app_ct.elf" | grep -q -e ' np_cm_systick_read$' -e ' T SysTick_Handler$'; then
+    if ! app app nanoprof-calltrace -Wl,--gc-sections ||
+        "$NM" "$dir/app.elf" | grep -q -e ' np_cm_systick_read$' -e ' T SysTick_Handler$'; then
         echo "FAIL: $board: app.c with -lnanoprof-calltrace does not build, or links the clock"
         fail=1
     fi
     # a program that reads the time, built the same way: function cost and
     # a section, exact counts and times that make sense (app_timed.c)
-    if ! "$ARM_CC" -mcpu="$cpu" -mthumb -O2 -finstrument-functions -I "$P/include" -I "$SRC/tests/port" \
-            "$SRC/tests/port/app_timed.c" "$B/startup.c" -T "$B/link.ld" -L "$P/lib" -lnanoprof \
-            -nostartfiles --specs=nano.specs --specs=nosys.specs -o "$dir/app_timed.elf"; then
+    if ! app app_timed nanoprof -I "$SRC/tests/port"; then
         echo "FAIL: $board: app_timed does not build against the install"
         fail=1
         continue
     fi
-    timeout 120 "$QEMU" -M "$board" -nographic -monitor none -serial none \
-        -semihosting-config enable=on,target=native -icount shift=0 -kernel "$dir/app_timed.elf" \
-        > "$dir/out_timed" 2>&1
+    run "$dir/app_timed.elf" "$dir/out_timed"
     rc=$?
     if [ $rc -ne 0 ] || ! "$NM" "$dir/app_timed.elf" | grep -q ' T SysTick_Handler$'; then
         echo "FAIL: $board ($cpu): app_timed: exit status $rc (want 0: the check that failed), output:"
