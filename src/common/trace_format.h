@@ -220,18 +220,30 @@ static inline void np_trace_events_prefix(uint8_t *p, uint32_t tid, uint64_t bas
 /* One record at O: DT ticks since the previous record of the chunk and
  * KIND, then its argument (ENTRY: ARG less *PREV_ADDR, which becomes ARG;
  * EXIT: none). Returns the bytes written, at most 2 * NP_VARINT_MAX. A
- * SAMPLE has fields of its own (the runtime's encoder writes them). */
+ * SAMPLE has fields of its own (the runtime's encoder writes them).
+ * SMALL (a constant): every varint by its loop, in less code, for a
+ * target whose ROM counts more than its cycles. */
+static inline __attribute__((always_inline)) size_t np_trace_put_record_as(int small, uint8_t *o, uint64_t dt,
+                                                                           unsigned kind, uint64_t arg,
+                                                                           uint64_t *prev_addr)
+{
+#define NP_PUT_VARINT(p, v) (small ? np_put_varint_loop(p, v) : np_put_varint(p, v))
+    size_t n = NP_PUT_VARINT(o, dt << NP_EV_KIND_BITS | kind);
+    uint64_t v = arg;
+    if (kind == NP_EV_ENTRY) {
+        v = np_zigzag((int64_t)(arg - *prev_addr));
+        *prev_addr = arg;
+    }
+    if (kind != NP_EV_EXIT)
+        n += NP_PUT_VARINT(o + n, v);
+#undef NP_PUT_VARINT
+    return n;
+}
+
 static inline __attribute__((always_inline)) size_t np_trace_put_record(uint8_t *o, uint64_t dt, unsigned kind,
                                                                         uint64_t arg, uint64_t *prev_addr)
 {
-    size_t n = np_put_varint(o, dt << NP_EV_KIND_BITS | kind);
-    if (kind == NP_EV_ENTRY) {
-        n += np_put_varint(o + n, np_zigzag((int64_t)(arg - *prev_addr)));
-        *prev_addr = arg;
-    } else if (kind != NP_EV_EXIT) {
-        n += np_put_varint(o + n, arg);
-    }
-    return n;
+    return np_trace_put_record_as(0, o, dt, kind, arg, prev_addr);
 }
 #define NP_TRACE_RECORD_MAX (2 * NP_VARINT_MAX)
 

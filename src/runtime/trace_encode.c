@@ -222,24 +222,7 @@ size_t np_trace_enc_chunk(struct np_trace_enc *e)
 
 void np_trace_enc_put_small(struct np_trace_enc *e, unsigned kind, uint64_t value, uint64_t tick)
 {
-    if (!e->count) {
-        e->base = e->prev = tick;
-        e->prev_addr = 0;
-        e->prev_pc = 0;
-    }
-    uint8_t *o = e->buf + NP_TRACE_EVENTS_PREFIX + e->len;
-    size_t n = np_put_varint_loop(o, np_trace_dt(&e->prev, tick) << NP_EV_KIND_BITS | kind);
-    if (kind == NP_EV_ENTRY) {
-        uint64_t delta = np_zigzag((int64_t)(value - e->prev_addr));
-        e->prev_addr = value;
-        value = delta;
-    }
-    if (kind != NP_EV_EXIT)
-        n += np_put_varint_loop(o + n, value);
-    e->len += n;
-    e->count++;
-    if (e->len >= e->limit)
-        np_trace_enc_flush(e);
+    np_trace_enc_put_as(1, e, kind, value, tick);
 }
 
 void np_trace_enc_sample(struct np_trace_enc *e, uint64_t tick, unsigned n, uint64_t overrun, uint64_t skipped,
@@ -254,12 +237,7 @@ void np_trace_enc_sample(struct np_trace_enc *e, uint64_t tick, unsigned n, uint
         np_trace_enc_flush(e);
     if ((4 + (size_t)n) * NP_VARINT_MAX > e->size - NP_TRACE_EVENTS_PREFIX)
         n = (unsigned)((e->size - NP_TRACE_EVENTS_PREFIX) / NP_VARINT_MAX - 4); /* its innermost frames */
-    if (!e->count) {
-        e->base = e->prev = tick;
-        e->prev_addr = 0;
-        e->prev_pc = 0;
-    }
-    uint8_t *o = e->buf + NP_TRACE_EVENTS_PREFIX + e->len;
+    uint8_t *o = np_trace_enc_at(e, tick);
     size_t k = np_put_varint(o, np_trace_dt(&e->prev, tick) << NP_EV_KIND_BITS | NP_EV_SAMPLE);
     k += np_put_varint(o + k, n);
     k += np_put_varint(o + k, overrun);
@@ -270,10 +248,7 @@ void np_trace_enc_sample(struct np_trace_enc *e, uint64_t tick, unsigned n, uint
         prev = frames[i];
     }
     e->prev_pc = frames[0];
-    e->len += k;
-    e->count++;
-    if (e->len >= e->limit)
-        np_trace_enc_flush(e);
+    np_trace_enc_added(e, k);
 }
 
 void np_trace_flush_to_sink(struct np_trace_enc *e, void *sink)

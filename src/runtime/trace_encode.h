@@ -108,21 +108,42 @@ static inline __attribute__((always_inline)) uint64_t np_trace_dt(uint64_t *prev
     return dt;
 }
 
-/* A record of KIND (ENTRY, EXIT, LOST, SWITCH, RESYNC) at TICK with
- * VALUE (ENTRY: the address; LOST, RESYNC: a count; SWITCH: ticks). */
-static inline __attribute__((always_inline)) void np_trace_enc_put(struct np_trace_enc *e, unsigned kind,
-                                                                   uint64_t value, uint64_t tick)
+/* Where E's next record goes, one at TICK: the first of a chunk sets its
+ * base. */
+static inline __attribute__((always_inline)) uint8_t *np_trace_enc_at(struct np_trace_enc *e, uint64_t tick)
 {
     if (!e->count) {
         e->base = e->prev = tick;
         e->prev_addr = 0;
         e->prev_pc = 0;
     }
-    e->len += np_trace_put_record(e->buf + NP_TRACE_EVENTS_PREFIX + e->len, np_trace_dt(&e->prev, tick), kind, value,
-                                  &e->prev_addr);
+    return e->buf + NP_TRACE_EVENTS_PREFIX + e->len;
+}
+
+/* The record of N bytes np_trace_enc_at placed is in: the chunk goes to
+ * the flush function once full. */
+static inline __attribute__((always_inline)) void np_trace_enc_added(struct np_trace_enc *e, size_t n)
+{
+    e->len += n;
     e->count++;
     if (e->len >= e->limit)
         np_trace_enc_flush(e);
+}
+
+/* A record of KIND (ENTRY, EXIT, LOST, SWITCH, RESYNC) at TICK with
+ * VALUE (ENTRY: the address; LOST, RESYNC: a count; SWITCH: ticks);
+ * SMALL: np_trace_put_record_as's. */
+static inline __attribute__((always_inline)) void np_trace_enc_put_as(int small, struct np_trace_enc *e,
+                                                                      unsigned kind, uint64_t value, uint64_t tick)
+{
+    uint8_t *o = np_trace_enc_at(e, tick);
+    np_trace_enc_added(e, np_trace_put_record_as(small, o, np_trace_dt(&e->prev, tick), kind, value, &e->prev_addr));
+}
+
+static inline __attribute__((always_inline)) void np_trace_enc_put(struct np_trace_enc *e, unsigned kind,
+                                                                   uint64_t value, uint64_t tick)
+{
+    np_trace_enc_put_as(0, e, kind, value, tick);
 }
 
 /* The same record out of line, in less code (the varints by their loop):
