@@ -63,16 +63,24 @@ static inline __attribute__((always_inline)) void np_port_crit_exit(int *lock, n
     __asm__ __volatile__("msr primask, %0" : : "r"(primask) : "memory");
 }
 
+/* The 64-bit clock moved on by what the DWT counter counted since its
+ * last read; interrupts masked by the caller. */
+static inline __attribute__((always_inline)) uint64_t np_cm_dwt_now(struct np_cm_clock *c)
+{
+    uint32_t lo = NP_CM_DWT_CYCCNT;
+    uint64_t now = c->now + (uint32_t)(lo - c->last);
+    c->now = now;
+    c->last = lo;
+    return now;
+}
+
 static inline __attribute__((always_inline)) uint64_t np_port_counter(void)
 {
 #if NP_CM_HAS_DWT
     struct np_cm_clock *c = &np_cm_clock;
     if (__builtin_expect(c->dwt, 1)) {
         np_port_crit m = np_port_crit_enter(0);
-        uint32_t lo = NP_CM_DWT_CYCCNT;
-        uint64_t now = c->now + (uint32_t)(lo - c->last);
-        c->now = now;
-        c->last = lo;
+        uint64_t now = np_cm_dwt_now(c);
         np_port_crit_exit(0, m);
         return now;
     }
@@ -88,13 +96,9 @@ static inline __attribute__((always_inline)) uint64_t np_port_ticks_less(const v
     np_port_crit m = np_port_crit_enter(0);
     uint64_t now;
 #if NP_CM_HAS_DWT
-    struct np_cm_clock *c = &np_cm_clock;
-    if (__builtin_expect(c->dwt, 1)) {
-        uint32_t lo = NP_CM_DWT_CYCCNT;
-        now = c->now + (uint32_t)(lo - c->last);
-        c->now = now;
-        c->last = lo;
-    } else
+    if (__builtin_expect(np_cm_clock.dwt, 1))
+        now = np_cm_dwt_now(&np_cm_clock);
+    else
 #endif
         now = np_cm_systick_read(); /* masks again: PRIMASK nests */
     now -= *off;
