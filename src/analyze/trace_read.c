@@ -35,6 +35,7 @@
  * count, so no input makes it spin. */
 #define _GNU_SOURCE
 #include "trace_read.h"
+#include "common/byte_cursor.h"
 #include "common/trace_format.h"
 #include "events_decode.h"
 #include "trace_ahead.h"
@@ -63,13 +64,6 @@ struct chunk {
     uint32_t type;
     uint32_t len;
     bool eof;     /* no chunk: the file ended cleanly */
-};
-
-/* A bounds-checked cursor over a payload: reading past the end sets bad
- * and yields zeros. */
-struct cursor {
-    const uint8_t *p, *end;
-    bool bad;
 };
 
 struct reader {
@@ -172,20 +166,9 @@ static int read_at(struct reader *r, void *dst, size_t n, uint64_t off)
     return 0;
 }
 
-static uint64_t take(struct cursor *c, unsigned n)
+static double take_double(struct np_cursor *c)
 {
-    if (c->bad || (size_t)(c->end - c->p) < n) {
-        c->bad = true;
-        return 0;
-    }
-    uint64_t v = n == 1 ? c->p[0] : n == 2 ? np_get_u16(c->p) : n == 4 ? np_get_u32(c->p) : np_get_u64(c->p);
-    c->p += n;
-    return v;
-}
-
-static double take_double(struct cursor *c)
-{
-    uint64_t bits = take(c, 8);
+    uint64_t bits = np_cursor_take(c, 8);
     double d;
     memcpy(&d, &bits, sizeof d);
     return d;
@@ -193,18 +176,16 @@ static double take_double(struct cursor *c)
 
 /* A string (u16 length, bytes) copied into the arena, NUL-terminated;
  * *LEN gets its length. Embedded NULs end it early for C consumers. */
-static const char *take_string(struct reader *r, struct cursor *c, size_t *len)
+static const char *take_string(struct reader *r, struct np_cursor *c, size_t *len)
 {
-    size_t n = (size_t)take(c, 2);
-    if (c->bad || (size_t)(c->end - c->p) < n) {
-        c->bad = true;
+    const uint8_t *from;
+    size_t n = np_cursor_str(c, &from);
+    if (c->bad)
         return "";
-    }
     char *s = r->arena + r->arenalen; /* fits: see the top comment */
-    memcpy(s, c->p, n);
+    memcpy(s, from, n);
     s[n] = 0;
     r->arenalen += n + 1;
-    c->p += n;
     if (len)
         *len = n;
     return s;
@@ -287,18 +268,18 @@ static int load_payload(struct reader *r, const struct chunk *c)
     return read_at(r, r->buf, c->len, c->off + NP_TRACE_CHUNK_HEADER);
 }
 
-static struct cursor payload(const struct reader *r, const struct chunk *c)
+static struct np_cursor payload(const struct reader *r, const struct chunk *c)
 {
-    return (struct cursor){ r->buf, r->buf + c->len, false };
+    return (struct np_cursor){ r->buf, r->buf + c->len, false };
 }
 
-static uint64_t field_off(const struct reader *r, const struct chunk *c, const struct cursor *cur)
+static uint64_t field_off(const struct reader *r, const struct chunk *c, const struct np_cursor *cur)
 {
     return c->off + NP_TRACE_CHUNK_HEADER + (uint64_t)(cur->p - r->buf);
 }
 
 /* A decoded chunk must use its payload exactly. */
-static int check_used(struct reader *r, const struct chunk *c, const struct cursor *cur, const char *what)
+static int check_used(struct reader *r, const struct chunk *c, const struct np_cursor *cur, const char *what)
 {
     if (cur->bad)
         return fail(r, NP_TRACE_ECORRUPT, c->off, "%s chunk of %u bytes is too short for its fields", what, c->len);
@@ -371,15 +352,15 @@ static int apply_units(struct reader *r, const struct chunk *c)
 
 static int do_info(struct reader *r, const struct chunk *c)
 {
-    struct cursor cur = payload(r, c);
+    struct np_cursor cur = payload(r, c);
     struct np_trace_process *p = &r->proc;
-    p->pid = (uint32_t)take(&cur, 4);
-    p->ppid = (uint32_t)take(&cur, 4);
+    p->pid = (uint32_t)np_cursor_take(&cur, 4);
+    p->ppid = (uint32_t)np_cursor_take(&cur, 4);
     p->info_ns_per_tick = take_double(&cur);
-    p->start_tick = take(&cur, 8);
-    p->start_ns = take(&cur, 8);
+    p->start_tick = np_cursor_take(&cur, 8);
+    p->start_ns = np_cursor_take(&cur, 8);
     p->clock = take_string(r, &cur, NULL);
-    size_t argc = (size_t)take(&cur, 2);
+    size_t argc = (size_t)np_cursor_take(&cur, 2);
     if (!cur.bad && argc > (size_t)(cur.end - cur.p) / 2)
         return fail(r, NP_TRACE_ECORRUPT, field_off(r, c, &cur), "INFO claims %zu arguments in %zu bytes",
                     argc, (size_t)(cur.end - cur.p));
@@ -410,11 +391,11 @@ static int do_info(struct reader *r, const struct chunk *c)
 
 static int do_module(struct reader *r, const struct chunk *c)
 {
-    struct cursor cur = payload(r, c);
+    struct np_cursor cur = payload(r, c);
     struct np_trace_module m;
-    m.bias = take(&cur, 8);
-    m.start = take(&cur, 8);
-    m.end = take(&cur, 8);
+    m.bias = np_cursor_take(&cur, 8);
+    m.start = np_cursor_take(&cur, 8);
+    m.end = np_cursor_take(&cur, 8);
     m.build_id = (const uint8_t *)take_string(r, &cur, &m.build_id_len);
     m.path = take_string(r, &cur, NULL);
     int st = check_used(r, c, &cur, "MODULE");
@@ -429,8 +410,8 @@ static int do_module(struct reader *r, const struct chunk *c)
 
 static int do_thread(struct reader *r, const struct chunk *c)
 {
-    struct cursor cur = payload(r, c);
-    uint32_t tid = (uint32_t)take(&cur, 4);
+    struct np_cursor cur = payload(r, c);
+    uint32_t tid = (uint32_t)np_cursor_take(&cur, 4);
     const char *name = take_string(r, &cur, NULL);
     int st = check_used(r, c, &cur, "THREAD");
     if (st)
@@ -442,8 +423,8 @@ static int do_thread(struct reader *r, const struct chunk *c)
 /* NAME: u64 address, string name (an NP_ENTER region). */
 static int do_name(struct reader *r, const struct chunk *c)
 {
-    struct cursor cur = payload(r, c);
-    uint64_t address = take(&cur, 8);
+    struct np_cursor cur = payload(r, c);
+    uint64_t address = np_cursor_take(&cur, 8);
     const char *name = take_string(r, &cur, NULL);
     int st = check_used(r, c, &cur, "NAME");
     if (st)
@@ -455,9 +436,9 @@ static int do_name(struct reader *r, const struct chunk *c)
 /* BLOCKS: u64 lost, u32 n, n x (u64 address, u64 count), exactly. */
 static int do_blocks(struct reader *r, const struct chunk *c)
 {
-    struct cursor cur = payload(r, c);
-    uint64_t lost = take(&cur, 8);
-    uint32_t n = (uint32_t)take(&cur, 4);
+    struct np_cursor cur = payload(r, c);
+    uint64_t lost = np_cursor_take(&cur, 8);
+    uint32_t n = (uint32_t)np_cursor_take(&cur, 4);
     if (cur.bad)
         return fail(r, NP_TRACE_ECORRUPT, c->off, "BLOCKS chunk of %u bytes is shorter than its %d-byte header",
                     c->len, NP_TRACE_BLOCKS_HEADER);
@@ -468,8 +449,8 @@ static int do_blocks(struct reader *r, const struct chunk *c)
     if (NP_GROW(r->blocks, r->blockscap, (size_t)n + 1) < 0)
         return fail(r, NP_TRACE_ENOMEM, c->off, "out of memory for %u blocks", n);
     for (uint32_t i = 0; i < n; i++) {
-        r->blocks[i].address = take(&cur, 8);
-        r->blocks[i].count = take(&cur, 8);
+        r->blocks[i].address = np_cursor_take(&cur, 8);
+        r->blocks[i].count = np_cursor_take(&cur, 8);
     }
     SINK(r, c->off, blocks, r->blocks, n, lost);
     return 0;
@@ -478,9 +459,9 @@ static int do_blocks(struct reader *r, const struct chunk *c)
 /* END's fields; 0 or a status. Pass one uses it quietly, pass two checks. */
 static int parse_end(struct reader *r, const struct chunk *c, uint64_t *end_tick, uint64_t *lost, double *nspt)
 {
-    struct cursor cur = payload(r, c);
-    *end_tick = take(&cur, 8);
-    *lost = take(&cur, 8);
+    struct np_cursor cur = payload(r, c);
+    *end_tick = np_cursor_take(&cur, 8);
+    *lost = np_cursor_take(&cur, 8);
     *nspt = take_double(&cur);
     int st = check_used(r, c, &cur, "END");
     if (st)
@@ -500,7 +481,7 @@ static int read_units(struct reader *r)
     int st = load_payload(r, c);
     if (st)
         return st;
-    struct cursor cur = payload(r, c);
+    struct np_cursor cur = payload(r, c);
     const char *time = take_string(r, &cur, NULL), *count = take_string(r, &cur, NULL);
     if ((st = check_used(r, c, &cur, "UNITS")))
         return st;
@@ -535,15 +516,15 @@ static int do_end(struct reader *r, const struct chunk *c)
 
 static int do_sampling(struct reader *r, const struct chunk *c)
 {
-    struct cursor cur = payload(r, c);
+    struct np_cursor cur = payload(r, c);
     struct np_trace_sampling smp;
-    uint64_t tick = take(&cur, 8);
+    uint64_t tick = np_cursor_take(&cur, 8);
     smp.time_ns = r->counted ? 0 : np_tick_time(&r->proc, tick); /* counted: from the start */
-    smp.hz = (uint32_t)take(&cur, 4);
-    smp.unwinder = (unsigned)take(&cur, 1);
-    smp.flags = (uint32_t)take(&cur, 4);
-    smp.period_ns = take(&cur, 8);
-    smp.max_frames = (unsigned)take(&cur, 2);
+    smp.hz = (uint32_t)np_cursor_take(&cur, 4);
+    smp.unwinder = (unsigned)np_cursor_take(&cur, 1);
+    smp.flags = (uint32_t)np_cursor_take(&cur, 4);
+    smp.period_ns = np_cursor_take(&cur, 8);
+    smp.max_frames = (unsigned)np_cursor_take(&cur, 2);
     int st = check_used(r, c, &cur, "SAMPLING");
     if (st)
         return st;

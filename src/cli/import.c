@@ -21,6 +21,7 @@
 #include "trace_dir.h"
 #include "common/debug_file.h"
 #include "common/elf_symtab.h"
+#include "common/byte_cursor.h"
 #include "common/trace_format.h"
 
 static const char usage_text[] =
@@ -101,54 +102,6 @@ static uint8_t *read_all(const char *path, size_t *len)
     return buf;
 }
 
-/* What a chunk's payload says, checked field by field. */
-struct cursor {
-    const uint8_t *p, *end;
-    bool bad;
-};
-
-/* An integer field of N bytes (at most 8), little-endian. */
-static uint64_t take(struct cursor *c, unsigned n)
-{
-    if (c->bad || (size_t)(c->end - c->p) < n) {
-        c->bad = true;
-        return 0;
-    }
-    uint64_t v = 0;
-    for (unsigned i = 0; i < n; i++)
-        v |= (uint64_t)c->p[i] << 8 * i;
-    c->p += n;
-    return v;
-}
-
-/* Passes over N bytes of fields not read. */
-static void skip(struct cursor *c, size_t n)
-{
-    if (c->bad || (size_t)(c->end - c->p) < n)
-        c->bad = true;
-    else
-        c->p += n;
-}
-
-/* A string field: its bytes in *S, its length returned. */
-static size_t take_str(struct cursor *c, const uint8_t **s)
-{
-    size_t n = (size_t)take(c, 2);
-    *s = c->p;
-    if (!c->bad && (size_t)(c->end - c->p) < n)
-        c->bad = true;
-    if (!c->bad)
-        c->p += n;
-    return c->bad ? 0 : n;
-}
-
-static bool take_varint(struct cursor *c, uint64_t *v)
-{
-    if (!c->bad && !np_get_varint(&c->p, c->end, v))
-        c->bad = true;
-    return !c->bad;
-}
-
 /* The ENTRY addresses seen, for the NP_ENTER names (name_chunks). */
 struct addrs {
     uint64_t *a;
@@ -175,17 +128,17 @@ static bool add_addr(struct addrs *s, uint64_t addr)
  * addresses into ENTRIES. */
 static bool events_ok(const uint8_t *p, const uint8_t *end, uint32_t count, struct addrs *entries)
 {
-    struct cursor c = { p, end, false };
+    struct np_cursor c = { p, end, false };
     uint64_t addr = 0;
     for (uint32_t i = 0; i < count && !c.bad; i++) {
         uint64_t v, x, n = 0;
-        if (!take_varint(&c, &v))
+        if (!np_cursor_varint(&c, &v))
             break;
         switch (v & 7) {
         case NP_EV_EXIT:
             break;
         case NP_EV_ENTRY:
-            if (take_varint(&c, &x)) {
+            if (np_cursor_varint(&c, &x)) {
                 addr += (uint64_t)np_unzigzag(x);
                 if (!add_addr(entries, addr))
                     c.bad = true;
@@ -195,13 +148,13 @@ static bool events_ok(const uint8_t *p, const uint8_t *end, uint32_t count, stru
         case NP_EV_SWITCH:
         case NP_EV_RESYNC:
         case NP_EV_COUNT:
-            take_varint(&c, &x);
+            np_cursor_varint(&c, &x);
             break;
         case NP_EV_SAMPLE:
-            if (take_varint(&c, &n) && (n == 0 || n > NP_SAMPLE_MAX_FRAMES))
+            if (np_cursor_varint(&c, &n) && (n == 0 || n > NP_SAMPLE_MAX_FRAMES))
                 c.bad = true;
             n += 2; /* overrun, skipped, then the frames */
-            for (uint64_t k = 0; k < n && take_varint(&c, &x); k++)
+            for (uint64_t k = 0; k < n && np_cursor_varint(&c, &x); k++)
                 ;
             break;
         default:
@@ -255,7 +208,7 @@ static bool append(struct np_import *im, const void *p, size_t n)
 static int take_chunk(struct np_import *im, uint32_t type, const uint8_t *p, uint32_t len, size_t off,
                       const char *elf_path)
 {
-    struct cursor c = { p, p + len, false };
+    struct np_cursor c = { p, p + len, false };
     const uint8_t *s;
     size_t n;
     if (!im->has_info && type != NP_CHUNK_INFO)
@@ -264,17 +217,17 @@ static int take_chunk(struct np_import *im, uint32_t type, const uint8_t *p, uin
     case NP_CHUNK_INFO:
         if (im->has_info)
             return fail("corrupt trace: a second INFO chunk at offset %zu", off);
-        skip(&c, 4 + 4 + 8 + 8 + 8);
-        take_str(&c, &s);
-        n = (size_t)take(&c, 2);
+        (void)np_cursor_skip(&c, 4 + 4 + 8 + 8 + 8);
+        np_cursor_str(&c, &s);
+        n = (size_t)np_cursor_take(&c, 2);
         for (size_t i = 0; i < n && !c.bad; i++)
-            take_str(&c, &s);
+            np_cursor_str(&c, &s);
         im->has_info = true;
         break;
     case NP_CHUNK_MODULE: {
-        uint64_t bias = take(&c, 8), start = take(&c, 8), end = take(&c, 8);
-        im->build_id_len = take_str(&c, &im->build_id);
-        take_str(&c, &s);
+        uint64_t bias = np_cursor_take(&c, 8), start = np_cursor_take(&c, 8), end = np_cursor_take(&c, 8);
+        im->build_id_len = np_cursor_str(&c, &im->build_id);
+        np_cursor_str(&c, &s);
         if (c.bad || c.p != c.end || start > end)
             break;
         if (im->has_module)
@@ -300,15 +253,15 @@ static int take_chunk(struct np_import *im, uint32_t type, const uint8_t *p, uin
         return 0;
     }
     case NP_CHUNK_THREAD:
-        take(&c, 4);
-        take_str(&c, &s);
+        np_cursor_take(&c, 4);
+        np_cursor_str(&c, &s);
         im->threads++;
         break;
     case NP_CHUNK_EVENTS: {
-        skip(&c, 4 + 8);
-        uint32_t count = (uint32_t)take(&c, 4);
-        unsigned comp = (unsigned)take(&c, 1);
-        uint32_t decoded = (uint32_t)take(&c, 4);
+        (void)np_cursor_skip(&c, 4 + 8);
+        uint32_t count = (uint32_t)np_cursor_take(&c, 4);
+        unsigned comp = (unsigned)np_cursor_take(&c, 1);
+        uint32_t decoded = (uint32_t)np_cursor_take(&c, 4);
         if (c.bad)
             break;
         if (comp != NP_COMPRESS_NONE)
@@ -322,14 +275,14 @@ static int take_chunk(struct np_import *im, uint32_t type, const uint8_t *p, uin
         break;
     }
     case NP_CHUNK_END:
-        take(&c, 8);
-        im->lost = take(&c, 8);
-        take(&c, 8);
+        np_cursor_take(&c, 8);
+        im->lost = np_cursor_take(&c, 8);
+        np_cursor_take(&c, 8);
         im->has_end = true;
         break;
     case NP_CHUNK_NAME:
-        take(&c, 8);
-        if (take_str(&c, &s) > NP_TRACE_NAME_MAX)
+        np_cursor_take(&c, 8);
+        if (np_cursor_str(&c, &s) > NP_TRACE_NAME_MAX)
             c.bad = true;
         break;
     default: /* the target writes no other chunk: a reader skips it */
