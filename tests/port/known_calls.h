@@ -1,8 +1,8 @@
 /* known_calls.h - the instrumented functions whose calls the target
  * firmwares count: top calls mid twice (3 and 2 times leaf), so a top is
  * 1 + 2 + 5 calls. Defined here, included once per firmware (smoke.c,
- * trace_fw.c), built with its -finstrument-functions; LEAF_TURNS sets
- * the work of a leaf. */
+ * trace_fw.c, app.c, app_timed.c), built with its
+ * -finstrument-functions; LEAF_TURNS sets the work of a leaf. */
 #ifndef NP_KNOWN_CALLS_H
 #define NP_KNOWN_CALLS_H
 

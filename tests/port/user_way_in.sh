@@ -33,12 +33,12 @@ calltrace: log mode, thread 0, lr=SITE, 8 records, 0 lost
 top: lr=SITE
 END
 # app NAME LIB [FLAGS...]: tests/port/NAME.c built as a user builds it,
-# against the install (P, B, cpu: the board's) and FLAGS, into
-# $dir/NAME.elf
+# against the install (P, B, cpu: the board's; known_calls.h beside it)
+# and FLAGS, into $dir/NAME.elf
 app() {
     a_name=$1 a_lib=$2
     shift 2
-    "$ARM_CC" -mcpu="$cpu" -mthumb -O2 -finstrument-functions -I "$P/include" "$@" \
+    "$ARM_CC" -mcpu="$cpu" -mthumb -O2 -finstrument-functions -I "$P/include" -I "$SRC/tests/port" "$@" \
         "$SRC/tests/port/$a_name.c" "$B/startup.c" -T "$B/link.ld" -L "$P/lib" -l"$a_lib" \
         -nostartfiles --specs=nano.specs --specs=nosys.specs -o "$dir/$a_name.elf"
 }
@@ -90,7 +90,7 @@ for arg in "$@"; do
     fi
     # a program that reads the time, built the same way: function cost and
     # a section, exact counts and times that make sense (app_timed.c)
-    if ! app app_timed nanoprof -I "$SRC/tests/port"; then
+    if ! app app_timed nanoprof; then
         echo "FAIL: $board: app_timed does not build against the install"
         fail=1
         continue
