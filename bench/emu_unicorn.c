@@ -6,27 +6,16 @@
  * answered (console open, write, heap info, command line, exit); the
  * program's output goes to stdout as under qemu-arm, and the time spent
  * in uc_emu_start to stderr as "seconds S". */
-#include <fcntl.h>
-#include <gelf.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unicorn/unicorn.h>
-#include <unistd.h>
+#include "arm_elf.h"
 
 #define RAM_SIZE (16u << 20)
-#define PAGE 4096u
 
 static int exit_code;
-
-static uint32_t reg(uc_engine *uc, int r)
-{
-    uint32_t v = 0;
-    uc_reg_read(uc, r, &v);
-    return v;
-}
 
 static uint32_t word(uc_engine *uc, uint32_t addr)
 {
@@ -107,12 +96,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s FIRMWARE.elf\n", argv[0]);
         return 2;
     }
-    elf_version(EV_CURRENT);
-    int fd = open(argv[1], O_RDONLY);
-    Elf *e = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ, NULL);
+    int fd;
     GElf_Ehdr eh;
     size_t nph;
-    if (!e || !gelf_getehdr(e, &eh) || eh.e_machine != EM_ARM || elf_getphdrnum(e, &nph) != 0) {
+    Elf *e = arm_elf_open(argv[1], &fd, &eh, &nph);
+    if (!e) {
         fprintf(stderr, "%s: %s: not 32-bit ARM firmware\n", argv[0], argv[1]);
         return 2;
     }
@@ -123,25 +111,9 @@ int main(int argc, char **argv)
     }
     uc_ctl_set_cpu_model(uc, UC_CPU_ARM_946);
     uint32_t top = 0;
-    for (size_t i = 0; i < nph; i++) {
-        GElf_Phdr ph;
-        if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || !ph.p_memsz)
-            continue;
-        uint32_t lo = (uint32_t)ph.p_vaddr & ~(PAGE - 1);
-        uint32_t hi = ((uint32_t)(ph.p_vaddr + ph.p_memsz) + PAGE - 1) & ~(PAGE - 1);
-        if (lo < top)
-            lo = top; /* segments sharing a page */
-        if (hi > lo)
-            uc_mem_map(uc, lo, hi - lo, UC_PROT_ALL);
-        if (hi > top)
-            top = hi;
-        char *data = malloc(ph.p_filesz + 1);
-        if (!data || pread(fd, data, ph.p_filesz, (off_t)ph.p_offset) != (ssize_t)ph.p_filesz) {
-            fprintf(stderr, "%s: cannot read %s\n", argv[0], argv[1]);
-            return 1;
-        }
-        uc_mem_write(uc, ph.p_vaddr, data, ph.p_filesz);
-        free(data);
+    if (arm_elf_load(uc, fd, e, nph, &top) != 0) {
+        fprintf(stderr, "%s: cannot load %s\n", argv[0], argv[1]);
+        return 1;
     }
     ram_base = top; /* newlib's heap starts at the end of .bss: no gap */
     uc_mem_map(uc, ram_base, RAM_SIZE, UC_PROT_ALL);

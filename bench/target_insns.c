@@ -15,14 +15,11 @@
  * the phase, C the calls of measured functions), "trace_bytes B" (the
  * bytes of trace the firmware's writer took), and exits 1 when the
  * firmware says a step failed or does not end. */
-#include <fcntl.h>
-#include <gelf.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unicorn/unicorn.h>
-#include <unistd.h>
+#include "arm_elf.h"
 
 #define PHASES 8
 #define MAX_INSNS 50000000ull
@@ -38,13 +35,6 @@ static uint32_t ret_to;  /* inside a measured function: where it returns (else 0
 static uint64_t insns[PHASES], calls[PHASES], total;
 static int failed, done;
 static uint32_t cyccnt;
-
-static uint32_t reg(uc_engine *uc, int r)
-{
-    uint32_t v = 0;
-    uc_reg_read(uc, r, &v);
-    return v;
-}
 
 static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 {
@@ -138,12 +128,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s FIRMWARE.elf\n", argv[0]);
         return 2;
     }
-    elf_version(EV_CURRENT);
-    int fd = open(argv[1], O_RDONLY);
-    Elf *e = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ, NULL);
+    int fd;
     GElf_Ehdr eh;
     size_t nph;
-    if (!e || !gelf_getehdr(e, &eh) || eh.e_machine != EM_ARM || elf_getphdrnum(e, &nph) != 0 || !symbols(e)) {
+    Elf *e = arm_elf_open(argv[1], &fd, &eh, &nph);
+    if (!e || !symbols(e)) {
         fprintf(stderr, "target_insns: %s: not the bench's Cortex-M firmware\n", argv[1]);
         return 2;
     }
@@ -160,17 +149,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "target_insns: cannot map the board's memory\n");
         return 1;
     }
-    for (size_t i = 0; i < nph; i++) {
-        GElf_Phdr ph;
-        if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || !ph.p_filesz)
-            continue;
-        char *data = malloc(ph.p_filesz);
-        if (!data || pread(fd, data, ph.p_filesz, (off_t)ph.p_offset) != (ssize_t)ph.p_filesz ||
-            uc_mem_write(uc, ph.p_paddr, data, ph.p_filesz) != UC_ERR_OK) {
-            fprintf(stderr, "target_insns: cannot load %s\n", argv[1]);
-            return 1;
-        }
-        free(data);
+    if (arm_elf_load(uc, fd, e, nph, NULL) != 0) {
+        fprintf(stderr, "target_insns: cannot load %s\n", argv[1]);
+        return 1;
     }
     /* the reset: stack and entry from the vector table */
     uint32_t vec[2];
