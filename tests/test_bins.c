@@ -215,6 +215,38 @@ static void misuse(void **state)
     assert_string_equal(cap.text, "0 - 0\n1 - 0\n2 - 0\n");
 }
 
+/* The table in the program's buffer: exact counts and names, then a
+ * buffer too small, misaligned or missing, and a name before init. */
+static void user_buffer(void **state)
+{
+    (void)state;
+    static void *buf[NP_BINS_BUF_BYTES(4) / sizeof(void *)];
+    assert_int_equal(np_bins_init_buf(buf, sizeof buf, 4, 0), NP_OK);
+    assert_int_equal(np_bin_name(2, "work"), NP_OK);
+    NP_BIN(2);
+    for (int i = 0; i < 7; i++)
+        np_bins_tick();
+    NP_BIN(3);
+    np_bins_tick();
+    assert_int_equal(np_bins_count(2), 7);
+    assert_ptr_equal(buf[2], "work"); /* the names are the buffer's */
+    dump_lines();
+    assert_string_equal(cap.text, "0 - 0\n1 - 0\n2 work 7\n3 - 1\n");
+    assert_int_equal(np_bins_shutdown(), NP_OK);
+    capture_start(&cap);
+    assert_int_equal(np_bin_name(1, "x"), NP_ENOTINIT);
+    assert_int_equal(np_bins_init_buf(buf, NP_BINS_BUF_BYTES(4) - 1, 4, 0), NP_ESMALL);
+    assert_int_equal(np_bins_init_buf(NULL, sizeof buf, 4, 0), NP_EINVAL);
+    assert_int_equal(np_bins_init_buf((char *)buf + 1, sizeof buf - 8, 3, 0), NP_EINVAL);
+    assert_int_equal(np_bins_init_buf(buf, sizeof buf, 2, 0), NP_EINVAL);
+    capture_stop();
+    assert_string_equal(cap.text, "nanoprof: np_bin_name: bins are not running\n"
+                                  "nanoprof: np_bins_init_buf: buffer smaller than NP_BINS_BUF_BYTES(nbins)\n"
+                                  "nanoprof: np_bins_init_buf: no buffer, or one not aligned for a pointer\n"
+                                  "nanoprof: np_bins_init_buf: no buffer, or one not aligned for a pointer\n"
+                                  "nanoprof: np_bins_init_buf: needs 3 to 256 bins (np_bins_max)\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -225,6 +257,7 @@ int main(void)
         cmocka_unit_test_teardown(counters_saturate, teardown),
         cmocka_unit_test_teardown(dump_every, teardown),
         cmocka_unit_test_teardown(misuse, teardown),
+        cmocka_unit_test_teardown(user_buffer, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #ifndef NANOPROF_BINS_H
 #define NANOPROF_BINS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "nanoprof/api.h"
@@ -35,9 +36,19 @@ NP_API extern unsigned np_bin_current;
  * signal (np_bins_signal()). NP_EALREADY when running; NP_EINVAL for bad
  * arguments or when no timer could be made (the line says why). */
 NP_API int np_bins_init(unsigned nbins, unsigned hz);
+/* np_bins_init with the table in BUF (SIZE bytes, aligned for a pointer,
+ * at least NP_BINS_BUF_BYTES(nbins)), the program's memory instead of the
+ * runtime's built-in table of np_bins_max() bins: a firmware that calls
+ * only this links no table of its own. The buffer is the runtime's until
+ * np_bins_shutdown. NP_ESMALL when it is too small; NP_EINVAL when it is
+ * NULL or misaligned, and as np_bins_init. */
+NP_API int np_bins_init_buf(void *buf, size_t size, unsigned nbins, unsigned hz);
+/* Bytes of a table of N bins: a name and a counter (at most 32 bits) each. */
+#define NP_BINS_BUF_BYTES(n) ((size_t)(n) * (sizeof(const char *) + sizeof(uint32_t)))
 /* Stops the timer and the periodic dump; forgets counts and names. */
 NP_API int np_bins_shutdown(void);
-/* Names bin N for dumps (no spaces, static storage). */
+/* Names bin N for dumps (no spaces, static storage), while running:
+ * NP_ENOTINIT before np_bins_init. */
 NP_API int np_bin_name(unsigned n, const char *name);
 
 /* One tick: adds one to the current bin. What the timer calls;
@@ -62,12 +73,13 @@ NP_API int np_bins_dump(void);
 /* Dumps every SECONDS seconds from a thread of the runtime's; 0 stops. */
 NP_API int np_bins_dump_every(unsigned seconds);
 
-/* Bin N's count now (not cleared); 0 for a bin out of range. */
+/* Bin N's count now (not cleared); 0 for a bin out of range or when
+ * not running. */
 NP_API uint32_t np_bins_count(unsigned n);
 /* The largest bin count (NP_BIN_COUNTER_BITS when the runtime was built:
  * 65535 or 4294967295); a counter that reaches it stays there. */
 NP_API uint32_t np_bins_counter_max(void);
-/* Most bins np_bins_init accepts. */
+/* Most bins np_bins_init and np_bins_init_buf accept. */
 NP_API unsigned np_bins_max(void);
 /* The timer's signal while running on a host, else 0. */
 NP_API int np_bins_signal(void);

@@ -23,8 +23,12 @@ typedef uint32_t bin_count;
 
 unsigned np_bin_current = 1;
 
-static bin_count counts[NP_BINS_MAX];
-static const char *names[NP_BINS_MAX];
+/* The table: the user's buffer (np_bins_init_buf) or the built-in one
+ * (np_bins_init), which a firmware that never calls np_bins_init does not
+ * link (a target builds with -fdata-sections and links with
+ * --gc-sections). */
+static bin_count *counts;
+static const char **names;
 static unsigned nbins;        /* 0 when not running */
 static uint64_t out_of_range, late_ticks;
 static int state;             /* 0 stopped, 1 starting or stopping, 2 running */
@@ -103,25 +107,26 @@ void np_bins_delay_us(uint32_t us)
     np_bins_idle_end(prev);
 }
 
+/* The counts and names go with the table (start clears them). */
 static void forget(void)
 {
-    for (unsigned i = 0; i < NP_BINS_MAX; i++) {
-        __atomic_store_n(&counts[i], 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&names[i], NULL, __ATOMIC_RELAXED);
-    }
     __atomic_store_n(&out_of_range, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&late_ticks, 0, __ATOMIC_RELAXED);
 }
 
-int np_bins_init(unsigned n, unsigned hz)
+/* Starts N bins in the table at C and NM (WHERE: the caller's name). */
+static int start(const char *where, bin_count *c, const char **nm, unsigned n, unsigned hz)
 {
-    if (n < 3 || n > NP_BINS_MAX || hz > NP_BINS_HZ_MAX)
-        return np_error(NP_EINVAL, "np_bins_init", "needs 3 to " NP_STR(NP_BINS_MAX) " bins and at most " NP_STR(NP_BINS_HZ_MAX) " ticks a second");
+    if (hz > NP_BINS_HZ_MAX)
+        return np_error(NP_EINVAL, where, "at most " NP_STR(NP_BINS_HZ_MAX) " ticks a second");
     int expect = 0;
     if (!__atomic_compare_exchange_n(&state, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-        return np_error(NP_EALREADY, "np_bins_init", "already running (np_bins_shutdown first)");
-    for (unsigned i = 0; i < NP_BINS_MAX; i++)
-        __atomic_store_n(&counts[i], 0, __ATOMIC_RELAXED);
+        return np_error(NP_EALREADY, where, "already running (np_bins_shutdown first)");
+    for (unsigned i = 0; i < n; i++) {
+        __atomic_store_n(&c[i], 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&nm[i], NULL, __ATOMIC_RELAXED);
+    }
+    counts = c, names = nm; /* published with nbins below */
     __atomic_store_n(&out_of_range, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&late_ticks, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&np_bin_current, 1, __ATOMIC_RELAXED);
@@ -132,12 +137,33 @@ int np_bins_init(unsigned n, unsigned hz)
         if (!sig) {
             __atomic_store_n(&nbins, 0, __ATOMIC_RELEASE);
             __atomic_store_n(&state, 0, __ATOMIC_RELEASE);
-            return np_error(NP_EINVAL, "np_bins_init", why);
+            return np_error(NP_EINVAL, where, why);
         }
         __atomic_store_n(&signo, sig, __ATOMIC_RELAXED);
     }
     __atomic_store_n(&state, 2, __ATOMIC_RELEASE);
     return NP_OK;
+}
+
+int np_bins_init(unsigned n, unsigned hz)
+{
+    static bin_count table_counts[NP_BINS_MAX];
+    static const char *table_names[NP_BINS_MAX];
+    if (n < 3 || n > NP_BINS_MAX)
+        return np_error(NP_EINVAL, "np_bins_init", "needs 3 to " NP_STR(NP_BINS_MAX) " bins (np_bins_max)");
+    return start("np_bins_init", table_counts, table_names, n, hz);
+}
+
+int np_bins_init_buf(void *buf, size_t size, unsigned n, unsigned hz)
+{
+    if (!buf || ((uintptr_t)buf & (_Alignof(const char *) - 1)))
+        return np_error(NP_EINVAL, "np_bins_init_buf", "no buffer, or one not aligned for a pointer");
+    if (n < 3 || n > NP_BINS_MAX)
+        return np_error(NP_EINVAL, "np_bins_init_buf", "needs 3 to " NP_STR(NP_BINS_MAX) " bins (np_bins_max)");
+    if (size < NP_BINS_BUF_BYTES(n))
+        return np_error(NP_ESMALL, "np_bins_init_buf", "buffer smaller than NP_BINS_BUF_BYTES(nbins)");
+    const char **nm = buf;
+    return start("np_bins_init_buf", (bin_count *)(nm + n), nm, n, hz);
 }
 
 int np_bins_shutdown(void)
@@ -157,7 +183,9 @@ int np_bins_shutdown(void)
 int np_bin_name(unsigned n, const char *name)
 {
     unsigned running = __atomic_load_n(&nbins, __ATOMIC_ACQUIRE);
-    if (n >= NP_BINS_MAX || (running && n >= running))
+    if (!running)
+        return np_error(NP_ENOTINIT, "np_bin_name", "bins are not running");
+    if (n >= running)
         return np_error(NP_EINVAL, "np_bin_name", "bin out of range");
     __atomic_store_n(&names[n], name, __ATOMIC_RELEASE);
     return NP_OK;
@@ -234,7 +262,7 @@ int np_bins_dump_every(unsigned seconds)
 
 uint32_t np_bins_count(unsigned n)
 {
-    return n < NP_BINS_MAX ? __atomic_load_n(&counts[n], __ATOMIC_RELAXED) : 0;
+    return n < __atomic_load_n(&nbins, __ATOMIC_ACQUIRE) ? __atomic_load_n(&counts[n], __ATOMIC_RELAXED) : 0;
 }
 
 uint32_t np_bins_counter_max(void)

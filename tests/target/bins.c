@@ -11,7 +11,8 @@
  * port's clock and counts in the last bin; bin 0 is the profiler's own,
  * counted while np_bins_dump writes (here through a writer that spins a
  * tick period per line). The widths: ticks given by hand (np_bins_tick,
- * no timer) past 65535 saturate a 16-bit counter, not a 32-bit one. */
+ * no timer, the table in the firmware's buffer) past 65535 saturate a
+ * 16-bit counter, not a 32-bit one. */
 #include "check.h"
 #include "cortex_m.h"
 
@@ -133,9 +134,13 @@ static NOPROF void split(void)
     tc_check(np_bins_shutdown() == NP_OK, "bins shutdown");
 }
 
+/* The table in the firmware's buffer (np_bins_init_buf), exactly the
+ * size NP_BINS_BUF_BYTES says. */
+static void *table[NP_BINS_BUF_BYTES(3) / sizeof(void *)];
+
 static NOPROF void width(void)
 {
-    tc_check(np_bins_init(3, 0) == NP_OK, "bins init: 3 bins, ticked by hand");
+    tc_check(np_bins_init_buf(table, sizeof table, 3, 0) == NP_OK, "bins init: 3 bins in the firmware's buffer, ticked by hand");
     NP_BIN(2);
     for (uint32_t i = 0; i < 70000; i++)
         np_bins_tick();
