@@ -193,6 +193,42 @@ static void tiny_table_loses(void **state)
     assert_int_equal(np_blocks_lost(), 0);
 }
 
+/* The program's own table: what the runtime's counted moves into it,
+ * counting goes on there; bad buffers and a second table are refused
+ * with one line each. Runs last: the table stays. */
+static void user_table_takes_over(void **state)
+{
+    (void)state;
+    static uint64_t buf[(NP_BLOCKS_BUF_BYTES(8) + 8) / 8];
+    size_t own = np_blocks_capacity();
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k <= i; k++)
+            np_blocks_hit(FAKE(i));
+    np_output_set(capture, NULL);
+    out[0] = 0;
+    assert_int_equal(np_blocks_init_buf(NULL, sizeof buf), NP_EINVAL);
+    assert_int_equal(np_blocks_init_buf((char *)buf + 4, sizeof buf - 8), NP_EINVAL);
+    assert_int_equal(np_blocks_init_buf(buf, NP_BLOCKS_BUF_BYTES(1) - 1), NP_EINVAL);
+    assert_int_equal(np_blocks_capacity(), own); /* refused: the table stays */
+    assert_int_equal(np_blocks_init_buf(buf, sizeof buf), NP_OK);
+    assert_int_equal(np_blocks_init_buf(buf, sizeof buf), NP_EALREADY);
+    np_output_set(NULL, NULL);
+    assert_non_null(strstr(out, "nanoprof: np_blocks_init_buf: no buffer, or one misaligned or too small\n"));
+    assert_non_null(strstr(out, "nanoprof: np_blocks_init_buf: a table was given already\n"));
+    assert_int_equal(np_blocks_capacity(), 8); /* 8 slots fit, not 16 */
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(np_blocks_count(FAKE(i)), i + 1);
+    np_blocks_hit(FAKE(2));
+    np_blocks_hit(FAKE(3));
+    assert_int_equal(np_blocks_count(FAKE(2)), 4);
+    assert_int_equal(np_blocks_count(FAKE(3)), 1);
+    /* the slots are the buffer's: 8 of them after a 16-byte header */
+    unsigned in_buf = 0;
+    for (int i = 0; i < 8; i++)
+        in_buf += buf[2 + 2 * i] == (uint64_t)(uintptr_t)FAKE(3) && buf[3 + 2 * i] == 1;
+    assert_int_equal(in_buf, 1);
+}
+
 int main(void)
 {
     const char *slots = getenv("NANOPROF_BLOCKS");
@@ -209,6 +245,7 @@ int main(void)
         cmocka_unit_test_setup(threads_add_exactly, reset),
         cmocka_unit_test_setup(ring_keeps_the_latest, reset),
         cmocka_unit_test_setup(dump_lines, reset),
+        cmocka_unit_test_setup(user_table_takes_over, reset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,9 +38,22 @@ NP_API void np_blocks_hit(const void *pc);
  * coverage callback), 0 when it never ran. */
 NP_API uint64_t np_blocks_count(const void *pc);
 
+/* Counts into a table in BUF (SIZE bytes, 8-byte aligned) from now on:
+ * the most slots that fit, a power of two (NP_BLOCKS_BUF_BYTES(n) bytes
+ * hold n), with what the runtime's table counted so far. Call it early,
+ * before other threads run covered code: an execution counted while the
+ * counts move may be lost. A target's runtime has no table of its own
+ * (every execution is lost until the firmware gives one, and the dump
+ * says so); a host's has NP_BLOCKS_SLOTS slots. NP_EINVAL for a
+ * buffer NULL, misaligned or smaller than one slot; NP_EALREADY the
+ * second time. */
+NP_API int np_blocks_init_buf(void *buf, size_t size);
+/* Bytes of a table of N slots: 16 a slot and 16 of header. */
+#define NP_BLOCKS_BUF_BYTES(n) (16u * (size_t)(n) + 16u)
+
 /* Executions not counted because the table had no room for their block. */
 NP_API uint64_t np_blocks_lost(void);
-/* Slots in the table: the most blocks it can hold. */
+/* Slots in the table: the most blocks it can hold (0 with no table). */
 NP_API size_t np_blocks_capacity(void);
 
 /* One counted block. */
@@ -60,6 +73,8 @@ NP_API void np_blocks_clear(void);
 
 /* Writes the counts to the output sink, by address:
  *   blocks: <n> blocks, <executions> executions, <lost> lost, <slots> slots
+ *   (no table: a target's runtime counts in the one the program gives, np_blocks_init_buf)
+ *                                           (only when there are no slots)
  *   <function>+0x<offset>: <count>          (or 0x<address>: <count>)
  */
 NP_API int np_blocks_dump(void);

@@ -11,8 +11,9 @@
  * slots at start, once, and moves into it what the static one counted
  * before (constructors of other libraries may run covered code first).
  * The environment, the mapping and the start-up come from the port
- * (np_port_getenv, np_port_map, NP_PORT_AT_START): a target has none, and
- * keeps the static table.
+ * (np_port_getenv, np_port_map, NP_PORT_AT_START): a target has none. The
+ * program may give a table of its own instead (np_blocks_init_buf), which
+ * is how a target, built with no static table, gets one.
  *
  * The ring of recent blocks is global, not per thread: one atomic
  * increment claims an entry, so a thread needs no buffer of its own (and
@@ -30,8 +31,7 @@
 #include "../port/port.h"
 #include "np_config.h"
 
-_Static_assert(NP_BLOCKS_SLOTS > 0 && (NP_BLOCKS_SLOTS & (NP_BLOCKS_SLOTS - 1)) == 0,
-               "NP_BLOCKS_SLOTS must be a power of two");
+_Static_assert((NP_BLOCKS_SLOTS & (NP_BLOCKS_SLOTS - 1)) == 0, "NP_BLOCKS_SLOTS must be a power of two, or 0");
 #define PROBE_MAX ((uint64_t)NP_BLOCKS_PROBE_MAX)
 #define SIZE_MAX_SLOTS ((uint64_t)NP_BLOCKS_RUNTIME_MAX)
 #define NP_STR_(x) #x
@@ -57,6 +57,7 @@ struct table {
     uint64_t mask;  /* slots - 1 */
     struct slot *slots;
 };
+_Static_assert(sizeof(struct table) <= NP_BLOCKS_BUF_BYTES(0), "a table's header fits NP_BLOCKS_BUF_BYTES");
 
 struct ring {
     uint64_t mask;
@@ -64,10 +65,17 @@ struct ring {
     uint64_t pcs[];
 };
 
+#if NP_BLOCKS_SLOTS > 0
 static struct slot static_slots[NP_BLOCKS_SLOTS];
 static struct table static_table = { NP_BLOCKS_SLOTS - 1, static_slots };
+#else
+/* No table yet: one slot that no block claims (no address is all ones),
+ * so the callback's path stays the same and every execution is lost. */
+static struct slot no_slot = { UINT64_MAX, 0 };
+static struct table static_table = { 0, &no_slot };
+#endif
 static struct table *table = &static_table;
-static int enabled = 1;
+static int enabled = 1, given;
 static int started;
 static uint64_t lost;
 static struct ring *ring;
@@ -170,7 +178,8 @@ uint64_t np_blocks_lost(void)
 
 size_t np_blocks_capacity(void)
 {
-    return (size_t)LOAD(&table)->mask + 1;
+    const struct table *t = LOAD(&table);
+    return NP_BLOCKS_SLOTS || t != &static_table ? (size_t)t->mask + 1 : 0;
 }
 
 int np_blocks_started(void)
@@ -326,6 +335,10 @@ int np_blocks_dump(void)
     np_line_u64(&l, np_blocks_capacity());
     np_line_str(&l, " slots");
     np_line_emit(&l);
+    if (!np_blocks_capacity()) {
+        np_line_str(&l, "(no table: a target's runtime counts in the one the program gives, np_blocks_init_buf)");
+        np_line_emit(&l);
+    }
     uint64_t pos = 0;
     for (size_t i = 0;; i++) {
         uint64_t pc, count, off = 0;
@@ -355,6 +368,45 @@ int np_blocks_dump(void)
 
 /* ---- start -------------------------------------------------------------------- */
 
+/* Makes M (zeroed or not) a table of N slots and counts into it from now
+ * on, with what the table before it counted: an execution that lands in
+ * the old table while its counts move may be lost, hence "early" in
+ * np_blocks_init_buf's contract. */
+static void take_over(void *m, uint64_t n)
+{
+    struct table *t = m, *old = LOAD(&table);
+    t->mask = n - 1;
+    t->slots = (struct slot *)(t + 1);
+    for (uint64_t i = 0; i < n; i++) { /* stores, not a call of memset */
+        __atomic_store_n(&t->slots[i].pc, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&t->slots[i].count, 0, __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&table, t, __ATOMIC_RELEASE);
+#if NP_BLOCKS_SLOTS > 0 /* else the table before counted nothing */
+    for (uint64_t i = 0; i <= old->mask; i++) {
+        struct slot *s = &old->slots[i];
+        uint64_t pc = LOAD(&s->pc), c = __atomic_exchange_n(&s->count, 0, __ATOMIC_RELAXED);
+        if (pc && c && !table_add(t, pc, c))
+            __atomic_fetch_add(&lost, c, __ATOMIC_RELAXED);
+    }
+#else
+    (void)old;
+#endif
+}
+
+int np_blocks_init_buf(void *buf, size_t size)
+{
+    if (!buf || ((uintptr_t)buf & 7) || size < NP_BLOCKS_BUF_BYTES(1))
+        return np_error(NP_EINVAL, "np_blocks_init_buf", "no buffer, or one misaligned or too small");
+    if (__atomic_exchange_n(&given, 1, __ATOMIC_ACQ_REL))
+        return np_error(NP_EALREADY, "np_blocks_init_buf", "a table was given already");
+    uint64_t n = 1;
+    while (n < SIZE_MAX_SLOTS && NP_BLOCKS_BUF_BYTES(2 * n) <= size)
+        n *= 2;
+    take_over(buf, n);
+    return NP_OK;
+}
+
 /* A forked child counts its own executions (its trace holds them alone). */
 static void fork_child(void)
 {
@@ -378,15 +430,7 @@ static void resize_from_env(const char *v)
         np_error(NP_ESMALL, "NANOPROF_BLOCKS", "cannot map a table of that size");
         return;
     }
-    struct table *t = m;
-    t->mask = n - 1;
-    t->slots = (struct slot *)(t + 1);
-    for (uint64_t i = 0; i <= static_table.mask; i++) {
-        const struct slot *s = &static_slots[i];
-        if (s->pc && s->count && !table_add(t, s->pc, s->count))
-            __atomic_fetch_add(&lost, s->count, __ATOMIC_RELAXED);
-    }
-    __atomic_store_n(&table, t, __ATOMIC_RELEASE);
+    take_over(m, n);
 }
 
 NP_PORT_AT_START static void blocks_init(void)

@@ -18,10 +18,11 @@
 /* ---- chosen with CMake (src/CMakeLists.txt) ---------------------------- */
 
 /* Slots of the static basic-block table: 1 MiB of counts, the blocks of a
- * mid-sized program (4 KiB, 256 blocks, on a microcontroller); a power of
- * two (the hash masks it). */
+ * mid-sized program; a power of two (the hash masks it). 0 on a
+ * microcontroller: no RAM taken unasked, the firmware gives the table
+ * (np_blocks_init_buf). */
 #ifndef NP_BLOCKS_SLOTS
-#define NP_BLOCKS_SLOTS (NP_CONFIG_SMALL ? 256 : 65536)
+#define NP_BLOCKS_SLOTS (NP_CONFIG_SMALL ? 0 : 65536)
 #endif
 /* Sections in the table, ids 0 to N-1: enough for the global section and
  * a program's phases (16 on a microcontroller: 64 bytes of totals each);

@@ -144,12 +144,15 @@ static NOPROF void bins(void)
 
 static NOPROF void blocks(void)
 {
-    /* no init: counting is on from the start; a dump before any block */
+    /* no table given: a dump before any block says it has no slot */
     tc_capture_begin();
     int rc = np_blocks_dump();
     tc_capture_end();
-    tc_check(rc == NP_OK && tc_streq(tc_captured, "blocks: 0 blocks, 0 executions, 0 lost, 64 slots\n"),
+    tc_check(rc == NP_OK && tc_streq(tc_captured, "blocks: 0 blocks, 0 executions, 0 lost, 0 slots\n(no table: a "
+                                                  "target's runtime counts in the one the program gives, "
+                                                  "np_blocks_init_buf)\n"),
              "blocks: dump before any block");
+    EXPECT(np_blocks_init_buf(NULL, 64), NP_EINVAL, "np_blocks_init_buf", "blocks: no buffer");
     EXPECT(np_blocks_log(16), NP_ESMALL, "np_blocks_log", "blocks: a ring, no memory to map on a target");
     EXPECT(np_blocks_log((size_t)1 << 30), NP_EINVAL, "np_blocks_log", "blocks: a ring too large");
     tc_check(np_blocks_read(NULL, 0) == 0 && np_blocks_recent(NULL, 0) == 0, "blocks: reads into nothing");

@@ -2,15 +2,17 @@
  * through np_blocks_hit with the host test's made-up addresses and its
  * exact dump (tests/test_blocks.c, dump_lines), the coverage callback on
  * blocks_covered.c's workload with the host test's counts, disabling,
- * and the table filling up. The dump's lines are the host's, byte for
- * byte; only their order differs: a target has no allocator for the
- * sorted copy, so blocks come in table order. */
+ * and the table filling up, in a table the firmware gives (a target's
+ * runtime has none of its own: before it, executions are lost, and the
+ * dump says why). The dump's lines are the host's, byte for byte; only
+ * their order differs: a target has no allocator for the sorted copy, so
+ * blocks come in table order. */
 #include "check.h"
 
 void bb_loop(int n); /* blocks_covered.c, with coverage */
 
 #define FAKE(i) ((const void *)(uintptr_t)(0x100000 + 16 * (i)))
-#define SLOTS 64u /* run.sh: NP_BLOCKS_SLOTS=64 */
+#define SLOTS 64u
 #define MAX_BLOCKS 64
 
 static np_block_count seen[MAX_BLOCKS];
@@ -102,8 +104,35 @@ static NOPROF void check_dump(const char *what)
     }
 }
 
+static uint64_t table[NP_BLOCKS_BUF_BYTES(SLOTS) / 8];
+
 NOPROF int main(void)
 {
+    /* no table yet: lost, and the dump says why */
+    np_blocks_hit(FAKE(1));
+    np_blocks_hit(FAKE(1));
+    tc_check(np_blocks_lost() == 2 && np_blocks_capacity() == 0 && np_blocks_read(NULL, 0) == 0,
+             "no table: 2 lost, no slot, no block");
+    tc_capture_begin();
+    np_blocks_dump();
+    tc_capture_end();
+    if (!tc_check(tc_streq(tc_captured, "blocks: 0 blocks, 0 executions, 2 lost, 0 slots\n(no table: a target's runtime "
+                                        "counts in the one the program gives, np_blocks_init_buf)\n"),
+                  "no table: the dump says so"))
+        tc_put(tc_captured);
+    tc_capture_begin();
+    int small = np_blocks_init_buf(table, NP_BLOCKS_BUF_BYTES(1) - 1), odd = np_blocks_init_buf((char *)table + 4, 64);
+    tc_capture_end();
+    tc_check(small == NP_EINVAL && odd == NP_EINVAL && np_blocks_capacity() == 0, "a buffer too small or misaligned: refused");
+    tc_check(np_blocks_init_buf(table, sizeof table) == NP_OK && np_blocks_capacity() == SLOTS,
+             "the firmware's table: 64 slots");
+    tc_check(np_blocks_lost() == 2, "the executions lost before it stay counted");
+    tc_capture_begin();
+    int again = np_blocks_init_buf(table, sizeof table);
+    tc_capture_end();
+    tc_check(again == NP_EALREADY && tc_streq(tc_captured, "nanoprof: np_blocks_init_buf: a table was given already\n"),
+             "a second table: refused, one line");
+
     /* the host's dump_lines, and its exact text */
     np_blocks_clear();
     np_blocks_hit(FAKE(1));

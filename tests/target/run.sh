@@ -29,7 +29,7 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
 fail=0
 # small tables: the microbit has 16 KiB of RAM
 CFLAGS="-mthumb -O2 -g -std=gnu11 -ffreestanding -Wall -Wextra -Werror -I$SRC/include -I$SRC/src \
--I$SRC/src/port/cortex_m -DNP_BLOCKS_SLOTS=64 -DNP_BINS_MAX=16"
+-I$SRC/src/port/cortex_m -DNP_BINS_MAX=16"
 RT_FLAGS=""        # the runtime's build choices
 FW_FLAGS=""        # the firmware's own
 FW_PATH=$HERE/$FW.c
