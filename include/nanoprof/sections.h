@@ -5,6 +5,7 @@
 #ifndef NANOPROF_SECTIONS_H
 #define NANOPROF_SECTIONS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "nanoprof/api.h"
@@ -22,10 +23,26 @@ NP_BEGIN_DECLS
 /* Chooses the clock (once per process) and, with NP_SECTIONS_HW, tries the
  * hardware counters on the calling thread; when the kernel refuses them,
  * one line on the output sink says so and sections measure time only (the
- * call still returns NP_OK). Optional: sections work without it, time only.
- * Call it before any section begins. NP_EALREADY the second time;
+ * call still returns NP_OK). Optional on hosts: sections work without it,
+ * time only, in the built-in table. A target's runtime takes no RAM
+ * unasked: there, call it or np_sections_init_buf first (a section before
+ * either is refused with NP_EINVAL and one line, as np_section_begin
+ * says). Call it before any section begins. NP_EALREADY the second time;
  * NP_EINVAL for an unknown flag. */
 NP_API int np_sections_init(unsigned flags);
+/* np_sections_init with the table in BUF (SIZE bytes, 8-byte aligned)
+ * instead of the runtime's built-in one of NP_SECTIONS_MAX sections: ids
+ * then run to np_sections_max() - 1, as many as the buffer holds
+ * (NP_SECTIONS_BUF_BYTES(n) holds n on any port). Where the OS runs one
+ * thread (a target), the buffer also holds its open sections, and a
+ * firmware that calls only this links no table of its own. Call it before
+ * any section begins or is named. NP_ESMALL for a buffer smaller than
+ * NP_SECTIONS_BUF_BYTES(2); NP_EINVAL for one NULL or misaligned, and an
+ * unknown flag; NP_EALREADY after an init or a section. */
+NP_API int np_sections_init_buf(void *buf, size_t size, unsigned flags);
+/* Bytes that hold N sections on any port: at most 64 each, and the
+ * alignment. */
+#define NP_SECTIONS_BUF_BYTES(n) (64u * (size_t)(n) + 64u)
 
 /* Begin and end of section ID on the calling thread. Sections nest; a
  * section nested inside itself is measured at its outermost level only.
@@ -44,8 +61,10 @@ NP_API int np_section_begin_named(unsigned id, const char *name);
 #define NP_SECTIONS_START() np_section_begin(NP_SECTION_GLOBAL)
 #define NP_SECTIONS_STOP() np_section_end(NP_SECTION_GLOBAL)
 
-/* The size of the section table (ids 0 .. max-1), fixed when the runtime
- * is built: CMake option NP_SECTIONS_MAX, default 64. */
+/* The size of the section table (ids 0 .. max-1): what the buffer given
+ * to np_sections_init_buf holds, else the built-in table's, fixed when
+ * the runtime is built (CMake option NP_SECTIONS_MAX, default 64; 16 on
+ * a target). */
 NP_API unsigned np_sections_max(void);
 
 typedef struct np_section_stats {

@@ -55,7 +55,9 @@ void np_port_relax(void);
 void np_port_thread_start(void (*on_exit)(void));
 /* SIZE bytes of zeroed memory private to the calling OS thread, given
  * back when it ends, after FORGET has run on it (so that the caller drops
- * its pointer); NULL when there is none. One block per caller and thread. */
+ * its pointer); NULL when there is none. One block per caller and thread.
+ * Only where NP_PORT_OS_THREADS: with one OS thread, its state is in the
+ * runtime's tables. */
 void *np_port_thread_alloc(size_t size, void (*forget)(void));
 
 /* ---- memory and settings ------------------------------------------------------

@@ -24,6 +24,12 @@
 #ifndef NP_BLOCKS_SLOTS
 #define NP_BLOCKS_SLOTS (NP_CONFIG_SMALL ? 0 : 65536)
 #endif
+/* Alignment of counters that threads add to at once: a cache line on
+ * hosts (no two threads' sections share one); 8 on a microcontroller,
+ * which has one core and no line to share. */
+#ifndef NP_SHARED_ALIGN
+#define NP_SHARED_ALIGN (NP_CONFIG_SMALL ? 8 : 64)
+#endif
 /* Sections in the table, ids 0 to N-1: enough for the global section and
  * a program's phases (16 on a microcontroller: 64 bytes of totals each);
  * every thread keeps about 29 bytes per section. */
@@ -189,11 +195,6 @@
  * (np_cm_set_cpu_hz). 25 MHz: QEMU's mps2 boards. */
 #ifndef NP_CM_CPU_HZ
 #define NP_CM_CPU_HZ 25000000u
-#endif
-/* Bytes of per-thread memory the port hands out (np_port_thread_alloc):
- * sections' state for NP_SECTIONS_MAX sections. */
-#ifndef NP_CM_THREAD_MEM_BYTES
-#define NP_CM_THREAD_MEM_BYTES (NP_SECTIONS_MAX * 32 + 64)
 #endif
 /* 1: the port defines SysTick_Handler (the clock's high word, bins'
  * tick); 0: the board's handler calls np_cm_systick_isr() itself (an

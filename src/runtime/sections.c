@@ -13,38 +13,58 @@
 
 _Static_assert(NP_SECTIONS_MAX >= 2, "NP_SECTIONS_MAX: the global section and at least one more");
 
-/* Totals, one cache line per section so that threads in different
- * sections do not share lines. */
+/* Totals, one cache line per section on hosts so that threads in
+ * different sections do not share lines. */
 struct section {
     uint64_t ticks;
     uint64_t hw[NP_HW_EVENTS];
     uint32_t count;
     const char *name;
-} __attribute__((aligned(64)));
+} __attribute__((aligned(NP_SHARED_ALIGN)));
 
-static struct section table[NP_SECTIONS_MAX];
-
-/* Per OS thread: what is open. depth counts nested begins of the same id,
- * so only the outermost one is timed. */
-struct section_thread {
-    uint32_t depth[NP_SECTIONS_MAX];
-    uint64_t begin[NP_SECTIONS_MAX];
-    uint64_t hw_begin[NP_SECTIONS_MAX][NP_HW_EVENTS];
-    uint8_t hw_read[NP_SECTIONS_MAX]; /* hw_begin holds this occurrence's */
-    int8_t hw;                        /* 1 counters open, -1 refused, 0 off */
-    uint8_t ready;
+/* Per OS thread and section: what is open. depth counts nested begins of
+ * the same id, so only the outermost one is timed. */
+struct open_section {
+    uint64_t begin;
+    uint64_t hw_begin[NP_HW_EVENTS];
+    uint32_t depth;
+    uint8_t hw_read; /* hw_begin holds this occurrence's */
 };
+
+struct section_thread {
+    int8_t hw;     /* 1 counters open, -1 refused, 0 off */
+    uint8_t ready;
+    struct open_section open[]; /* one per id in the table */
+};
+
+/* In the buffer: a section (and, with one OS thread, its open state)
+ * per id, and the alignment or the thread's header. */
+_Static_assert(sizeof(struct section) + (NP_PORT_OS_THREADS ? 0 : sizeof(struct open_section)) <= 64 &&
+                   NP_SHARED_ALIGN <= 64 && sizeof(struct section_thread) <= 64 - 8,
+               "NP_SECTIONS_BUF_BYTES holds n sections");
+
+/* The table: the program's buffer (np_sections_init_buf) or the built-in
+ * one of NP_SECTIONS_MAX sections. nmax is stored last, with release:
+ * once it is not 0, table is whole. */
+static struct section *table;
+static unsigned nmax;
+static int claimed; /* a table is being set or is set */
+#if !NP_PORT_OS_THREADS
+/* The one OS thread's state: beside the table, in the same buffer. */
+static struct section_thread *one_thread;
+#endif
 
 /* Each thread's state is a block of its own, which the port hands out at
  * its first section and takes back when it ends: only a pointer is
  * per-thread storage, so that the runtime's TLS stays small enough for a
  * dlopen'ed libnanoprof.so (docs/instrumenting.md). The POSIX port maps
  * it (no lock: the first section may be in a signal handler that
- * interrupted malloc). */
+ * interrupted malloc). Where the OS runs one thread, it is in the table's
+ * memory. */
 static NP_PORT_TLS struct section_thread *me;
 
 /* The thread ends: the port takes its block back. */
-static void me_forget(void)
+static __attribute__((unused)) void me_forget(void)
 {
     me = NULL;
 }
@@ -74,14 +94,66 @@ static void open_hw(struct section_thread *s)
         __atomic_fetch_add(&hw_refused_threads, 1, __ATOMIC_RELAXED);
 }
 
+/* Sets the table (claimed already) to N sections at T, zeroed, with the
+ * one OS thread's state at THREAD where there is one. */
+static void set_table(struct section *t, unsigned n, void *thread)
+{
+    table = t;
+#if !NP_PORT_OS_THREADS
+    one_thread = thread;
+#else
+    (void)thread;
+#endif
+    __atomic_store_n(&nmax, n, __ATOMIC_RELEASE);
+}
+
+/* The built-in table (np_sections_init), set unless a table is: a
+ * firmware that calls only np_sections_init_buf does not link it (a target
+ * builds with -fdata-sections and links with --gc-sections). */
+static void builtin_table(void)
+{
+    static struct section builtin[NP_SECTIONS_MAX];
+#if !NP_PORT_OS_THREADS
+    static uint64_t thread_mem[(sizeof(struct section_thread) + NP_SECTIONS_MAX * sizeof(struct open_section) + 7) / 8];
+#else
+    void *thread_mem = NULL;
+#endif
+    if (!__atomic_exchange_n(&claimed, 1, __ATOMIC_ACQ_REL))
+        set_table(builtin, NP_SECTIONS_MAX, thread_mem);
+    else
+        while (!__atomic_load_n(&nmax, __ATOMIC_ACQUIRE))
+            np_port_relax(); /* another thread sets it: a few stores */
+}
+
+/* A table is set: on hosts, the built-in one when none was (sections work
+ * without np_sections_init); a target takes no RAM unasked and has none
+ * until np_sections_init or np_sections_init_buf. */
+static int have_table(void)
+{
+    if (__builtin_expect(__atomic_load_n(&nmax, __ATOMIC_ACQUIRE) != 0, 1))
+        return 1;
+#if NP_PORT_OS_THREADS
+    builtin_table();
+    return 1;
+#else
+    return 0;
+#endif
+}
+
 /* The first section on a thread: its state, the clock chosen before any
  * time is read, and the thread's counters opened when they are in use.
- * NULL when no memory could be had. */
+ * NULL when there is no table or no memory. */
 static __attribute__((noinline)) struct section_thread *thread_start(void)
 {
+    if (!have_table())
+        return NULL;
     struct section_thread *s = me;
     if (!s) {
-        s = np_port_thread_alloc(sizeof *s, me_forget);
+#if NP_PORT_OS_THREADS
+        s = np_port_thread_alloc(sizeof *s + nmax * sizeof s->open[0], me_forget);
+#else
+        s = one_thread;
+#endif
         if (!s)
             return NULL;
         me = s;
@@ -95,58 +167,85 @@ static __attribute__((noinline)) struct section_thread *thread_start(void)
     return s;
 }
 
+static const char no_table[] = "no table: np_sections_init or np_sections_init_buf first";
+
+/* No state for the thread: no table, or (where the OS runs threads) no
+ * memory for it. Said once. */
 static int no_memory(const char *where)
 {
     static int said;
-    return misuse(&said, where, "no memory for this thread's sections (reported once)");
+#if NP_PORT_OS_THREADS
+    if (have_table())
+        return misuse(&said, where, "no memory for this thread's sections (reported once)");
+#endif
+    return misuse(&said, where, no_table);
 }
 
 int np_section_begin(unsigned id)
 {
-    if (__builtin_expect(id >= NP_SECTIONS_MAX, 0))
-        return bad_id("np_section_begin");
     struct section_thread *s = me;
     if (__builtin_expect(!s || !s->ready, 0) && !(s = thread_start()))
         return no_memory("np_section_begin");
-    if (s->depth[id]++ != 0)
+    if (__builtin_expect(id >= __atomic_load_n(&nmax, __ATOMIC_RELAXED), 0))
+        return bad_id("np_section_begin");
+    struct open_section *o = &s->open[id];
+    if (o->depth++ != 0)
         return NP_OK;
     if (__builtin_expect(s->hw > 0, 0))
-        s->hw_read[id] = (uint8_t)np_port_hw_read(s->hw_begin[id]);
-    s->begin[id] = np_port_wall_ticks(); /* last: the time leaves out the above */
+        o->hw_read = (uint8_t)np_port_hw_read(o->hw_begin);
+    o->begin = np_port_wall_ticks(); /* last: the time leaves out the above */
     return NP_OK;
 }
 
-static void add_hw(struct section_thread *s, unsigned id)
+static void add_hw(struct open_section *o, struct section *e)
 {
     uint64_t v[NP_HW_EVENTS];
-    if (s->hw_read[id] && np_port_hw_read(v))
+    if (o->hw_read && np_port_hw_read(v))
         for (int i = 0; i < NP_HW_EVENTS; i++)
-            __atomic_fetch_add(&table[id].hw[i], v[i] - s->hw_begin[id][i], __ATOMIC_RELAXED);
-    s->hw_read[id] = 0;
+            __atomic_fetch_add(&e->hw[i], v[i] - o->hw_begin[i], __ATOMIC_RELAXED);
+    o->hw_read = 0;
 }
 
 int np_section_end(unsigned id)
 {
     uint64_t now = np_port_wall_ticks(); /* first: the time leaves out the rest */
-    if (__builtin_expect(id >= NP_SECTIONS_MAX, 0))
+    if (__builtin_expect(id >= __atomic_load_n(&nmax, __ATOMIC_RELAXED), 0))
         return bad_id("np_section_end");
     struct section_thread *s = me;
-    if (__builtin_expect(!s || s->depth[id] == 0, 0))
+    if (__builtin_expect(!s || s->open[id].depth == 0, 0))
         return misuse(&said_unmatched, "np_section_end", "section ended without a begin on this thread (reported once)");
-    if (--s->depth[id] != 0)
+    struct open_section *o = &s->open[id];
+    if (--o->depth != 0)
         return NP_OK;
-    __atomic_fetch_add(&table[id].ticks, now - s->begin[id], __ATOMIC_RELAXED);
-    __atomic_fetch_add(&table[id].count, 1, __ATOMIC_RELAXED);
+    struct section *e = &table[id];
+    __atomic_fetch_add(&e->ticks, now - o->begin, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&e->count, 1, __ATOMIC_RELAXED);
     if (__builtin_expect(s->hw > 0, 0))
-        add_hw(s, id);
+        add_hw(o, e);
     return NP_OK;
+}
+
+/* Section ID of the table, or NULL (a bad id, or no table: said, as
+ * WHERE). */
+static struct section *entry(unsigned id, const char *where)
+{
+    if (!have_table()) {
+        np_error(NP_ENOTINIT, where, no_table);
+        return NULL;
+    }
+    if (id >= nmax) {
+        bad_id(where);
+        return NULL;
+    }
+    return &table[id];
 }
 
 int np_section_name(unsigned id, const char *name)
 {
-    if (id >= NP_SECTIONS_MAX)
-        return bad_id("np_section_name");
-    __atomic_store_n(&table[id].name, name, __ATOMIC_RELEASE);
+    struct section *e = entry(id, "np_section_name");
+    if (!e)
+        return have_table() ? NP_EINVAL : NP_ENOTINIT;
+    __atomic_store_n(&e->name, name, __ATOMIC_RELEASE);
     return NP_OK;
 }
 
@@ -154,26 +253,24 @@ int np_section_begin_named(unsigned id, const char *name)
 {
     /* A load, not a store, when named already: no cache line written by
      * every thread at every begin. */
-    if (id < NP_SECTIONS_MAX && __atomic_load_n(&table[id].name, __ATOMIC_RELAXED) != name)
+    if (have_table() && id < nmax && __atomic_load_n(&table[id].name, __ATOMIC_RELAXED) != name)
         __atomic_store_n(&table[id].name, name, __ATOMIC_RELEASE);
     return np_section_begin(id);
 }
 
 unsigned np_sections_max(void)
 {
-    return NP_SECTIONS_MAX;
+    unsigned n = __atomic_load_n(&nmax, __ATOMIC_ACQUIRE);
+    return n ? n : NP_SECTIONS_MAX;
 }
 
-int np_sections_init(unsigned flags)
+/* What both inits do once the table is set. */
+static int start(const char *where, unsigned flags)
 {
-    if (flags & ~NP_SECTIONS_HW)
-        return np_error(NP_EINVAL, "np_sections_init", "unknown flag");
-    if (__atomic_exchange_n(&initialised, 1, __ATOMIC_ACQ_REL))
-        return np_error(NP_EALREADY, "np_sections_init", "already initialised");
     np_port_clock_init();
     struct section_thread *s = thread_start();
     if (!s)
-        return no_memory("np_sections_init");
+        return no_memory(where);
     if (flags & NP_SECTIONS_HW) {
         const char *why = NULL;
         if (np_port_hw_open(&why)) {
@@ -190,9 +287,48 @@ int np_sections_init(unsigned flags)
     return NP_OK;
 }
 
+int np_sections_init(unsigned flags)
+{
+    if (flags & ~NP_SECTIONS_HW)
+        return np_error(NP_EINVAL, "np_sections_init", "unknown flag");
+    if (__atomic_exchange_n(&initialised, 1, __ATOMIC_ACQ_REL))
+        return np_error(NP_EALREADY, "np_sections_init", "already initialised");
+    builtin_table(); /* or the one sections already use */
+    return start("np_sections_init", flags);
+}
+
+int np_sections_init_buf(void *buf, size_t size, unsigned flags)
+{
+    if (flags & ~NP_SECTIONS_HW)
+        return np_error(NP_EINVAL, "np_sections_init_buf", "unknown flag");
+    uintptr_t a = (uintptr_t)buf, t = (a + NP_SHARED_ALIGN - 1) & ~(uintptr_t)(NP_SHARED_ALIGN - 1);
+    if (!buf || (a & 7))
+        return np_error(NP_EINVAL, "np_sections_init_buf", "no buffer, or one not 8-byte aligned");
+    if (size < NP_SECTIONS_BUF_BYTES(2))
+        return np_error(NP_ESMALL, "np_sections_init_buf", "buffer smaller than NP_SECTIONS_BUF_BYTES(2)");
+    if (__atomic_exchange_n(&initialised, 1, __ATOMIC_ACQ_REL))
+        return np_error(NP_EALREADY, "np_sections_init_buf", "already initialised");
+    if (__atomic_exchange_n(&claimed, 1, __ATOMIC_ACQ_REL))
+        return np_error(NP_EALREADY, "np_sections_init_buf", "sections began before it: call it first");
+    size_t room = size - (t - a), per = sizeof(struct section);
+#if !NP_PORT_OS_THREADS
+    room -= sizeof(struct section_thread);
+    per += sizeof(struct open_section);
+#endif
+    size_t n = room / per;
+    if (n > 65536)
+        n = 65536; /* ids are unsigned; more is no use */
+    /* zeroed with stores (no memset on the way) */
+    for (uint64_t *w = (uint64_t *)buf, *e = (uint64_t *)((char *)buf + (size & ~(size_t)7)); w < e; w++)
+        __atomic_store_n(w, 0, __ATOMIC_RELAXED);
+    set_table((struct section *)t, (unsigned)n, (struct section *)t + n);
+    return start("np_sections_init_buf", flags);
+}
+
 int np_sections_clear(void)
 {
-    for (unsigned id = 0; id < NP_SECTIONS_MAX; id++) {
+    unsigned n = have_table() ? nmax : 0;
+    for (unsigned id = 0; id < n; id++) {
         __atomic_store_n(&table[id].ticks, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&table[id].count, 0, __ATOMIC_RELAXED);
         for (int i = 0; i < NP_HW_EVENTS; i++)
@@ -214,7 +350,9 @@ static void read_section(unsigned id, uint64_t ns_per_tick, np_section_stats *ou
 
 int np_sections_get(unsigned id, np_section_stats *out)
 {
-    if (id >= NP_SECTIONS_MAX || !out)
+    if (!have_table())
+        return np_error(NP_ENOTINIT, "np_sections_get", no_table);
+    if (id >= nmax || !out)
         return np_error(NP_EINVAL, "np_sections_get", "section id out of range or output is NULL");
     np_port_clock_init();
     read_section(id, np_port_ns_per_tick_q32(), out);
@@ -265,11 +403,13 @@ static void dump_line(unsigned id, const np_section_stats *s, uint64_t global_ns
 
 int np_sections_dump(void)
 {
+    if (!have_table())
+        return np_error(NP_ENOTINIT, "np_sections_dump", no_table);
     np_port_clock_init();
     uint64_t npt = np_port_ns_per_tick_q32();
     np_section_stats global;
     read_section(NP_SECTION_GLOBAL, npt, &global);
-    for (unsigned id = 1; id < NP_SECTIONS_MAX; id++) {
+    for (unsigned id = 1; id < nmax; id++) {
         np_section_stats s;
         read_section(id, npt, &s);
         if (s.name || s.count)

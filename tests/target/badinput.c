@@ -10,6 +10,7 @@
  * ok/FAIL per check; the exit status is the failures. */
 #include "check.h"
 #include "cortex_m.h"
+#include "runtime/np_config.h"
 #include "runtime/trace_encode.h"
 
 /* The call's status is WANT and it wrote one line naming WHO. */
@@ -101,15 +102,21 @@ static NOPROF void cost(void)
 static NOPROF void sections(void)
 {
     np_section_stats s;
-    /* sections need no init: a dump before it lists the global section */
-    tc_capture_begin();
-    int rc = np_sections_dump();
-    tc_capture_end();
-    tc_check(rc == NP_OK && tc_streq(tc_captured, "global: count 0, time 0, -% of global\n"),
-             "sections: dump before init, the global line");
+    static uint64_t buf[NP_SECTIONS_BUF_BYTES(2) / 8];
+    /* a target's sections have no table before an init */
+    EXPECT(np_sections_dump(), NP_ENOTINIT, "np_sections_dump", "sections: dump before init");
+    EXPECT(np_sections_get(0, &s), NP_ENOTINIT, "np_sections_get", "sections: get before init");
+    EXPECT(np_section_name(1, "x"), NP_ENOTINIT, "np_section_name", "sections: name before init");
+    EXPECT(np_section_begin(1), NP_EINVAL, "np_section_begin", "sections: begin before init");
+    tc_check(np_sections_max() == NP_SECTIONS_MAX, "sections: before init, max is the built-in table's");
+    EXPECT(np_sections_init_buf(NULL, sizeof buf, 0), NP_EINVAL, "np_sections_init_buf", "sections: no buffer");
+    EXPECT(np_sections_init_buf((char *)buf + 4, sizeof buf - 4, 0), NP_EINVAL, "np_sections_init_buf",
+           "sections: a misaligned buffer");
+    EXPECT(np_sections_init_buf(buf, sizeof buf - 1, 0), NP_ESMALL, "np_sections_init_buf", "sections: a buffer too small");
     EXPECT(np_sections_init(8), NP_EINVAL, "np_sections_init", "sections: unknown flag");
     SILENT(np_sections_init(0), NP_OK, "sections: init");
     EXPECT(np_sections_init(0), NP_EALREADY, "np_sections_init", "sections: second init");
+    EXPECT(np_sections_init_buf(buf, sizeof buf, 0), NP_EALREADY, "np_sections_init_buf", "sections: a buffer after init");
     EXPECT(np_sections_get(np_sections_max(), &s), NP_EINVAL, "np_sections_get", "sections: get, id out of range");
     EXPECT(np_sections_get(1, NULL), NP_EINVAL, "np_sections_get", "sections: get into NULL");
     EXPECT(np_section_begin(np_sections_max()), NP_EINVAL, "np_section_begin", "sections: begin, id out of range");

@@ -1,7 +1,8 @@
 /* sections.c - sections on a Cortex-M target with known cycle counts
  * (run.sh): sections around tc_spin loops of known instruction counts,
  * nested sections, a section nested in itself, a repeated one and the
- * global section, checked against the instructions they bracket.
+ * global section, checked against the instructions they bracket; the
+ * table in the firmware's buffer (np_sections_init_buf).
  *
  * The figures: under -icount shift=0 one instruction is one nanosecond of
  * virtual time; SysTick, the port's clock here (QEMU's DWT counter does
@@ -80,10 +81,14 @@ static NOPROF char *dump_line(char *out, const char *name, unsigned id, uint32_t
 #define N7 1000u
 #define N8 12345u
 
+/* the table and the core's open sections: ids 0 to 8 */
+static uint64_t table[NP_SECTIONS_BUF_BYTES(9) / 8];
+
 NOPROF int main(void)
 {
     np_cm_set_cpu_hz(TC_CPU_HZ);
-    tc_check(np_sections_init(0) == NP_OK, "sections init");
+    tc_check(np_sections_init_buf(table, sizeof table, 0) == NP_OK && np_sections_max() == 9,
+             "sections init, in the firmware's buffer: ids 0 to 8");
     NP_SECTIONS_START();
     /* E: an empty section */
     NP_SECTION_BEGIN(1);

@@ -38,24 +38,6 @@ void np_port_thread_start(void (*on_exit)(void))
     (void)on_exit; /* the core's one thread never ends */
 }
 
-/* The one OS thread's blocks, from a static arena. */
-static uint64_t arena[(NP_CM_THREAD_MEM_BYTES + 7) / 8];
-static size_t arena_used;
-
-void *np_port_thread_alloc(size_t size, void (*forget)(void))
-{
-    (void)forget;
-    size = (size + 7) & ~(size_t)7;
-    np_port_crit m = np_port_crit_enter(0);
-    void *p = NULL;
-    if (size <= sizeof arena - arena_used) {
-        p = (char *)arena + arena_used;
-        arena_used += size;
-    }
-    np_port_crit_exit(0, m);
-    return p;
-}
-
 /* ---- memory and settings: none ------------------------------------------------- */
 
 void *np_port_map(size_t size)
