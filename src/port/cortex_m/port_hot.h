@@ -31,10 +31,11 @@
 #define NP_CM_DWT_CYCCNT (*(volatile uint32_t *)0xE0001004u)
 #define NP_CM_SYST_CVR (*(volatile uint32_t *)0xE000E018u) /* SysTick's count */
 
-/* The 64-bit clock: the cycles counted up to the last read, the hardware
- * counter's value then, whether the DWT counter is the clock (else
- * SysTick), and SysTick's reload + 1 while it runs, else 0 (clock.c,
- * systick.c). One object: the hooks reach it by one address. */
+/* The 64-bit clock: the cycles counted up to the last read (with the DWT
+ * counter, its low word is the counter's value then), SysTick's value
+ * then, whether the DWT counter is the clock (else SysTick), and
+ * SysTick's reload + 1 while it runs, else 0 (clock.c, systick.c). One
+ * object: the hooks reach it by one address. */
 struct np_cm_clock {
     uint64_t now;
     uint32_t last;
@@ -63,14 +64,16 @@ static inline __attribute__((always_inline)) void np_port_crit_exit(int *lock, n
     __asm__ __volatile__("msr primask, %0" : : "r"(primask) : "memory");
 }
 
-/* The 64-bit clock moved on by what the DWT counter counted since its
- * last read; interrupts masked by the caller. */
+/* The 64-bit clock: the DWT counter is its low word, and the high word
+ * counts the counter's wraps, seen as a value below the last one read;
+ * interrupts masked by the caller. */
 static inline __attribute__((always_inline)) uint64_t np_cm_dwt_now(struct np_cm_clock *c)
 {
-    uint32_t lo = NP_CM_DWT_CYCCNT;
-    uint64_t now = c->now + (uint32_t)(lo - c->last);
+    uint32_t lo = NP_CM_DWT_CYCCNT, hi = (uint32_t)(c->now >> 32);
+    if (lo < (uint32_t)c->now)
+        hi++;
+    uint64_t now = (uint64_t)hi << 32 | lo;
     c->now = now;
-    c->last = lo;
     return now;
 }
 

@@ -7,10 +7,12 @@
  * Clock: CPU cycles, 64 bits. The DWT cycle counter where the core has one
  * and it moves (QEMU's boards do not run it: it reads 0), else SysTick on
  * the processor clock, counting down from its reload value. Either
- * hardware counter is narrower than 64 bits: each read (port_hot.h,
- * np_cm_systick_read) adds what it moved since the previous one, with
- * interrupts masked, so the clock stays right as long as it is read at
- * least once per counter period. SysTick's interrupt sees to that when
+ * hardware counter is narrower than 64 bits: a read of SysTick
+ * (np_cm_systick_read) adds what it moved since the previous one, a read
+ * of the DWT counter (port_hot.h) takes it as the low word and counts a
+ * wrap when it is below the previous value, with interrupts masked, so
+ * the clock stays right as long as it is read at least once per counter
+ * period. SysTick's interrupt sees to that when
  * SysTick is the clock (one period is 2^24 cycles: 0.67 s at 25 MHz);
  * the DWT counter wraps after 2^32 cycles (a minute at 72 MHz), read by
  * every hook while function cost or sections run, and by each bins tick. */
@@ -79,7 +81,7 @@ static int dwt_start(void)
         ;
     if (NP_CM_DWT_CYCCNT == a)
         return 0;
-    np_cm_clock.last = NP_CM_DWT_CYCCNT;
+    np_cm_clock.now = NP_CM_DWT_CYCCNT; /* the low word is the counter (port_hot.h) */
     return 1;
 }
 #endif
