@@ -70,11 +70,13 @@ static struct slot static_slots[NP_BLOCKS_SLOTS];
 static struct table static_table = { NP_BLOCKS_SLOTS - 1, static_slots };
 #else
 /* No table yet: one slot that no block claims (no address is all ones),
- * so the callback's path stays the same and every execution is lost. */
-static struct slot no_slot = { UINT64_MAX, 0 };
-static struct table static_table = { 0, &no_slot };
+ * so the callback's path stays the same and every execution is lost.
+ * Nothing writes it (a claim needs a free slot, a count a match, clear a
+ * count above 0), so it stays in flash. */
+static const struct slot no_slot = { UINT64_MAX, 0 };
+static const struct table static_table = { 0, (struct slot *)&no_slot };
 #endif
-static struct table *table = &static_table;
+static struct table *table = (struct table *)&static_table;
 static int enabled = 1, given;
 static int started;
 static uint64_t lost;
