@@ -31,11 +31,14 @@ static uint64_t stats_buf[1024 / 8];
 static uint32_t arcs[NP_GPROF_ARCS_SIZE(32) / 4];
 static uint16_t hist[256];
 static uint64_t trace_buf[1024 / 8];
+static void *bins_buf[NP_BINS_BUF_BYTES(4) / sizeof(void *)];
+static uint64_t blocks_buf[NP_BLOCKS_BUF_BYTES(64) / 8];
+static uint64_t sections_buf[NP_SECTIONS_BUF_BYTES(4) / 8];
 
 NOPROF int main(void)
 {
     __asm__ __volatile__("" : : "r"(ct_buf), "r"(cost_buf), "r"(stats_buf), "r"(arcs), "r"(hist),
-                         "r"(trace_buf) : "memory");
+                         "r"(trace_buf), "r"(bins_buf), "r"(blocks_buf), "r"(sections_buf) : "memory");
 #if defined(MECH_STUB)
     work(10);
 #elif MECH == calltrace
@@ -49,18 +52,19 @@ NOPROF int main(void)
     np_stats_calc(stats_buf);
     np_stats_dump(stats_buf);
 #elif MECH == sections
-    np_sections_init(0);
+    np_sections_init_buf(sections_buf, sizeof sections_buf, 0);
     NP_SECTION_BEGIN(1);
     work(10);
     NP_SECTION_END(1);
     np_sections_dump();
 #elif MECH == bins
-    np_bins_init(4, 1000);
+    np_bins_init_buf(bins_buf, sizeof bins_buf, 4, 1000);
     NP_BIN(2);
     work(10);
     NP_BIN(1);
     np_bins_dump();
 #elif MECH == blocks
+    np_blocks_init_buf(blocks_buf, sizeof blocks_buf);
     work(10);
     np_blocks_dump();
 #elif MECH == gprof
