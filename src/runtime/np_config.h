@@ -30,9 +30,9 @@
 #ifndef NP_SHARED_ALIGN
 #define NP_SHARED_ALIGN (NP_CONFIG_SMALL ? 8 : 64)
 #endif
-/* Sections in the table, ids 0 to N-1: enough for the global section and
- * a program's phases (16 on a microcontroller: 64 bytes of totals each);
- * every thread keeps about 29 bytes per section. */
+/* Sections in the built-in table, ids 0 to N-1: enough for the global
+ * section and a program's phases (16 on a microcontroller, 1 KiB with
+ * the core's open state); every thread keeps 32 bytes per section. */
 #ifndef NP_SECTIONS_MAX
 #define NP_SECTIONS_MAX (NP_CONFIG_SMALL ? 16 : 64)
 #endif
