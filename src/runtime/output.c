@@ -36,7 +36,9 @@ static void put(struct np_line *l, char c)
         l->buf[l->n++] = c;
 }
 
-void np_line_str(struct np_line *l, const char *s)
+/* noinline: called a few times in each of the lines' writers, it would
+ * otherwise be copied into each of this file's at -O2 (a firmware's ROM) */
+__attribute__((noinline)) void np_line_str(struct np_line *l, const char *s)
 {
     while (*s)
         put(l, *s++);
