@@ -225,27 +225,20 @@ int np_section_end(unsigned id)
     return NP_OK;
 }
 
-/* Section ID of the table, or NULL (a bad id, or no table: said, as
- * WHERE). */
-static struct section *entry(unsigned id, const char *where)
+/* NP_OK when there is a table, else NP_ENOTINIT, said as WHERE. */
+static int need_table(const char *where)
 {
-    if (!have_table()) {
-        np_error(NP_ENOTINIT, where, no_table);
-        return NULL;
-    }
-    if (id >= nmax) {
-        bad_id(where);
-        return NULL;
-    }
-    return &table[id];
+    return have_table() ? NP_OK : np_error(NP_ENOTINIT, where, no_table);
 }
 
 int np_section_name(unsigned id, const char *name)
 {
-    struct section *e = entry(id, "np_section_name");
-    if (!e)
-        return have_table() ? NP_EINVAL : NP_ENOTINIT;
-    __atomic_store_n(&e->name, name, __ATOMIC_RELEASE);
+    int rc = need_table("np_section_name");
+    if (rc != NP_OK)
+        return rc;
+    if (id >= nmax)
+        return bad_id("np_section_name");
+    __atomic_store_n(&table[id].name, name, __ATOMIC_RELEASE);
     return NP_OK;
 }
 
@@ -350,8 +343,9 @@ static void read_section(unsigned id, uint64_t ns_per_tick, np_section_stats *ou
 
 int np_sections_get(unsigned id, np_section_stats *out)
 {
-    if (!have_table())
-        return np_error(NP_ENOTINIT, "np_sections_get", no_table);
+    int rc = need_table("np_sections_get");
+    if (rc != NP_OK)
+        return rc;
     if (id >= nmax || !out)
         return np_error(NP_EINVAL, "np_sections_get", "section id out of range or output is NULL");
     np_port_clock_init();
@@ -403,8 +397,9 @@ static void dump_line(unsigned id, const np_section_stats *s, uint64_t global_ns
 
 int np_sections_dump(void)
 {
-    if (!have_table())
-        return np_error(NP_ENOTINIT, "np_sections_dump", no_table);
+    int rc = need_table("np_sections_dump");
+    if (rc != NP_OK)
+        return rc;
     np_port_clock_init();
     uint64_t npt = np_port_ns_per_tick_q32();
     np_section_stats global;
