@@ -252,7 +252,6 @@ void np_port_periodic_stop(void)
 
 /* ---- the GNU profiler's samples (gprof.c) ------------------------------------- */
 
-
 int np_port_pc_sample_start(unsigned hz, void (*fn)(uintptr_t pc), const char **reason)
 {
     if (!systick_rate(hz, reason))
@@ -266,4 +265,3 @@ void np_port_pc_sample_stop(void)
     __atomic_store_n(&pc_fn, NULL, __ATOMIC_RELAXED);
     systick_idle();
 }
-
