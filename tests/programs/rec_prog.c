@@ -11,8 +11,10 @@
  *   exit             deep(10) calls exit(3) at the bottom
  *   _exit            deep(10) calls _exit(4) at the bottom
  *   signal SIG       work(500), then deep(5) dies at the bottom: SIG is
- *                    term, int, segv, abort or kill (kill: after 300 ms);
- *                    overflow: deep(5) then a recursion until the stack ends
+ *                    term, int, segv, abort or kill (kill: work(5000), and
+ *                    with NANOPROF_BUFFER set, once the writer has written
+ *                    ten chunks since; see die); overflow: deep(5) then a
+ *                    recursion until the stack ends
  *   fork             f1 x3; fork: the child f2 x5 then exit(0); the parent
  *                    waits, f3 x7
  *   exec             f1 x2, then exec of itself in mode execd: f4 x4
@@ -126,6 +128,21 @@ KEEP void main_work(void)
 
 static const char *how;
 
+/* The write() calls this process has made so far (/proc/self/io), or -1. */
+NOPROF static long writes(void)
+{
+    FILE *f = fopen("/proc/self/io", "r");
+    char line[128];
+    long n = -1;
+    while (f && fgets(line, sizeof line, f))
+        sscanf(line, "syscw: %ld", &n);
+    if (f)
+        fclose(f);
+    return n;
+}
+
+static long writes_before_work; /* writes() when work began */
+
 /* Deep enough to end any stack; the array keeps frames large. */
 static volatile int no_bottom = 1 << 30;
 KEEP __attribute__((no_sanitize("address"))) int bottomless(int n)
@@ -145,8 +162,16 @@ KEEP __attribute__((no_sanitize("undefined"))) void die(void)
     else if (strcmp(how, "abort") == 0)
         abort();
     else if (strcmp(how, "kill") == 0) {
-        struct timespec ts = { 0, 300000000 };
-        nanosleep(&ts, NULL); /* the writer has written what was queued */
+        /* With buffers small enough to fill (NANOPROF_BUFFER=4k: some
+         * 40 of them), the writer has chunks of events to write: ten of
+         * its chunks are on disk before the kill, however late it runs
+         * (it is the only thread that writes once work began, one write()
+         * a chunk; a THREAD and a MODULE chunk or two come first). Without,
+         * the events are still in the thread's buffer: nothing to wait
+         * for. A minute at most, then the kill all the same. */
+        struct timespec ms = { 0, 1000000 };
+        for (int i = 0; getenv("NANOPROF_BUFFER") && i < 60000 && writes() < writes_before_work + 10; i++)
+            nanosleep(&ms, NULL);
         raise(SIGKILL);
     } else if (strcmp(how, "exit") == 0)
         exit(3);
@@ -327,6 +352,7 @@ int main(int argc, char **argv)
         how = strcmp(mode, "signal") != 0 ? mode : argc > 2 ? argv[2] : "segv";
         SHOW(deep), SHOW(die), SHOW(work), SHOW(leaf);
         fflush(stdout);
+        writes_before_work = writes();
         if (strcmp(mode, "signal") == 0)
             work(strcmp(how, "kill") == 0 ? 5000 : 500);
         deep(10);
