@@ -24,7 +24,9 @@
  *   many T N         T threads at once, each many_worker x1 calling many_leaf
  *                    N times; prints "calls <C>", the calls of many_leaf
  *                    counted by the program itself
- *   slow             slowf x2 (20 ms each), fastf x100
+ *   slow             slowf x2 (20 ms each), fastf x100; prints "fastf over
+ *                    5ms N", the calls of fastf that took 5 ms of wall time
+ *                    or more by its clock around them (preempted)
  *   fib N            fib(N)
  *   longjmp          guard: setjmp, then jumper(5) nests 5 deep and longjmps
  *                    back; then f3 x2 (built with _FORTIFY_SOURCE, the
@@ -436,8 +438,15 @@ int main(int argc, char **argv)
         SHOW(slowf), SHOW(fastf);
         for (int i = 0; i < 2; i++)
             slowf();
-        for (int i = 0; i < 100; i++)
+        int over = 0;
+        for (int i = 0; i < 100; i++) {
+            struct timespec t0, t1;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
             fastf();
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            over += (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) >= 5000000L;
+        }
+        printf("fastf over 5ms %d\n", over);
         return 0;
     }
     if (strcmp(mode, "fib") == 0) {
