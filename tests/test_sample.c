@@ -645,17 +645,15 @@ static void test_own_handler(void **state)
     assert_int_equal(intact, 1);
     /* none of the sampler's signals (SI_TIMER) reach the program's handler */
     assert_int_equal(measured(&r, "own", "foreign", NULL), 0);
-    /* its own, one per 10 ms of the process's CPU time as the kernel
-     * charges it for ITIMER_PROF: a whole tick to the thread running when
-     * it comes. That count's mean is the CPU time, its spread binomial
-     * over the ticks (1 s at 250 Hz: 6%, measured here up to +25% on a
-     * busy machine): at least half of what the CPU time gives is far
-     * outside it; no upper bound, as the charges are the kernel's (the
-     * sampler's signals leaking would be foreign) */
-    double own_ms = measured(&r, "own", "cpu", NULL);
-    if (own < own_ms / 10 / 2)
-        fail_msg("the program's handler got %d signals, expected about %.0f (one per 10 ms of its %.1f ms of CPU)",
-                 own, own_ms / 10, own_ms);
+    /* and its own reach it. How many is the kernel's: ITIMER_PROF runs on
+     * the process's CPU time as charged at its ticks, and a signal due
+     * while the last is pending is dropped (no overrun count): about 100
+     * in 1 s of CPU on a quiet machine, from 46 to 125 seen on busy ones.
+     * No count follows from what the run measured; the exact checks are
+     * these two. */
+    if (own < 1)
+        fail_msg("the program's handler got none of its own signals in %.1f ms of CPU",
+                 measured(&r, "own", "cpu", NULL));
     read_trace(r.dir, &t);
     const struct thr_stat *m = thread_in(&t.procs[0], "fm");
     expect_periods(&t.procs[0], m, "fm", cpu_in(&r, "fm"));
