@@ -204,8 +204,8 @@ for p in "$prog" "$prog_nopie"; do
     # with the probability p of its share of that time, so its count is
     # within 4 standard deviations of the binomial, sqrt(p (1 - p) / n) of
     # the n samples, plus 0.01 for what the measurement holds that no
-    # sample of these functions does (main's clock reads and the hooks of
-    # 4050 calls: under 0.1% of 1.5 s; 1% allowed)
+    # sample of these functions does (the six clock reads around main's
+    # calls and the hooks of 4050 calls: under 0.1% of 1.5 s; 1% allowed)
     "$np" report --samples --format=csv "$tmp/r" 2>/dev/null |
         awk -F, -v p="$p" '$8 == p { print "samples", $1, $2 }' >"$tmp/counts"
     awk -v kind="$kind" '

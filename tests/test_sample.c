@@ -318,13 +318,13 @@ static double periods_per_ms(const struct proc_stat *p) { return 1e6 / (double)p
  * probability p of NAME's share of the thread's sampled CPU time, and
  * brings its periods w (1 + its overrun): the periods in NAME have the
  * mean p W and the variance p (1 - p) W2, W and W2 the sums of w and w^2
- * over the thread's samples. The bias on top: a clock read between two
- * calls is measured with NAME but sampled outside it (under 1%: STEP in
- * sample_prog.c); at either end of NAME's calls a sample can bring
- * periods of what ran before or after (one sample's at most, each end);
- * and the periods not sampled (skipped) may all be NAME's. Samples not
- * weighted by their overruns would give a quarter (one sample per 4 ms
- * kernel tick) or less. */
+ * over the thread's samples. The bias on top: what the measure around
+ * NAME's calls holds besides their loops (two clock reads, each call's
+ * call of keep: under 0.1%; 1% allowed); at either end of NAME's calls a
+ * sample can bring periods of what ran before or after (one sample's at
+ * most, each end); and the periods not sampled (skipped) may all be
+ * NAME's. Samples not weighted by their overruns would give a quarter
+ * (one sample per 4 ms kernel tick) or less. */
 static void expect_periods(const struct proc_stat *p, const struct thr_stat *th, const char *name, double ms)
 {
     double want = ms * periods_per_ms(p), got = (double)periods_in(th, name);
@@ -357,9 +357,11 @@ static void expect_thread(const struct proc_stat *p, const struct thr_stat *th, 
 /* A's share of the periods in A and B in TH against the share of the CPU
  * time measured in A, MS_A / (MS_A + MS_B): the binomial spread of the
  * samples in A or B, by their periods (as in expect_periods) and by
- * their number. The bias on top, 0.005: a clock read adds up to 1% to a
- * call's measured time, which moves the expected share by at most
- * 0.01 p (1 - p) < 0.003. */
+ * their number. The bias on top, 0.005: sample_prog splits the time it
+ * measured around both as their iterations (the same loop at the same
+ * alignment), which gives each call's own cost (a call, keep's: some ns
+ * of a call of 0.17 ms or more) to the function with more iterations:
+ * under 0.001. */
 static void expect_share(const struct thr_stat *th, const char *a, const char *b, double ms_a, double ms_b)
 {
     const struct fn_stat *fa = fn_in(th, a), *fb = fn_in(th, b);

@@ -24,8 +24,8 @@ head -n 1 "$tmp/out" | grep -q '^function,calls,total_ns,self_ns,min_ns,max_ns,.
 # fa's share of the samples in fa and fb: each falls in fa with the
 # probability p, fa's share of the CPU time the program measured in the
 # two; within 4 standard deviations of the binomial (sqrt(p (1 - p) / n)
-# of n samples), plus 0.005 for the clock reads between the calls, which
-# add up to 1% to a call's measured time (test_sample.c, expect_share)
+# of n samples), plus 0.005 for how the program splits the time it
+# measured (test_sample.c, expect_share)
 awk -F'[ ,]' '
     FNR == NR { if ($1 == "cpu") cpu[$2] = $3; next }
     $1 == "fa" || $1 == "fb" { n[$1] = $2; self[$1] = $4 }

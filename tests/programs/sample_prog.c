@@ -5,13 +5,20 @@
  * instrumentation (`nanoprof record --sample` preloads it), and
  * instrumented (calls recorded too).
  *
- * The functions' loops read no clock: a clock read is a system call, and a
- * sample taken in one is not the function's (the frame-pointer walk
- * starts at its caller's frame: with the loops reading the clock, a sixth
- * of their samples fell outside them). Their callers read each thread's
- * CPU clock around every call instead, and the program prints what it
- * measured, the truth the tests compare the samples with (the amounts of
- * time below are what it aims at, not what the tests expect):
+ * The functions' loops read no clock, and neither does the code between
+ * their calls: a clock read is a system call, a sample taken in one is not
+ * the function's (the frame-pointer walk starts at its caller's frame:
+ * with the loops reading the clock, a sixth of their samples fell outside
+ * them), and on a busy machine a thread is preempted where it returns
+ * from one. Read between every two calls, the clock made both the
+ * measure and the samples wrong there: each call's measured time took in
+ * the preemption's cost, and the samples of thread_a, fewer and of more
+ * periods each, gave fa 0.85 of its time with fb where 0.75 was measured.
+ * So the amounts of time below are calibrated once (iterations per ms)
+ * and each thread's CPU clock is read around its run of calls only; the
+ * program prints what it measured, the truth the tests compare the
+ * samples with (the amounts below are what it aims at, not what the
+ * tests expect):
  *   cpu NAME MS CALLS   MS of CPU time spent in NAME's CALLS calls
  *   wall NAME MS        the wall time its calls took (chain only)
  *   thread NAME MS      a thread's CPU time when it ends (main's always,
@@ -75,10 +82,12 @@ KEEP void keep(unsigned long v)
     sink += v;
 }
 
-/* Each runs its own loop N times (K keeps the bodies apart, so no two
- * are folded into one), reading no clock. */
+/* Each runs its own loop N times, reading no clock: the same code at the
+ * same alignment in every one, so that an iteration costs the same in each
+ * (K, a constant the compiler strength-reduces to an add of it, keeps the
+ * bodies apart, so that no two are folded into one). */
 #define BURN(name, k)                                                                                        \
-    KEEP void name(unsigned long n)                                                                          \
+    __attribute__((aligned(64))) KEEP void name(unsigned long n)                                             \
     {                                                                                                        \
         unsigned long acc = 0;                                                                               \
         for (unsigned long i = 0; i < n; i++) {                                                              \
@@ -88,7 +97,7 @@ KEEP void keep(unsigned long v)
         keep(acc);                                                                                           \
         __asm__ volatile(""); /* after the call: no tail call */                                             \
     }                                                                                                        \
-    static struct figure fig_##name = { #name, 0, 0, 0 };
+    static __attribute__((unused)) struct figure fig_##name = { #name, 0, 0, 0 };
 
 /* What was measured of one function's calls, by the one thread that
  * calls it (main prints it after joining that thread). */
@@ -106,27 +115,32 @@ BURN(fchild, 13)
 BURN(fphase, 17)
 BURN(fafter, 19)
 BURN(fdeep, 23)
+BURN(fcalibrate, 29)
 
-/* Iterations of a call that RUN makes: some 0.3 ms at -O2, so that its
- * clock read between calls is under 1% of its time. */
+/* Iterations of the loop per ms of CPU time (calibrate, in main first). */
+static double iters_per_ms;
+
+static void calibrate(void)
+{
+    double t0 = cpu_ms();
+    fcalibrate(1ul << 24);
+    iters_per_ms = (double)(1ul << 24) / (cpu_ms() - t0);
+}
+
+/* Iterations of a call that RUN makes: some 0.3 ms at -O2. */
 #define STEP (1ul << 20)
 
-/* One call FN(N), timed on this thread's CPU clock around it. */
-#define TIMED(fn, n)                              \
-    do {                                          \
-        double t0_ = cpu_ms();                    \
-        fn(n);                                    \
-        fig_##fn.cpu_ms += cpu_ms() - t0_;        \
-        fig_##fn.calls++;                         \
-    } while (0)
-
-/* FN called STEP iterations at a time until this thread has spent MS of
- * CPU time in it. A macro: the caller's frame is the one above FN's. */
-#define RUN(fn, ms)                               \
-    do {                                          \
-        double end_ = fig_##fn.cpu_ms + (ms);     \
-        while (fig_##fn.cpu_ms < end_)            \
-            TIMED(fn, STEP);                      \
+/* FN called STEP iterations at a time for about MS of CPU time, and the
+ * CPU time it took measured around the whole run. A macro: the caller's
+ * frame is the one above FN's. */
+#define RUN(fn, ms)                                                     \
+    do {                                                                \
+        double t0_ = cpu_ms();                                          \
+        for (double n_ = (ms) * iters_per_ms; n_ > 0; n_ -= STEP) {     \
+            fn(STEP);                                                   \
+            fig_##fn.calls++;                                           \
+        }                                                               \
+        fig_##fn.cpu_ms += cpu_ms() - t0_;                              \
     } while (0)
 
 static void say(const struct figure *f)
@@ -163,17 +177,28 @@ KEEP unsigned long fcall(unsigned n)
     return n < 2 ? n : fcall(n - 1) + fcall(n - 2);
 }
 
-/* fa three times as long as fb, chunk by chunk: chunks of 2 to 10 STEPs */
+/* fa three times as long as fb, chunk by chunk (chunks of 2 to 10
+ * STEPs), for about 2400 ms. Their CPU time is measured around the whole
+ * run and split as their iterations: an iteration costs the same in
+ * each (BURN). */
 KEEP void *thread_a(void *arg)
 {
     (void)arg;
     unsigned seed = 12345;
-    while (fig_fa.cpu_ms + fig_fb.cpu_ms < 2400) {
+    double ia = 0, ib = 0, t0 = cpu_ms();
+    while (ia + ib < 2400 * iters_per_ms) {
         seed = seed * 1103515245u + 12345u;
         unsigned long quarter = STEP / 2 + (unsigned long)(seed >> 16 & 0x7fff) * (2 * STEP) / 0x7fff;
-        TIMED(fa, 3 * quarter);
-        TIMED(fb, quarter);
+        fa(3 * quarter);
+        fb(quarter);
+        ia += 3.0 * (double)quarter;
+        ib += (double)quarter;
+        fig_fa.calls++;
+        fig_fb.calls++;
     }
+    double ran = cpu_ms() - t0;
+    fig_fa.cpu_ms = ran * ia / (ia + ib);
+    fig_fb.cpu_ms = ran * ib / (ia + ib);
     thread_a_ms = cpu_ms();
     return NULL;
 }
@@ -225,6 +250,7 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
     pthread_t a, b;
+    calibrate();
     if (!strcmp(mode, "shares")) {
         pthread_create(&a, NULL, thread_a, NULL);
         pthread_create(&b, NULL, thread_b, (void *)600L);
@@ -269,9 +295,10 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "chain")) {
         chain_outer(600);
     } else if (!strcmp(mode, "calls")) {
+        /* the clock read once every 64 calls (some 60 ms; see above) */
         double t0 = cpu_ms();
         unsigned long calls = 0;
-        while (cpu_ms() - t0 < 500) {
+        while (calls % 64 || cpu_ms() - t0 < 500) {
             sink += fcall(20);
             calls++;
         }
