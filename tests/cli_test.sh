@@ -1,7 +1,8 @@
 # cli_test.sh - sourced by the shell tests of nanoprof commands
-# (test_analyze_cli.sh, test_dump_cli.sh): a temporary directory $tmp,
-# pass/fail counting and the checks they share. Set $np (the nanoprof
-# command) and $np_cmd (the subcommand `run` runs) before sourcing it.
+# (test_analyze_cli.sh, test_dump_cli.sh...): a temporary directory $tmp,
+# pass/fail counting, the tools they need and the checks they share. Set
+# $np (the nanoprof command) and $np_cmd (the subcommand `run` runs)
+# before sourcing it.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0
@@ -47,6 +48,14 @@ status_loss() {
     else
         ok "$1"
     fi
+}
+# need TOOL...: each tool on the PATH, or the test fails at once with one
+# line naming it (scripts/deps.sh installs every tool a test uses: a test
+# that cannot run its check fails, it never passes unchecked)
+need() {
+    for t in "$@"; do
+        command -v "$t" >/dev/null 2>&1 || { echo "FAIL $t is not installed (scripts/deps.sh installs it)"; exit 1; }
+    done
 }
 # finish: the counts, and the exit status
 finish() {

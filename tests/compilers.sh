@@ -65,7 +65,7 @@ done
 # Basic-block counts (-fsanitize-coverage=trace-pc): GCC counts blocks,
 # Clang edges; with both the branch taken 250 times of 1000 is one count.
 for cc in gcc clang; do
-    command -v $cc >/dev/null || continue
+    command -v $cc >/dev/null || { echo "missing compiler: $cc"; fail=$((fail + 1)); continue; }
     for opt in -O0 -O2; do
         # shellcheck disable=SC2086
         checkargs="check 1000" check "blocks $cc $opt" "$src/tests/expected/blocks_check.txt" \

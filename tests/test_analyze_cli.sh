@@ -5,11 +5,11 @@
 # agrees with the CSV, the text layout, filters, exit codes and one-line
 # errors and warnings, every cut of a trace, the progress bar on a tty.
 set -u
-command -v jq >/dev/null 2>&1 || { echo "jq is not installed: skipped"; exit 77; }
 np=$1
 gen=$2
 np_cmd=report
 . "$(dirname "$0")/cli_test.sh"
+need jq script
 
 mkdir -p "$tmp/home"
 for kind in sample noend truncated version corrupt; do
@@ -162,12 +162,10 @@ done
 run "$tmp/big"
 if [ "$rc" = 0 ] && ! grep -q 'reading \[' "$tmp/err"; then ok "no progress bar off a terminal"; else
     bad "progress off a terminal"; fi
-if command -v script >/dev/null 2>&1; then
-    script -qec "'$np' report '$tmp/big' >/dev/null" /dev/null >"$tmp/tty" 2>&1
-    grep -q 'reading \[#*' "$tmp/tty" && ok "progress bar on a terminal" || { bad "progress bar on a terminal"; cat "$tmp/tty"; }
-    script -qec "'$np' report '$tmp/sample' >/dev/null" /dev/null >"$tmp/tty" 2>&1
-    grep -q 'reading' "$tmp/tty" && bad "no progress bar for a small trace" || ok "no progress bar for a small trace"
-fi
+script -qec "'$np' report '$tmp/big' >/dev/null" /dev/null >"$tmp/tty" 2>&1
+grep -q 'reading \[#*' "$tmp/tty" && ok "progress bar on a terminal" || { bad "progress bar on a terminal"; cat "$tmp/tty"; }
+script -qec "'$np' report '$tmp/sample' >/dev/null" /dev/null >"$tmp/tty" 2>&1
+grep -q 'reading' "$tmp/tty" && bad "no progress bar for a small trace" || ok "no progress bar for a small trace"
 
 # the header says which time: wall, or wall less the switched-out time
 run "$tmp/sample"

@@ -11,9 +11,7 @@ np=$1
 orig=$2
 np_cmd=report
 . "$(dirname "$0")/cli_test.sh"
-for t in objcopy strip readelf; do
-    command -v $t >/dev/null 2>&1 || { echo "$t is not installed: skipped"; exit 77; }
-done
+need objcopy strip readelf
 
 mkdir -p "$tmp/bin"
 prog=$tmp/bin/prog
@@ -54,32 +52,29 @@ rm -rf "$tmp/bin/.debug"
 
 # build-id under NANOPROF_DEBUG_DIR (the second of two directories)
 id=$(readelf -n "$prog" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
-if [ -n "$id" ]; then
-    d=$tmp/dbg/.build-id/$(echo "$id" | cut -c1-2)
-    mkdir -p "$d"
-    cp "$tmp/prog.debug" "$d/$(echo "$id" | cut -c3-).debug"
-    got=$(names NANOPROF_DEBUG_DIR="$tmp/none:$tmp/dbg")
-    [ "$got" = "$want" ] && ok "build-id under NANOPROF_DEBUG_DIR" || bad "build-id: '$got'"
-    # and source lines from its DWARF
-    NANOPROF_DEBUG_DIR="$tmp/dbg" "$np" report --format=csv "$tmp/t" >"$tmp/out" 2>"$tmp/err"
-    grep -q '^top,.*,[^,]*rec_prog\.c,[0-9][0-9]*,' "$tmp/out" && ok "build-id: source lines from the debug file" ||
-        { bad "build-id: no source line for top"; head -3 "$tmp/out"; }
-    # the debug file of another program (another build-id) is not used,
-    # nor a file that is not ELF
-    rm -f "$d"/*.debug
-    objcopy --only-keep-debug "$(command -v readelf)" "$d/$(echo "$id" | cut -c3-).debug"
-    got=$(names NANOPROF_DEBUG_DIR="$tmp/dbg")
-    case $got in
-        *'top,1'*) bad "another program's debug file was used ($got)" ;;
-        *) ok "another program's debug file: not used" ;;
-    esac
-    printf 'not a debug file' >"$d/$(echo "$id" | cut -c3-).debug"
-    got=$(names NANOPROF_DEBUG_DIR="$tmp/dbg")
-    case $got in
-        *'top,1'*) bad "a file that is not ELF was used ($got)" ;;
-        *) ok "a file that is not ELF: not used" ;;
-    esac
-else
-    echo "no build-id: build-id checks skipped"
-fi
+[ -n "$id" ] || { bad "no build-id in $prog (linked with --build-id)"; finish; }
+d=$tmp/dbg/.build-id/$(echo "$id" | cut -c1-2)
+mkdir -p "$d"
+cp "$tmp/prog.debug" "$d/$(echo "$id" | cut -c3-).debug"
+got=$(names NANOPROF_DEBUG_DIR="$tmp/none:$tmp/dbg")
+[ "$got" = "$want" ] && ok "build-id under NANOPROF_DEBUG_DIR" || bad "build-id: '$got'"
+# and source lines from its DWARF
+NANOPROF_DEBUG_DIR="$tmp/dbg" "$np" report --format=csv "$tmp/t" >"$tmp/out" 2>"$tmp/err"
+grep -q '^top,.*,[^,]*rec_prog\.c,[0-9][0-9]*,' "$tmp/out" && ok "build-id: source lines from the debug file" ||
+    { bad "build-id: no source line for top"; head -3 "$tmp/out"; }
+# the debug file of another program (another build-id) is not used,
+# nor a file that is not ELF
+rm -f "$d"/*.debug
+objcopy --only-keep-debug "$(command -v readelf)" "$d/$(echo "$id" | cut -c3-).debug"
+got=$(names NANOPROF_DEBUG_DIR="$tmp/dbg")
+case $got in
+    *'top,1'*) bad "another program's debug file was used ($got)" ;;
+    *) ok "another program's debug file: not used" ;;
+esac
+printf 'not a debug file' >"$d/$(echo "$id" | cut -c3-).debug"
+got=$(names NANOPROF_DEBUG_DIR="$tmp/dbg")
+case $got in
+    *'top,1'*) bad "a file that is not ELF was used ($got)" ;;
+    *) ok "a file that is not ELF: not used" ;;
+esac
 finish

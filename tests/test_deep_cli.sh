@@ -14,9 +14,7 @@ set -u
 np=$1
 gen=$2
 . "$(dirname "$0")/cli_test.sh"
-for t in xmllint callgrind_annotate; do
-    command -v "$t" >/dev/null 2>&1 || { bad "$t is not installed (scripts/deps.sh installs it)"; finish; }
-done
+need xmllint callgrind_annotate
 for kind in deepmix deep-101 deep-102 deepab-503 deep-100000 deep-200000 deepab-100000; do
     "$gen" "$kind" "$tmp/$kind" >/dev/null || { echo "FAIL generating $kind"; exit 1; }
 done

@@ -12,11 +12,10 @@
 # with `nanoprof record` in two modes (threads; recursive fib), every
 # exporter checked against report's calls, self and total times.
 set -u
-command -v jq >/dev/null 2>&1 || { echo "jq is not installed: skipped"; exit 77; }
-command -v callgrind_annotate >/dev/null 2>&1 || { echo "callgrind_annotate is not installed: skipped"; exit 77; }
 np=$1
 np_cmd=dump
 . "$(dirname "$0")/cli_test.sh"
+need jq callgrind_annotate
 
 # ---- checks every trace gets ----
 

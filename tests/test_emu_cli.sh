@@ -204,13 +204,16 @@ grep -q "halted in a branch to itself at 0x[0-9a-f]* in run after" "$tmp/halt_lo
 emu calls_v5
 [ $? -eq 1 ] && grep -q "undefined instruction blx r3 .* (ARMv5TE code runs with --cpu arm946e-s)" "$tmp/calls_v5.err" ||
     fail "calls_v5 on the ARM7TDMI: $(cat "$tmp/calls_v5.err")"
+# each bad file: exit 1 and its one line, naming the file and what is wrong
 printf 'not an ELF\n' >"$tmp/text.elf"
-for f in "$tmp/text.elf" /bin/true "$fw/bad_noload.elf" "$tmp/missing.elf"; do
+for c in "$tmp/text.elf|not an ELF file" "/bin/true|a 64-bit ELF: not 32-bit ARM firmware" \
+    "$fw/bad_noload.elf|no loadable segment" "$tmp/missing.elf|No such file or directory"; do
+    f=${c%%|*}
+    want="nanoprof emu: $f: ${c#*|}"
     "$np" emu -o "$tmp/bad" "$f" >/dev/null 2>"$tmp/bad.err"
     rc=$?
-    [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/bad.err")" = 1 ] || fail "$f: exit $rc: $(cat "$tmp/bad.err")"
+    [ $rc -eq 1 ] && [ "$(cat "$tmp/bad.err")" = "$want" ] || fail "$f: exit $rc: $(cat "$tmp/bad.err"), want 1: $want"
 done
-grep -q "no loadable segment" "$tmp/bad.err" 2>/dev/null || true
 "$np" emu --cpu=arm9 "$fw/fib_arm.elf" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "--cpu=arm9 is not a usage error"
 "$np" emu --bogus "$fw/fib_arm.elf" >/dev/null 2>&1

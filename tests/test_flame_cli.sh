@@ -7,12 +7,12 @@
 # SVG's own elements (flame_script_run.js), exit codes and one-line
 # errors, and an output file that is whole or absent.
 set -u
-command -v xmllint >/dev/null 2>&1 || { echo "xmllint is not installed: skipped"; exit 77; }
 np=$1
 gen=$2
 script_run=$3
 np_cmd=flame
 . "$(dirname "$0")/cli_test.sh"
+need xmllint node
 # valid NAME FILE: xmllint parses it
 valid() {
     if xmllint --noout "$2" 2>"$tmp/xmlerr"; then ok "$1"; else bad "$1"; cat "$tmp/xmlerr"; fi
@@ -100,13 +100,9 @@ for attr in data-xpad data-usable data-charw; do
 done
 [ "$(xpath "$tmp/s.svg" 'string(/*/@data-usable)')" = 280 ] || missing="$missing usable"
 [ -z "$missing" ] && ok "script: the elements and attributes it uses exist" || bad "script: missing$missing"
-# node runs the script: scripts/deps.sh installs it (nodejs), and a test
-# that could not run it fails rather than pass unchecked
-if ! command -v node >/dev/null 2>&1; then
-    bad "script: node is not installed (apt-get install nodejs, or scripts/deps.sh)"
-else
-    node "$script_run" "$tmp/s.svg" >"$tmp/js" 2>&1
-    same "script: zoom, reset, search, keys (in node)" "$tmp/js" \
+# node runs the script (need, above: scripts/deps.sh installs nodejs)
+node "$script_run" "$tmp/s.svg" >"$tmp/js" 2>&1
+same "script: zoom, reset, search, keys (in node)" "$tmp/js" \
 "# loaded
 13 frames
 unzoom=button hide search=Search matched= details= 
@@ -176,7 +172,6 @@ unzoom=button hide search=Search matched= details=
 # ctrl-f [ (default prevented)
 (frames as loaded)
 unzoom=button hide search=Search matched=bad regular expression details= "
-fi
 
 # ---- options ----
 run "$tmp/sample" -o "$tmp/w.svg"

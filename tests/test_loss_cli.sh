@@ -12,9 +12,7 @@ np=$1
 gen=$2
 . "$(dirname "$0")/cli_test.sh"
 # the tools that read the formats back: a missing one fails the test
-for t in jq xmllint callgrind_annotate; do
-    command -v "$t" >/dev/null 2>&1 || { bad "$t is not installed (scripts/deps.sh installs it)"; finish; }
-done
+need jq xmllint callgrind_annotate
 
 for kind in lossy sample noend blocks; do
     "$gen" "$kind" "$tmp/$kind" >/dev/null || { echo "FAIL generating $kind"; exit 1; }

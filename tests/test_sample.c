@@ -1,7 +1,10 @@
 /* test_sample.c - the sampler (docs/sampling.md) on tests/programs/
- * sample_prog.c, whose threads burn known shares of their CPU time in known
- * functions. Traces are read with the real reader (np_trace_read) and the
- * samples' PCs resolved with the symbols module. Built three times:
+ * sample_prog.c, whose threads burn their CPU time in known functions and
+ * print how much each took. Traces are read with the real reader
+ * (np_trace_read) and the samples' PCs resolved with the symbols module.
+ * What the samples must show is derived from what the run measured, with
+ * bounds from the statistics of sampling (expect_periods, expect_share):
+ * nothing assumes an idle machine. Built three times:
  *   test_sample        sample_prog linked with libnanoprof, sampled through
  *                      NANOPROF_RECORD + NANOPROF_SAMPLE (sanitizer builds too)
  *   test_sample_cli    sample_prog with no runtime and no instrumentation,
@@ -10,6 +13,7 @@
  *   test_sample_instr  sample_prog instrumented and linked: its calls are
  *                      recorded beside the samples (SAMPLE_INSTR) */
 #include "record_run.h"
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,12 +35,15 @@ static char cli[] = NP_CLI;
 struct fn_stat {
     char name[64];
     uint64_t samples, periods;
+    double w2;           /* the sum of its samples' periods squared */
     uint64_t under_root; /* samples whose stack holds the function's caller */
 };
 
 struct thr_stat {
     uint32_t tid;
     uint64_t samples, periods, skipped, max_frames;
+    uint64_t max_w; /* the most periods one sample brought */
+    double w2;      /* the sum of its samples' periods squared */
     struct fn_stat fns[MAX_FNS];
     int nfns;
 };
@@ -146,6 +153,9 @@ static int on_sample(void *ctx, uint32_t tid, uint64_t time_ns, const uint64_t *
     th->samples++;
     th->periods += periods;
     th->skipped += skipped;
+    th->w2 += (double)periods * (double)periods;
+    if (periods > th->max_w)
+        th->max_w = periods;
     if (n > th->max_frames)
         th->max_frames = n;
     const char *name = name_at(t, frames[0]);
@@ -160,6 +170,7 @@ static int on_sample(void *ctx, uint32_t tid, uint64_t time_ns, const uint64_t *
     struct fn_stat *f = &th->fns[i];
     f->samples++;
     f->periods += periods;
+    f->w2 += (double)periods * (double)periods;
     const char *root = root_of(name);
     for (unsigned k = 1; root && k < n; k++)
         if (!strcmp(name_at(t, frames[k]), root)) {
@@ -243,6 +254,8 @@ static void stacks_reach(const struct thr_stat *th, const char *name, double min
                  (unsigned long long)f->samples, root_of(name));
 }
 
+/* ---- what the program measured ------------------------------------------ */
+
 #ifndef SAMPLE_INSTR
 /* The numbers the program printed after FMT1 and FMT2 ("name %d"), or
  * *A and *B unchanged. */
@@ -258,6 +271,116 @@ static void printed(const struct run *r, const char *fmt1, int *a, const char *f
         fclose(f);
 }
 #endif
+
+/* The value the program printed in its line "KEY NAME VALUE [COUNT]"
+ * (sample_prog.c), and COUNT in *COUNT when not NULL; fails when it
+ * printed no such line. */
+static double measured(const struct run *r, const char *key, const char *name, unsigned long *count)
+{
+    FILE *f = fopen(r->out, "r");
+    char line[256], k[16], n[64];
+    double v = 0;
+    unsigned long c = 0;
+    bool found = false;
+    while (f && fgets(line, sizeof line, f)) {
+        double lv;
+        unsigned long lc = 0;
+        if (sscanf(line, "%15s %63s %lf %lu", k, n, &lv, &lc) >= 3 && !strcmp(k, key) && !strcmp(n, name)) {
+            v = lv;
+            c = lc;
+            found = true;
+        }
+    }
+    if (f)
+        fclose(f);
+    if (!found)
+        fail_msg("sample_prog printed no '%s %s' line", key, name);
+    if (count)
+        *count = c;
+    return v;
+}
+
+/* The CPU time (ms) the program measured in NAME's calls. */
+static double cpu_in(const struct run *r, const char *name) { return measured(r, "cpu", name, NULL); }
+
+/* ---- what the samples must show ------------------------------------------ */
+
+/* Each bound is K standard deviations of what sampling gives, two-sided
+ * (a correct sampler fails one check in some 16,000), plus a bias said
+ * where it is added. */
+#define K 4.0
+
+/* Periods in one ms of CPU time at P's sampling rate. */
+static double periods_per_ms(const struct proc_stat *p) { return 1e6 / (double)p->period_ns[0]; }
+
+/* NAME's periods in TH against the MS of CPU time the program measured in
+ * its calls. Each of the thread's samples falls in NAME with the
+ * probability p of NAME's share of the thread's sampled CPU time, and
+ * brings its periods w (1 + its overrun): the periods in NAME have the
+ * mean p W and the variance p (1 - p) W2, W and W2 the sums of w and w^2
+ * over the thread's samples. The bias on top: what the measure around
+ * NAME's calls holds besides their loops (two clock reads, each call's
+ * call of keep: under 0.1%; 1% allowed); at either end of NAME's calls a
+ * sample can bring periods of what ran before or after (one sample's at
+ * most, each end); and the periods not sampled (skipped) may all be
+ * NAME's. Samples not weighted by their overruns would give a quarter
+ * (one sample per 4 ms kernel tick) or less. */
+static void expect_periods(const struct proc_stat *p, const struct thr_stat *th, const char *name, double ms)
+{
+    double want = ms * periods_per_ms(p), got = (double)periods_in(th, name);
+    double total = (double)(th->periods + th->skipped);
+    double share = want < total ? want / total : 1;
+    double tol = K * sqrt(share * (1 - share) * th->w2) + 0.01 * want + 2 * (double)th->max_w + (double)th->skipped;
+    print_message("%s: %.0f periods, %.0f +- %.0f from %.1f ms of CPU time measured\n", name, got, want, tol, ms);
+    if (fabs(got - want) > tol)
+        fail_msg("%s: %.0f periods sampled, %.0f +- %.0f expected from the %.1f ms of CPU time measured", name, got,
+                 want, tol, ms);
+}
+
+/* All of TH's periods against its CPU time: no more than its CPU clock
+ * held when it ended (THREAD_MS: the timer runs on that clock; one more
+ * for an expiry under way, one for what the thread ran after it read the
+ * clock), and no fewer than WORK_MS, the CPU time measured in its work,
+ * less one sample's periods at each end, as in expect_periods. */
+static void expect_thread(const struct proc_stat *p, const struct thr_stat *th, const char *what, double thread_ms,
+                          double work_ms)
+{
+    double rate = periods_per_ms(p), got = (double)(th->periods + th->skipped);
+    double low = work_ms * rate - 2 * (double)th->max_w, high = thread_ms * rate + 2;
+    print_message("%s: %.0f periods, %.0f to %.0f from its CPU time\n", what, got, low, high);
+    if (got < low || got > high)
+        fail_msg("%s: %.0f periods sampled, expected %.0f to %.0f from the %.1f ms of CPU time it ran (%.1f in its "
+                 "work)",
+                 what, got, low, high, thread_ms, work_ms);
+}
+
+/* A's share of the periods in A and B in TH against the share of the CPU
+ * time measured in A, MS_A / (MS_A + MS_B): the binomial spread of the
+ * samples in A or B, by their periods (as in expect_periods) and by
+ * their number. The bias on top, 0.005: sample_prog splits the time it
+ * measured around both as their iterations (the same loop at the same
+ * alignment), which gives each call's own cost (a call, keep's: some ns
+ * of a call of 0.17 ms or more) to the function with more iterations:
+ * under 0.001. */
+static void expect_share(const struct thr_stat *th, const char *a, const char *b, double ms_a, double ms_b)
+{
+    const struct fn_stat *fa = fn_in(th, a), *fb = fn_in(th, b);
+    if (!fa || !fb)
+        fail_msg("no sample in %s", fa ? b : a);
+    double want = ms_a / (ms_a + ms_b);
+    double w = (double)(fa->periods + fb->periods), n = (double)(fa->samples + fb->samples);
+    double share = (double)fa->periods / w, tol = K * sqrt(want * (1 - want) * (fa->w2 + fb->w2)) / w + 0.005;
+    double nshare = (double)fa->samples / n, ntol = K * sqrt(want * (1 - want) / n) + 0.005;
+    print_message("%s: %.3f of the periods in %s and %s, %.3f of their %.0f samples; %.3f +- %.3f (+- %.3f) "
+                  "measured\n",
+                  a, share, a, b, nshare, n, want, tol, ntol);
+    if (fabs(share - want) > tol)
+        fail_msg("%s has %.3f of the periods in %s and %s, expected %.3f +- %.3f from the CPU time measured", a, share,
+                 a, b, want, tol);
+    if (fabs(nshare - want) > ntol)
+        fail_msg("%s has %.3f of the %.0f samples in %s and %s, expected %.3f +- %.3f from the CPU time measured", a,
+                 nshare, n, a, b, want, ntol);
+}
 
 /* ---- running ------------------------------------------------------------ */
 
@@ -310,7 +433,8 @@ static void test_shares(void **state)
     if (UNDER_TSAN) { /* threads that run no instrumented code are not wrapped: main only */
         assert_int_equal(p->nthreads, 1);
         const struct thr_stat *m = thread_in(p, "fm");
-        assert_true(periods_in(m, "fm") > 100 && periods_in(m, "fm") < 300);
+        expect_periods(p, m, "fm", cpu_in(&r, "fm"));
+        expect_thread(p, m, "main", measured(&r, "thread", "main", NULL), cpu_in(&r, "fm"));
         stacks_reach(m, "fm", 0.9);
         free_trace(&t);
         run_cleanup(&r);
@@ -324,47 +448,43 @@ static void test_shares(void **state)
     const struct thr_stat *a = thread_in(p, "fa"), *b = thread_in(p, "fc"), *m = thread_in(p, "fm");
     assert_true(a != b && b != m && a != m);
     assert_int_equal(m->tid, p->pid);
-    uint64_t fa = periods_in(a, "fa"), fb = periods_in(a, "fb");
-    /* 2400 ms of CPU at 997 Hz: about 2390 periods, some in clock reads
-     * (and, under a sanitizer, in its runtime) */
-    if (a->periods < 2000)
-        fail_msg("thread_a: %llu periods, expected >= 2000", (unsigned long long)a->periods);
-    if (fa + fb < 1600)
-        fail_msg("thread_a: %llu periods in fa and fb, expected most of 2390", (unsigned long long)(fa + fb));
-    double share = (double)fa / (double)(fa + fb);
-    if (share < 0.68 || share > 0.82)
-        fail_msg("fa has %.3f of thread_a's samples in fa and fb, expected 0.75", share);
-    assert_int_equal(periods_in(a, "fc") + periods_in(b, "fa") + periods_in(b, "fb"), 0);
-    /* thread_b: 600 ms, main 200 ms: about 600 and 200 periods. The lower
-     * bounds leave room for what a loaded machine loses (a third, seen
-     * here) and stay above what samples not weighted by their overruns
-     * would give (a quarter: one sample per 4 ms kernel tick) */
-    uint64_t fc = periods_in(b, "fc"), fm = periods_in(m, "fm");
-    print_message("periods: fa %llu, fb %llu, fc %llu, fm %llu; skipped: a %llu, b %llu, main %llu\n",
-                  (unsigned long long)fa, (unsigned long long)fb, (unsigned long long)fc, (unsigned long long)fm,
-                  (unsigned long long)a->skipped, (unsigned long long)b->skipped, (unsigned long long)m->skipped);
-    assert_true(fc > 300 && fc < 800);
-    assert_true(fm > 75 && fm < 300);
+    /* each thread's samples only: none in another thread's functions */
+    assert_int_equal(periods_in(a, "fc") + periods_in(a, "fm") + periods_in(b, "fa") + periods_in(b, "fb") +
+                         periods_in(b, "fm") + periods_in(m, "fa") + periods_in(m, "fb") + periods_in(m, "fc"),
+                     0);
+    double ms_fa = cpu_in(&r, "fa"), ms_fb = cpu_in(&r, "fb"), ms_fc = cpu_in(&r, "fc"), ms_fm = cpu_in(&r, "fm");
+    print_message("skipped: a %llu, b %llu, main %llu; most periods in a sample: a %llu, b %llu, main %llu\n",
+                  (unsigned long long)a->skipped, (unsigned long long)b->skipped, (unsigned long long)m->skipped,
+                  (unsigned long long)a->max_w, (unsigned long long)b->max_w, (unsigned long long)m->max_w);
+    /* every period of each thread's CPU time (periods weighted by their
+     * overruns), each function its own, fa and fb their shares */
+    expect_thread(p, a, "thread_a", measured(&r, "thread", "thread_a", NULL), ms_fa + ms_fb);
+    expect_thread(p, b, "thread_b", measured(&r, "thread", "thread_b", NULL), ms_fc);
+    expect_thread(p, m, "main", measured(&r, "thread", "main", NULL), ms_fm);
+    expect_periods(p, a, "fa", ms_fa);
+    expect_periods(p, a, "fb", ms_fb);
+    expect_periods(p, b, "fc", ms_fc);
+    expect_periods(p, m, "fm", ms_fm);
+    expect_share(a, "fa", "fb", ms_fa, ms_fb);
     /* frame pointers: the callers are on the stacks */
     stacks_reach(a, "fa", 0.9);
     stacks_reach(a, "fb", 0.9);
     stacks_reach(b, "fc", 0.9);
     stacks_reach(m, "fm", 0.9);
 #ifdef SAMPLE_INSTR
-    /* the calls, recorded alongside: thread_a ran fa and fb once a chunk */
-    const struct proc_stat *pp = p;
-    uint64_t enters_fa = 0, enters_fc = 0, enters_main = 0;
-    for (int i = 0; i < pp->nentered; i++) {
-        if (!strcmp(pp->entered[i], "fa"))
-            enters_fa = pp->enters[i];
-        if (!strcmp(pp->entered[i], "fc"))
-            enters_fc = pp->enters[i];
-        if (!strcmp(pp->entered[i], "main"))
-            enters_main = pp->enters[i];
+    /* the calls, recorded alongside: every call the program made */
+    const char *const called[] = { "fa", "fb", "fc", "fm", "main" };
+    for (size_t k = 0; k < sizeof called / sizeof *called; k++) {
+        unsigned long want = 1;
+        if (strcmp(called[k], "main"))
+            measured(&r, "cpu", called[k], &want);
+        uint64_t got = 0;
+        for (int i = 0; i < p->nentered; i++)
+            if (!strcmp(p->entered[i], called[k]))
+                got = p->enters[i];
+        if (got != want)
+            fail_msg("%s: %llu calls recorded, the program made %lu", called[k], (unsigned long long)got, want);
     }
-    assert_true(enters_fa > 400); /* 2400 ms in chunks of 1 to 5 ms */
-    assert_int_equal(enters_fc, 1);
-    assert_int_equal(enters_main, 1);
 #else
     assert_int_equal(p->nentered, 0); /* not instrumented: samples only */
 #endif
@@ -389,7 +509,7 @@ static void test_dwarf(void **state)
     const struct proc_stat *p = &t.procs[0];
     sampling_chunk_by(p, 997, NP_UNWIND_DWARF);
     const struct thr_stat *m = thread_in(p, "fdeep");
-    assert_true(periods_in(m, "fdeep") > 300); /* 600 ms */
+    expect_periods(p, m, "fdeep", cpu_in(&r, "fdeep"));
     stacks_reach(m, "fdeep", 0.9);
     free_trace(&t);
 
@@ -435,9 +555,11 @@ static void test_in_hooks(void **state)
             !strcmp(n, "exit_slow"))
             fail_msg("%llu periods in the runtime's %s", (unsigned long long)m->fns[i].periods, n);
     }
-    /* 500 ms at 997 Hz: about 500 periods, nearly all in fcall (and in
+    /* every period of the CPU time the loop measured (as expect_thread:
+     * less one sample's periods each end), nearly all in fcall (and in
      * what a sanitizer adds to it) */
-    if (in_fcall < 200 || (double)(in_fcall + in_sanitizer) < 0.9 * (double)m->periods)
+    expect_thread(&t.procs[0], m, "main", measured(&r, "thread", "main", NULL), cpu_in(&r, "fcall"));
+    if ((double)(in_fcall + in_sanitizer) < 0.9 * (double)m->periods)
         fail_msg("%llu of %llu periods in fcall, %llu in the sanitizer", (unsigned long long)in_fcall,
                  (unsigned long long)m->periods, (unsigned long long)in_sanitizer);
     /* whole stacks, most of them: a sample taken in the recorder's slow
@@ -468,7 +590,7 @@ static void test_blocked(void **state)
     const struct proc_stat *p = &t.procs[0];
     assert_true(p->has_end);
     const struct thr_stat *b = thread_in(p, "fc");
-    assert_true(periods_in(b, "fc") > 150);
+    expect_periods(p, b, "fc", cpu_in(&r, "fc"));
     for (int i = 0; i < p->nthreads; i++)
         assert_int_equal(periods_in(&p->threads[i], "fm"), 0);
     free_trace(&t);
@@ -498,9 +620,9 @@ static void test_fork(void **state)
      * does (its interceptors, hence its deferred signals): few samples,
      * often none */
     if (!UNDER_TSAN)
-        assert_true(periods_in(&child->threads[0], "fchild") > 150);
+        expect_periods(child, &child->threads[0], "fchild", cpu_in(&r, "fchild"));
     assert_int_equal(periods_in(&child->threads[0], "fm"), 0);
-    assert_true(periods_in(thread_in(parent, "fm"), "fm") > 100);
+    expect_periods(parent, thread_in(parent, "fm"), "fm", cpu_in(&r, "fm"));
     for (int i = 0; i < parent->nthreads; i++)
         assert_int_equal(periods_in(&parent->threads[i], "fchild"), 0);
     free_trace(&t);
@@ -508,9 +630,9 @@ static void test_fork(void **state)
 }
 
 /* A program with its own SIGPROF handler and ITIMER_PROF keeps both: it
- * gets its own signals only (100 in 1 s of CPU), the sampler its own. Not under
- * ThreadSanitizer, whose sigaction interceptor comes before the runtime's
- * (docs/sampling.md). */
+ * gets its own signals only (about 100 in 1 s of CPU), the sampler its
+ * own. Not under ThreadSanitizer, whose sigaction interceptor comes before
+ * the runtime's (docs/sampling.md). */
 static void test_own_handler(void **state)
 {
     (void)state;
@@ -523,14 +645,20 @@ static void test_own_handler(void **state)
     int own = -1, intact = -1;
     printed(&r, "own signals %d", &own, "own handler intact %d", &intact);
     assert_int_equal(intact, 1);
-    /* about 100 on a quiet machine; fewer on a loaded one (so without
-     * nanoprof too). Over 150 would be the sampler's 250 a second leaking
-     * to it. */
-    if (own < 10 || own > 150)
-        fail_msg("the program's handler got %d signals, expected 10 to 150 (about 100)", own);
+    /* none of the sampler's signals (SI_TIMER) reach the program's handler */
+    assert_int_equal(measured(&r, "own", "foreign", NULL), 0);
+    /* and its own reach it. How many is the kernel's: ITIMER_PROF runs on
+     * the process's CPU time as charged at its ticks, and a signal due
+     * while the last is pending is dropped (no overrun count): about 100
+     * in 1 s of CPU on a quiet machine, from 46 to 125 seen on busy ones.
+     * No count follows from what the run measured; the exact checks are
+     * these two. */
+    if (own < 1)
+        fail_msg("the program's handler got none of its own signals in %.1f ms of CPU",
+                 measured(&r, "own", "cpu", NULL));
     read_trace(r.dir, &t);
     const struct thr_stat *m = thread_in(&t.procs[0], "fm");
-    assert_true(periods_in(m, "fm") > 700);
+    expect_periods(&t.procs[0], m, "fm", cpu_in(&r, "fm"));
     free_trace(&t);
     run_cleanup(&r);
 }
@@ -558,7 +686,7 @@ static void test_api(void **state)
     assert_int_equal(p->period_ns[0], 2000000);
     assert_int_equal(p->hz[1], 0);
     const struct thr_stat *m = thread_in(p, "fphase");
-    assert_true(periods_in(m, "fphase") > 100 && periods_in(m, "fphase") < 300);
+    expect_periods(p, m, "fphase", cpu_in(&r, "fphase"));
     assert_int_equal(periods_in(m, "fafter"), 0);
     free_trace(&t);
 

@@ -5,11 +5,11 @@
 # exact report (text, CSV, JSON), tree, graph and folded lines, the labels
 # every view and exporter gives, and --samples on a trace with calls too.
 set -u
-command -v jq >/dev/null 2>&1 || { echo "jq is not installed: skipped"; exit 77; }
 np=$1
 gen=$2
 np_cmd=report
 . "$(dirname "$0")/cli_test.sh"
+need jq callgrind_annotate
 
 "$gen" samples "$tmp/s" && "$gen" samples_calls "$tmp/c" || { echo "FAIL generating"; exit 1; }
 label="# times estimated from 8 samples at 1000 Hz (CPU time); 2 periods not sampled (in a hook before it knew its function, or no buffer)"
@@ -114,11 +114,9 @@ run --format=callgrind "$tmp/s"
 status "callgrind: exit 0, quiet" 0
 grep -qx 'desc: Estimate: times estimated from 8 samples at 1000 Hz (CPU time); 2 periods not sampled (in a hook before it knew its function, or no buffer), calls are samples' "$tmp/out" &&
     grep -qx 'summary: 9000000' "$tmp/out" && ok "callgrind: desc line, summary" || bad "callgrind: desc line"
-if command -v callgrind_annotate >/dev/null 2>&1; then
-    cp "$tmp/out" "$tmp/callgrind.out"
-    callgrind_annotate "$tmp/callgrind.out" >"$tmp/ann" 2>&1 && grep -q 'Estimate: times estimated' "$tmp/ann" &&
-        ok "callgrind_annotate reads it, shows the estimate" || { bad "callgrind_annotate"; cat "$tmp/ann"; }
-fi
+cp "$tmp/out" "$tmp/callgrind.out"
+callgrind_annotate "$tmp/callgrind.out" >"$tmp/ann" 2>&1 && grep -q 'Estimate: times estimated' "$tmp/ann" &&
+    ok "callgrind_annotate reads it, shows the estimate" || { bad "callgrind_annotate"; cat "$tmp/ann"; }
 # the timeline from successive samples: a frame that stays on the stack
 # is one call, from the start of its first sample's period (a sample at t
 # stands for the 1 ms, or 2 with an overrun, before t) to its last sample;

@@ -1,16 +1,19 @@
 #!/bin/sh
 # test_samples_unwind.sh NANOPROF SAMPLE_PROG_NOFP - the unwinders on code
 # built without frame pointers (-O2 -fomit-frame-pointer): sample_prog in
-# mode "chain" burns 600 ms of CPU in fdeep, called by main through
-# chain_outer, chain_middle and chain_inner. `--unwind=dwarf` (libunwind,
-# from the call-frame information) finds that whole chain above fdeep in
-# nearly every sample; the default frame-pointer walk cannot (shown, not
-# required). The SAMPLING chunk says which unwinder took the samples.
+# mode "chain" burns some 600 ms of CPU in fdeep, called by main through
+# chain_outer, chain_middle and chain_inner, and prints what it measured.
+# `--unwind=dwarf` (libunwind, from the call-frame information) finds that
+# whole chain above fdeep in nearly every sample; the default
+# frame-pointer walk cannot (shown, not required). The timeline from the
+# samples is bounded by what the program measured. The SAMPLING chunk says
+# which unwinder took the samples.
 set -u
 np=$1
 prog=$2
 np_cmd=dump
 . "$(dirname "$0")/cli_test.sh"
+need jq
 
 chain='main;chain_outer;chain_middle;chain_inner;fdeep'
 # share PATH: the percentage of fdeep's estimated time whose stack has the
@@ -23,7 +26,7 @@ share() {
 
 for how in dwarf fp; do
     rm -rf "$tmp/$how"
-    if ! "$np" record --sample=997 --unwind=$how -o "$tmp/$how" -- "$prog" chain >"$tmp/rec.out" 2>"$tmp/rec.err"; then
+    if ! "$np" record --sample=997 --unwind=$how -o "$tmp/$how" -- "$prog" chain >"$tmp/$how.out" 2>"$tmp/rec.err"; then
         bad "record --unwind=$how"; cat "$tmp/rec.err"; continue
     fi
     grep -q 'exited with status 0' "$tmp/rec.err" && [ "$(wc -l <"$tmp/rec.err")" = 1 ] &&
@@ -39,18 +42,32 @@ case $s in
 esac
 echo "fp: $(share "$tmp/fp")% (the frame-pointer walk, on code without frame pointers)"
 
-# the timeline from the samples: B and E balance, and fdeep's calls,
-# under chain_inner, span most of its 600 ms
-if command -v jq >/dev/null 2>&1; then
-    "$np" dump --format=chrome "$tmp/dwarf" >"$tmp/chrome.json" 2>"$tmp/err"
-    balance=$(jq '([.traceEvents[] | select(.ph == "B")] | length) == ([.traceEvents[] | select(.ph == "E")] | length)' \
-        "$tmp/chrome.json")
-    span=$(jq '[.traceEvents[] | select(.name == "fdeep")] | sort_by(.ts) as $e
-               | [range(0; $e | length; 2) | $e[. + 1].ts - $e[.].ts] | add / 1000 | floor' "$tmp/chrome.json")
-    [ "$balance" = true ] && [ "$span" -ge 400 ] && [ "$span" -le 800 ] &&
-        ok "chrome: B and E balance; fdeep spans $span ms of its 600" ||
-        bad "chrome: balance $balance, fdeep spans $span ms"
-fi
+# the timeline from the samples: B and E balance, and fdeep's calls (each
+# from the start of its first sample's period to its last sample, cut where
+# the thread did not run) add up to no less than the CPU time their
+# samples hold but one period a sample (the periods between two samples
+# are the CPU time between them, to one), and no more than the wall time
+# the program measured around fdeep's calls plus the CPU time main ran
+# before (where the first sample's periods may begin) and one period
+"$np" dump --format=chrome "$tmp/dwarf" >"$tmp/chrome.json" 2>"$tmp/err"
+balance=$(jq '([.traceEvents[] | select(.ph == "B")] | length) == ([.traceEvents[] | select(.ph == "E")] | length)' \
+    "$tmp/chrome.json")
+span=$(jq '[.traceEvents[] | select(.name == "fdeep")] | sort_by(.ts) as $e
+           | [range(0; $e | length; 2) | $e[. + 1].ts - $e[.].ts] | add / 1000' "$tmp/chrome.json")
+"$np" report --format=csv "$tmp/dwarf" 2>/dev/null | awk -F, '$1 == "fdeep" { print $2, $4 }' >"$tmp/fdeep"
+read -r samples self <"$tmp/fdeep"
+awk -v span="$span" -v balance="$balance" -v samples="${samples:-0}" -v self="${self:-0}" '
+    $1 == "wall" && $2 == "fdeep" { wall = $3 } $1 == "cpu" && $2 == "fdeep" { cpu = $3 }
+    $1 == "thread" && $2 == "main" { main_ms = $3 }
+    END {
+        period = 1000 / 997
+        low = self / 1e6 - samples * period; high = wall + (main_ms - cpu) + period
+        ok = balance == "true" && wall > 0 && span >= low && span <= high
+        printf "%s chrome: B and E balance (%s); fdeep spans %.1f ms, %.1f to %.1f from %d samples and the %.1f ms measured\n",
+               (ok ? "ok  " : "FAIL"), balance, span, low, high, samples, wall
+    }' "$tmp/dwarf.out" >"$tmp/span"
+cat "$tmp/span"
+grep -q '^ok ' "$tmp/span" && pass=$((pass + 1)) || fail=$((fail + 1))
 "$np" replay "$tmp/dwarf" >"$tmp/replay" 2>"$tmp/err"
 awk '/ chain_inner( \{)?$/ { d = index($0, "chain_inner") } / fdeep( \{)?$/ && d { if (index($0, "fdeep") == d + 2) n++ }
      END { exit !(n >= 1) }' "$tmp/replay" && ok "replay: fdeep nested under chain_inner" ||

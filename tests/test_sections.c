@@ -22,15 +22,6 @@ static int setup(void **state)
     return 0;
 }
 
-/* |got - want| within 10% of want or 2 ms, whichever is larger */
-static void assert_near(uint64_t got, uint64_t want)
-{
-    uint64_t tol = want / 10 > 2000000u ? want / 10 : 2000000u;
-    if (got + tol < want || got > want + tol)
-        fail_msg("%llu ns, expected %llu ns +- %llu", (unsigned long long)got, (unsigned long long)want,
-                 (unsigned long long)tol);
-}
-
 static void known_durations_and_counts(void **state)
 {
     (void)state;
@@ -50,8 +41,9 @@ static void known_durations_and_counts(void **state)
     np_section_stats s = section_of(1);
     assert_int_equal(s.count, 10);
     assert_null(s.name);
-    assert_near(s.time_ns, inside);
-    /* bracketed by the reads around it, to the clocks' rounding */
+    /* bracketed by the reads around it, to the clocks' rounding (a
+     * preemption between a mark and its read is in the outer bracket
+     * only: no other bound holds on a busy machine) */
     assert_true(s.time_ns + 10 * 1000 >= inside);
     assert_true(s.time_ns <= outside + 10 * 1000);
     assert_int_equal(s.hw, 0);

@@ -20,6 +20,7 @@ peak=$(readlink -f "$3")
 mode=${4:-}
 np_cmd=replay
 . "$(dirname "$0")/cli_test.sh"
+need jq
 
 if [ "$mode" = memory ]; then
     # peak RSS in KiB of NAME: CMD..., its output to /dev/null
@@ -137,29 +138,27 @@ same "replay --depth: the calls below it left out" "$tmp/out" "# $s: every call,
 
 # ---- Chrome: 3 threads interleaved chunk by chunk ----
 calls=$("$gen" "$tmp/mid" 20000 3 40) || bad "generating the Chrome trace"
-if command -v jq >/dev/null 2>&1; then
-    "$np" dump --format=chrome "$tmp/mid" >"$tmp/chrome" 2>"$tmp/err" && [ ! -s "$tmp/err" ] ||
-        { bad "chrome: exit 0, quiet"; cat "$tmp/err"; }
-    # per thread, in the order written: B and E balance, nest, never go back
-    jq -r '[.traceEvents[] | select(.ph == "B" or .ph == "E")] | group_by(.tid)
-        | map(reduce .[] as $e ({open: [], last: -1, bad: null, n: 0};
-            if .bad then . elif $e.ts < .last then .bad = "ts goes back"
-            elif $e.ph == "B" then .open += [$e.name] | .last = $e.ts | .n += 1
-            elif (.open | length) == 0 or .open[-1] != $e.name then .bad = "E of \($e.name) closes another"
-            else .open |= .[:-1] | .last = $e.ts end)
-            | if .bad then .bad elif (.open | length) > 0 then "B without E" else .n end)
-        | if all(type == "number") then "nesting ok, \(add) calls" else map(select(type == "string"))[0] end' \
-        "$tmp/chrome" >"$tmp/nest"
-    same "chrome: balanced and nested per thread, every call" "$tmp/nest" "nesting ok, $calls calls"
-    jq -r '[.traceEvents[] | select(.ph == "M") | .name] | join(",")' "$tmp/chrome" >"$tmp/names"
-    same "chrome: the names, last" "$tmp/names" "process_name,thread_name,thread_name,thread_name"
-    jq -r '[.traceEvents[] | select(.ph == "B")] | group_by(.name) | map("\(.[0].name) \(length)") | .[]' \
-        "$tmp/chrome" >"$tmp/got"
-    "$np" report --format=csv "$tmp/mid" | tail -n +2 | cut -d, -f1-2 | tr , ' ' | LC_ALL=C sort >"$tmp/want"
-    LC_ALL=C sort "$tmp/got" >"$tmp/got.sorted"
-    cmp -s "$tmp/want" "$tmp/got.sorted" && ok "chrome: B events per function are report's calls" ||
-        { bad "chrome: B events per function"; diff "$tmp/want" "$tmp/got.sorted"; }
-fi
+"$np" dump --format=chrome "$tmp/mid" >"$tmp/chrome" 2>"$tmp/err" && [ ! -s "$tmp/err" ] ||
+    { bad "chrome: exit 0, quiet"; cat "$tmp/err"; }
+# per thread, in the order written: B and E balance, nest, never go back
+jq -r '[.traceEvents[] | select(.ph == "B" or .ph == "E")] | group_by(.tid)
+    | map(reduce .[] as $e ({open: [], last: -1, bad: null, n: 0};
+        if .bad then . elif $e.ts < .last then .bad = "ts goes back"
+        elif $e.ph == "B" then .open += [$e.name] | .last = $e.ts | .n += 1
+        elif (.open | length) == 0 or .open[-1] != $e.name then .bad = "E of \($e.name) closes another"
+        else .open |= .[:-1] | .last = $e.ts end)
+        | if .bad then .bad elif (.open | length) > 0 then "B without E" else .n end)
+    | if all(type == "number") then "nesting ok, \(add) calls" else map(select(type == "string"))[0] end' \
+    "$tmp/chrome" >"$tmp/nest"
+same "chrome: balanced and nested per thread, every call" "$tmp/nest" "nesting ok, $calls calls"
+jq -r '[.traceEvents[] | select(.ph == "M") | .name] | join(",")' "$tmp/chrome" >"$tmp/names"
+same "chrome: the names, last" "$tmp/names" "process_name,thread_name,thread_name,thread_name"
+jq -r '[.traceEvents[] | select(.ph == "B")] | group_by(.name) | map("\(.[0].name) \(length)") | .[]' \
+    "$tmp/chrome" >"$tmp/got"
+"$np" report --format=csv "$tmp/mid" | tail -n +2 | cut -d, -f1-2 | tr , ' ' | LC_ALL=C sort >"$tmp/want"
+LC_ALL=C sort "$tmp/got" >"$tmp/got.sorted"
+cmp -s "$tmp/want" "$tmp/got.sorted" && ok "chrome: B events per function are report's calls" ||
+    { bad "chrome: B events per function"; diff "$tmp/want" "$tmp/got.sorted"; }
 
 # ---- a closed pipe stops the reading ----
 # 2M calls, then a second "file" that a whole read reports

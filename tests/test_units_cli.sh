@@ -7,13 +7,11 @@
 # chrome) and flame; --metric=count (instructions, Ir); --clock=HZ
 # (time); the options a trace cannot take (exit 2, one line); --strict.
 set -u
-command -v jq >/dev/null 2>&1 || { echo "jq is not installed: skipped"; exit 77; }
-command -v callgrind_annotate >/dev/null 2>&1 || { echo "callgrind_annotate is not installed: skipped"; exit 77; }
-command -v xmllint >/dev/null 2>&1 || { echo "xmllint is not installed: skipped"; exit 77; }
 np=$1
 gen=$2
 np_cmd=report
 . "$(dirname "$0")/cli_test.sh"
+need jq callgrind_annotate xmllint
 
 for kind in cycles nocount ns; do
     "$gen" "$kind" "$tmp/$kind.npt" || { echo "FAIL generating $kind"; exit 1; }

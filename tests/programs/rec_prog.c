@@ -11,8 +11,10 @@
  *   exit             deep(10) calls exit(3) at the bottom
  *   _exit            deep(10) calls _exit(4) at the bottom
  *   signal SIG       work(500), then deep(5) dies at the bottom: SIG is
- *                    term, int, segv, abort or kill (kill: after 300 ms);
- *                    overflow: deep(5) then a recursion until the stack ends
+ *                    term, int, segv, abort or kill (kill: work(5000), and
+ *                    with NANOPROF_BUFFER set, once the writer has written
+ *                    ten chunks since; see die); overflow: deep(5) then a
+ *                    recursion until the stack ends
  *   fork             f1 x3; fork: the child f2 x5 then exit(0); the parent
  *                    waits, f3 x7
  *   exec             f1 x2, then exec of itself in mode execd: f4 x4
@@ -22,7 +24,9 @@
  *   many T N         T threads at once, each many_worker x1 calling many_leaf
  *                    N times; prints "calls <C>", the calls of many_leaf
  *                    counted by the program itself
- *   slow             slowf x2 (20 ms each), fastf x100
+ *   slow             slowf x2 (20 ms each), fastf x100; prints "fastf over
+ *                    5ms N", the calls of fastf that took 5 ms of wall time
+ *                    or more by its clock around them (preempted)
  *   fib N            fib(N)
  *   longjmp          guard: setjmp, then jumper(5) nests 5 deep and longjmps
  *                    back; then f3 x2 (built with _FORTIFY_SOURCE, the
@@ -126,6 +130,21 @@ KEEP void main_work(void)
 
 static const char *how;
 
+/* The write() calls this process has made so far (/proc/self/io), or -1. */
+NOPROF static long writes(void)
+{
+    FILE *f = fopen("/proc/self/io", "r");
+    char line[128];
+    long n = -1;
+    while (f && fgets(line, sizeof line, f))
+        sscanf(line, "syscw: %ld", &n);
+    if (f)
+        fclose(f);
+    return n;
+}
+
+static long writes_before_work; /* writes() when work began */
+
 /* Deep enough to end any stack; the array keeps frames large. */
 static volatile int no_bottom = 1 << 30;
 KEEP __attribute__((no_sanitize("address"))) int bottomless(int n)
@@ -145,8 +164,16 @@ KEEP __attribute__((no_sanitize("undefined"))) void die(void)
     else if (strcmp(how, "abort") == 0)
         abort();
     else if (strcmp(how, "kill") == 0) {
-        struct timespec ts = { 0, 300000000 };
-        nanosleep(&ts, NULL); /* the writer has written what was queued */
+        /* With buffers small enough to fill (NANOPROF_BUFFER=4k: some
+         * 40 of them), the writer has chunks of events to write: ten of
+         * its chunks are on disk before the kill, however late it runs
+         * (it is the only thread that writes once work began, one write()
+         * a chunk; a THREAD and a MODULE chunk or two come first). Without,
+         * the events are still in the thread's buffer: nothing to wait
+         * for. A minute at most, then the kill all the same. */
+        struct timespec ms = { 0, 1000000 };
+        for (int i = 0; getenv("NANOPROF_BUFFER") && i < 60000 && writes() < writes_before_work + 10; i++)
+            nanosleep(&ms, NULL);
         raise(SIGKILL);
     } else if (strcmp(how, "exit") == 0)
         exit(3);
@@ -327,6 +354,7 @@ int main(int argc, char **argv)
         how = strcmp(mode, "signal") != 0 ? mode : argc > 2 ? argv[2] : "segv";
         SHOW(deep), SHOW(die), SHOW(work), SHOW(leaf);
         fflush(stdout);
+        writes_before_work = writes();
         if (strcmp(mode, "signal") == 0)
             work(strcmp(how, "kill") == 0 ? 5000 : 500);
         deep(10);
@@ -410,8 +438,15 @@ int main(int argc, char **argv)
         SHOW(slowf), SHOW(fastf);
         for (int i = 0; i < 2; i++)
             slowf();
-        for (int i = 0; i < 100; i++)
+        int over = 0;
+        for (int i = 0; i < 100; i++) {
+            struct timespec t0, t1;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
             fastf();
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            over += (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) >= 5000000L;
+        }
+        printf("fastf over 5ms %d\n", over);
         return 0;
     }
     if (strcmp(mode, "fib") == 0) {

@@ -1,9 +1,28 @@
 /* sample_prog.c - what the sampler's tests sample (tests/test_sample.c):
- * threads that burn known amounts of their own CPU time in known
- * functions. Built with frame pointers, three ways: linked with
- * libnanoprof (sampled through NANOPROF_RECORD + NANOPROF_SAMPLE), with no
- * runtime and no instrumentation (`nanoprof record --sample` preloads it),
- * and instrumented (calls recorded too).
+ * threads that burn their CPU time in known functions, and measure it.
+ * Built with frame pointers, three ways: linked with libnanoprof (sampled
+ * through NANOPROF_RECORD + NANOPROF_SAMPLE), with no runtime and no
+ * instrumentation (`nanoprof record --sample` preloads it), and
+ * instrumented (calls recorded too).
+ *
+ * The functions' loops read no clock, and neither does the code between
+ * their calls: a clock read is a system call, a sample taken in one is not
+ * the function's (the frame-pointer walk starts at its caller's frame:
+ * with the loops reading the clock, a sixth of their samples fell outside
+ * them), and on a busy machine a thread is preempted where it returns
+ * from one. Read between every two calls, the clock made both the
+ * measure and the samples wrong there: each call's measured time took in
+ * the preemption's cost, and the samples of thread_a, fewer and of more
+ * periods each, gave fa 0.85 of its time with fb where 0.75 was measured.
+ * So the amounts of time below are calibrated once (iterations per ms)
+ * and each thread's CPU clock is read around its run of calls only; the
+ * program prints what it measured, the truth the tests compare the
+ * samples with (the amounts below are what it aims at, not what the
+ * tests expect):
+ *   cpu NAME MS CALLS   MS of CPU time spent in NAME's CALLS calls
+ *   wall NAME MS        the wall time its calls took (chain only)
+ *   thread NAME MS      a thread's CPU time when it ends (main's always,
+ *                       thread_a's and thread_b's in shares)
  *
  *   shares    thread_a: fa 75% and fb 25% of 2400 ms, in chunks of random
  *             length (so no period lines up with the kernel's tick);
@@ -13,7 +32,9 @@
  *             the parent waits, then fm 100 ms
  *   own       main installs its own SIGPROF handler (sigaction) and runs
  *             setitimer(ITIMER_PROF) every 10 ms during fm 1000 ms; prints
- *             "own signals N" and "own handler intact 0|1"
+ *             "own signals N", "own foreign N" (signals of a timer_create
+ *             timer: the sampler's), "own cpu MS" (the process's CPU time
+ *             while the timer ran) and "own handler intact 0|1"
  *   api       np_sample_start(500), fphase 400 ms, np_sample_stop(), fafter
  *             300 ms; prints "start R" and "stop R" (the return values)
  *   chain     main -> chain_outer -> chain_middle -> chain_inner -> fdeep
@@ -44,27 +65,48 @@ int np_sample_stop(void) __attribute__((weak));
 
 static __thread volatile unsigned long sink; /* per thread: no race */
 
-static double cpu_ms(void)
+static double ms_of(clockid_t clock)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    clock_gettime(clock, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Each burns MS of the thread's CPU time in its own loop (K keeps the
- * bodies apart, so no two are folded into one). */
+static double cpu_ms(void) { return ms_of(CLOCK_THREAD_CPUTIME_ID); }
+
+/* Not inlined: a function that calls it is no leaf, and so gets its frame
+ * (GCC sets none up in a leaf that needs no stack, frame pointers or not,
+ * and the walk would miss that function's caller). */
+KEEP void keep(unsigned long v)
+{
+    sink += v;
+}
+
+/* Each runs its own loop N times, reading no clock: the same code at the
+ * same alignment in every one, so that an iteration costs the same in each
+ * (K, a constant the compiler strength-reduces to an add of it, keeps the
+ * bodies apart, so that no two are folded into one). */
 #define BURN(name, k)                                                                                        \
-    KEEP void name(double ms)                                                                               \
+    __attribute__((aligned(64))) KEEP void name(unsigned long n)                                             \
     {                                                                                                        \
-        double end = cpu_ms() + ms;                                                                          \
         unsigned long acc = 0;                                                                               \
-        while (cpu_ms() < end)                                                                               \
-            for (unsigned long i = 0; i < 20000; i++) {                                                       \
-                acc += i * (k);                                                                              \
-                __asm__ volatile("" : "+r"(acc)); /* kept, in a register: no memory access */                \
-            }                                                                                                \
-        sink += acc;                                                                                         \
-    }
+        for (unsigned long i = 0; i < n; i++) {                                                              \
+            acc += i * (k);                                                                                  \
+            __asm__ volatile("" : "+r"(acc)); /* kept, in a register: no memory access */                    \
+        }                                                                                                    \
+        keep(acc);                                                                                           \
+        __asm__ volatile(""); /* after the call: no tail call */                                             \
+    }                                                                                                        \
+    static __attribute__((unused)) struct figure fig_##name = { #name, 0, 0, 0 };
+
+/* What was measured of one function's calls, by the one thread that
+ * calls it (main prints it after joining that thread). */
+struct figure {
+    const char *name;
+    double cpu_ms, wall_ms;
+    unsigned long calls;
+};
+
 BURN(fa, 3)
 BURN(fb, 5)
 BURN(fc, 7)
@@ -73,11 +115,50 @@ BURN(fchild, 13)
 BURN(fphase, 17)
 BURN(fafter, 19)
 BURN(fdeep, 23)
+BURN(fcalibrate, 29)
+
+/* Iterations of the loop per ms of CPU time (calibrate, in main first). */
+static double iters_per_ms;
+
+static void calibrate(void)
+{
+    double t0 = cpu_ms();
+    fcalibrate(1ul << 24);
+    iters_per_ms = (double)(1ul << 24) / (cpu_ms() - t0);
+}
+
+/* Iterations of a call that RUN makes: some 0.3 ms at -O2. */
+#define STEP (1ul << 20)
+
+/* FN called STEP iterations at a time for about MS of CPU time, and the
+ * CPU time it took measured around the whole run. A macro: the caller's
+ * frame is the one above FN's. */
+#define RUN(fn, ms)                                                     \
+    do {                                                                \
+        double t0_ = cpu_ms();                                          \
+        for (double n_ = (ms) * iters_per_ms; n_ > 0; n_ -= STEP) {     \
+            fn(STEP);                                                   \
+            fig_##fn.calls++;                                           \
+        }                                                               \
+        fig_##fn.cpu_ms += cpu_ms() - t0_;                              \
+    } while (0)
+
+static void say(const struct figure *f)
+{
+    if (f->calls)
+        printf("cpu %s %.3f %lu\n", f->name, f->cpu_ms, f->calls);
+    if (f->wall_ms > 0)
+        printf("wall %s %.3f\n", f->name, f->wall_ms);
+}
+
+static double thread_a_ms, thread_b_ms;
 
 /* Each does something after its call, so that none is a tail call. */
 KEEP void chain_inner(double ms)
 {
-    fdeep(ms);
+    double w0 = ms_of(CLOCK_MONOTONIC);
+    RUN(fdeep, ms);
+    fig_fdeep.wall_ms += ms_of(CLOCK_MONOTONIC) - w0;
     sink += 1;
 }
 KEEP void chain_middle(double ms)
@@ -96,33 +177,50 @@ KEEP unsigned long fcall(unsigned n)
     return n < 2 ? n : fcall(n - 1) + fcall(n - 2);
 }
 
+/* fa three times as long as fb, chunk by chunk (chunks of 2 to 10
+ * STEPs), for about 2400 ms. Their CPU time is measured around the whole
+ * run and split as their iterations: an iteration costs the same in
+ * each (BURN). */
 KEEP void *thread_a(void *arg)
 {
     (void)arg;
     unsigned seed = 12345;
-    double done = 0;
-    while (done < 2400) {
+    double ia = 0, ib = 0, t0 = cpu_ms();
+    while (ia + ib < 2400 * iters_per_ms) {
         seed = seed * 1103515245u + 12345u;
-        double chunk = 1.0 + (double)(seed >> 16 & 0x7fff) / 0x7fff * 4.0; /* 1 to 5 ms */
-        fa(chunk * 0.75);
-        fb(chunk * 0.25);
-        done += chunk;
+        unsigned long quarter = STEP / 2 + (unsigned long)(seed >> 16 & 0x7fff) * (2 * STEP) / 0x7fff;
+        fa(3 * quarter);
+        fb(quarter);
+        ia += 3.0 * (double)quarter;
+        ib += (double)quarter;
+        fig_fa.calls++;
+        fig_fb.calls++;
     }
+    double ran = cpu_ms() - t0;
+    fig_fa.cpu_ms = ran * ia / (ia + ib);
+    fig_fb.cpu_ms = ran * ib / (ia + ib);
+    thread_a_ms = cpu_ms();
     return NULL;
 }
 
 KEEP void *thread_b(void *arg)
 {
-    fc((double)(long)arg);
+    RUN(fc, (double)(long)arg);
+    thread_b_ms = cpu_ms();
     return NULL;
 }
 
-static volatile sig_atomic_t own_signals;
+static volatile sig_atomic_t own_signals, foreign_signals;
 
+/* ITIMER_PROF's signals come from the kernel (SI_KERNEL); one from a
+ * timer_create timer (SI_TIMER) can only be the sampler's */
 static void own_handler(int sig, siginfo_t *si, void *uc)
 {
-    (void)sig, (void)si, (void)uc;
-    own_signals++;
+    (void)sig, (void)uc;
+    if (si && si->si_code == SI_TIMER)
+        foreign_signals++;
+    else
+        own_signals++;
 }
 
 static int own(void)
@@ -135,11 +233,15 @@ static int own(void)
     if (sigaction(SIGPROF, &sa, NULL) != 0)
         return 1;
     struct itimerval it = { { 0, 10000 }, { 0, 10000 } }, off = { { 0, 0 }, { 0, 0 } };
+    double p0 = ms_of(CLOCK_PROCESS_CPUTIME_ID);
     setitimer(ITIMER_PROF, &it, NULL);
-    fm(1000);
+    RUN(fm, 1000);
     setitimer(ITIMER_PROF, &off, NULL);
+    double p1 = ms_of(CLOCK_PROCESS_CPUTIME_ID);
     sigaction(SIGPROF, NULL, &back);
     printf("own signals %d\n", (int)own_signals);
+    printf("own foreign %d\n", (int)foreign_signals);
+    printf("own cpu %.3f\n", p1 - p0);
     printf("own handler intact %d\n", (back.sa_flags & SA_SIGINFO) && back.sa_sigaction == own_handler);
     return 0;
 }
@@ -148,52 +250,67 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
     pthread_t a, b;
+    calibrate();
     if (!strcmp(mode, "shares")) {
         pthread_create(&a, NULL, thread_a, NULL);
         pthread_create(&b, NULL, thread_b, (void *)600L);
-        fm(200);
+        RUN(fm, 200);
         pthread_join(a, NULL);
         pthread_join(b, NULL);
+        printf("thread thread_a %.3f\nthread thread_b %.3f\n", thread_a_ms, thread_b_ms);
     } else if (!strcmp(mode, "blocked")) {
         pthread_create(&b, NULL, thread_b, (void *)300L);
         sigset_t prof;
         sigemptyset(&prof);
         sigaddset(&prof, SIGPROF);
         pthread_sigmask(SIG_BLOCK, &prof, NULL);
-        fm(300);
+        RUN(fm, 300);
         pthread_join(b, NULL);
     } else if (!strcmp(mode, "fork")) {
-        fm(100);
+        RUN(fm, 100);
         fflush(NULL);
         pid_t pid = fork();
         if (pid == 0) {
-            fchild(500);
+            RUN(fchild, 500);
+            say(&fig_fchild);
             exit(0);
         }
         int st = 0;
         waitpid(pid, &st, 0);
-        fm(100);
-        return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+        RUN(fm, 100);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            return 1;
     } else if (!strcmp(mode, "own")) {
-        return own();
+        if (own() != 0)
+            return 1;
     } else if (!strcmp(mode, "api")) {
         if (!np_sample_start) {
             puts("no api");
             return 1;
         }
         printf("start %d\n", np_sample_start(500));
-        fphase(400);
+        RUN(fphase, 400);
         printf("stop %d\n", np_sample_stop());
-        fafter(300);
+        RUN(fafter, 300);
     } else if (!strcmp(mode, "chain")) {
         chain_outer(600);
     } else if (!strcmp(mode, "calls")) {
+        /* the clock read once every 64 calls (some 60 ms; see above) */
         double t0 = cpu_ms();
-        while (cpu_ms() - t0 < 500)
+        unsigned long calls = 0;
+        while (calls % 64 || cpu_ms() - t0 < 500) {
             sink += fcall(20);
+            calls++;
+        }
+        printf("cpu fcall %.3f %lu\n", cpu_ms() - t0, calls);
     } else {
         fprintf(stderr, "usage: sample_prog shares|blocked|fork|own|api|chain|calls\n");
         return 2;
     }
+    const struct figure *const figs[] = { &fig_fa,     &fig_fb,     &fig_fc,     &fig_fm,
+                                          &fig_fchild, &fig_fphase, &fig_fafter, &fig_fdeep };
+    for (size_t i = 0; i < sizeof figs / sizeof *figs; i++)
+        say(figs[i]);
+    printf("thread main %.3f\n", cpu_ms());
     return 0;
 }
