@@ -150,7 +150,8 @@ values() {
             } else if (cmd == "first") {        # first: the first line, as it is
                 if (nc < 1) err = "no line"; else return c[1]
             } else if (cmd == "one" || cmd == "range" || cmd == "min" || cmd == "max") {
-                # FMT (printf): one value; lo-hi (one when both print alike); the lowest; the highest
+                # FMT (printf): one value; lo-hi ("lo to hi" when one is
+                # negative; one value when both print alike); the lowest; the highest
                 if (nc < 1) { err = "no value"; break }
                 if (cmd == "one" && nc != 1) { err = nc " values, one expected"; break }
                 for (j = 1; j <= nc; j++) {
@@ -163,7 +164,8 @@ values() {
                 lo = sprintf(a[1], lo); hi = sprintf(a[1], hi)
                 if (cmd == "min") return lo
                 if (cmd == "max" || cmd == "one") return hi
-                return lo == hi ? lo : lo "-" hi
+                if (lo == hi) return lo
+                return (lo ~ /^-/ || hi ~ /^-/) ? lo " to " hi : lo "-" hi
             } else {
                 err = "no stage " cmd
                 break
