@@ -36,10 +36,27 @@
 # where calls is counted by bench_<w>_count (hooks that count entries).
 #
 # NP_BENCH_PARTS (default all) runs only some parts, e.g. "calls startup":
-# calls sections startup record stream sample accuracy loss deep emu target.
+# calls sections startup record stream sample accuracy loss deep emu target
+# ("none": only the lines that open and end the output).
+#
+# The whole output, stderr included, goes to the terminal and to
+# NP_BENCH_OUT (default BUILD_DIR/bench.out). It opens with the machine
+# (CPU, nproc, architecture, kernel, compiler, C library) and the run
+# (date, commit, parts, load average) and ends with an "end:" line once
+# every part ran: scripts/bench_docs.sh takes the figures the docs quote
+# from it (docs/performance.md, "How the figures are made").
 set -eu
 
 BUILD=${1:-build}
+OUT=${NP_BENCH_OUT:-$BUILD/bench.out}
+if [ "${NP_BENCH_TEED:-}" != 1 ]; then
+    # run again with the output through tee; the status is the run's
+    rc=$(mktemp "${TMPDIR:-/tmp}/npbench-rc.XXXXXX")
+    { NP_BENCH_TEED=1 sh "$0" "$@" 2>&1; echo $? >"$rc"; } | tee "$OUT"
+    s=$(cat "$rc")
+    rm -f "$rc"
+    exit "${s:-1}"
+fi
 B=$BUILD/bench
 PROCS=${NP_BENCH_PROCS:-6}
 REPS=${NP_BENCH_REPS:-2}
@@ -56,7 +73,7 @@ part() { # part NAME: whether this run includes it
     return 1
 }
 
-if [ ! -x "$B/bench_fib_base" ]; then
+if [ "$PARTS" != none ] && [ ! -x "$B/bench_fib_base" ]; then
     echo "run.sh: no benchmarks in $B: build with -DNP_BUILD_BENCH=ON (make build)" >&2
     exit 1
 fi
@@ -115,9 +132,26 @@ best() {
     awk -v l="$1" '$1 == l { if (m == "" || $2 < m) m = $2 } END { print m }' "$RES"
 }
 
+cpuinfo() { # cpuinfo FIELD: its value for the first CPU in /proc/cpuinfo
+    sed -n "s/^$1[[:space:]]*: //p" /proc/cpuinfo 2>/dev/null | head -n 1
+}
 printf 'nanoprof benchmarks: %s, %s CPUs, %s\n' \
-    "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)" \
-    "$(nproc 2>/dev/null || echo '?')" "$(uname -m)"
+    "$(cpuinfo 'model name')" "$(nproc 2>/dev/null || echo '?')" "$(uname -m)"
+# the machine and the run, one line each (docs/performance.md quotes them)
+cc=$(sed -n 's/^CMAKE_C_COMPILER:[^=]*=//p' "$BUILD/CMakeCache.txt" 2>/dev/null)
+printf 'machine: %s (family %s) at %s GHz; %s CPUs (nproc); %s; %s %s; %s; glibc %s\n' \
+    "$(cpuinfo 'model name')" "$(cpuinfo 'cpu family')" \
+    "$(cpuinfo 'cpu MHz' | awk '{ printf "%.1f", $1 / 1000 }')" \
+    "$(nproc 2>/dev/null || echo '?')" "$(uname -m)" "$(uname -s)" "$(uname -r)" \
+    "$("${cc:-cc}" --version 2>/dev/null | head -n 1)" \
+    "$(getconf GNU_LIBC_VERSION 2>/dev/null | sed 's/^glibc //')"
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ "$commit" != unknown ] && ! git -C "$ROOT" diff --quiet HEAD -- 2>/dev/null; then
+    commit="$commit with local changes"
+fi
+printf 'run: %s; commit %s; parts %s; load average %s at the start\n' \
+    "$(date -u '+%Y-%m-%d %H:%M UTC')" "$commit" "$PARTS" "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 printf 'each figure: %s over %s processes x %s stack placements x %s runs (uftrace: %s x %s x 1)\n' \
     "$STAT" "$PROCS" "$OFFSETS" "$REPS" "$UPROCS" "$UOFFSETS"
 if [ $have_uftrace = 1 ]; then
@@ -334,3 +368,7 @@ if part emu; then sh "$(dirname "$0")/emu.sh" "$BUILD"; fi
 # The runtime on a Cortex-M: each mechanism's ROM and RAM, instructions
 # per event (target.sh).
 if part target; then sh "$(dirname "$0")/target.sh" "$BUILD"; fi
+
+echo
+printf 'end: %s; load average %s at the end\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" \
+    "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
