@@ -26,7 +26,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -243,10 +242,10 @@ static struct {
 } cache[CACHE_SIZE];
 static unsigned ncached;
 
-static int any_match(char *const *pat, unsigned n, const char *name)
+static int any_match(const struct np_name_pattern *pat, unsigned n, const char *name)
 {
     for (unsigned i = 0; i < n; i++)
-        if (fnmatch(pat[i], name, 0) == 0)
+        if (np_name_pattern_match(&pat[i], name))
             return 1;
     return 0;
 }
