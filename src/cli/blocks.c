@@ -317,14 +317,14 @@ static int run(struct blocks_cmd *b)
 
 int np_cmd_blocks(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "sort", required_argument, NULL, OPT_SORT },
-        { "format", required_argument, NULL, OPT_FORMAT },
-        { "functions", no_argument, NULL, OPT_FUNCTIONS },
-        { "lines", no_argument, NULL, OPT_LINES },
-        { NULL, 0, NULL, 0 },
+    static const struct np_cli_option options[] = {
+        { "sort", 0, NP_CLI_VALUE, OPT_SORT },
+        { "format", 0, NP_CLI_VALUE, OPT_FORMAT },
+        { "functions", 0, NP_CLI_NO_VALUE, OPT_FUNCTIONS },
+        { "lines", 0, NP_CLI_NO_VALUE, OPT_LINES },
+        { NULL, 0, 0, 0 },
     };
-    static const struct np_view_spec spec = { NULL, longopts, option, usage, 1 };
+    static const struct np_view_spec spec = { options, option, usage, 1 };
     struct blocks_cmd b = { .sort = SORT_COUNT, .format = FORMAT_TEXT };
     int rc = np_view_parse(&b.view, &spec, &b, argc, argv);
     if (!rc)

@@ -265,7 +265,7 @@ static int run(struct graph *g)
 
 int np_cmd_graph(int argc, char **argv)
 {
-    static const struct np_view_spec spec = { NULL, NULL, NULL, usage, 2 };
+    static const struct np_view_spec spec = { NULL, NULL, usage, 2 };
     struct graph g = { .m = NULL };
     int rc = np_view_parse(&g.view, &spec, &g, argc, argv);
     if (!rc)
