@@ -1214,13 +1214,8 @@ struct np_model *np_model_new(const struct np_model_options *opt, struct np_symb
         np_model_free(m);
         return NULL;
     }
-    for (; m->npatterns < n; m->npatterns++) {
-        size_t i = m->npatterns;
-        bool exclude = i >= m->opt.ninclude;
-        const char *text = exclude ? m->opt.exclude[i - m->opt.ninclude] : m->opt.include[i];
-        np_name_pattern_init(&m->patterns[i], text, NULL, 0); /* one that does not compile matches nothing */
-        m->uses[i] = (struct np_pattern_use){ .text = text, .exclude = exclude };
-    }
+    np_patterns_init(m->patterns, m->uses, m->opt.include, m->opt.ninclude, m->opt.exclude, m->opt.nexclude);
+    m->npatterns = n;
     return m;
 }
 
@@ -1438,8 +1433,7 @@ void np_model_free(struct np_model *m)
         free(m->blocks[i].file);
     free(m->blocks);
     free(m->fn_flags);
-    for (size_t i = 0; i < m->npatterns; i++)
-        np_name_pattern_free(&m->patterns[i]);
+    np_patterns_free(m->patterns, m->npatterns);
     free(m->patterns);
     free(m->uses);
     free(m->node_ext);

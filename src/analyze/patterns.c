@@ -18,6 +18,23 @@ static void count_name(void *ctx, const char *name)
             c->uses[i].in_files++;
 }
 
+void np_patterns_init(struct np_name_pattern *pats, struct np_pattern_use *uses, char *const *include,
+                      size_t ninclude, char *const *exclude, size_t nexclude)
+{
+    for (size_t i = 0; i < ninclude + nexclude; i++) {
+        bool ex = i >= ninclude;
+        const char *text = ex ? exclude[i - ninclude] : include[i];
+        np_name_pattern_init(&pats[i], text, NULL, 0);
+        uses[i] = (struct np_pattern_use){ .text = text, .exclude = ex };
+    }
+}
+
+void np_patterns_free(struct np_name_pattern *pats, size_t n)
+{
+    for (size_t i = 0; pats && i < n; i++)
+        np_name_pattern_free(&pats[i]);
+}
+
 void np_patterns_in_files(struct np_symbols *syms, const struct np_name_pattern *pats, struct np_pattern_use *uses,
                           size_t n, unsigned *files)
 {
@@ -59,18 +76,24 @@ static int on_name(void *ctx, uint64_t address, const char *name)
     return 0;
 }
 
-int np_patterns_in_trace(const char *path, const struct np_name_pattern *pats, struct np_pattern_use *uses,
-                         size_t n, unsigned *files)
+int np_patterns_in_trace(const char *path, char *const *include, size_t ninclude, char *const *exclude,
+                         size_t nexclude, struct np_pattern_use *uses, unsigned *files)
 {
+    size_t n = ninclude + nexclude;
+    struct np_name_pattern *pats = calloc(n ? n : 1, sizeof *pats);
     struct reading r = { { pats, uses, n }, np_symbols_new(NULL, NULL), NULL };
     struct np_trace_summary sum;
+    int rc = NP_TRACE_ENOMEM;
     *files = 0;
-    if (!r.syms)
-        return NP_TRACE_ENOMEM;
-    struct np_event_sink sink = { .ctx = &r, .begin = on_begin, .module = on_module, .name = on_name };
-    int rc = np_source_read(path, NULL, &sink, NULL, &sum);
-    np_patterns_in_files(r.syms, pats, uses, n, files);
-    np_addrspace_free(r.space);
+    if (pats && r.syms) {
+        np_patterns_init(pats, uses, include, ninclude, exclude, nexclude);
+        struct np_event_sink sink = { .ctx = &r, .begin = on_begin, .module = on_module, .name = on_name };
+        rc = np_source_read(path, NULL, &sink, NULL, &sum);
+        np_patterns_in_files(r.syms, pats, uses, n, files);
+        np_addrspace_free(r.space);
+        np_patterns_free(pats, n);
+    }
     np_symbols_free(r.syms);
+    free(pats);
     return rc;
 }

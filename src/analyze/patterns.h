@@ -23,16 +23,25 @@ struct np_pattern_use {
                               counted only where FUNCTIONS is 0 */
 };
 
+/* Prepares the NINCLUDE patterns of INCLUDE, then the NEXCLUDE of
+ * EXCLUDE, into PATS and USES (as many entries each): a pattern that does
+ * not compile matches nothing (np_model_option refuses it first). */
+void np_patterns_init(struct np_name_pattern *pats, struct np_pattern_use *uses, char *const *include,
+                      size_t ninclude, char *const *exclude, size_t nexclude);
+void np_patterns_free(struct np_name_pattern *pats, size_t n);
+
 /* For each of the N patterns PATS[i] whose USES[i].functions is 0, counts
  * into USES[i].in_files the functions of the files SYMS has read; their
  * number in *FILES. */
 void np_patterns_in_files(struct np_symbols *syms, const struct np_name_pattern *pats, struct np_pattern_use *uses,
                           size_t n, unsigned *files);
 
-/* The same for the trace at PATH, without reading its calls: the files
- * its MODULE chunks map, and the regions its NAME chunks name (NP_ENTER:
- * counted as functions of the program). Returns the read's status. */
-int np_patterns_in_trace(const char *path, const struct np_name_pattern *pats, struct np_pattern_use *uses,
-                         size_t n, unsigned *files);
+/* The same for the trace at PATH, for the patterns of INCLUDE and
+ * EXCLUDE (USES: NINCLUDE + NEXCLUDE entries, filled in), without reading
+ * its calls: the files its MODULE chunks map, and the regions its NAME
+ * chunks name (NP_ENTER: counted as functions of the program). Returns
+ * the read's status. */
+int np_patterns_in_trace(const char *path, char *const *include, size_t ninclude, char *const *exclude,
+                         size_t nexclude, struct np_pattern_use *uses, unsigned *files);
 
 #endif
