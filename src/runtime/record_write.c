@@ -768,7 +768,10 @@ void np_rec_write_events(int fd, struct np_rec_stream *s, const np_raw *r, size_
             do_exit(w, e, tick);
             break;
         case NP_RAW_SWITCH:
-            out_switch(w, e, v, tick);
+            /* outside every kept call it belongs to no call of the trace
+             * (and a trace the filters kept nothing of stays empty) */
+            if (w->kept)
+                out_switch(w, e, v, tick);
             break;
         case NP_RAW_LOST:
             lost_n = v;
