@@ -1022,6 +1022,7 @@ static void fork_child(void)
     R.finishing = 0;
     R.lost_ended = 0;
     R.pid = (int)getpid();
+    np_rec_cfg.ppid = (int)getppid(); /* the parent is alive: it has just forked */
     if (R.fd < 0)
         return; /* the parent had not begun: the child begins when it does */
     close(R.fd);
@@ -1132,6 +1133,7 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv, char **
     R.argc = argc;
     R.argv = argv;
     R.pid = (int)getpid();
+    np_rec_cfg.ppid = (int)getppid();
     R.active = 1; /* the file opens at the first thread (open_locked) */
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     __atomic_store_n(&np_rec_exit_hook, rec_thread_exit, __ATOMIC_RELEASE);

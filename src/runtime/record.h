@@ -169,6 +169,8 @@ struct np_rec_config {
     uint64_t min_ticks;        /* min_ns in ticks, rounded up */
     struct np_name_pattern filter[64], notrace[64]; /* NANOPROF_FILTER, NANOPROF_NOTRACE */
     unsigned nfilter, nnotrace;
+    int ppid;                  /* the parent at start or fork: an orphan's getppid()
+                                  later names its reaper, not its parent */
 };
 
 extern struct np_rec_config np_rec_cfg;

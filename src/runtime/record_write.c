@@ -151,7 +151,7 @@ int np_rec_file_open(const char *dir, int argc, char **argv, uint64_t start_tick
     clock_gettime(CLOCK_REALTIME, &ts);
     struct np_trace_info info = {
         .pid = (uint32_t)pid,
-        .ppid = (uint32_t)getppid(),
+        .ppid = (uint32_t)(np_rec_cfg.ppid ? np_rec_cfg.ppid : getppid()),
         .ns_per_tick = ns_per_tick,
         .start_tick = start_tick,
         .start_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
