@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <gelf.h>
 #include "cli.h"
+#include "follow.h"
 #include "options.h"
 #include "trace_dir.h"
 #include "analyze/containers.h"
@@ -78,7 +79,9 @@ static const char usage_text[] =
     "                        (dropped events, a process that did not end\n"
     "                        normally) or a -F or -N pattern matched no function,\n"
     "                        and PROG's status was 0\n"
-
+    "      --no-wait-daemons once PROG has ended, do not wait for the processes\n"
+    "                        it left running (a daemon, a double fork's\n"
+    "                        grandchild): say their pids and end\n"
     "      --sample[=HZ]     also sample every thread's stack HZ times per second\n"
     "                        of its CPU time (1 to 100000, default 997); PROG\n"
     "                        then needs no instrumentation (docs/sampling.md)\n"
@@ -104,9 +107,10 @@ static const char usage_text[] =
     "  NANOPROF_DEBUG_DIR=DIR  where views look for separate debug files\n"
     "\n"
     "The closing line on stderr gives PROG's status, the trace's size, and\n"
-    "what the trace lost, if anything. Each -F or -N pattern that matches no\n"
-    "function of PROG or of the libraries it loaded is said in a line of its\n"
-    "own.\n"
+    "what the trace lost, if anything. A process PROG leaves running is\n"
+    "waited for (record is the reaper of orphaned descendants), unless\n"
+    "--no-wait-daemons; each -F or -N pattern that matches no function of PROG\n"
+    "or of the libraries it loaded is said in a line of its own.\n"
     "\n"
     "exit status: PROG's; 128+N when PROG was killed by signal N; 2 bad usage\n"
     "(options, or a bad NANOPROF_* variable in the environment); 127 PROG could\n"
@@ -225,10 +229,21 @@ struct trace_sum {
     long long bytes;
     long long data;       /* chunks with something recorded (events, block counts) */
     int unfinished;       /* files without END: the process did not end normally */
+    int running;          /* files without END of a process left running (not unfinished) */
     uint64_t lost;        /* events lost, by the END chunks */
 };
 
-static void summarise(const char *dir, struct trace_sum *t)
+/* Whether the trace file NAME (<pid>[.<n>].npt) is a process's of LEFT. */
+static bool written_by(const char *name, const pid_t *left, size_t nleft)
+{
+    long pid = strtol(name, NULL, 10);
+    for (size_t i = 0; i < nleft; i++)
+        if (left[i] == pid)
+            return true;
+    return false;
+}
+
+static void summarise(const char *dir, struct trace_sum *t, const pid_t *left, size_t nleft)
 {
     memset(t, 0, sizeof *t);
     DIR *d = opendir(dir);
@@ -269,7 +284,10 @@ static void summarise(const char *dir, struct trace_sum *t)
             }
             off += NP_TRACE_CHUNK_HEADER + (uint64_t)len;
         }
-        t->unfinished += !has_end;
+        if (!has_end && written_by(de->d_name, left, nleft))
+            t->running++;
+        else
+            t->unfinished += !has_end;
         t->bytes += size > 0 ? size : 0;
         fclose(f);
     }
@@ -499,10 +517,10 @@ struct record_cmd {
     const char *out, *depth, *tfilter, *buffer, *sample, *unwind;
     char *filter, *notrace;           /* -F and -N, comma-separated, for the environment */
     struct np_model_options patterns; /* the patterns in force (options, else the environment) */
-    bool drop, strict;
+    bool drop, strict, no_wait;
 };
 
-enum { OPT_TIME_FILTER = NP_CLI_OWN, OPT_DROP, OPT_STRICT, OPT_SAMPLE, OPT_UNWIND };
+enum { OPT_TIME_FILTER = NP_CLI_OWN, OPT_DROP, OPT_STRICT, OPT_SAMPLE, OPT_UNWIND, OPT_NO_WAIT };
 
 static const struct np_cli_option options[] = {
     { "output", 'o', NP_CLI_VALUE, 'o' },
@@ -514,6 +532,7 @@ static const struct np_cli_option options[] = {
     { "strict", 0, NP_CLI_NO_VALUE, OPT_STRICT },
     { "sample", 0, NP_CLI_OPTIONAL_VALUE, OPT_SAMPLE }, /* only --sample=HZ gives a rate */
     { "unwind", 0, NP_CLI_VALUE, OPT_UNWIND },
+    { "no-wait-daemons", 0, NP_CLI_NO_VALUE, OPT_NO_WAIT },
     { NULL, 0, 0, 0 },
 };
 
@@ -569,6 +588,9 @@ static int option(void *ctx, int id, const char *val)
         return 0;
     case OPT_STRICT:
         r->strict = true;
+        return 0;
+    case OPT_NO_WAIT:
+        r->no_wait = true;
         return 0;
     }
     return 2;
@@ -638,7 +660,10 @@ static void forward(int sig)
         kill(child_pid, sig);
 }
 
-/* Runs ARGV[0] as R says, waits for it, and reports. */
+#define LEFT_MAX 16 /* processes left running named by pid */
+
+/* Runs ARGV[0] as R says, waits for it and for what it leaves running,
+ * and reports. */
 static int run(struct record_cmd *r, char **argv)
 {
     /* what the options set is checked already */
@@ -682,6 +707,9 @@ static int run(struct record_cmd *r, char **argv)
         setenv("NANOPROF_FILTER", r->filter, 1);
     if (r->notrace)
         setenv("NANOPROF_NOTRACE", r->notrace, 1);
+    /* a process whose parent ends before it is re-parented to this one,
+     * which follows it until it ends (follow.h) */
+    bool following = np_follow_start() == 0;
     fflush(NULL);
     /* posix_spawn, not fork: no copy of this process's page tables (it
      * reports a failed exec itself) */
@@ -707,13 +735,28 @@ static int run(struct record_cmd *r, char **argv)
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGQUIT, &old_quit, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGHUP, &old_hup, NULL);
 
+    /* the processes it left running: followed until they end (^C stops
+     * that), or left so */
+    pid_t left[LEFT_MAX];
+    size_t nleft = following ? np_follow_running(left, LEFT_MAX) : 0;
+    if (nleft && !r->no_wait) {
+        char pids[LEFT_MAX * 12];
+        size_t k = 0;
+        for (size_t j = 0; j < nleft && j < LEFT_MAX; j++)
+            k += (size_t)snprintf(pids + k, sizeof pids - k, "%s%d", j ? ", " : "", (int)left[j]);
+        fprintf(stderr, "nanoprof record: %s ended; waiting for the %zu process%s it left running (pid%s %s%s; "
+                        "^C or --no-wait-daemons not to wait)\n",
+                argv[0], nleft, nleft == 1 ? "" : "es", nleft == 1 ? "" : "s", pids, nleft > LEFT_MAX ? ", ..." : "");
+        nleft = np_follow_wait() ? np_follow_running(left, LEFT_MAX) : 0;
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+
     struct trace_sum t;
-    summarise(dir, &t);
+    summarise(dir, &t, left, nleft < LEFT_MAX ? nleft : LEFT_MAX);
     int rc;
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
@@ -723,10 +766,18 @@ static int run(struct record_cmd *r, char **argv)
         rc = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
         fprintf(stderr, "nanoprof record: %s exited with status %d", argv[0], rc);
     }
-    char loss[600];
+    char loss[600], running[200] = "";
     describe_loss(dir, &t, loss, sizeof loss);
-    fprintf(stderr, "; trace in %s: %d file%s, %lld bytes%s\n", r->out, t.files, t.files == 1 ? "" : "s",
-            t.bytes, loss);
+    if (nleft) {
+        size_t k = (size_t)snprintf(running, sizeof running, "; left running: pid%s", nleft == 1 ? "" : "s");
+        for (size_t j = 0; j < nleft && j < LEFT_MAX && k < sizeof running; j++)
+            k += (size_t)snprintf(running + k, sizeof running - k, "%s%d", j ? ", " : " ", (int)left[j]);
+        if (k < sizeof running)
+            snprintf(running + k, sizeof running - k, "%s (%d file%s still being written)",
+                     nleft > LEFT_MAX ? ", ..." : "", t.running, t.running == 1 ? "" : "s");
+    }
+    fprintf(stderr, "; trace in %s: %d file%s, %lld bytes%s%s\n", r->out, t.files, t.files == 1 ? "" : "s",
+            t.bytes, loss, running);
     size_t unmatched = check_patterns(r, dir, argv[0]);
     if (!t.data) {
         char filters[1024];
