@@ -2,7 +2,7 @@
 # test_filters_cli.sh NANOPROF REC_PROG - what every view says of its -F
 # and -N patterns, and the one way every command reads its options:
 #   - a pattern that looks like a regular expression is one (anchored at
-#     both ends): exact counts in `report`;
+#     both ends): exact counts in `report`, graph's FUNCTION alike;
 #   - a pattern that matches no function is one warning line in every
 #     view (report, graph, tree, replay, flame, dump), exit 0, 3 with
 #     --strict; one that matches only functions the trace has no call of
@@ -46,6 +46,19 @@ top,1"
 run "$t" -F '^x['
 status "a regular expression that does not compile: one line, 2" 2 \
     "^nanoprof report: -F: '^x\[' is not a valid regular expression: .* (see nanoprof report --help)$"
+# graph's FUNCTION is such a pattern too
+"$np" graph "$t" '^(a|b)$' 2>"$tmp/err" | sed -n 's/^\[[0-9]*\] .*  \([a-z]*\) \[[0-9]*\]$/\1/p' >"$tmp/g"
+same "graph FUNCTION: a regular expression, its entries only" "$tmp/g" "a
+b"
+np_cmd=graph
+run "$t" 'le.?'
+status "graph FUNCTION: anchored" 1 "^nanoprof graph: no function matches 'le.?'$"
+run "$t" '(x'
+status "graph FUNCTION: a glob, as no syntax says otherwise" 1 "^nanoprof graph: no function matches '(x'$"
+run "$t" '^x['
+status "graph FUNCTION: one that does not compile" 2 \
+    "^nanoprof graph: FUNCTION '^x\[' is not a valid regular expression: .* (see nanoprof graph --help)$"
+np_cmd=report
 
 # ---- a pattern that matches no function, in every view ----
 nfun=$("$np" report --format=csv "$t" | tail -n +2 | wc -l)
