@@ -1021,8 +1021,10 @@ static void fork_child(void)
     R.wstate = W_IDLE;
     R.finishing = 0;
     R.lost_ended = 0;
+    /* the parent is the process that recorded until now: getppid() may
+     * already name a reaper, when the parent ran on and ended first */
+    np_rec_cfg.ppid = R.pid;
     R.pid = (int)getpid();
-    np_rec_cfg.ppid = (int)getppid(); /* the parent is alive: it has just forked */
     if (R.fd < 0)
         return; /* the parent had not begun: the child begins when it does */
     close(R.fd);
