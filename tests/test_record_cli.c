@@ -449,6 +449,13 @@ static void no_cut_short(const struct run *r)
         fclose(f);
 }
 
+/* The number on the first line of R's stdout, or 0. */
+static long printed_line_number(const struct run *r)
+{
+    char line[64];
+    return count_lines(r->out, line, sizeof line) ? atol(line) : 0;
+}
+
 /* A daemon: its parent ends, it goes on for a while and makes calls.
  * record waits for it (or, with --no-wait-daemons, says it left it
  * running), never calls its file cut short, and the trace keeps its real
@@ -547,6 +554,89 @@ static void test_double_fork(void **state)
     run_cleanup(&r);
 }
 
+/* Starts `nanoprof record -o DIR /bin/sh -c SCRIPT` with stdout and
+ * stderr to R's files; its pid. */
+static pid_t start_record(struct run *r, const char *script)
+{
+    fflush(NULL);
+    fclose(fopen(r->out, "w")); /* emptied before it starts: what is read next is its */
+    fclose(fopen(r->err, "w"));
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(r->out, O_WRONLY | O_CREAT | O_TRUNC, 0644), fe = open(r->err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, 1);
+        dup2(fe, 2);
+        execl(cli, cli, "record", "-o", r->dir, "/bin/sh", "-c", script, (char *)NULL);
+        _exit(126);
+    }
+    return pid;
+}
+
+/* Waits up to 10 s for PATH to hold NEEDLE. */
+static void wait_for_text(const char *path, const char *needle)
+{
+    char text[4096];
+    for (int i = 0; i < 1000; i++) {
+        FILE *f = fopen(path, "r");
+        size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+        if (f)
+            fclose(f);
+        text[n] = 0;
+        if (strstr(text, needle))
+            return;
+        usleep(10000);
+    }
+    fail_msg("%s never held '%s'", path, needle);
+}
+
+/* Waits up to 20 s for PID to end; its status. */
+static int wait_ended(pid_t pid)
+{
+    int status;
+    for (int i = 0; i < 2000; i++) {
+        if (waitpid(pid, &status, WNOHANG) == pid)
+            return status;
+        usleep(10000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    fail_msg("record did not end");
+    return -1;
+}
+
+/* Signals while record follows what PROG left running: SIGTERM, passed
+ * on to PROG, goes on to the processes it left; ^C stops the waiting,
+ * and the closing line names what was left running. */
+static void test_follow_signals(void **state)
+{
+    (void)state;
+    struct run r;
+    run_init(&r, "follow_signals");
+    pid_t rec = start_record(&r, "sleep 300 & echo $!; exec sleep 300");
+    wait_for_text(r.out, "\n");
+    long left = printed_line_number(&r);
+    assert_true(left > 0);
+    kill(rec, SIGTERM);
+    int status = wait_ended(rec);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM);
+    assert_int_equal(kill((pid_t)left, 0), -1); /* ended, and reaped */
+
+    rec = start_record(&r, "sleep 300 & echo $!");
+    wait_for_text(r.err, "waiting for the 1 process it left running");
+    left = printed_line_number(&r);
+    kill(rec, SIGINT);
+    status = wait_ended(rec);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    char want[300], got[2048];
+    snprintf(want, sizeof want, "; left running: pid %ld", left); /* it writes no trace */
+    line_of(r.err, 2, got, sizeof got);
+    if (strlen(got) < strlen(want) || strcmp(got + strlen(got) - strlen(want), want))
+        fail_msg("'%s' does not end with '%s'", got, want);
+    assert_int_equal(kill((pid_t)left, 0), 0); /* still running */
+    kill((pid_t)left, SIGKILL);
+    run_cleanup(&r);
+}
+
 static void test_missing_lib(void **state)
 {
     (void)state;
@@ -566,7 +656,7 @@ int main(void)
         cmocka_unit_test(test_statuses),       cmocka_unit_test(test_missing_lib),
         cmocka_unit_test(test_jumps),          cmocka_unit_test(test_every_option),
         cmocka_unit_test(test_filters),        cmocka_unit_test(test_daemon),
-        cmocka_unit_test(test_double_fork),
+        cmocka_unit_test(test_double_fork),    cmocka_unit_test(test_follow_signals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

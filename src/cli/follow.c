@@ -116,6 +116,11 @@ size_t np_follow_running(pid_t *pids, size_t max)
 }
 
 static volatile sig_atomic_t interrupted, to_pass;
+static const int caught[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP };
+#define NCAUGHT (sizeof caught / sizeof caught[0])
+static struct sigaction before_act[NCAUGHT];
+static sigset_t before_mask;
+static int catching;
 
 static void on_signal(int sig)
 {
@@ -125,22 +130,31 @@ static void on_signal(int sig)
         to_pass = sig;
 }
 
-int np_follow_wait(void)
+void np_follow_catch(void)
 {
-    static const int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP };
-    struct sigaction sa, old[4];
-    sigset_t block, before;
+    if (catching)
+        return;
+    struct sigaction sa;
+    sigset_t block;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sigemptyset(&block);
-    for (int i = 0; i < 4; i++)
-        sigaddset(&block, sigs[i]);
-    /* blocked but for sigsuspend: no signal falls between a check and the wait */
-    sigprocmask(SIG_BLOCK, &block, &before);
-    for (int i = 0; i < 4; i++)
-        sigaction(sigs[i], &sa, &old[i]);
+    for (size_t i = 0; i < NCAUGHT; i++)
+        sigaddset(&block, caught[i]);
+    /* blocked but in sigsuspend: no signal falls between a check and the wait */
+    sigprocmask(SIG_BLOCK, &block, &before_mask);
     interrupted = to_pass = 0;
+    for (size_t i = 0; i < NCAUGHT; i++)
+        sigaction(caught[i], &sa, &before_act[i]);
+    catching = 1;
+}
+
+int np_follow_wait(int pass)
+{
+    np_follow_catch();
+    if (pass && !to_pass)
+        to_pass = pass;
     int rc = 0, st;
     for (;;) {
         pid_t p;
@@ -159,13 +173,14 @@ int np_follow_wait(void)
                 kill(pids[i], to_pass);
             to_pass = 0;
         }
-        sigset_t wait_set = before;
-        for (int i = 0; i < 4; i++)
-            sigdelset(&wait_set, sigs[i]);
+        sigset_t wait_set = before_mask;
+        for (size_t i = 0; i < NCAUGHT; i++)
+            sigdelset(&wait_set, caught[i]);
         sigsuspend(&wait_set);
     }
-    for (int i = 0; i < 4; i++)
-        sigaction(sigs[i], &old[i], NULL);
-    sigprocmask(SIG_SETMASK, &before, NULL);
+    for (size_t i = 0; i < NCAUGHT; i++)
+        sigaction(caught[i], &before_act[i], NULL);
+    sigprocmask(SIG_SETMASK, &before_mask, NULL);
+    catching = 0;
     return rc;
 }

@@ -21,10 +21,15 @@ int np_follow_start(void);
  * returns how many there are. */
 size_t np_follow_running(pid_t *pids, size_t max);
 
+/* From now on, until np_follow_wait returns, SIGINT, SIGTERM and SIGHUP
+ * are np_follow_wait's to handle (none is lost in between). */
+void np_follow_catch(void);
+
 /* Waits until every descendant has ended (returns 0), or until SIGINT
  * (^C: returns 1, leaving them running). SIGTERM and SIGHUP are passed on
  * to the descendants still running, as they were to the program, and the
- * wait goes on until they end. */
-int np_follow_wait(void);
+ * wait goes on until they end; so is PASS first, unless it is 0 (the
+ * signal this process was sent while the program ran). */
+int np_follow_wait(int pass);
 
 #endif

@@ -653,9 +653,11 @@ static size_t check_patterns(const struct record_cmd *r, const char *dir, const 
 }
 
 static pid_t child_pid;
+static volatile sig_atomic_t forwarded; /* the last signal passed on to PROG */
 
 static void forward(int sig)
 {
+    forwarded = sig;
     if (child_pid > 0)
         kill(child_pid, sig);
 }
@@ -743,6 +745,7 @@ static int run(struct record_cmd *r, char **argv)
     pid_t left[LEFT_MAX];
     size_t nleft = following ? np_follow_running(left, LEFT_MAX) : 0;
     if (nleft && !r->no_wait) {
+        np_follow_catch(); /* ^C from the line below on stops the waiting */
         char pids[LEFT_MAX * 12];
         size_t k = 0;
         for (size_t j = 0; j < nleft && j < LEFT_MAX; j++)
@@ -750,7 +753,8 @@ static int run(struct record_cmd *r, char **argv)
         fprintf(stderr, "nanoprof record: %s ended; waiting for the %zu process%s it left running (pid%s %s%s; "
                         "^C or --no-wait-daemons not to wait)\n",
                 argv[0], nleft, nleft == 1 ? "" : "es", nleft == 1 ? "" : "s", pids, nleft > LEFT_MAX ? ", ..." : "");
-        nleft = np_follow_wait() ? np_follow_running(left, LEFT_MAX) : 0;
+        /* a SIGTERM or SIGHUP that ended PROG goes to them too */
+        nleft = np_follow_wait(forwarded) ? np_follow_running(left, LEFT_MAX) : 0;
     }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
@@ -773,8 +777,10 @@ static int run(struct record_cmd *r, char **argv)
         for (size_t j = 0; j < nleft && j < LEFT_MAX && k < sizeof running; j++)
             k += (size_t)snprintf(running + k, sizeof running - k, "%s%d", j ? ", " : " ", (int)left[j]);
         if (k < sizeof running)
-            snprintf(running + k, sizeof running - k, "%s (%d file%s still being written)",
-                     nleft > LEFT_MAX ? ", ..." : "", t.running, t.running == 1 ? "" : "s");
+            k += (size_t)snprintf(running + k, sizeof running - k, "%s", nleft > LEFT_MAX ? ", ..." : "");
+        if (t.running && k < sizeof running)
+            snprintf(running + k, sizeof running - k, " (%d file%s still being written)", t.running,
+                     t.running == 1 ? "" : "s");
     }
     fprintf(stderr, "; trace in %s: %d file%s, %lld bytes%s%s\n", r->out, t.files, t.files == 1 ? "" : "s",
             t.bytes, loss, running);
