@@ -149,7 +149,7 @@ same "tree --min-duration" "$tmp/body" "     Calls        Total         Self  To
          1        40 ns        40 ns   50.0%  |- sample_square
          1        40 ns        40 ns   50.0%  \`- sample_twice"
 run tree "$s" -F nothing_matches
-status "tree: nothing kept, exit 0" 0
+status "tree: nothing kept, exit 0, the pattern said" 0 "^nanoprof tree: warning: -F 'nothing_matches': matches no function of the trace (searched: 7 functions it holds, and the symbol tables of its 1 ELF file)$"
 same "tree: nothing kept, no thread drawn, every one counted" "$tmp/out" "# $s: call tree of 2 threads (2 with no calls kept), wall time
      Calls        Total         Self  Total%  Function"
 
@@ -229,7 +229,7 @@ same "replay --min-duration" "$tmp/body" "         Start     Duration  Function
    0.000001060        40 ns  sample_twice
 # 5 calls in 2 threads"
 run replay "$s" -F nothing_matches
-status "replay: nothing kept, exit 0" 0
+status "replay: nothing kept, exit 0, the pattern said" 0 "^nanoprof replay: warning: -F 'nothing_matches': matches no function of the trace (searched: 7 functions it holds, and the symbol tables of its 1 ELF file)$"
 same "replay: nothing kept, no thread" "$tmp/out" "# $s: every call, wall time
          Start     Duration  Function
 # 0 calls in 2 threads (2 with no calls kept)"

@@ -30,7 +30,6 @@
 #include "containers.h"
 #include "textfmt.h"
 #include <errno.h>
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +124,10 @@ struct np_model {
     struct np_hmap block_by;    /* hash of (function, address) -> block */
     uint8_t *fn_flags;
     size_t fn_flags_cap;
+    struct np_name_pattern *patterns; /* the include patterns, then the exclude ones */
+    struct np_pattern_use *uses;      /* what each matched */
+    size_t npatterns;
+    unsigned pattern_files;           /* ELF files searched for the patterns that matched none */
     struct tstate *ts;
     size_t ts_cap;
     struct np_model_samples *samples; /* model_samples.c's, NULL until a sample comes */
@@ -202,9 +205,17 @@ int np_model_option(struct np_model_options *o, enum np_model_opt opt, const cha
     case NP_MODEL_OPT_TID:
         return add_tids(o, value, err, errsize);
     case NP_MODEL_OPT_INCLUDE:
-        return add_glob(&o->include, &o->ninclude, value, err, errsize);
-    case NP_MODEL_OPT_EXCLUDE:
+    case NP_MODEL_OPT_EXCLUDE: {
+        struct np_name_pattern p;
+        char why[256];
+        int bad = np_name_pattern_init(&p, value, why, sizeof why);
+        np_name_pattern_free(&p);
+        if (bad)
+            return opt_error(err, errsize, opt == NP_MODEL_OPT_INCLUDE ? "-F: %s" : "-N: %s", why);
+        if (opt == NP_MODEL_OPT_INCLUDE)
+            return add_glob(&o->include, &o->ninclude, value, err, errsize);
         return add_glob(&o->exclude, &o->nexclude, value, err, errsize);
+    }
     case NP_MODEL_OPT_DEPTH: {
         errno = 0;
         unsigned long v = value[0] >= '0' && value[0] <= '9' ? strtoul(value, &end, 10) : 0;
@@ -339,12 +350,17 @@ static int same_function(void *ctx, uint64_t index)
            (k->name ? !strcmp(f->name, k->name) : f->name[0] == '0' && f->name[1] == 'x');
 }
 
-static bool matches(char *const *globs, size_t n, const char *name)
+/* Which filters NAME matches (enum function_flag), counting for each
+ * pattern the functions it matches. */
+static uint8_t filter_flags(struct np_model *m, const char *name)
 {
-    for (size_t i = 0; i < n; i++)
-        if (fnmatch(globs[i], name, 0) == 0)
-            return true;
-    return false;
+    uint8_t flags = 0;
+    for (size_t i = 0; i < m->npatterns; i++)
+        if (np_name_pattern_match(&m->patterns[i], name)) {
+            m->uses[i].functions++;
+            flags |= m->uses[i].exclude ? FN_EXCLUDED : FN_INCLUDED;
+        }
+    return flags;
 }
 
 /* The slot of ADDR in addr_cache: functions start at least 16 bytes apart
@@ -389,8 +405,7 @@ static int intern_function(struct np_model *m, const struct np_symbol *sym, uint
         if (!fn->name || (sym->module && !fn->module) || (sym->file && !fn->file) ||
             np_hmap_put(&m->fn_by, free_key, (uint64_t)f))
             return ENOMEM_RC;
-        m->fn_flags[f] = (matches(m->opt.include, m->opt.ninclude, fn->name) ? FN_INCLUDED : 0) |
-                         (matches(m->opt.exclude, m->opt.nexclude, fn->name) ? FN_EXCLUDED : 0);
+        m->fn_flags[f] = filter_flags(m, fn->name);
     }
     *out = (uint32_t)f;
     return 0;
@@ -1194,6 +1209,13 @@ struct np_model *np_model_new(const struct np_model_options *opt, struct np_symb
     m->syms = syms;
     m->process = NP_NONE;
     forget_process_caches(m);
+    size_t n = m->opt.ninclude + m->opt.nexclude;
+    if (n && (!(m->patterns = calloc(n, sizeof *m->patterns)) || !(m->uses = calloc(n, sizeof *m->uses)))) {
+        np_model_free(m);
+        return NULL;
+    }
+    np_patterns_init(m->patterns, m->uses, m->opt.include, m->opt.ninclude, m->opt.exclude, m->opt.nexclude);
+    m->npatterns = n;
     return m;
 }
 
@@ -1371,6 +1393,9 @@ int np_model_finish(struct np_model *m)
         rc = np_model_samples_finish(m);
     if (!rc)
         rc = name_ambiguous(m);
+    /* a pattern that matched no function of the trace: does it match any
+     * function of the trace's files? */
+    np_patterns_in_files(m->syms, m->patterns, m->uses, m->npatterns, &m->pattern_files);
     for (size_t i = 0; i < m->n_functions; i++)
         if (!m->functions[i].calls)
             m->functions[i].min_ns = 0;
@@ -1408,6 +1433,9 @@ void np_model_free(struct np_model *m)
         free(m->blocks[i].file);
     free(m->blocks);
     free(m->fn_flags);
+    np_patterns_free(m->patterns, m->npatterns);
+    free(m->patterns);
+    free(m->uses);
     free(m->node_ext);
     free(m->ts);
     free(m->processes);
@@ -1444,6 +1472,14 @@ uint64_t np_model_first_ns(const struct np_model *m)
     return first == UINT64_MAX ? 0 : first;
 }
 
+const struct np_pattern_use *np_model_patterns(const struct np_model *m, size_t *n, unsigned *files)
+{
+    *n = m->npatterns;
+    if (files)
+        *files = m->pattern_files;
+    return m->uses;
+}
+
 enum np_time_unit np_model_time_unit(const struct np_model *m)
 {
     return m->n_processes ? m->processes[0].time_unit : NP_UNIT_NS;
@@ -1454,6 +1490,7 @@ enum np_time_unit np_model_time_unit(const struct np_model *m)
 struct np_model_samples *np_model_samples_get(const struct np_model *m) { return m->samples; }
 void np_model_samples_set(struct np_model *m, struct np_model_samples *s) { m->samples = s; }
 const struct np_model_options *np_model_opts(const struct np_model *m) { return &m->opt; }
+unsigned np_model_function_filters(const struct np_model *m, uint32_t f) { return m->fn_flags[f]; }
 uint32_t np_model_current_process(const struct np_model *m) { return m->process; }
 struct np_addrspace *np_model_addrspace(struct np_model *m) { return m->space; }
 int np_model_thread_at(struct np_model *m, uint32_t tid, uint32_t *out) { return thread_of(m, tid, out); }

@@ -14,7 +14,7 @@
  *     so their memory grows with the nesting depth, not with the calls;
  *   - basic-block counts (BLOCKS chunks, docs/blocks.md), one np_block per
  *     block, summed over every process: the block's function and its
- *     source line. Include and exclude globs keep the blocks of matching
+ *     source line. Include and exclude patterns keep the blocks of matching
  *     functions / drop them (a block has no caller); the other filters
  *     do not apply to blocks. A function with blocks but no calls has
  *     calls == 0.
@@ -36,8 +36,8 @@
  *
  * Filters are applied while building. A call is kept when its thread is
  * selected (tids), it runs inside a call of an included function (include
- * globs; the function itself counts), not inside an excluded one (exclude
- * globs: the function and everything it calls are dropped), at a nesting
+ * patterns; the function itself counts), not inside an excluded one (exclude
+ * patterns: the function and everything it calls are dropped), at a nesting
  * level below max_depth counted over kept calls, and lasts at least
  * min_duration_ns. A dropped call's time stays in its nearest kept
  * caller's self time, so in every case the self times of all functions
@@ -61,6 +61,7 @@
 #include <stdint.h>
 #include "symbols.h"
 #include "events.h"
+#include "patterns.h"
 #include "source.h"
 
 #define NP_NONE UINT32_MAX
@@ -86,8 +87,8 @@ struct np_model_options {
 
 enum np_model_opt {
     NP_MODEL_OPT_TID,          /* "12,345": adds threads */
-    NP_MODEL_OPT_INCLUDE,      /* a glob (fnmatch) */
-    NP_MODEL_OPT_EXCLUDE,      /* a glob */
+    NP_MODEL_OPT_INCLUDE,      /* a pattern: a glob or a regular expression (common/name_match.h) */
+    NP_MODEL_OPT_EXCLUDE,      /* a pattern */
     NP_MODEL_OPT_DEPTH,        /* a positive integer */
     NP_MODEL_OPT_MIN_DURATION  /* "250", "1.5us", "2ms", "1s" */
 };
@@ -258,11 +259,16 @@ uint64_t np_model_first_ns(const struct np_model *m);
 /* What the times count (the first process's unit: a source gives one
  * unit to all; NP_UNIT_NS when nothing was read). */
 enum np_time_unit np_model_time_unit(const struct np_model *m);
+/* What each include pattern, then each exclude pattern, matched
+ * (patterns.h): the functions of the trace it names, and for one that
+ * named none, the functions of the trace's ELF files; *FILES (may be
+ * NULL): how many files were searched (0 without symbols). */
+const struct np_pattern_use *np_model_patterns(const struct np_model *m, size_t *n, unsigned *files);
 
 /* ---- samples (SAMPLE events, docs/sampling.md) ----------------------------
  *
  * Samples of the selected threads (tids) count when their stack is inside
- * an included function (include globs; any frame) and not inside an
+ * an included function (include patterns; any frame) and not inside an
  * excluded one (any frame), as calls do; the other filters do not apply
  * to them. A sample stands for periods * period_ns of its thread's CPU
  * time, period_ns being that of the SAMPLING in force at its time. */

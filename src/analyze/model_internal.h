@@ -31,6 +31,9 @@ uint64_t np_model_samples_first_ns(const struct np_model *m);
 struct np_model_samples *np_model_samples_get(const struct np_model *m);
 void np_model_samples_set(struct np_model *m, struct np_model_samples *s);
 const struct np_model_options *np_model_opts(const struct np_model *m);
+/* Whether function F's name matches an include pattern (bit 0) and an
+ * exclude one (bit 1): matched once, as the function is first named. */
+unsigned np_model_function_filters(const struct np_model *m, uint32_t f);
 /* The process being read (NP_NONE between processes) and its addresses
  * (NULL without symbols). */
 uint32_t np_model_current_process(const struct np_model *m);

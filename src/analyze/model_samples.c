@@ -37,7 +37,6 @@
 #include "model_internal.h"
 #include "containers.h"
 #include "common/trace_format.h"
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,17 +185,8 @@ static uint8_t flags_of(struct np_model *m, struct np_model_samples *s, uint32_t
         memset(s->fn_flags + old, 0, s->cap_fn_flags - old);
     }
     if (!(s->fn_flags[fi] & FNF_KNOWN)) {
-        const struct np_model_options *o = np_model_opts(m);
-        size_t n;
-        const char *name = np_model_functions(m, &n)[fi].name;
-        uint8_t f = FNF_KNOWN;
-        for (size_t i = 0; i < o->ninclude; i++)
-            if (!fnmatch(o->include[i], name, 0))
-                f |= FNF_INCLUDED;
-        for (size_t i = 0; i < o->nexclude; i++)
-            if (!fnmatch(o->exclude[i], name, 0))
-                f |= FNF_EXCLUDED;
-        s->fn_flags[fi] = f;
+        unsigned filters = np_model_function_filters(m, fi);
+        s->fn_flags[fi] = (uint8_t)(FNF_KNOWN | (filters & 1 ? FNF_INCLUDED : 0) | (filters & 2 ? FNF_EXCLUDED : 0));
     }
     return s->fn_flags[fi];
 }

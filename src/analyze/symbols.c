@@ -465,6 +465,20 @@ void np_addrspace_line(struct np_addrspace *a, uint64_t addr, struct np_source_l
         out->line = line_at(cu, out->elf_addr, &out->file);
 }
 
+unsigned np_symbols_each_function(struct np_symbols *s, void (*each)(void *ctx, const char *name), void *ctx)
+{
+    unsigned files = 0;
+    for (size_t k = 0; k < s->nfiles; k++) {
+        const struct elf_file *f = s->files[k];
+        if (!f->usable)
+            continue;
+        files++;
+        for (size_t i = 0; i < f->funcs.n; i++)
+            each(ctx, f->names[i]);
+    }
+    return files;
+}
+
 /* ---- the text section, for gmon.out --------------------------------------- */
 
 /* Whether the dynamic section of ELF marks a position-independent

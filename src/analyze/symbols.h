@@ -63,6 +63,11 @@ struct np_source_line {
 /* Fills OUT for ADDR (always). */
 void np_addrspace_line(struct np_addrspace *a, uint64_t addr, struct np_source_line *out);
 
+/* Calls EACH with the name of every function of every ELF file S has read
+ * (the files the address spaces over it mapped, each once); returns how
+ * many files that was. */
+unsigned np_symbols_each_function(struct np_symbols *s, void (*each)(void *ctx, const char *name), void *ctx);
+
 /* What gmon.out needs to know of an ELF file. */
 struct np_elf_text {
     uint64_t start, end;   /* its .text section's ELF addresses */

@@ -44,10 +44,12 @@ static void usage(FILE *out)
           "  --format=FMT   text (default) or csv\n"
           "  --functions    functions only, without their lines\n"
           "  --lines        functions and their lines (the default)\n"
-          "  -F GLOB        only the blocks of functions matching GLOB\n"
-          "  -N GLOB        not the blocks of functions matching GLOB\n"
+          "  -F, --filter=PATTERN   only the blocks of functions matching PATTERN (a\n"
+          "                 glob, or a regular expression: docs/analysis.md)\n"
+          "  -N, --notrace=PATTERN  not the blocks of functions matching PATTERN\n"
           "  --strict       exit with status 3 when the trace lost anything (block\n"
-          "                 executions not counted, ...); the output is still written\n"
+          "                 executions not counted, ...) or a pattern matched no\n"
+          "                 function; the output is still written\n"
           "  --help         print this help and exit\n"
           "\n"
           "The other options of the view commands (--tid, --depth, ...) are\n"
@@ -317,14 +319,14 @@ static int run(struct blocks_cmd *b)
 
 int np_cmd_blocks(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "sort", required_argument, NULL, OPT_SORT },
-        { "format", required_argument, NULL, OPT_FORMAT },
-        { "functions", no_argument, NULL, OPT_FUNCTIONS },
-        { "lines", no_argument, NULL, OPT_LINES },
-        { NULL, 0, NULL, 0 },
+    static const struct np_cli_option options[] = {
+        { "sort", 0, NP_CLI_VALUE, OPT_SORT },
+        { "format", 0, NP_CLI_VALUE, OPT_FORMAT },
+        { "functions", 0, NP_CLI_NO_VALUE, OPT_FUNCTIONS },
+        { "lines", 0, NP_CLI_NO_VALUE, OPT_LINES },
+        { NULL, 0, 0, 0 },
     };
-    static const struct np_view_spec spec = { NULL, longopts, option, usage, 1 };
+    static const struct np_view_spec spec = { options, option, usage, 1 };
     struct blocks_cmd b = { .sort = SORT_COUNT, .format = FORMAT_TEXT };
     int rc = np_view_parse(&b.view, &spec, &b, argc, argv);
     if (!rc)

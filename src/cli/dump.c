@@ -201,15 +201,15 @@ static int run(struct dump *d)
 
 int np_cmd_dump(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "format", required_argument, NULL, OPT_FORMAT },
-        { "output", required_argument, NULL, 'o' },
-        { "value", required_argument, NULL, OPT_VALUE },
-        { "per-thread", no_argument, NULL, OPT_PER_THREAD },
-        { "bucket", required_argument, NULL, OPT_BUCKET },
-        { NULL, 0, NULL, 0 },
+    static const struct np_cli_option options[] = {
+        { "format", 0, NP_CLI_VALUE, OPT_FORMAT },
+        { "output", 'o', NP_CLI_VALUE, 'o' },
+        { "value", 0, NP_CLI_VALUE, OPT_VALUE },
+        { "per-thread", 0, NP_CLI_NO_VALUE, OPT_PER_THREAD },
+        { "bucket", 0, NP_CLI_VALUE, OPT_BUCKET },
+        { NULL, 0, 0, 0 },
     };
-    static const struct np_view_spec spec = { "o:", longopts, option, usage, 1 };
+    static const struct np_view_spec spec = { options, option, usage, 1 };
     struct dump d = { .options = { .value = NP_EXPORT_SELF_NS } };
     int rc = np_view_parse(&d.view, &spec, &d, argc, argv);
     if (!rc)

@@ -3,13 +3,13 @@
  * the flat profile in cycles and instructions (docs/emulator.md). */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "options.h"
 #include "trace_dir.h"
 #include "analyze/model.h"
 #include "analyze/source_emu.h"
@@ -60,15 +60,34 @@ static const char usage_text[] =
     "which function, and the trace keeps everything before it); 2 for a usage\n"
     "error.\n";
 
-enum { OPT_CPU = 1000, OPT_MAX, OPT_IRQ, OPT_SWITCH, OPT_WAIT, OPT_RAM, OPT_MAP, OPT_CLOCK, OPT_REAL, OPT_REPORT,
-       OPT_HELP };
+enum { OPT_CPU = NP_CLI_OWN, OPT_MAX, OPT_IRQ, OPT_SWITCH, OPT_WAIT, OPT_RAM, OPT_MAP, OPT_CLOCK, OPT_REAL,
+       OPT_REPORT };
 
-static int usage_error(const char *fmt, const char *what)
+static const struct np_cli_option options[] = {
+    { "output", 'o', NP_CLI_VALUE, 'o' },
+    { "cpu", 0, NP_CLI_VALUE, OPT_CPU },
+    { "max-insns", 0, NP_CLI_VALUE, OPT_MAX },
+    { "irq-every", 0, NP_CLI_VALUE, OPT_IRQ },
+    { "thread-switch", 0, NP_CLI_VALUE, OPT_SWITCH },
+    { "wait", 0, NP_CLI_VALUE, OPT_WAIT },
+    { "ram", 0, NP_CLI_VALUE, OPT_RAM },
+    { "map", 0, NP_CLI_VALUE, OPT_MAP },
+    { "clock", 0, NP_CLI_VALUE, OPT_CLOCK },
+    { "real-time", 0, NP_CLI_NO_VALUE, OPT_REAL },
+    { "report", 0, NP_CLI_NO_VALUE, OPT_REPORT },
+    { NULL, 0, 0, 0 },
+};
+
+/* What the options set. */
+struct emu_cmd {
+    struct np_emu_config c;
+    const char *out;
+    bool want_report;
+};
+
+static void usage(FILE *out)
 {
-    fputs("nanoprof emu: ", stderr);
-    fprintf(stderr, fmt, what);
-    fputs(" (see nanoprof emu --help)\n", stderr);
-    return 2;
+    fputs(usage_text, out);
 }
 
 static int set(struct np_emu_config *c, const char *name, const char *value)
@@ -77,7 +96,48 @@ static int set(struct np_emu_config *c, const char *name, const char *value)
     snprintf(setting, sizeof setting, "%s=%s", name, value);
     if (np_emu_config_set(c, setting, err, sizeof err) == 0)
         return 0;
-    return usage_error("%s", err);
+    return np_cli_usage_error("emu", "%s", err);
+}
+
+static int option(void *ctx, int id, const char *value)
+{
+    struct emu_cmd *e = ctx;
+    switch (id) {
+    case 'o':
+        e->out = value;
+        return 0;
+    case OPT_CPU:
+        return set(&e->c, "cpu", value);
+    case OPT_MAX:
+        return set(&e->c, "max-insns", value);
+    case OPT_IRQ:
+        return set(&e->c, "irq-every", value);
+    case OPT_SWITCH:
+        e->c.thread_switch = value; /* kept: the setting's text is not */
+        return 0;
+    case OPT_WAIT: {
+        char n[32], s[32];
+        const char *comma = strchr(value, ',');
+        if (!comma || (size_t)(comma - value) >= sizeof n || strlen(comma + 1) >= sizeof s)
+            return np_cli_usage_error("emu", "bad --wait '%s': N,S (two numbers)", value);
+        snprintf(n, sizeof n, "%.*s", (int)(comma - value), value);
+        snprintf(s, sizeof s, "%s", comma + 1);
+        return set(&e->c, "n-wait", n) || set(&e->c, "s-wait", s) ? 2 : 0;
+    }
+    case OPT_RAM:
+        return set(&e->c, "ram", value);
+    case OPT_MAP:
+        return set(&e->c, "map", value);
+    case OPT_CLOCK:
+        return set(&e->c, "clock", value);
+    case OPT_REAL:
+        e->c.real_time = true;
+        return 0;
+    case OPT_REPORT:
+        e->want_report = true;
+        return 0;
+    }
+    return 2;
 }
 
 /* The flat profile of the trace in DIR, cycles and instructions side by
@@ -131,101 +191,27 @@ static int report(const char *dir)
 
 int np_cmd_emu(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "output", required_argument, NULL, 'o' },
-        { "cpu", required_argument, NULL, OPT_CPU },
-        { "max-insns", required_argument, NULL, OPT_MAX },
-        { "irq-every", required_argument, NULL, OPT_IRQ },
-        { "thread-switch", required_argument, NULL, OPT_SWITCH },
-        { "wait", required_argument, NULL, OPT_WAIT },
-        { "ram", required_argument, NULL, OPT_RAM },
-        { "map", required_argument, NULL, OPT_MAP },
-        { "clock", required_argument, NULL, OPT_CLOCK },
-        { "real-time", no_argument, NULL, OPT_REAL },
-        { "report", no_argument, NULL, OPT_REPORT },
-        { "help", no_argument, NULL, OPT_HELP },
-        { NULL, 0, NULL, 0 },
-    };
-    struct np_emu_config c;
-    np_emu_config_init(&c);
-    const char *out = "nanoprof.data";
-    bool want_report = false;
-    int opt;
-    optind = 1;
-    opterr = 0;
+    struct emu_cmd e = { .out = "nanoprof.data" };
+    np_emu_config_init(&e.c);
     /* options end at the firmware: what follows is its arguments */
-    while ((opt = getopt_long(argc, argv, "+:o:", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'o':
-            out = optarg;
-            break;
-        case OPT_CPU:
-            if (set(&c, "cpu", optarg))
-                return 2;
-            break;
-        case OPT_MAX:
-            if (set(&c, "max-insns", optarg))
-                return 2;
-            break;
-        case OPT_IRQ:
-            if (set(&c, "irq-every", optarg))
-                return 2;
-            break;
-        case OPT_SWITCH:
-            c.thread_switch = optarg; /* kept: the setting's text is not */
-            break;
-        case OPT_WAIT: {
-            char n[32], s[32];
-            const char *comma = strchr(optarg, ',');
-            if (!comma || (size_t)(comma - optarg) >= sizeof n || strlen(comma + 1) >= sizeof s)
-                return usage_error("bad --wait '%s': N,S (two numbers)", optarg);
-            snprintf(n, sizeof n, "%.*s", (int)(comma - optarg), optarg);
-            snprintf(s, sizeof s, "%s", comma + 1);
-            if (set(&c, "n-wait", n) || set(&c, "s-wait", s))
-                return 2;
-            break;
-        }
-        case OPT_RAM:
-            if (set(&c, "ram", optarg))
-                return 2;
-            break;
-        case OPT_MAP:
-            if (set(&c, "map", optarg))
-                return 2;
-            break;
-        case OPT_CLOCK:
-            if (set(&c, "clock", optarg))
-                return 2;
-            break;
-        case OPT_REAL:
-            c.real_time = true;
-            break;
-        case OPT_REPORT:
-            want_report = true;
-            break;
-        case OPT_HELP:
-            fputs(usage_text, stdout);
-            return 0;
-        case ':':
-            return usage_error("option '%s' needs a value", argv[optind - 1]);
-        default:
-            return usage_error("unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind >= argc)
-        return usage_error("%s", "no firmware given");
-    const char *elf = argv[optind];
-    c.argv = (const char *const *)argv + optind;
-    c.argc = argc - optind;
+    struct np_cli cli = { "emu", options, NP_CLI_UNTIL_ARGUMENT, usage, option, NULL };
+    int first, rc = np_cli_parse(&cli, &e, argc, argv, &first);
+    if (rc)
+        return rc == NP_CLI_HELP ? 0 : rc;
+    if (first >= argc)
+        return np_cli_usage_error("emu", "%s", "no firmware given");
+    const char *elf = argv[first];
+    e.c.argv = (const char *const *)argv + first;
+    e.c.argc = argc - first;
 
     char dir[PATH_MAX], file[PATH_MAX + 16];
-    if (!np_trace_dir_prepare("emu", out, dir, sizeof dir))
+    if (!np_trace_dir_prepare("emu", e.out, dir, sizeof dir))
         return 1;
     snprintf(file, sizeof file, "%s/1.npt", dir);
-    c.save = file;
+    e.c.save = file;
     struct np_trace_summary sum;
     struct np_emu_result r;
-    int rc = np_emu_run(elf, &c, NP_METRIC_TIME, 0, NULL, NULL, &sum, &r);
+    rc = np_emu_run(elf, &e.c, NP_METRIC_TIME, 0, NULL, NULL, &sum, &r);
     fflush(stdout);
     if (rc != NP_TRACE_OK) {
         fprintf(stderr, "nanoprof emu: %s\n", sum.message[0] ? sum.message : np_trace_strerror(rc));
@@ -242,14 +228,14 @@ int np_cmd_emu(int argc, char **argv)
     fprintf(stderr,
             "nanoprof emu: %s %s after %" PRIu64 " instructions, %" PRIu64 " cycles (%s); %" PRIu64
             " calls in %" PRIu32 " thread%s",
-            elf, ended, r.insns, r.cycles, np_cpu_model_name(c.model), s->calls, s->threads ? s->threads : 1,
+            elf, ended, r.insns, r.cycles, np_cpu_model_name(e.c.model), s->calls, s->threads ? s->threads : 1,
             s->threads > 1 ? "s" : "");
     if (s->resynced)
         fprintf(stderr, ", %" PRIu64 " closed by re-synchronisation (marked (?))", s->resynced);
-    fprintf(stderr, "; trace in %s\n", out);
+    fprintf(stderr, "; trace in %s\n", e.out);
     if (r.failed)
         fprintf(stderr, "nanoprof emu: error: %s\n", r.error);
-    if (want_report && report(dir) != 0)
+    if (e.want_report && report(dir) != 0)
         return 1;
     if (r.failed)
         return 1;

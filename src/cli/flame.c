@@ -126,15 +126,15 @@ static int run(struct flame *f)
 
 int np_cmd_flame(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "output", required_argument, NULL, 'o' },
-        { "title", required_argument, NULL, OPT_TITLE },
-        { "width", required_argument, NULL, OPT_WIDTH },
-        { "min-width", required_argument, NULL, OPT_MIN_WIDTH },
-        { "inverted", no_argument, NULL, OPT_INVERTED },
-        { NULL, 0, NULL, 0 },
+    static const struct np_cli_option options[] = {
+        { "output", 'o', NP_CLI_VALUE, 'o' },
+        { "title", 0, NP_CLI_VALUE, OPT_TITLE },
+        { "width", 0, NP_CLI_VALUE, OPT_WIDTH },
+        { "min-width", 0, NP_CLI_VALUE, OPT_MIN_WIDTH },
+        { "inverted", 0, NP_CLI_NO_VALUE, OPT_INVERTED },
+        { NULL, 0, 0, 0 },
     };
-    static const struct np_view_spec spec = { "o:", longopts, option, usage, 1 };
+    static const struct np_view_spec spec = { options, option, usage, 1 };
     struct flame f = { .svg = { .width = NP_FLAME_WIDTH, .min_width = 0.1, .min_width_percent = true } };
     int rc = np_view_parse(&f.view, &spec, &f, argc, argv);
     if (!rc && !f.output)

@@ -12,7 +12,6 @@
  * alone, as gprof does. Everything comes from the model's functions and
  * arcs. Exit: as report; also 1 when FUNCTION matches nothing. */
 #define _GNU_SOURCE
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,8 +27,9 @@ static void usage(FILE *out)
           "The call graph of a trace in the layout of gprof's \"Call graph\": per\n"
           "function, largest total time first, the functions that called it, its\n"
           "own line, and the functions it called, with calls and times of each\n"
-          "arc. FUNCTION (a glob) shows only the entries of the functions matching\n"
-          "it. PATH is a trace directory or one .npt file (default " NP_TRACE_DEFAULT_PATH ").\n"
+          "arc. FUNCTION (a pattern, as -F takes them) shows only the entries of the\n"
+          "functions matching it. PATH is a trace directory or one .npt file\n"
+          "(default " NP_TRACE_DEFAULT_PATH ").\n"
           "\n"
           "options:\n" NP_VIEW_OPTIONS_HELP
           "\n"
@@ -197,20 +197,30 @@ static void print_entry(const struct graph *g, uint32_t f, uint32_t *scratch)
 
 /* ---- the command ------------------------------------------------------------------ */
 
-/* Prints the entries of the functions matching GLOB (NULL: all); 1 with a
- * message when none does. */
+/* Prints the entries of the functions matching GLOB (NULL: all), a
+ * pattern as -F takes them; 1 with a message when none does, 2 when it is
+ * no pattern. */
 static int print_graph(struct graph *g, const char *glob)
 {
+    struct np_name_pattern pat;
+    char err[300];
+    if (glob && np_name_pattern_init(&pat, glob, err, sizeof err)) {
+        np_name_pattern_free(&pat);
+        return np_view_usage_error(&g->view, "FUNCTION %s", err);
+    }
     size_t narcs;
     np_model_arcs(g->m, &narcs);
     uint32_t *scratch = malloc((narcs ? narcs : 1) * sizeof *scratch);
-    if (!scratch)
+    if (!scratch) {
+        if (glob)
+            np_name_pattern_free(&pat);
         return -1;
+    }
     size_t shown = 0;
     for (size_t i = 0; i < g->count; i++) {
         const struct np_function *fn = &g->fns[g->order[i]];
         /* the symbol or the name shown (with its module when ambiguous) */
-        if (glob && fnmatch(glob, fn->symbol, 0) != 0 && fnmatch(glob, fn->name, 0) != 0)
+        if (glob && !np_name_pattern_match(&pat, fn->symbol) && !np_name_pattern_match(&pat, fn->name))
             continue;
         if (!shown++) {
             char t[NP_DURATION_MAX];
@@ -226,6 +236,8 @@ static int print_graph(struct graph *g, const char *glob)
         print_entry(g, g->order[i], scratch);
     }
     free(scratch);
+    if (glob)
+        np_name_pattern_free(&pat);
     if (glob && !shown) {
         fprintf(stderr, "nanoprof graph: no function matches '");
         np_text_field(stderr, glob);
@@ -265,7 +277,7 @@ static int run(struct graph *g)
 
 int np_cmd_graph(int argc, char **argv)
 {
-    static const struct np_view_spec spec = { NULL, NULL, NULL, usage, 2 };
+    static const struct np_view_spec spec = { NULL, NULL, usage, 2 };
     struct graph g = { .m = NULL };
     int rc = np_view_parse(&g.view, &spec, &g, argc, argv);
     if (!rc)

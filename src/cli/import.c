@@ -6,7 +6,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "import.h"
+#include "options.h"
 #include "trace_dir.h"
 #include "common/debug_file.h"
 #include "common/elf_symtab.h"
@@ -48,13 +48,7 @@ static const char usage_text[] =
     "\n"
     "exit status: 0 imported, 1 nothing could be imported, 2 usage error.\n";
 
-enum { OPT_ELF = 1000, OPT_HELP };
-
-static int usage_error(const char *what)
-{
-    fprintf(stderr, "nanoprof import: %s (see nanoprof import --help)\n", what);
-    return 2;
-}
+enum { OPT_ELF = NP_CLI_OWN };
 
 /* The command whose messages these are: import, or a view given --elf. */
 static const char *cmd_name = "import";
@@ -563,44 +557,47 @@ int np_import_write(struct np_import *im, const char *file, const char *said_as)
 
 /* ---- the command ------------------------------------------------------------------- */
 
+static const struct np_cli_option options[] = {
+    { "output", 'o', NP_CLI_VALUE, 'o' },
+    { "elf", 0, NP_CLI_VALUE, OPT_ELF },
+    { NULL, 0, 0, 0 },
+};
+
+struct import_cmd {
+    const char *out, *elf;
+};
+
+static void usage(FILE *out)
+{
+    fputs(usage_text, out);
+}
+
+static int option(void *ctx, int id, const char *value)
+{
+    struct import_cmd *c = ctx;
+    *(id == 'o' ? &c->out : &c->elf) = value;
+    return 0;
+}
+
 int np_cmd_import(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "output", required_argument, NULL, 'o' },
-        { "elf", required_argument, NULL, OPT_ELF },
-        { "help", no_argument, NULL, OPT_HELP },
-        { NULL, 0, NULL, 0 },
-    };
-    const char *out = NP_TRACE_DEFAULT_PATH, *elf = NULL;
-    int opt;
-    opterr = 0;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'o':
-            out = optarg;
-            break;
-        case OPT_ELF:
-            elf = optarg;
-            break;
-        case OPT_HELP:
-            fputs(usage_text, stdout);
-            return 0;
-        default:
-            return usage_error(optopt ? "bad option or missing argument" : "unknown option");
-        }
-    }
-    if (optind >= argc)
-        return usage_error("no capture given");
-    if (optind + 1 < argc)
-        return usage_error("one capture at a time");
-    if (!elf)
-        return usage_error("--elf FIRMWARE.elf is required: the calls are named from it");
-    struct np_import *im = np_import_read("import", argv[optind], elf);
+    struct import_cmd c = { NP_TRACE_DEFAULT_PATH, NULL };
+    struct np_cli cli = { "import", options, NP_CLI_PERMUTE, usage, option, NULL };
+    int first, rc = np_cli_parse(&cli, &c, argc, argv, &first);
+    if (rc)
+        return rc == NP_CLI_HELP ? 0 : rc;
+    if (first >= argc)
+        return np_cli_usage_error("import", "no capture given");
+    if (first + 1 < argc)
+        return np_cli_usage_error("import", "one capture at a time");
+    if (!c.elf)
+        return np_cli_usage_error("import", "--elf FIRMWARE.elf is required: the calls are named from it");
+    const char *out = c.out, *elf = c.elf;
+    struct np_import *im = np_import_read("import", argv[first], elf);
     if (!im)
         return 1;
     char dir[PATH_MAX], file[PATH_MAX + 16];
-    int rc = 1;
+    rc = 1;
     if (np_trace_dir_prepare("import", out, dir, sizeof dir)) {
         snprintf(file, sizeof file, "%s/firmware%s", dir, NP_TRACE_FILE_SUFFIX);
         rc = np_import_write(im, file, out);

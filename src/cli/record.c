@@ -19,8 +19,11 @@
 #include <sys/wait.h>
 #include <gelf.h>
 #include "cli.h"
+#include "follow.h"
+#include "options.h"
 #include "trace_dir.h"
 #include "analyze/containers.h"
+#include "analyze/model.h"
 #include "analyze/source.h"
 #include "common/parse_units.h"
 #include "common/trace_format.h"
@@ -53,12 +56,15 @@ static const char usage_text[] =
     "used):\n"
     "  -o, --output PATH     the trace directory (default nanoprof.data); an\n"
     "                        existing one is renamed PATH.old     [NANOPROF_RECORD]\n"
-    "  -F, --filter GLOB     record only calls of functions whose name matches\n"
-    "                        GLOB, and the calls made inside them; repeatable or\n"
-    "                        comma-separated                      [NANOPROF_FILTER]\n"
-    "  -N, --notrace GLOB    do not record functions whose name matches GLOB, nor\n"
-    "                        the calls made inside them; repeatable or\n"
+    "  -F, --filter PATTERN  record only calls of functions whose name matches\n"
+    "                        PATTERN, and the calls made inside them; repeatable\n"
+    "                        or comma-separated                   [NANOPROF_FILTER]\n"
+    "  -N, --notrace PATTERN do not record functions whose name matches PATTERN,\n"
+    "                        nor the calls made inside them; repeatable or\n"
     "                        comma-separated                     [NANOPROF_NOTRACE]\n"
+    "                        A PATTERN is a glob (luaH_*), or a regular expression\n"
+    "                        (luaH_.*, ^lua[A-Z]+_) when it has syntax a glob has\n"
+    "                        not; either matches the whole name (docs/recording.md)\n"
     "  -D, --depth N         record only calls nested at most N deep among the\n"
     "                        recorded calls (1 = outermost)         [NANOPROF_DEPTH]\n"
     "      --time-filter T   drop calls that last less than T: nanoseconds, or a\n"
@@ -71,7 +77,11 @@ static const char usage_text[] =
     "                        program's threads wait for it             [NANOPROF_DROP=1]\n"
     "      --strict          exit with status 3 when the trace lost anything\n"
     "                        (dropped events, a process that did not end\n"
-    "                        normally) and PROG's status was 0\n"
+    "                        normally) or a -F or -N pattern matched no function,\n"
+    "                        and PROG's status was 0\n"
+    "      --no-wait-daemons once PROG has ended, do not wait for the processes\n"
+    "                        it left running (a daemon, a double fork's\n"
+    "                        grandchild): say their pids and end\n"
     "      --sample[=HZ]     also sample every thread's stack HZ times per second\n"
     "                        of its CPU time (1 to 100000, default 997); PROG\n"
     "                        then needs no instrumentation (docs/sampling.md)\n"
@@ -97,20 +107,18 @@ static const char usage_text[] =
     "  NANOPROF_DEBUG_DIR=DIR  where views look for separate debug files\n"
     "\n"
     "The closing line on stderr gives PROG's status, the trace's size, and\n"
-    "what the trace lost, if anything.\n"
+    "what the trace lost, if anything. A process PROG leaves running is\n"
+    "waited for (record is the reaper of orphaned descendants), unless\n"
+    "--no-wait-daemons; each -F or -N pattern that matches no function of PROG\n"
+    "or of the libraries it loaded is said in a line of its own.\n"
     "\n"
     "exit status: PROG's; 128+N when PROG was killed by signal N; 2 bad usage\n"
     "(options, or a bad NANOPROF_* variable in the environment); 127 PROG could\n"
     "not be run; 1 the trace directory or runtime is missing; 3 with --strict\n"
-    "when the trace lost anything and PROG's status was 0.\n";
+    "when the trace lost anything or a pattern matched no function, and PROG's\n"
+    "status was 0.\n";
 
-static int usage_error(const char *fmt, const char *a, const char *b)
-{
-    fputs("nanoprof record: ", stderr);
-    fprintf(stderr, fmt, a, b);
-    fputs(" (see nanoprof record --help)\n", stderr);
-    return 2;
-}
+#define usage_error(...) np_cli_usage_error("record", __VA_ARGS__)
 
 /* The checks below are the runtime's (record.c), so that a bad value is
  * refused here, before the program runs. */
@@ -221,10 +229,21 @@ struct trace_sum {
     long long bytes;
     long long data;       /* chunks with something recorded (events, block counts) */
     int unfinished;       /* files without END: the process did not end normally */
+    int running;          /* files without END of a process left running (not unfinished) */
     uint64_t lost;        /* events lost, by the END chunks */
 };
 
-static void summarise(const char *dir, struct trace_sum *t)
+/* Whether the trace file NAME (<pid>[.<n>].npt) is a process's of LEFT. */
+static bool written_by(const char *name, const pid_t *left, size_t nleft)
+{
+    long pid = strtol(name, NULL, 10);
+    for (size_t i = 0; i < nleft; i++)
+        if (left[i] == pid)
+            return true;
+    return false;
+}
+
+static void summarise(const char *dir, struct trace_sum *t, const pid_t *left, size_t nleft)
 {
     memset(t, 0, sizeof *t);
     DIR *d = opendir(dir);
@@ -265,7 +284,10 @@ static void summarise(const char *dir, struct trace_sum *t)
             }
             off += NP_TRACE_CHUNK_HEADER + (uint64_t)len;
         }
-        t->unfinished += !has_end;
+        if (!has_end && written_by(de->d_name, left, nleft))
+            t->running++;
+        else
+            t->unfinished += !has_end;
         t->bytes += size > 0 ? size : 0;
         fclose(f);
     }
@@ -408,11 +430,13 @@ static enum prog_kind examine_prog(const char *prog)
     return kind;
 }
 
-/* Says why a run left nothing in the trace, as well as it can tell. */
-static void explain_nothing(const char *prog, int status, int signaled, int sampled, const struct trace_sum *t)
+/* Says why a run left nothing in the trace, as well as it can tell.
+ * FILTERS: the filters that can drop every call ("-F 'main'"), or "". */
+static void explain_nothing(const char *prog, int status, int signaled, int sampled, const char *filters,
+                            const struct trace_sum *t)
 {
     const char *why;
-    char buf[256];
+    char buf[1024];
     enum prog_kind kind = examine_prog(prog);
     if (!signaled && status == 127 && !t->files) {
         why = "it exited with status 127 before any recorded code ran (a command it runs was not found?)";
@@ -428,6 +452,11 @@ static void explain_nothing(const char *prog, int status, int signaled, int samp
         snprintf(buf, sizeof buf,
                  "it is not built with -finstrument-functions or -fsanitize-coverage=trace-pc: rebuild it, "
                  "or sample it (nanoprof record --sample -- %s)", prog);
+        why = buf;
+    } else if (t->files && filters[0]) {
+        /* a file opens at the first instrumented call a process makes */
+        snprintf(buf, sizeof buf, "it ran instrumented code, but no call passed the filter%s %s",
+                 strchr(filters, ',') ? "s" : "", filters);
         why = buf;
     } else if (kind == PROG_HOOKED) {
         why = "it is instrumented, but no instrumented code ran in a recorded process "
@@ -468,127 +497,197 @@ static int check_env(void)
     return 1;
 }
 
+/* Adds the comma-separated patterns of LIST to O as OPT, as the runtime
+ * reads NANOPROF_FILTER: 0, or -1 with why in ERR. */
+static int add_patterns(struct np_model_options *o, enum np_model_opt opt, const char *list, char *err,
+                        size_t size)
+{
+    char *copy = strdup(list);
+    int rc = copy ? 0 : -1;
+    if (!copy)
+        snprintf(err, size, "out of memory");
+    for (char *save = NULL, *p = copy ? strtok_r(copy, ",", &save) : NULL; p && !rc; p = strtok_r(NULL, ",", &save))
+        rc = np_model_option(o, opt, p, err, size);
+    free(copy);
+    return rc;
+}
+
+/* What the options set. */
+struct record_cmd {
+    const char *out, *depth, *tfilter, *buffer, *sample, *unwind;
+    char *filter, *notrace;           /* -F and -N, comma-separated, for the environment */
+    struct np_model_options patterns; /* the patterns in force (options, else the environment) */
+    bool drop, strict, no_wait;
+};
+
+enum { OPT_TIME_FILTER = NP_CLI_OWN, OPT_DROP, OPT_STRICT, OPT_SAMPLE, OPT_UNWIND, OPT_NO_WAIT };
+
+static const struct np_cli_option options[] = {
+    { "output", 'o', NP_CLI_VALUE, 'o' },
+    NP_CLI_FILTER_OPTIONS,
+    { "depth", 'D', NP_CLI_VALUE, 'D' },
+    { "time-filter", 0, NP_CLI_VALUE, OPT_TIME_FILTER },
+    { "buffer", 'b', NP_CLI_VALUE, 'b' },
+    { "drop", 0, NP_CLI_NO_VALUE, OPT_DROP },
+    { "strict", 0, NP_CLI_NO_VALUE, OPT_STRICT },
+    { "sample", 0, NP_CLI_OPTIONAL_VALUE, OPT_SAMPLE }, /* only --sample=HZ gives a rate */
+    { "unwind", 0, NP_CLI_VALUE, OPT_UNWIND },
+    { "no-wait-daemons", 0, NP_CLI_NO_VALUE, OPT_NO_WAIT },
+    { NULL, 0, 0, 0 },
+};
+
+static void usage(FILE *out)
+{
+    fputs(usage_text, out);
+}
+
+static int option(void *ctx, int id, const char *val)
+{
+    struct record_cmd *r = ctx;
+    char err[320];
+    switch (id) {
+    case 'o':
+        if (!*val)
+            return usage_error("-o: empty path");
+        r->out = val;
+        return 0;
+    case 'F':
+    case 'N':
+        if (!*val || !add_list(id == 'F' ? &r->filter : &r->notrace, val))
+            return usage_error("-%c: bad pattern '%s'", id, val);
+        if (add_patterns(&r->patterns, id == 'F' ? NP_MODEL_OPT_INCLUDE : NP_MODEL_OPT_EXCLUDE, val, err, sizeof err))
+            return usage_error("%s", err);
+        return 0;
+    case 'D':
+        if (!valid_depth(val))
+            return usage_error("-D: '%s' is not a depth from 1 to 65535", val);
+        r->depth = val;
+        return 0;
+    case OPT_TIME_FILTER:
+        if (!valid_time(val))
+            return usage_error("--time-filter: '%s' is not a duration (ns, or a number with ns, us, ms, s)", val);
+        r->tfilter = val;
+        return 0;
+    case 'b':
+        if (!valid_size(val))
+            return usage_error("-b: '%s' is not a size from 4k to 1G", val);
+        r->buffer = val;
+        return 0;
+    case OPT_UNWIND:
+        if (!valid_unwind(val))
+            return usage_error("--unwind: '%s' is not fp or dwarf", val);
+        r->unwind = val;
+        return 0;
+    case OPT_SAMPLE:
+        r->sample = val ? val : NP_SAMPLE_HZ_DEFAULT_STR;
+        if (!np_parse_hz(r->sample))
+            return usage_error("--sample: '%s' is not a rate from 1 to 100000 (Hz)", r->sample);
+        return 0;
+    case OPT_DROP:
+        r->drop = true;
+        return 0;
+    case OPT_STRICT:
+        r->strict = true;
+        return 0;
+    case OPT_NO_WAIT:
+        r->no_wait = true;
+        return 0;
+    }
+    return 2;
+}
+
+/* The patterns of the environment, when no option gave them: refused
+ * here as the runtime would refuse them. 0, or 2 after saying so. */
+static int env_patterns(struct record_cmd *r)
+{
+    static const struct {
+        const char *name;
+        enum np_model_opt opt;
+    } vars[] = { { "NANOPROF_FILTER", NP_MODEL_OPT_INCLUDE }, { "NANOPROF_NOTRACE", NP_MODEL_OPT_EXCLUDE } };
+    for (size_t k = 0; k < 2; k++) {
+        const char *v = getenv(vars[k].name);
+        char err[320];
+        if ((k ? r->notrace : r->filter) || !v || !*v)
+            continue;
+        if (add_patterns(&r->patterns, vars[k].opt, v, err, sizeof err)) {
+            fprintf(stderr, "nanoprof record: %s=%s in the environment: %s\n", vars[k].name, v, err);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+/* The filters in force that can keep every call out, for the line that
+ * says nothing was recorded: "-F 'a', -N 'b', --time-filter 1ms". */
+static void describe_filters(const struct record_cmd *r, char *buf, size_t size)
+{
+    const struct np_model_options *o = &r->patterns;
+    size_t n = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < o->ninclude + o->nexclude && n < size; i++) {
+        bool ex = i >= o->ninclude;
+        n += (size_t)snprintf(buf + n, size - n, "%s-%c '%s'", n ? ", " : "", ex ? 'N' : 'F',
+                              ex ? o->exclude[i - o->ninclude] : o->include[i]);
+    }
+    const char *t = getenv("NANOPROF_MIN_NS");
+    if (t && *t && n < size)
+        snprintf(buf + n, size - n, "%s--time-filter %s", n ? ", " : "", t);
+}
+
+/* Says each -F or -N pattern that matches no function of PROG or of the
+ * libraries it loaded (the trace's ELF files); returns how many. */
+static size_t check_patterns(const struct record_cmd *r, const char *dir, const char *prog)
+{
+    const struct np_model_options *o = &r->patterns;
+    size_t n = o->ninclude + o->nexclude;
+    struct np_pattern_use *uses = n ? calloc(n, sizeof *uses) : NULL;
+    if (!uses)
+        return 0;
+    unsigned files = 0;
+    np_patterns_in_trace(dir, o->include, o->ninclude, o->exclude, o->nexclude, uses, &files);
+    char what[PATH_MAX + 64];
+    snprintf(what, sizeof what, "%s or the libraries it loaded", prog);
+    size_t said = np_cli_say_unmatched("record", "", what, uses, n, files, false, 0);
+    free(uses);
+    return said;
+}
+
 static pid_t child_pid;
+static volatile sig_atomic_t forwarded; /* the last signal passed on to PROG */
 
 static void forward(int sig)
 {
+    forwarded = sig;
     if (child_pid > 0)
         kill(child_pid, sig);
 }
 
-int np_cmd_record(int argc, char **argv)
+#define LEFT_MAX 16 /* processes left running named by pid */
+
+/* Runs ARGV[0] as R says, waits for it and for what it leaves running,
+ * and reports. */
+static int run(struct record_cmd *r, char **argv)
 {
-    const char *out = getenv("NANOPROF_RECORD");
-    const char *depth = NULL, *tfilter = NULL, *buffer = NULL, *sample = NULL, *unwind = NULL;
-    char *filter = NULL, *notrace = NULL;
-    int i = 1, drop = 0, strict = 0;
-    if (!out || !*out)
-        out = NP_TRACE_DEFAULT_PATH;
-    for (; i < argc; i++) {
-        const char *a = argv[i], *val = NULL;
-        if (strcmp(a, "--") == 0) {
-            i++;
-            break;
-        }
-        if (a[0] != '-' || a[1] == 0)
-            break;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage_text, stdout);
-            return 0;
-        }
-        if (strcmp(a, "--drop") == 0 || strcmp(a, "--strict") == 0) {
-            *(a[2] == 'd' ? &drop : &strict) = 1;
-            continue;
-        }
-        /* its value is optional, so only --sample=HZ gives one */
-        if (strcmp(a, "--sample") == 0 || strncmp(a, "--sample=", 9) == 0) {
-            sample = a[8] ? a + 9 : NP_SAMPLE_HZ_DEFAULT_STR;
-            if (!np_parse_hz(sample))
-                return usage_error("--sample: '%s' is not a rate from 1 to 100000 (Hz)%s", sample, "");
-            continue;
-        }
-        static const struct {
-            const char *s, *l;
-        } opts[] = { { "-o", "--output" }, { "-F", "--filter" }, { "-N", "--notrace" },
-                     { "-D", "--depth" }, { NULL, "--time-filter" }, { "-b", "--buffer" },
-                     { NULL, "--unwind" } };
-        int which = -1;
-        for (int k = 0; k < 7 && which < 0; k++) {
-            size_t ll = strlen(opts[k].l);
-            if (strcmp(a, opts[k].l) == 0 || (opts[k].s && strcmp(a, opts[k].s) == 0)) {
-                which = k;
-                if (i + 1 >= argc)
-                    return usage_error("option %s needs a value%s", a, "");
-                val = argv[++i];
-            } else if (strncmp(a, opts[k].l, ll) == 0 && a[ll] == '=') {
-                which = k;
-                val = a + ll + 1;
-            } else if (opts[k].s && strncmp(a, opts[k].s, 2) == 0 && a[2]) {
-                which = k;
-                val = a + 2;
-            }
-        }
-        switch (which) {
-        case 0:
-            if (!*val)
-                return usage_error("-o: empty path%s%s", "", "");
-            out = val;
-            break;
-        case 1:
-            if (!*val || !add_list(&filter, val))
-                return usage_error("-F: bad pattern '%s'%s", val, "");
-            break;
-        case 2:
-            if (!*val || !add_list(&notrace, val))
-                return usage_error("-N: bad pattern '%s'%s", val, "");
-            break;
-        case 3:
-            if (!valid_depth(val))
-                return usage_error("-D: '%s' is not a depth from 1 to 65535%s", val, "");
-            depth = val;
-            break;
-        case 4:
-            if (!valid_time(val))
-                return usage_error("--time-filter: '%s' is not a duration (ns, or a number with ns, us, ms, s)%s",
-                                   val, "");
-            tfilter = val;
-            break;
-        case 5:
-            if (!valid_size(val))
-                return usage_error("-b: '%s' is not a size from 4k to 1G%s", val, "");
-            buffer = val;
-            break;
-        case 6:
-            if (!valid_unwind(val))
-                return usage_error("--unwind: '%s' is not fp or dwarf%s", val, "");
-            unwind = val;
-            break;
-        default:
-            return usage_error("unknown option '%s'%s", a, "");
-        }
-    }
-    if (i >= argc)
-        return usage_error("no program to run%s%s", "", "");
     /* what the options set is checked already */
-    if (buffer)
-        setenv("NANOPROF_BUFFER", buffer, 1);
-    if (depth)
-        setenv("NANOPROF_DEPTH", depth, 1);
-    if (tfilter)
-        setenv("NANOPROF_MIN_NS", tfilter, 1);
-    if (sample)
-        setenv("NANOPROF_SAMPLE", sample, 1);
-    if (unwind)
-        setenv("NANOPROF_UNWIND", unwind, 1);
-    if (drop)
+    if (r->buffer)
+        setenv("NANOPROF_BUFFER", r->buffer, 1);
+    if (r->depth)
+        setenv("NANOPROF_DEPTH", r->depth, 1);
+    if (r->tfilter)
+        setenv("NANOPROF_MIN_NS", r->tfilter, 1);
+    if (r->sample)
+        setenv("NANOPROF_SAMPLE", r->sample, 1);
+    if (r->unwind)
+        setenv("NANOPROF_UNWIND", r->unwind, 1);
+    if (r->drop)
         setenv("NANOPROF_DROP", "1", 1);
-    if (!check_env())
+    if (!check_env() || env_patterns(r))
         return 2;
     const char *env_sample = getenv("NANOPROF_SAMPLE");
     int sampled = env_sample && *env_sample;
 
     char lib[PATH_MAX], dir[PATH_MAX];
-    if (!find_lib(lib, sizeof lib) || !np_trace_dir_prepare("record", out, dir, sizeof dir))
+    if (!find_lib(lib, sizeof lib) || !np_trace_dir_prepare("record", r->out, dir, sizeof dir))
         return 1;
 
     /* the program's environment: this process's, which it no longer needs */
@@ -606,19 +705,20 @@ int np_cmd_record(int argc, char **argv)
     setenv("LD_PRELOAD", ld, 1);
     free(ld);
     setenv("NANOPROF_RECORD", dir, 1);
-    if (filter)
-        setenv("NANOPROF_FILTER", filter, 1);
-    if (notrace)
-        setenv("NANOPROF_NOTRACE", notrace, 1);
+    if (r->filter)
+        setenv("NANOPROF_FILTER", r->filter, 1);
+    if (r->notrace)
+        setenv("NANOPROF_NOTRACE", r->notrace, 1);
+    /* a process whose parent ends before it is re-parented to this one,
+     * which follows it until it ends (follow.h) */
+    bool following = np_follow_start() == 0;
     fflush(NULL);
     /* posix_spawn, not fork: no copy of this process's page tables (it
      * reports a failed exec itself) */
     pid_t pid;
-    int e = posix_spawnp(&pid, argv[i], NULL, NULL, argv + i, environ);
+    int e = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
     if (e) {
-        free(filter);
-        free(notrace);
-        fprintf(stderr, "nanoprof record: cannot run '%s': %s\n", argv[i], strerror(e));
+        fprintf(stderr, "nanoprof record: cannot run '%s': %s\n", argv[0], strerror(e));
         rmdir(dir);
         return 127;
     }
@@ -637,31 +737,80 @@ int np_cmd_record(int argc, char **argv)
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGQUIT, &old_quit, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGHUP, &old_hup, NULL);
-    free(filter);
-    free(notrace);
+
+    /* the processes it left running: followed until they end (^C stops
+     * that), or left so */
+    pid_t left[LEFT_MAX];
+    size_t nleft = following ? np_follow_running(left, LEFT_MAX) : 0;
+    if (nleft && !r->no_wait) {
+        np_follow_catch(); /* ^C from the line below on stops the waiting */
+        char pids[LEFT_MAX * 12];
+        size_t k = 0;
+        for (size_t j = 0; j < nleft && j < LEFT_MAX; j++)
+            k += (size_t)snprintf(pids + k, sizeof pids - k, "%s%d", j ? ", " : "", (int)left[j]);
+        fprintf(stderr, "nanoprof record: %s ended; waiting for the %zu process%s it left running (pid%s %s%s; "
+                        "^C or --no-wait-daemons not to wait)\n",
+                argv[0], nleft, nleft == 1 ? "" : "es", nleft == 1 ? "" : "s", pids, nleft > LEFT_MAX ? ", ..." : "");
+        /* a SIGTERM or SIGHUP that ended PROG goes to them too */
+        nleft = np_follow_wait(forwarded) ? np_follow_running(left, LEFT_MAX) : 0;
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
 
     struct trace_sum t;
-    summarise(dir, &t);
+    summarise(dir, &t, left, nleft < LEFT_MAX ? nleft : LEFT_MAX);
     int rc;
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
-        fprintf(stderr, "nanoprof record: %s killed by signal %d (%s)", argv[i], sig, strsignal(sig));
+        fprintf(stderr, "nanoprof record: %s killed by signal %d (%s)", argv[0], sig, strsignal(sig));
         rc = 128 + sig;
     } else {
         rc = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-        fprintf(stderr, "nanoprof record: %s exited with status %d", argv[i], rc);
+        fprintf(stderr, "nanoprof record: %s exited with status %d", argv[0], rc);
     }
-    char loss[600];
+    char loss[600], running[200] = "";
     describe_loss(dir, &t, loss, sizeof loss);
-    fprintf(stderr, "; trace in %s: %d file%s, %lld bytes%s\n", out, t.files, t.files == 1 ? "" : "s", t.bytes,
-            loss);
-    if (!t.data)
-        explain_nothing(argv[i], rc, WIFSIGNALED(status), sampled, &t);
-    if (strict && loss[0] && rc == 0)
+    if (nleft) {
+        size_t k = (size_t)snprintf(running, sizeof running, "; left running: pid%s", nleft == 1 ? "" : "s");
+        for (size_t j = 0; j < nleft && j < LEFT_MAX && k < sizeof running; j++)
+            k += (size_t)snprintf(running + k, sizeof running - k, "%s%d", j ? ", " : " ", (int)left[j]);
+        if (k < sizeof running)
+            k += (size_t)snprintf(running + k, sizeof running - k, "%s", nleft > LEFT_MAX ? ", ..." : "");
+        if (t.running && k < sizeof running)
+            snprintf(running + k, sizeof running - k, " (%d file%s still being written)", t.running,
+                     t.running == 1 ? "" : "s");
+    }
+    fprintf(stderr, "; trace in %s: %d file%s, %lld bytes%s%s\n", r->out, t.files, t.files == 1 ? "" : "s",
+            t.bytes, loss, running);
+    size_t unmatched = check_patterns(r, dir, argv[0]);
+    if (!t.data) {
+        char filters[1024];
+        describe_filters(r, filters, sizeof filters);
+        explain_nothing(argv[0], rc, WIFSIGNALED(status), sampled, filters, &t);
+    }
+    if (r->strict && (loss[0] || unmatched) && rc == 0)
         rc = 3;
+    return rc;
+}
+
+int np_cmd_record(int argc, char **argv)
+{
+    struct record_cmd r = { .out = getenv("NANOPROF_RECORD") };
+    if (!r.out || !*r.out)
+        r.out = NP_TRACE_DEFAULT_PATH;
+    /* options end at PROG: what follows is its own */
+    struct np_cli cli = { "record", options, NP_CLI_UNTIL_ARGUMENT, usage, option, NULL };
+    int first, rc = np_cli_parse(&cli, &r, argc, argv, &first);
+    if (rc == NP_CLI_HELP)
+        rc = 0;
+    else if (!rc && first >= argc)
+        rc = usage_error("no program to run");
+    else if (!rc)
+        rc = run(&r, argv + first);
+    free(r.filter);
+    free(r.notrace);
+    np_model_options_free(&r.patterns);
     return rc;
 }

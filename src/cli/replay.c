@@ -302,7 +302,7 @@ static int run(struct np_view *v)
 
 int np_cmd_replay(int argc, char **argv)
 {
-    static const struct np_view_spec spec = { NULL, NULL, NULL, usage, 1 };
+    static const struct np_view_spec spec = { NULL, NULL, usage, 1 };
     struct np_view v = { .cmd = NULL };
     int rc = np_view_parse(&v, &spec, NULL, argc, argv);
     if (!rc)

@@ -393,12 +393,12 @@ static int run(struct report *r)
 
 int np_cmd_report(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "sort", required_argument, NULL, OPT_SORT },
-        { "format", required_argument, NULL, OPT_FORMAT },
-        { NULL, 0, NULL, 0 },
+    static const struct np_cli_option options[] = {
+        { "sort", 0, NP_CLI_VALUE, OPT_SORT },
+        { "format", 0, NP_CLI_VALUE, OPT_FORMAT },
+        { NULL, 0, 0, 0 },
     };
-    static const struct np_view_spec spec = { NULL, longopts, option, usage, 1 };
+    static const struct np_view_spec spec = { options, option, usage, 1 };
     struct report r = { .sort = SORT_TOTAL, .format = FORMAT_TEXT };
     int rc = np_view_parse(&r.view, &spec, &r, argc, argv);
     if (!rc)

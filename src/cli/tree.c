@@ -246,11 +246,11 @@ static int run(struct tree *t)
 
 int np_cmd_tree(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "ascii", no_argument, NULL, OPT_ASCII },
-        { NULL, 0, NULL, 0 },
+    static const struct np_cli_option options[] = {
+        { "ascii", 0, NP_CLI_NO_VALUE, OPT_ASCII },
+        { NULL, 0, 0, 0 },
     };
-    static const struct np_view_spec spec = { NULL, longopts, option, usage, 1 };
+    static const struct np_view_spec spec = { options, option, usage, 1 };
     struct tree t = { .glyphs = &unicode_glyphs };
     int rc = np_view_parse(&t.view, &spec, &t, argc, argv);
     if (!rc)

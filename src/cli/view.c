@@ -23,31 +23,26 @@ enum {
     OPT_STRICT,
     OPT_CLOCK,
     OPT_METRIC,
-    OPT_ELF,
-    OPT_HELP
+    OPT_ELF
 };
 
-static const struct option common_longopts[] = {
-    { "tid", required_argument, NULL, OPT_TID },
-    { "depth", required_argument, NULL, OPT_DEPTH },
-    { "min-duration", required_argument, NULL, OPT_MIN_DURATION },
-    { "exclude-switched", no_argument, NULL, OPT_EXCLUDE_SWITCHED },
-    { "samples", no_argument, NULL, OPT_SAMPLES },
-    { "strict", no_argument, NULL, OPT_STRICT },
-    { "clock", required_argument, NULL, OPT_CLOCK },
-    { "metric", required_argument, NULL, OPT_METRIC },
-    { "elf", required_argument, NULL, OPT_ELF },
-    { "help", no_argument, NULL, OPT_HELP },
+static const struct np_cli_option common_options[] = {
+    NP_CLI_FILTER_OPTIONS,
+    { "tid", 0, NP_CLI_VALUE, OPT_TID },
+    { "depth", 0, NP_CLI_VALUE, OPT_DEPTH },
+    { "min-duration", 0, NP_CLI_VALUE, OPT_MIN_DURATION },
+    { "exclude-switched", 0, NP_CLI_NO_VALUE, OPT_EXCLUDE_SWITCHED },
+    { "samples", 0, NP_CLI_NO_VALUE, OPT_SAMPLES },
+    { "strict", 0, NP_CLI_NO_VALUE, OPT_STRICT },
+    { "clock", 0, NP_CLI_VALUE, OPT_CLOCK },
+    { "metric", 0, NP_CLI_VALUE, OPT_METRIC },
+    { "elf", 0, NP_CLI_VALUE, OPT_ELF },
 };
-#define NCOMMON (sizeof common_longopts / sizeof common_longopts[0])
-#define MAX_OWN 32
+#define NCOMMON (sizeof common_options / sizeof common_options[0])
 
 int np_view_usage_error(const struct np_view *v, const char *fmt, const char *what)
 {
-    fprintf(stderr, "nanoprof %s: ", v->cmd);
-    fprintf(stderr, fmt, what);
-    fprintf(stderr, " (see nanoprof %s --help)\n", v->cmd);
-    return 2;
+    return np_cli_usage_error(v->cmd, fmt, what);
 }
 
 int np_view_pick(const struct np_view *v, const char *const *names, const char *value, const char *what, int *out)
@@ -144,49 +139,46 @@ static int common_option(struct np_view *v, int c, const char *arg)
     return 0;
 }
 
+struct parsing {
+    struct np_view *v;
+    const struct np_view_spec *spec;
+    void *ctx;
+};
+
+static int view_option(void *ctx, int id, const char *value)
+{
+    struct parsing *p = ctx;
+    int rc = common_option(p->v, id, value);
+    if (rc == 1)
+        rc = p->spec->option ? p->spec->option(p->ctx, id, value) : 2;
+    return rc;
+}
+
+static int view_argument(void *ctx, const char *arg)
+{
+    struct parsing *p = ctx;
+    struct np_view *v = p->v;
+    if (v->nargs >= p->spec->max_args || v->nargs >= NP_VIEW_MAX_ARGS)
+        return np_view_usage_error(v, "unexpected argument '%s'", arg);
+    v->args[v->nargs++] = arg;
+    return 0;
+}
+
 int np_view_parse(struct np_view *v, const struct np_view_spec *spec, void *ctx, int argc, char **argv)
 {
-    struct option longopts[MAX_OWN + NCOMMON + 1];
+    struct np_cli_option options[NP_CLI_MAX_OPTIONS];
     size_t n = 0;
-    for (const struct option *o = spec->longopts; o && o->name && n < MAX_OWN; o++)
-        longopts[n++] = *o;
-    memcpy(&longopts[n], common_longopts, sizeof common_longopts);
-    memset(&longopts[n + NCOMMON], 0, sizeof longopts[0]);
-    char shortopts[64];
-    snprintf(shortopts, sizeof shortopts, ":hF:N:%s", spec->shortopts ? spec->shortopts : "");
-
+    for (const struct np_cli_option *o = spec->options; o && o->id && n + NCOMMON + 1 < NP_CLI_MAX_OPTIONS; o++)
+        options[n++] = *o;
+    memcpy(&options[n], common_options, sizeof common_options);
+    memset(&options[n + NCOMMON], 0, sizeof options[0]);
     v->cmd = argv[0];
     v->path = NP_TRACE_DEFAULT_PATH;
-    optind = 0; /* glibc: start over, whatever ran before */
-    opterr = 0;
-    int c;
-    /* "-" first: positional arguments come back in order, as 1 */
-    char all[72];
-    snprintf(all, sizeof all, "-%s", shortopts);
-    while ((c = getopt_long(argc, argv, all, longopts, NULL)) != -1) {
-        if (c == 1) {
-            if (v->nargs >= spec->max_args || v->nargs >= NP_VIEW_MAX_ARGS)
-                return np_view_usage_error(v, "unexpected argument '%s'", optarg);
-            v->args[v->nargs++] = optarg;
-            continue;
-        }
-        if (c == 'h' || c == OPT_HELP) {
-            spec->usage(stdout);
-            return -1;
-        }
-        if (c == ':')
-            return np_view_usage_error(v, "option '%s' needs a value", argv[optind - 1]);
-        if (c == '?') {
-            if (optopt > 0 && optopt < 256) /* a short one, perhaps in a cluster */
-                return np_view_usage_error(v, "unknown option '%s'", (char[]){ '-', (char)optopt, 0 });
-            return np_view_usage_error(v, "unknown option '%s'", argv[optind - 1]);
-        }
-        int rc = common_option(v, c, optarg);
-        if (rc == 1)
-            rc = spec->option ? spec->option(ctx, c, optarg) : 2;
-        if (rc)
-            return rc;
-    }
+    struct parsing p = { v, spec, ctx };
+    struct np_cli cli = { v->cmd, options, NP_CLI_IN_ORDER, spec->usage, view_option, view_argument };
+    int rc = np_cli_parse(&cli, &p, argc, argv, NULL);
+    if (rc)
+        return rc == NP_CLI_HELP ? -1 : rc;
     if (v->nargs)
         v->path = v->args[0];
     return 0;
@@ -298,6 +290,7 @@ int np_view_load(struct np_view *v, struct np_model **m, int *rc)
     }
     np_view_count_loss(v, *m);
     np_view_warn_loss(v);
+    np_view_warn_patterns(v, *m);
     return 0;
 }
 
@@ -437,9 +430,20 @@ void np_view_print_loss(const struct np_view *v, FILE *out, const char *prefix)
         fprintf(out, "%s%s\n", prefix, note);
 }
 
+void np_view_warn_patterns(struct np_view *v, const struct np_model *m)
+{
+    size_t n, nf;
+    unsigned files;
+    const struct np_pattern_use *uses = np_model_patterns(m, &n, &files);
+    np_model_functions(m, &nf);
+    np_progress_done(&v->progress);
+    if (!v->write_error)
+        v->unmatched = np_cli_say_unmatched(v->cmd, "warning: ", "the trace", uses, n, files, true, nf);
+}
+
 int np_view_status(const struct np_view *v, int rc)
 {
-    return !rc && v->strict && v->loss.any ? NP_VIEW_EXIT_LOSS : rc;
+    return !rc && v->strict && (v->loss.any || v->unmatched) ? NP_VIEW_EXIT_LOSS : rc;
 }
 
 const char *np_view_threads(const struct np_view *v, const struct np_model *m, char *buf, size_t size)

@@ -1,15 +1,16 @@
 /* view.h - what every command that reads a trace shares: the model's
  * options (--tid, -F, -N, --depth, --min-duration, --exclude-switched)
- * and the source's (--clock, --metric), positional arguments, one-line
- * diagnostics, the progress bar, the loading of the model, and what the
- * times are. A view command (report, graph, tree, replay, dump, flame)
+ * and the source's (--clock, --metric), read through options.h with the
+ * command's own, positional arguments, one-line diagnostics, the
+ * progress bar, the loading of the model (and the line for a -F or -N
+ * pattern that matched no function), and what the times are. A view command (report, graph, tree, replay, dump, flame)
  * then only prints the model. */
 #ifndef NP_CLI_VIEW_H
 #define NP_CLI_VIEW_H
 
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include "options.h"
 #include "analyze/model.h"
 #include "analyze/textfmt.h"
 
@@ -24,8 +25,10 @@
 /* The common options, for every command's --help. */
 #define NP_VIEW_OPTIONS_HELP                                                          \
     "  --tid=LIST     only these threads (ids separated by commas)\n"                 \
-    "  -F GLOB        only calls made inside functions matching GLOB\n"               \
-    "  -N GLOB        leave out functions matching GLOB and what they call\n"         \
+    "  -F, --filter=PATTERN   only calls made inside functions matching PATTERN (a\n" \
+    "                 glob, or a regular expression: docs/analysis.md)\n"             \
+    "  -N, --notrace=PATTERN  leave out functions matching PATTERN and what they\n"  \
+    "                 call\n"                                                         \
     "  --depth=N      only the outermost N levels of calls (1: a thread's outermost\n" \
     "                 calls only; with -F, levels count from the function it names)\n" \
     "  --min-duration=TIME  only calls lasting at least TIME (250ns, 1.5us, 2ms;\n"   \
@@ -41,7 +44,8 @@
     "                 recorded its trace (np_trace_init), FILE its ELF; as\n"           \
     "                 `nanoprof import PATH --elf FILE` reads it\n"                      \
     "  --strict       exit with status 3 when the trace lost anything (events\n"        \
-    "                 dropped, a file cut short, ...); the output is still written\n"   \
+    "                 dropped, a file cut short, ...) or a -F or -N pattern matched\n"  \
+    "                 no function; the output is still written\n"                       \
     "  --help         print this help and exit\n"
 
 /* The exit status of --strict when something was lost. */
@@ -81,16 +85,15 @@ struct np_view {
     bool min_duration_unit;   /* --min-duration gave a unit of time (ns, us, ...) */
     char clock_kind[2][96];   /* what the times are with --clock (and switched time taken out) */
     const char *elf;          /* --elf: PATH is a target's capture, named from this ELF */
+    size_t unmatched;         /* -F and -N patterns that matched no function (said) */
 };
 
-/* A command's own options: getopt's short string (without the common
- * ones) and long options (NULL-terminated, values from NP_VIEW_OPT_OWN
- * up or single characters), handled by OPTION (returns 0, or 2 after a
- * usage error it printed); USAGE prints --help. */
+/* A command's own options (options.h: ids from NP_VIEW_OPT_OWN up, or
+ * their letter), handled by OPTION (returns 0, or 2 after a usage error
+ * it printed); USAGE prints --help. */
 enum { NP_VIEW_OPT_OWN = 1000 };
 struct np_view_spec {
-    const char *shortopts;
-    const struct option *longopts;
+    const struct np_cli_option *options; /* may be NULL */
     int (*option)(void *ctx, int c, const char *arg);
     void (*usage)(FILE *out);
     int max_args;             /* positional arguments taken, PATH included */
@@ -115,7 +118,8 @@ int np_view_pick(const struct np_view *v, const char *const *names, const char *
 const char *np_view_path_and_name(struct np_view *v);
 
 /* Loads the trace into *M, reporting problems on stderr one line each,
- * then what was lost (np_view_count_loss, np_view_warn_loss). Returns 0
+ * then what was lost (np_view_count_loss, np_view_warn_loss) and each -F
+ * or -N pattern that matched no function (np_view_warn_patterns). Returns 0
  * with *M to print (possibly from a damaged trace, with a warning already
  * out), or the exit status with *M NULL: 1, or 2 when the trace cannot
  * take an option (--clock on a trace in ns, --metric=count on a trace
@@ -149,8 +153,13 @@ void np_view_warn_loss(struct np_view *v);
 const char *np_view_loss_note(const struct np_view *v, char *buf, size_t size);
 /* "PREFIX<note>\n" on OUT when anything was lost; nothing otherwise. */
 void np_view_print_loss(const struct np_view *v, FILE *out, const char *prefix);
+/* One warning line per -F or -N pattern that matched no function of the
+ * trace (np_cli_say_unmatched): none of the functions it holds, nor any of
+ * its ELF files' symbol tables; or only functions of those files that
+ * the trace has no call of. Counted in v->unmatched. */
+void np_view_warn_patterns(struct np_view *v, const struct np_model *m);
 /* The status to exit with: RC, or NP_VIEW_EXIT_LOSS when RC is 0, --strict
- * was given and something was lost. */
+ * was given and something was lost or a pattern matched nothing. */
 int np_view_status(const struct np_view *v, int rc);
 
 /* The threads of M as every view counts them, in BUF: "2 threads", or

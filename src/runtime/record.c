@@ -110,8 +110,11 @@ void np_rec_say(const char *what, const char *detail)
 
 /* ---- configuration ------------------------------------------------------ */
 
-static int parse_list(const char *s, char **out, unsigned *n)
+/* Reads the comma-separated patterns of the variable NAME into OUT: 0 when
+ * there are too many or one is not a valid regular expression (said). */
+static int parse_list(const char *name, struct np_name_pattern *out, unsigned *n)
 {
+    const char *s = getenv(name);
     *n = 0;
     if (!s)
         return 1;
@@ -121,9 +124,16 @@ static int parse_list(const char *s, char **out, unsigned *n)
     for (char *save = NULL, *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
         if (!*p)
             continue;
-        if (*n == 64)
+        if (*n == 64) {
+            np_rec_say("NANOPROF_FILTER/NANOPROF_NOTRACE: at most 64 patterns", NULL);
             return 0;
-        out[(*n)++] = p; /* the copy is kept for the whole run */
+        }
+        /* the copy is kept for the whole run: the patterns point into it */
+        char err[256];
+        if (np_name_pattern_init(&out[(*n)++], p, err, sizeof err) < 0) {
+            np_rec_say(name, err);
+            return 0;
+        }
     }
     if (!*n)
         free(copy);
@@ -182,11 +192,9 @@ static int configure(void)
         }
         R.max_queued = (unsigned)q;
     }
-    if (!parse_list(getenv("NANOPROF_FILTER"), c->filter, &c->nfilter) ||
-        !parse_list(getenv("NANOPROF_NOTRACE"), c->notrace, &c->nnotrace)) {
-        np_rec_say("NANOPROF_FILTER/NANOPROF_NOTRACE: at most 64 patterns", NULL);
+    if (!parse_list("NANOPROF_FILTER", c->filter, &c->nfilter) ||
+        !parse_list("NANOPROF_NOTRACE", c->notrace, &c->nnotrace))
         return 0;
-    }
     return np_sample_configure();
 }
 
@@ -1013,6 +1021,9 @@ static void fork_child(void)
     R.wstate = W_IDLE;
     R.finishing = 0;
     R.lost_ended = 0;
+    /* the parent is the process that recorded until now: getppid() may
+     * already name a reaper, when the parent ran on and ended first */
+    np_rec_cfg.ppid = R.pid;
     R.pid = (int)getpid();
     if (R.fd < 0)
         return; /* the parent had not begun: the child begins when it does */
@@ -1124,6 +1135,7 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv, char **
     R.argc = argc;
     R.argv = argv;
     R.pid = (int)getpid();
+    np_rec_cfg.ppid = (int)getppid();
     R.active = 1; /* the file opens at the first thread (open_locked) */
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     __atomic_store_n(&np_rec_exit_hook, rec_thread_exit, __ATOMIC_RELEASE);

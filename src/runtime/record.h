@@ -18,6 +18,7 @@
 #include "thread.h"
 #include "np_config.h"
 #include "record_hooks.h"
+#include "../common/name_match.h"
 
 /* A raw record as the hooks write it: w0 = kind << 56 | value (the
  * function address for ENTRY and EXIT, ticks for SWITCH, a count for the
@@ -166,8 +167,10 @@ struct np_rec_config {
     unsigned depth;            /* NANOPROF_DEPTH, 0 = no limit */
     uint64_t min_ns;           /* NANOPROF_MIN_NS */
     uint64_t min_ticks;        /* min_ns in ticks, rounded up */
-    char *filter[64], *notrace[64];
+    struct np_name_pattern filter[64], notrace[64]; /* NANOPROF_FILTER, NANOPROF_NOTRACE */
     unsigned nfilter, nnotrace;
+    int ppid;                  /* the parent at start or fork: an orphan's getppid()
+                                  later names its reaper, not its parent */
 };
 
 extern struct np_rec_config np_rec_cfg;

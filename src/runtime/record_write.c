@@ -26,7 +26,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,7 +151,7 @@ int np_rec_file_open(const char *dir, int argc, char **argv, uint64_t start_tick
     clock_gettime(CLOCK_REALTIME, &ts);
     struct np_trace_info info = {
         .pid = (uint32_t)pid,
-        .ppid = (uint32_t)getppid(),
+        .ppid = (uint32_t)(np_rec_cfg.ppid ? np_rec_cfg.ppid : getppid()),
         .ns_per_tick = ns_per_tick,
         .start_tick = start_tick,
         .start_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
@@ -243,10 +242,10 @@ static struct {
 } cache[CACHE_SIZE];
 static unsigned ncached;
 
-static int any_match(char *const *pat, unsigned n, const char *name)
+static int any_match(const struct np_name_pattern *pat, unsigned n, const char *name)
 {
     for (unsigned i = 0; i < n; i++)
-        if (fnmatch(pat[i], name, 0) == 0)
+        if (np_name_pattern_match(&pat[i], name))
             return 1;
     return 0;
 }
@@ -769,7 +768,10 @@ void np_rec_write_events(int fd, struct np_rec_stream *s, const np_raw *r, size_
             do_exit(w, e, tick);
             break;
         case NP_RAW_SWITCH:
-            out_switch(w, e, v, tick);
+            /* outside every kept call it belongs to no call of the trace
+             * (and a trace the filters kept nothing of stays empty) */
+            if (w->kept)
+                out_switch(w, e, v, tick);
             break;
         case NP_RAW_LOST:
             lost_n = v;

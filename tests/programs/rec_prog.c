@@ -17,6 +17,13 @@
  *                    recursion until the stack ends
  *   fork             f1 x3; fork: the child f2 x5 then exit(0); the parent
  *                    waits, f3 x7
+ *   daemon           f1 x3; fork: the parent f3 x7 and returns without
+ *                    waiting; the child waits until its parent has ended,
+ *                    then f2 x5 and exit(0); prints "child <pid>"
+ *   doublefork       f1 x2; fork: the child f2 x4, forks again and exits;
+ *                    the parent waits for it, then f3 x3; the grandchild
+ *                    waits until its parent has ended, then f4 x6 and
+ *                    exit(0); prints "child <pid>" and "grandchild <pid>"
  *   exec             f1 x2, then exec of itself in mode execd: f4 x4
  *   fexecve          the same through fexecve of /proc/self/exe
  *   execfail         f1 x2, an exec that fails, f3 x3
@@ -281,6 +288,16 @@ NOPROF static int uthreads(void)
     return 0;
 }
 
+/* Until the parent PARENT has ended (10 s at most), and 200 ms more: an
+ * orphan that goes on for a while. */
+NOPROF static void outlive(pid_t parent)
+{
+    struct timespec ms = { 0, 1000000 }, more = { 0, 200000000 };
+    for (int i = 0; i < 10000 && getppid() == parent; i++)
+        nanosleep(&ms, NULL);
+    nanosleep(&more, NULL);
+}
+
 static jmp_buf jump_env;
 
 static sigjmp_buf sig_env;
@@ -376,6 +393,49 @@ int main(int argc, char **argv)
         for (int i = 0; i < 7; i++)
             f3();
         printf("child %d status %d\n", (int)pid, st);
+        return 0;
+    }
+    if (strcmp(mode, "daemon") == 0) {
+        SHOW(f1), SHOW(f2), SHOW(f3);
+        for (int i = 0; i < 3; i++)
+            f1();
+        fflush(stdout);
+        pid_t parent = getpid(), pid = fork();
+        if (pid == 0) {
+            outlive(parent);
+            for (int i = 0; i < 5; i++)
+                f2();
+            exit(0);
+        }
+        for (int i = 0; i < 7; i++)
+            f3();
+        printf("child %d\n", (int)pid);
+        return 0;
+    }
+    if (strcmp(mode, "doublefork") == 0) {
+        SHOW(f1), SHOW(f2), SHOW(f3), SHOW(f4);
+        for (int i = 0; i < 2; i++)
+            f1();
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            for (int i = 0; i < 4; i++)
+                f2();
+            pid_t child = getpid(), grandchild = fork();
+            if (grandchild == 0) {
+                outlive(child);
+                for (int i = 0; i < 6; i++)
+                    f4();
+                exit(0);
+            }
+            printf("grandchild %d\n", (int)grandchild);
+            exit(0);
+        }
+        int st;
+        waitpid(pid, &st, 0);
+        for (int i = 0; i < 3; i++)
+            f3();
+        printf("child %d\n", (int)pid);
         return 0;
     }
     if (strcmp(mode, "exec") == 0) {
