@@ -37,7 +37,6 @@
 #include "model_internal.h"
 #include "containers.h"
 #include "common/trace_format.h"
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,13 +187,13 @@ static uint8_t flags_of(struct np_model *m, struct np_model_samples *s, uint32_t
     if (!(s->fn_flags[fi] & FNF_KNOWN)) {
         const struct np_model_options *o = np_model_opts(m);
         size_t n;
-        const char *name = np_model_functions(m, &n)[fi].name;
+        const struct np_function *fn = &np_model_functions(m, &n)[fi];
         uint8_t f = FNF_KNOWN;
         for (size_t i = 0; i < o->ninclude; i++)
-            if (!fnmatch(o->include[i], name, 0))
+            if (np_function_matches(fn, o->include[i]))
                 f |= FNF_INCLUDED;
         for (size_t i = 0; i < o->nexclude; i++)
-            if (!fnmatch(o->exclude[i], name, 0))
+            if (np_function_matches(fn, o->exclude[i]))
                 f |= FNF_EXCLUDED;
         s->fn_flags[fi] = f;
     }

@@ -12,7 +12,6 @@
  * alone, as gprof does. Everything comes from the model's functions and
  * arcs. Exit: as report; also 1 when FUNCTION matches nothing. */
 #define _GNU_SOURCE
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,8 +208,8 @@ static int print_graph(struct graph *g, const char *glob)
     size_t shown = 0;
     for (size_t i = 0; i < g->count; i++) {
         const struct np_function *fn = &g->fns[g->order[i]];
-        /* the symbol or the name shown (with its module when ambiguous) */
-        if (glob && fnmatch(glob, fn->symbol, 0) != 0 && fnmatch(glob, fn->name, 0) != 0)
+        /* the symbol, signature, mangled name or the name shown (model.h) */
+        if (glob && !np_function_matches(fn, glob))
             continue;
         if (!shown++) {
             char t[NP_DURATION_MAX];

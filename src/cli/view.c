@@ -24,6 +24,7 @@ enum {
     OPT_CLOCK,
     OPT_METRIC,
     OPT_ELF,
+    OPT_NO_DEMANGLE,
     OPT_HELP
 };
 
@@ -37,6 +38,7 @@ static const struct option common_longopts[] = {
     { "clock", required_argument, NULL, OPT_CLOCK },
     { "metric", required_argument, NULL, OPT_METRIC },
     { "elf", required_argument, NULL, OPT_ELF },
+    { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
     { "help", no_argument, NULL, OPT_HELP },
 };
 #define NCOMMON (sizeof common_longopts / sizeof common_longopts[0])
@@ -133,6 +135,9 @@ static int common_option(struct np_view *v, int c, const char *arg)
         return 0;
     case OPT_STRICT:
         v->strict = true;
+        return 0;
+    case OPT_NO_DEMANGLE:
+        v->opt.no_demangle = true;
         return 0;
     default:
         return 1;

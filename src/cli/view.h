@@ -1,5 +1,6 @@
 /* view.h - what every command that reads a trace shares: the model's
- * options (--tid, -F, -N, --depth, --min-duration, --exclude-switched)
+ * options (--tid, -F, -N, --depth, --min-duration, --exclude-switched,
+ * --no-demangle)
  * and the source's (--clock, --metric), positional arguments, one-line
  * diagnostics, the progress bar, the loading of the model, and what the
  * times are. A view command (report, graph, tree, replay, dump, flame)
@@ -24,7 +25,8 @@
 /* The common options, for every command's --help. */
 #define NP_VIEW_OPTIONS_HELP                                                          \
     "  --tid=LIST     only these threads (ids separated by commas)\n"                 \
-    "  -F GLOB        only calls made inside functions matching GLOB\n"               \
+    "  -F GLOB        only calls made inside functions matching GLOB (a C++\n"        \
+    "                 function's name, Parser::parse, signature or mangled name)\n"  \
     "  -N GLOB        leave out functions matching GLOB and what they call\n"         \
     "  --depth=N      only the outermost N levels of calls (1: a thread's outermost\n" \
     "                 calls only; with -F, levels count from the function it names)\n" \
@@ -40,6 +42,7 @@
     "  --elf=FILE     PATH is the captured output of a Cortex-M firmware that\n"       \
     "                 recorded its trace (np_trace_init), FILE its ELF; as\n"           \
     "                 `nanoprof import PATH --elf FILE` reads it\n"                      \
+    "  --no-demangle  C++ names as the program's symbols have them (mangled)\n"    \
     "  --strict       exit with status 3 when the trace lost anything (events\n"        \
     "                 dropped, a file cut short, ...); the output is still written\n"   \
     "  --help         print this help and exit\n"
