@@ -1363,7 +1363,7 @@ static char *qualified(const struct np_function *f, const char *base, int level)
     char *s;
     int n;
     if (level >= TAG_FILE_1 && level <= TAG_FILE && f->file)
-        n = asprintf(&s, "%s [%s]", base, level == TAG_FILE ? f->file : path_tail(f->file, level));
+        n = asprintf(&s, "%s [%s]", base, level == TAG_FILE ? f->file : path_tail(f->file, level - TAG_FILE_1 + 1));
     else if (level == TAG_MODULE)
         n = asprintf(&s, "%s [%s]", base, path_tail(mod, 1));
     else

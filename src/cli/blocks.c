@@ -46,6 +46,7 @@ static void usage(FILE *out)
           "  --lines        functions and their lines (the default)\n"
           "  -F GLOB        only the blocks of functions matching GLOB\n"
           "  -N GLOB        not the blocks of functions matching GLOB\n"
+          "  --no-demangle  C++ names as the program's symbols have them (mangled)\n"
           "  --strict       exit with status 3 when the trace lost anything (block\n"
           "                 executions not counted, ...); the output is still written\n"
           "  --help         print this help and exit\n"
