@@ -116,6 +116,7 @@ check calls.out           calls_thumb     arm7tdmi   0      -
 check calls_v5.out        calls_v5        arm946e-s  0      -
 check resync.out          resync          arm7tdmi   0      -
 check threads.out         threads         arm7tdmi   0      -
+check labels.out          labels          arm7tdmi   0      -
 check semihost.out        semihost_arm    arm7tdmi   0      -     DIR 0
 check semihost.out        semihost_thumb  arm7tdmi   0      -     DIR 0
 check semihost_3.out      semihost_arm    arm946e-s  3      -     DIR 3

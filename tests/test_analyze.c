@@ -899,6 +899,116 @@ static void copy_self(const char *path)
     assert_int_equal(fclose(out), 0);
 }
 
+/* ---- C++ names ---------------------------------------------------------------------- */
+
+/* C functions under C++ names (what g++ calls scale(int), scale(double)
+ * and Parser::parse(char const*) const), so that this program's own
+ * symbols are mangled ones. */
+int cxx_scale_int(int x) __asm__("_Z5scalei");
+double cxx_scale_double(double x) __asm__("_Z5scaled");
+int cxx_parse(const void *self, const char *s) __asm__("_ZNK6Parser5parseEPKc");
+__attribute__((noinline)) int cxx_scale_int(int x) { return 2 * x; }
+__attribute__((noinline)) double cxx_scale_double(double x) { return 1.5 * x; }
+__attribute__((noinline)) int cxx_parse(const void *self, const char *s) { return self && s ? 1 : 0; }
+
+/* scale(int) 3 calls, scale(double) 1, Parser::parse 2 */
+static void write_cxx_trace(void)
+{
+    const uint64_t si = (uint64_t)(uintptr_t)cxx_scale_int, sd = (uint64_t)(uintptr_t)cxx_scale_double,
+                   parse = (uint64_t)(uintptr_t)cxx_parse;
+    const uint64_t order[] = { si, sd, parse, si, parse, si };
+    struct tb t;
+    tb_init(&t);
+    tb_header(&t);
+    tb_info(&t, 1, 0, 1.0, 0, 0, "c", 0, NULL);
+    tb_module_self(&t);
+    tb_events_begin(&t, 1, 0);
+    for (uint64_t i = 0; i < sizeof order / sizeof *order; i++) {
+        tb_enter(&t, 10 * i, order[i]);
+        tb_exit(&t, 10 * i + 5);
+    }
+    tb_events_end(&t, NP_COMPRESS_NONE);
+    tb_end(&t, 100, 0, 1.0);
+    tb_write(&t, file_in_dir("1.npt"));
+    tb_free(&t);
+}
+
+/* Demangled in the model: short names, overloads told apart by their
+ * signatures, every name kept; the filters match any of them;
+ * no_demangle leaves them as they are. */
+static void cxx_names(void **state)
+{
+    (void)state;
+    write_cxx_trace();
+    struct np_model *m = load(dir, NULL, &(struct np_trace_summary){ 0 });
+    const struct np_function *si = fn(m, "scale(int)"), *sd = fn(m, "scale(double)"), *p = fn(m, "Parser::parse");
+    assert_non_null(si);
+    assert_non_null(sd);
+    assert_non_null(p);
+    assert_int_equal(si->calls, 3);
+    assert_int_equal(sd->calls, 1);
+    assert_int_equal(p->calls, 2);
+    assert_string_equal(si->symbol, "scale");
+    assert_string_equal(si->signature, "scale(int)");
+    assert_string_equal(si->mangled, "_Z5scalei");
+    assert_string_equal(p->symbol, "Parser::parse");
+    assert_string_equal(p->signature, "Parser::parse(char const*) const");
+    assert_string_equal(p->mangled, "_ZNK6Parser5parseEPKc");
+    assert_true(np_function_matches(p, "Parser::*"));
+    assert_true(np_function_matches(p, "Parser::parse(char const\\*) const"));
+    assert_true(np_function_matches(p, "_ZNK6Parser5parse*"));
+    assert_false(np_function_matches(p, "parse"));
+    assert_true(np_function_matches(si, "scale"));
+    assert_true(np_function_matches(si, "scale(int)"));
+    assert_false(np_function_matches(si, "scale(double)"));
+    np_model_free(m);
+
+    struct np_model_options o = { 0 };
+    char err[256];
+    assert_int_equal(np_model_option(&o, NP_MODEL_OPT_INCLUDE, "scale(double)", err, sizeof err), 0);
+    assert_int_equal(np_model_option(&o, NP_MODEL_OPT_INCLUDE, "_ZNK6Parser*", err, sizeof err), 0);
+    m = load(dir, &o, &(struct np_trace_summary){ 0 });
+    expect_fn(m, "scale(int)", -1, 0, 0);
+    expect_fn(m, "scale(double)", 1, 5, 5);
+    expect_fn(m, "Parser::parse", 2, 10, 10);
+    np_model_free(m);
+    np_model_options_free(&o);
+
+    o = (struct np_model_options){ .no_demangle = true };
+    m = load(dir, &o, &(struct np_trace_summary){ 0 });
+    expect_fn(m, "_Z5scalei", 3, 15, 15);
+    expect_fn(m, "_Z5scaled", 1, 5, 5);
+    expect_fn(m, "_ZNK6Parser5parseEPKc", 2, 10, 10);
+    p = fn(m, "_ZNK6Parser5parseEPKc");
+    assert_ptr_equal(p->symbol, p->name);
+    assert_ptr_equal(p->signature, p->name);
+    assert_ptr_equal(p->mangled, p->name);
+    assert_null(fn(m, "scale(int)"));
+    np_model_free(m);
+}
+
+/* A function named by its short name, signature or mangled name (the
+ * emulator's --thread-switch). */
+static void cxx_address_of(void **state)
+{
+    (void)state;
+    struct tb_self self;
+    tb_self(&self);
+    struct np_trace_module mod = { self.bias, self.start, self.end, self.build_id, self.build_id_len, self.path };
+    struct np_symbols *syms = np_symbols_new(NULL, NULL);
+    struct np_addrspace *as = syms ? np_addrspace_new(syms) : NULL;
+    assert_non_null(as);
+    assert_int_equal(np_addrspace_map(as, &mod), 0);
+    const uint64_t parse = (uint64_t)(uintptr_t)cxx_parse;
+    assert_int_equal(np_addrspace_address_of(as, "Parser::parse"), parse);
+    assert_int_equal(np_addrspace_address_of(as, "Parser::parse(char const*) const"), parse);
+    assert_int_equal(np_addrspace_address_of(as, "_ZNK6Parser5parseEPKc"), parse);
+    assert_int_equal(np_addrspace_address_of(as, "scale(double)"), (uint64_t)(uintptr_t)cxx_scale_double);
+    assert_int_equal(np_addrspace_address_of(as, "Parser::nothing"), 0);
+    np_addrspace_free(as);
+    np_symbols_free(syms);
+}
+
 /* One symbol in three modules, two of them with one file name: each is
  * named with the least that tells it apart from the others (model.h). */
 static void same_symbol_named_apart(void **state)
@@ -2124,6 +2234,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(lost_closes_open_calls, setup, teardown),
         cmocka_unit_test_setup_teardown(losses_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(same_symbol_named_apart, setup, teardown),
+        cmocka_unit_test_setup_teardown(cxx_names, setup, teardown),
+        cmocka_unit_test(cxx_address_of),
         cmocka_unit_test_setup_teardown(indirect_recursion_arcs, setup, teardown),
         cmocka_unit_test_setup_teardown(stacks_merge_runs, setup, teardown),
         cmocka_unit_test_setup_teardown(time_never_runs_backwards, setup, teardown),

@@ -347,20 +347,68 @@ static int same_function(void *ctx, uint64_t index)
     const struct fn_key *k = ctx;
     const struct np_function *f = &k->m->functions[index];
     return f->address == k->address && !strcmp(f->module ? f->module : "", k->module ? k->module : "") &&
-           (k->name ? !strcmp(f->name, k->name) : f->name[0] == '0' && f->name[1] == 'x');
+           (k->name ? !strcmp(f->mangled, k->name) : f->mangled[0] == '0' && f->mangled[1] == 'x');
 }
 
-/* Which filters NAME matches (enum function_flag), counting for each
+bool np_function_matches_pattern(const struct np_function *f, const struct np_name_pattern *p)
+{
+    return np_name_pattern_match(p, f->symbol) || (f->signature != f->symbol && np_name_pattern_match(p, f->signature)) ||
+           (f->mangled != f->symbol && np_name_pattern_match(p, f->mangled)) ||
+           (f->name != f->symbol && np_name_pattern_match(p, f->name));
+}
+
+bool np_function_matches(const struct np_function *f, const char *pattern)
+{
+    struct np_name_pattern p;
+    char err[8];
+    bool yes = np_name_pattern_init(&p, pattern, err, sizeof err) == 0 && np_function_matches_pattern(f, &p);
+    np_name_pattern_free(&p);
+    return yes;
+}
+
+/* Which filters F matches (enum function_flag), counting for each
  * pattern the functions it matches. */
-static uint8_t filter_flags(struct np_model *m, const char *name)
+static uint8_t filter_flags(struct np_model *m, const struct np_function *f)
 {
     uint8_t flags = 0;
     for (size_t i = 0; i < m->npatterns; i++)
-        if (np_name_pattern_match(&m->patterns[i], name)) {
+        if (np_function_matches_pattern(f, &m->patterns[i])) {
             m->uses[i].functions++;
             flags |= m->uses[i].exclude ? FN_EXCLUDED : FN_INCLUDED;
         }
     return flags;
+}
+
+/* Frees F's names (some of them are one string). */
+static void free_names(struct np_function *f)
+{
+    if (f->signature != f->symbol)
+        free(f->signature);
+    if (f->mangled != f->symbol)
+        free(f->mangled);
+    if (f->name != f->symbol && f->name != f->signature)
+        free(f->name);
+    free(f->symbol);
+}
+
+/* F's names for RAW (its symbol, or the address in hex): demangled unless
+ * the options say not. 0, or ENOMEM_RC. */
+static int set_names(const struct np_model *m, struct np_function *f, const char *raw)
+{
+    char *full = NULL, *short_name = NULL;
+    int d = m->opt.no_demangle ? 0 : np_demangle(raw, &full, &short_name);
+    if (d > 0 && !(f->mangled = strdup(raw))) {
+        free(full);
+        free(short_name);
+        return ENOMEM_RC;
+    }
+    if (d > 0) {
+        f->name = f->symbol = short_name;
+        f->signature = full;
+        return 0;
+    }
+    f->name = f->symbol = f->signature = f->mangled = d < 0 ? NULL : strdup(raw);
+    return f->name ? 0 : ENOMEM_RC;
 }
 
 /* The slot of ADDR in addr_cache: functions start at least 16 bytes apart
@@ -396,16 +444,15 @@ static int intern_function(struct np_model *m, const struct np_symbol *sym, uint
         if ((f = PUSH(m, functions)) < 0 || NP_GROW(m->fn_flags, m->fn_flags_cap, m->n_functions) < 0)
             return ENOMEM_RC;
         struct np_function *fn = &m->functions[f];
-        fn->name = fn->symbol = strdup(sym->name ? sym->name : hex);
         fn->module = np_strdup(sym->module);
         fn->file = np_strdup(sym->file);
         fn->line = sym->line;
         fn->address = sym->elf_addr;
         fn->min_ns = UINT64_MAX;
-        if (!fn->name || (sym->module && !fn->module) || (sym->file && !fn->file) ||
-            np_hmap_put(&m->fn_by, free_key, (uint64_t)f))
+        if (set_names(m, fn, sym->name ? sym->name : hex) || (sym->module && !fn->module) ||
+            (sym->file && !fn->file) || np_hmap_put(&m->fn_by, free_key, (uint64_t)f))
             return ENOMEM_RC;
-        m->fn_flags[f] = filter_flags(m, fn->name);
+        m->fn_flags[f] = filter_flags(m, fn);
     }
     *out = (uint32_t)f;
     return 0;
@@ -1312,38 +1359,67 @@ static void free_maps(struct np_model *m)
     np_hmap_free(&m->block_by);
 }
 
+/* By symbol, then signature (overloads together), then index. */
 static int by_symbol(const void *a, const void *b, void *ctx)
 {
     const struct np_function *f = ctx;
-    int c = strcmp(f[*(const uint32_t *)a].symbol, f[*(const uint32_t *)b].symbol);
-    return c ? c : (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int c = strcmp(f[x].symbol, f[y].symbol);
+    if (!c)
+        c = strcmp(f[x].signature, f[y].signature);
+    return c ? c : (x > y) - (x < y);
 }
 
-/* F's name at LEVEL of detail: 0 "sym [file]", 1 "sym [file:0xADDR]",
- * 2 "sym [/path/to/file:0xADDR]"; NULL when out of memory. */
-static char *qualified(const struct np_function *f, int level)
+/* What tells apart functions of one signature, from the least detail to
+ * the most: the module's file name, the source file's last 1, 2 and 3
+ * path components, its whole path (the address when there is no source
+ * file), the address in the module's file, then in its whole path. */
+enum { TAG_MODULE, TAG_FILE_1, TAG_FILE_2, TAG_FILE_3, TAG_FILE, TAG_ADDRESS, TAG_PATH_ADDRESS, TAG_LEVELS };
+
+/* The last N components of PATH. */
+static const char *path_tail(const char *path, int n)
 {
-    const char *mod = f->module ? f->module : "?", *base = strrchr(mod, '/');
+    const char *p = path + strlen(path);
+    while (p > path && !(p[-1] == '/' && --n == 0))
+        p--;
+    return p;
+}
+
+/* F's name, BASE (its symbol or signature) at LEVEL of detail:
+ * "sym [app]", "sym [a.c]", "sym [src/a.c]", "sym [app:0x1139]", "sym
+ * [/opt/a/app:0x1139]"; NULL when out of memory. */
+static char *qualified(const struct np_function *f, const char *base, int level)
+{
+    const char *mod = f->module ? f->module : "?";
     char *s;
-    int n = level == 0 ? asprintf(&s, "%s [%s]", f->symbol, base ? base + 1 : mod)
-            : asprintf(&s, "%s [%s:0x%" PRIx64 "]", f->symbol, level == 1 && base ? base + 1 : mod, f->address);
+    int n;
+    if (level >= TAG_FILE_1 && level <= TAG_FILE && f->file)
+        n = asprintf(&s, "%s [%s]", base, level == TAG_FILE ? f->file : path_tail(f->file, level - TAG_FILE_1 + 1));
+    else if (level == TAG_MODULE)
+        n = asprintf(&s, "%s [%s]", base, path_tail(mod, 1));
+    else
+        n = asprintf(&s, "%s [%s:0x%" PRIx64 "]", base, level == TAG_PATH_ADDRESS ? mod : path_tail(mod, 1),
+                     f->address);
     return n < 0 ? NULL : s;
 }
 
-/* Names the functions of group G (N indices, one symbol) apart: each at
- * the least detail that no other one of the group shares at that detail. */
-static int name_apart(struct np_model *m, const uint32_t *g, size_t n)
+/* Names the functions of group G (N indices, one signature) apart, after
+ * their signatures (SIGNATURE) or their symbols: each at the least detail
+ * that no other one of the group shares at that detail. */
+static int name_apart(struct np_model *m, const uint32_t *g, size_t n, bool signature)
 {
-    char **names = calloc(3 * n, sizeof *names); /* level L of member i: names[L * n + i] */
+    char **names = calloc(TAG_LEVELS * n, sizeof *names); /* level L of member i: names[L * n + i] */
     int rc = names ? 0 : ENOMEM_RC;
-    for (size_t k = 0; k < 3 * n && !rc; k++)
-        if (!(names[k] = qualified(&m->functions[g[k % n]], (int)(k / n))))
+    for (size_t k = 0; k < TAG_LEVELS * n && !rc; k++) {
+        const struct np_function *f = &m->functions[g[k % n]];
+        if (!(names[k] = qualified(f, signature ? f->signature : f->symbol, (int)(k / n))))
             rc = ENOMEM_RC;
+    }
     size_t *level = rc ? NULL : calloc(n, sizeof *level);
     if (!rc && !level)
         rc = ENOMEM_RC;
     for (size_t i = 0; i < n && !rc; i++)
-        for (; level[i] < 2; level[i]++) {
+        for (; level[i] < TAG_LEVELS - 1; level[i]++) {
             const char *mine = names[level[i] * n + i];
             size_t j = 0;
             while (j < n && (j == i || strcmp(mine, names[level[i] * n + j])))
@@ -1356,15 +1432,34 @@ static int name_apart(struct np_model *m, const uint32_t *g, size_t n)
         names[level[i] * n + i] = NULL;
     }
     free(level);
-    for (size_t k = 0; names && k < 3 * n; k++)
+    for (size_t k = 0; names && k < TAG_LEVELS * n; k++)
         free(names[k]);
     free(names);
     return rc;
 }
 
-/* Gives every function whose symbol another one has too its module in
- * its name (model.h), over every function met, kept calls or not, so
- * that a name does not change with the filters. */
+/* Names apart the functions of group G (N indices, one symbol): by their
+ * signatures when these differ (overloads), then by what else tells
+ * apart those of one signature (model.h). */
+static int name_group(struct np_model *m, const uint32_t *g, size_t n)
+{
+    struct np_function *f = m->functions;
+    bool overloads = strcmp(f[g[0]].signature, f[g[n - 1]].signature) != 0; /* sorted by signature */
+    int rc = 0;
+    for (size_t i = 0, j; i < n && !rc; i = j) {
+        for (j = i + 1; j < n && (!overloads || !strcmp(f[g[i]].signature, f[g[j]].signature)); j++)
+            ;
+        if (j - i > 1)
+            rc = name_apart(m, &g[i], j - i, overloads);
+        else
+            f[g[i]].name = f[g[i]].signature;
+    }
+    return rc;
+}
+
+/* Gives every function whose symbol another one has too what tells it
+ * apart in its name (model.h), over every function met, kept calls or
+ * not, so that a name does not change with the filters. */
 static int name_ambiguous(struct np_model *m)
 {
     size_t n = m->n_functions;
@@ -1379,7 +1474,7 @@ static int name_ambiguous(struct np_model *m)
         for (j = i + 1; j < n && !strcmp(m->functions[order[i]].symbol, m->functions[order[j]].symbol); j++)
             ;
         if (j - i > 1)
-            rc = name_apart(m, &order[i], j - i);
+            rc = name_group(m, &order[i], j - i);
     }
     free(order);
     return rc;
@@ -1422,9 +1517,7 @@ void np_model_free(struct np_model *m)
     for (size_t i = 0; i < m->n_threads; i++)
         free(m->threads[i].name);
     for (size_t i = 0; i < m->n_functions; i++) {
-        if (m->functions[i].symbol != m->functions[i].name)
-            free(m->functions[i].symbol);
-        free(m->functions[i].name);
+        free_names(&m->functions[i]);
         free(m->functions[i].module);
         free(m->functions[i].file);
     }

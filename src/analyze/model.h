@@ -45,11 +45,19 @@
  * calls).
  *
  * Functions are identified by (module, symbol address): one np_function
- * per function across every process of the trace. Two functions of one
- * symbol (a static function in two files, one name in a program and a
- * library) would print as two identical rows: their names get the module
- * (its file name; with the function's address when that is not enough),
- * so every view and exporter tells them apart. Arrays are read-only;
+ * per function across every process of the trace. C++ names are
+ * demangled (unless options.no_demangle): a function is shown by its
+ * short name ("Parser::parse", common/demangle.h), its signature kept
+ * beside it. Two functions of one short name (overloads, a static
+ * function in two files, one name in a program and a library) would
+ * print as two identical rows: their names get what tells them apart
+ * (np_model_finish), so every view and exporter does: their signatures
+ * when these differ ("Parser::parse(int)"), then the module (its file
+ * name: "helper [libfoo.so]"), the source file ("twin [a.c]", with more
+ * of its path when that is not enough), the function's address in the
+ * module ("twin [app:0x1139]", without debug information), the module's
+ * whole path. The include and exclude globs match a function's short
+ * name, its signature or its mangled name (np_function_matches). Arrays are read-only;
  * indices (uint32_t) link them. Functions and nodes whose calls are all
  * dropped stay in the arrays with calls == 0 (nodes unlinked from the
  * tree): views skip them. */
@@ -80,6 +88,7 @@ struct np_model_options {
     unsigned max_depth;      /* keep nesting levels 0 .. max_depth-1; 0: all */
     uint64_t min_duration_ns;
     bool exclude_switched;   /* durations without the switched-out time */
+    bool no_demangle;        /* C++ names as the ELF files have them (mangled) */
     const struct np_call_listener *listener; /* told of every kept call as it is read; NULL: none */
     bool from_samples;       /* build the profile from the samples (below), not the calls */
     struct np_source_options source; /* what np_model_load reads with */
@@ -135,9 +144,12 @@ struct np_thread {
 
 struct np_function {
     char *name;              /* what views show: the symbol (or the address in hex),
-                                with its module when another function has the same
-                                symbol: "helper [libfoo.so]" (np_model_finish) */
-    char *symbol;            /* the symbol alone (name itself when not ambiguous) */
+                                with what tells it apart when another function has
+                                the same symbol: "helper [libfoo.so]" (np_model_finish) */
+    char *symbol;            /* the symbol alone (name itself when not ambiguous):
+                                a C++ function's short name */
+    char *signature;         /* a C++ function's demangled signature; else symbol itself */
+    char *mangled;           /* the name in the ELF file; symbol itself when not demangled */
     char *module;            /* the ELF file, or NULL */
     char *file;              /* source file (DWARF), or NULL */
     unsigned line;
@@ -305,6 +317,14 @@ bool np_model_estimated(const struct np_model *m);
  * periods, how many. */
 const char *np_model_estimate_label(const struct np_model *m, char *buf, size_t size);
 #define NP_ESTIMATE_LABEL_MAX 224
+
+/* Whether F is a function pattern P names (common/name_match.h: a glob
+ * or a regular expression): by its symbol, its signature, its mangled
+ * name or the name shown. */
+bool np_function_matches_pattern(const struct np_function *f, const struct np_name_pattern *p);
+/* The same for the pattern PATTERN, prepared for this one question (a
+ * pattern that is not valid names nothing). */
+bool np_function_matches(const struct np_function *f, const char *pattern);
 
 static inline uint64_t np_function_avg_ns(const struct np_function *f)
 {

@@ -2,6 +2,8 @@
  * (patterns.h). */
 #include "patterns.h"
 #include "source.h"
+#include "symbols.h"
+#include <stdbool.h>
 #include <stdlib.h>
 
 struct count {
@@ -10,12 +12,33 @@ struct count {
     size_t n;
 };
 
+/* Whether P names the function whose symbol is NAME, as the model
+ * matches it: by its symbol and, for a C++ name, its signature and its
+ * short name (FULL and SHORT_NAME, NULL when it has none). */
+static bool names(const struct np_name_pattern *p, const char *name, const char *full, const char *short_name)
+{
+    return np_name_pattern_match(p, name) || (full && np_name_pattern_match(p, full)) ||
+           (short_name && np_name_pattern_match(p, short_name));
+}
+
 static void count_name(void *ctx, const char *name)
 {
     struct count *c = ctx;
-    for (size_t i = 0; i < c->n; i++)
-        if (!c->uses[i].functions && np_name_pattern_match(&c->pats[i], name))
+    char *full = NULL, *short_name = NULL;
+    bool demangled = false;
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->uses[i].functions)
+            continue;
+        if (!demangled) { /* once a name, and only when a pattern still asks */
+            demangled = true;
+            if (np_demangle(name, &full, &short_name) <= 0)
+                full = short_name = NULL;
+        }
+        if (names(&c->pats[i], name, full, short_name))
             c->uses[i].in_files++;
+    }
+    free(full);
+    free(short_name);
 }
 
 void np_patterns_init(struct np_name_pattern *pats, struct np_pattern_use *uses, char *const *include,

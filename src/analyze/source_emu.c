@@ -203,11 +203,17 @@ static int on_thread(void *ctx, uint32_t tid, const char *name)
         e->insns_out = a;
         e->nthreads = tid;
     }
+    char *full = NULL, *short_name = NULL; /* named after its entry: a C++ one as the views name it */
+    if (name && np_demangle(name, &full, &short_name) > 0)
+        name = short_name;
+    int rc = 0;
     if (e->writer && writer_rc(e, np_trace_writer_thread(e->writer, tid, name ? name : "")))
-        return -1;
-    if (e->sink && e->sink->thread)
-        return sink_rc(e, e->sink->thread(e->sink->ctx, tid, name));
-    return 0;
+        rc = -1;
+    else if (e->sink && e->sink->thread)
+        rc = sink_rc(e, e->sink->thread(e->sink->ctx, tid, name));
+    free(full);
+    free(short_name);
+    return rc;
 }
 
 static int on_enter(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint32_t address)
@@ -310,11 +316,15 @@ static void on_timer(void *ctx, struct np_cpu *cpu)
 static void where(struct emu *e, uint32_t pc, char *buf, size_t size)
 {
     struct np_symbol sym;
+    char *full = NULL, *short_name = NULL;
     np_addrspace_lookup(e->as, pc, &sym);
+    bool cxx = sym.name && np_demangle(sym.name, &full, &short_name) > 0; /* as the views name it */
     if (sym.name)
-        snprintf(buf, size, "at 0x%08" PRIx32 " in %s", pc, sym.name);
+        snprintf(buf, size, "at 0x%08" PRIx32 " in %s", pc, cxx ? short_name : sym.name);
     else
         snprintf(buf, size, "at 0x%08" PRIx32 " (in no function)", pc);
+    free(full);
+    free(short_name);
 }
 
 static void run_error(struct emu *e, struct np_emu_result *r, enum np_cpu_stop stop)

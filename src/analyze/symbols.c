@@ -14,6 +14,7 @@
 #include "containers.h"
 #include "textfmt.h"
 #include "common/debug_file.h"
+#include "common/demangle.h"
 #include "common/elf_symtab.h"
 #include "common/trace_format.h"
 #include <elf.h>
@@ -439,12 +440,50 @@ void np_addrspace_lookup(struct np_addrspace *a, uint64_t addr, struct np_symbol
     source_line(map->file, out->elf_addr, out);
 }
 
+/* The C++ library's demangler (libstdc++'s, linked in: the analysis
+ * library links it). */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+int np_demangle(const char *name, char **full, char **short_name)
+{
+    int status = 0;
+    *full = *short_name = NULL;
+    if (!np_is_mangled(name))
+        return 0;
+    char *d = __cxa_demangle(name, NULL, NULL, &status);
+    if (!d)
+        return status == -1 ? -1 : 0; /* -1: out of memory; -2: not a name it knows */
+    size_t size = strlen(d) + 1;
+    char *s = malloc(size);
+    if (!s) {
+        free(d);
+        return -1;
+    }
+    np_demangled_short(d, s, size);
+    *full = d;
+    *short_name = s;
+    return 1;
+}
+
+/* Whether the function called RAW is the one NAME names: RAW itself, or
+ * its demangled signature or short name. */
+static bool is_named(const char *raw, const char *name)
+{
+    char *full, *short_name;
+    if (strcmp(raw, name) == 0)
+        return true;
+    bool same = np_demangle(raw, &full, &short_name) > 0 && (!strcmp(full, name) || !strcmp(short_name, name));
+    free(full);
+    free(short_name);
+    return same;
+}
+
 uint64_t np_addrspace_address_of(struct np_addrspace *a, const char *name)
 {
     for (size_t m = 0; m < a->n; m++) {
         const struct elf_file *f = a->maps[m].file;
         for (size_t i = 0; f && i < f->funcs.n; i++)
-            if (strcmp(f->names[i], name) == 0)
+            if (is_named(f->names[i], name))
                 return f->funcs.v[i].addr + a->maps[m].bias;
     }
     return 0;

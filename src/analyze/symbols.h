@@ -45,7 +45,8 @@ int np_addrspace_map(struct np_addrspace *a, const struct np_trace_module *m);
 void np_addrspace_lookup(struct np_addrspace *a, uint64_t addr, struct np_symbol *out);
 
 /* The run-time address of the function called NAME (the first module
- * that has one), or 0. */
+ * that has one; a C++ function by its mangled name, its demangled
+ * signature or its short name, as np_demangle gives them), or 0. */
 uint64_t np_addrspace_address_of(struct np_addrspace *a, const char *name);
 
 /* The module (its path, or NULL outside every module) holding ADDR, and
@@ -67,6 +68,12 @@ void np_addrspace_line(struct np_addrspace *a, uint64_t addr, struct np_source_l
  * (the files the address spaces over it mapped, each once); returns how
  * many files that was. */
 unsigned np_symbols_each_function(struct np_symbols *s, void (*each)(void *ctx, const char *name), void *ctx);
+/* NAME demangled, when it is a C++ name (Itanium ABI: "_Z..."), by the
+ * C++ library's __cxa_demangle: its signature ("Parser::parse(int)
+ * const") in *FULL and its short name ("Parser::parse",
+ * common/demangle.h) in *SHORT, both to free. 1 when demangled; 0 when
+ * NAME is no mangled name (both NULL); -1 when out of memory. */
+int np_demangle(const char *name, char **full, char **short_name);
 
 /* What gmon.out needs to know of an ELF file. */
 struct np_elf_text {

@@ -47,6 +47,7 @@ static void usage(FILE *out)
           "  -F, --filter=PATTERN   only the blocks of functions matching PATTERN (a\n"
           "                 glob, or a regular expression: docs/analysis.md)\n"
           "  -N, --notrace=PATTERN  not the blocks of functions matching PATTERN\n"
+          "  --no-demangle  C++ names as the program's symbols have them (mangled)\n"
           "  --strict       exit with status 3 when the trace lost anything (block\n"
           "                 executions not counted, ...) or a pattern matched no\n"
           "                 function; the output is still written\n"

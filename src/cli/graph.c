@@ -219,8 +219,8 @@ static int print_graph(struct graph *g, const char *glob)
     size_t shown = 0;
     for (size_t i = 0; i < g->count; i++) {
         const struct np_function *fn = &g->fns[g->order[i]];
-        /* the symbol or the name shown (with its module when ambiguous) */
-        if (glob && !np_name_pattern_match(&pat, fn->symbol) && !np_name_pattern_match(&pat, fn->name))
+        /* the symbol, signature, mangled name or the name shown (model.h) */
+        if (glob && !np_function_matches_pattern(fn, &pat))
             continue;
         if (!shown++) {
             char t[NP_DURATION_MAX];

@@ -337,6 +337,12 @@ static void print_json(const struct report *r, const struct np_model *m, const s
         json_key("symbol");
         np_json_string(stdout, f->symbol);
         putchar(',');
+        json_key("signature");
+        np_json_string(stdout, f->signature);
+        putchar(',');
+        json_key("mangled");
+        np_json_string(stdout, f->mangled);
+        putchar(',');
         json_u64("calls", f->calls, ",");
         json_u64("total_ns", f->total_ns, ",");
         json_u64("self_ns", f->self_ns, ",");

@@ -23,7 +23,8 @@ enum {
     OPT_STRICT,
     OPT_CLOCK,
     OPT_METRIC,
-    OPT_ELF
+    OPT_ELF,
+    OPT_NO_DEMANGLE
 };
 
 static const struct np_cli_option common_options[] = {
@@ -37,6 +38,7 @@ static const struct np_cli_option common_options[] = {
     { "clock", 0, NP_CLI_VALUE, OPT_CLOCK },
     { "metric", 0, NP_CLI_VALUE, OPT_METRIC },
     { "elf", 0, NP_CLI_VALUE, OPT_ELF },
+    { "no-demangle", 0, NP_CLI_NO_VALUE, OPT_NO_DEMANGLE },
 };
 #define NCOMMON (sizeof common_options / sizeof common_options[0])
 
@@ -128,6 +130,9 @@ static int common_option(struct np_view *v, int c, const char *arg)
         return 0;
     case OPT_STRICT:
         v->strict = true;
+        return 0;
+    case OPT_NO_DEMANGLE:
+        v->opt.no_demangle = true;
         return 0;
     default:
         return 1;

@@ -1,5 +1,6 @@
 /* view.h - what every command that reads a trace shares: the model's
- * options (--tid, -F, -N, --depth, --min-duration, --exclude-switched)
+ * options (--tid, -F, -N, --depth, --min-duration, --exclude-switched,
+ * --no-demangle)
  * and the source's (--clock, --metric), read through options.h with the
  * command's own, positional arguments, one-line diagnostics, the
  * progress bar, the loading of the model (and the line for a -F or -N
@@ -26,7 +27,9 @@
 #define NP_VIEW_OPTIONS_HELP                                                          \
     "  --tid=LIST     only these threads (ids separated by commas)\n"                 \
     "  -F, --filter=PATTERN   only calls made inside functions matching PATTERN (a\n" \
-    "                 glob, or a regular expression: docs/analysis.md)\n"             \
+    "                 glob, or a regular expression: docs/analysis.md; a C++\n"      \
+    "                 function by its name, Parser::parse, signature or mangled\n"    \
+    "                 name)\n"                                                        \
     "  -N, --notrace=PATTERN  leave out functions matching PATTERN and what they\n"  \
     "                 call\n"                                                         \
     "  --depth=N      only the outermost N levels of calls (1: a thread's outermost\n" \
@@ -43,6 +46,7 @@
     "  --elf=FILE     PATH is the captured output of a Cortex-M firmware that\n"       \
     "                 recorded its trace (np_trace_init), FILE its ELF; as\n"           \
     "                 `nanoprof import PATH --elf FILE` reads it\n"                      \
+    "  --no-demangle  C++ names as the program's symbols have them (mangled)\n"    \
     "  --strict       exit with status 3 when the trace lost anything (events\n"        \
     "                 dropped, a file cut short, ...) or a -F or -N pattern matched\n"  \
     "                 no function; the output is still written\n"                       \

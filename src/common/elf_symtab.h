@@ -8,7 +8,17 @@
  * over .dynsym's, a global over a weak over a local name, a plain name
  * over a versioned one. A versioned name (name@@VERSION, as glibc's
  * debug file has them) is named without its version. On ARM the Thumb
- * bit is cleared. A function of size 0 holds its address only. */
+ * bit is cleared (labels have none). A function of size 0 holds its
+ * address only.
+ *
+ * Labels are functions too, as gprof and objdump name them: global and
+ * weak symbols without a type (STT_NOTYPE) in a section of code, as
+ * hand-written assembly defines them. Never a local one (a loop's label
+ * would cut its function in two), an ARM mapping symbol ($a, $t, $d, $x),
+ * a section's or a file's symbol. A typed function at the same address
+ * wins, and a label inside a sized function is a label of its code, not
+ * a function. A label holds its addresses up to the next function, and
+ * no further than its section's end. */
 #ifndef NP_COMMON_ELF_SYMTAB_H
 #define NP_COMMON_ELF_SYMTAB_H
 
@@ -20,8 +30,9 @@ struct np_elf_func {
     uint64_t addr, size;
     const char *name;  /* in libelf's string table: LEN bytes are the name */
     uint32_t len;      /* without the version */
-    uint32_t rank;     /* lower wins among aliases */
+    uint32_t rank;     /* lower wins among aliases; NP_ELF_RANK_LABEL: a label */
 };
+#define NP_ELF_RANK_LABEL 16u
 
 struct np_elf_funcs {
     struct np_elf_func *v; /* sorted by address */

@@ -260,13 +260,19 @@ static unsigned match_bits(uint64_t addr, int named, int mode)
     }
     if (mode == NP_REC_FATAL)
         return 0; /* no look-up in a signal handler */
-    char name[512];
+    char name[512], full[1024], short_name[512];
     if (named)
         snprintf(name, sizeof name, "%.*s", NP_TRACE_NAME_MAX, (const char *)(uintptr_t)addr);
     else if (!np_port_symbolize((const void *)(uintptr_t)addr, name, sizeof name))
         snprintf(name, sizeof name, "0x%llx", (unsigned long long)addr);
-    unsigned bits = (any_match(np_rec_cfg.filter, np_rec_cfg.nfilter, name) ? MATCH_F : 0) |
-                    (any_match(np_rec_cfg.notrace, np_rec_cfg.nnotrace, name) ? MATCH_N : 0);
+    /* a C++ function: by its mangled name, its signature or its short name */
+    const char *names[3] = { name, NULL, NULL };
+    if (!named && np_posix_demangle(name, full, sizeof full, short_name, sizeof short_name))
+        names[1] = full, names[2] = short_name;
+    unsigned bits = 0;
+    for (int k = 0; k < 3 && names[k]; k++)
+        bits |= (any_match(np_rec_cfg.filter, np_rec_cfg.nfilter, names[k]) ? MATCH_F : 0) |
+                (any_match(np_rec_cfg.notrace, np_rec_cfg.nnotrace, names[k]) ? MATCH_N : 0);
     if (ncached >= CACHE_SIZE / 4 * 3) {
         memset(cache, 0, sizeof cache);
         ncached = 0;

@@ -19,10 +19,12 @@
 #define _GNU_SOURCE
 #include "../port.h"
 #include "../../common/debug_file.h"
+#include "../../common/demangle.h"
 #include "../../common/elf_symtab.h"
 #include "modules.h"
 #include "posix.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -495,6 +497,44 @@ int np_port_symbolize_at(const void *addr, char *buf, size_t len, uint64_t *offs
 int np_port_symbolize(const void *addr, char *buf, size_t len)
 {
     return np_port_symbolize_at(addr, buf, len, NULL);
+}
+
+/* ---- C++ names ------------------------------------------------------------ */
+
+typedef char *(*cxa_demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
+static cxa_demangle_fn cxa_demangle; /* once found */
+
+/* The C++ library's demangler, when the program has one loaded: a C++
+ * program's libstdc++ (or libc++abi), global or, loaded by dlopen, local
+ * to it. Not found, it is looked for again the next time: a library
+ * loaded since may bring it. */
+static cxa_demangle_fn find_demangler(void)
+{
+    cxa_demangle_fn fn = __atomic_load_n(&cxa_demangle, __ATOMIC_ACQUIRE);
+    if (fn)
+        return fn;
+    void *lib = NULL;
+    fn = (cxa_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    if (!fn && (lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD)) != NULL)
+        fn = (cxa_demangle_fn)dlsym(lib, "__cxa_demangle"); /* kept open: the pointer stays good */
+    if (fn)
+        __atomic_store_n(&cxa_demangle, fn, __ATOMIC_RELEASE);
+    return fn;
+}
+
+int np_posix_demangle(const char *name, char *full, size_t full_len, char *short_name, size_t short_len)
+{
+    cxa_demangle_fn fn = np_is_mangled(name) ? find_demangler() : NULL;
+    int status;
+    char *d = fn && full_len && short_len ? fn(name, NULL, NULL, &status) : NULL;
+    if (!d)
+        return 0;
+    size_t n = strlen(d) < full_len - 1 ? strlen(d) : full_len - 1;
+    memcpy(full, d, n);
+    full[n] = 0;
+    np_demangled_short(d, short_name, short_len); /* from the whole signature */
+    free(d);
+    return 1;
 }
 
 /* ---- hardware event counters -------------------------------------------
