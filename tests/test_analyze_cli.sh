@@ -95,7 +95,7 @@ status_loss "truncated: a warning, then the loss" 0 "warning: .*offset [0-9]*: f
     "1 of 1 trace file cut short in 2 of 2 threads"
 [ "$(wc -l <"$tmp/out")" -gt 1 ] && ok "truncated: prefix reported" || bad "truncated: prefix reported"
 run "$tmp/version"
-status "unknown version: error" 1 "1.npt: offset 8: trace format version 2"
+status "unknown version: error" 1 "1.npt: offset 8: trace format version 3"
 [ -s "$tmp/out" ] && bad "unknown version: no report" || ok "unknown version: no report"
 run "$tmp/corrupt" --format=csv
 status_loss "corrupt: error, and the loss" 1 "1.npt: offset [0-9]*: unknown event kind 7" \

@@ -1,7 +1,8 @@
 /* test_crc32c.c - the trace format's checksum (common/crc32c.h): the known
  * values of CRC-32C, every way it is computed giving the same (the
  * target's nibble table, slicing by 8, the CPU's instruction when it has
- * one), in any pieces, at any alignment. */
+ * one), in any pieces, at any alignment; the constants and the worked
+ * example of docs/trace-format.md. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "common/crc32c.h"
+#include "common/trace_format.h"
 
 /* The bit-by-bit definition: reflected 0x82F63B78, from and to ~0. */
 static uint32_t by_bits(const uint8_t *p, size_t n)
@@ -81,11 +83,35 @@ static void paths_agree(void **state)
     }
 }
 
+/* docs/trace-format.md's numbers. */
+static void format_values(void **state)
+{
+    (void)state;
+    uint8_t h[NP_TRACE_HEADER_SIZE];
+    np_trace_file_header(h);
+    assert_int_equal(np_crc32c(h, 12), NP_TRACE_HEADER_CRC);
+    assert_int_equal(NP_TRACE_HEADER_CRC, 0xD0DDB374u);
+    assert_true(np_trace_header_sum_ok(h));
+    /* the worked example: END at tick 1000, 0 lost, ns_per_tick 1.0 */
+    static const uint8_t end[] = { 0x05, 0, 0, 0, 0x18, 0, 0, 0, 0x01, 0x30, 0xa4, 0x1b, 0xe8, 0x03, 0, 0, 0, 0,
+                                   0,    0, 0, 0, 0,    0, 0, 0, 0,    0,    0,    0,    0,    0,    0, 0, 0xf0, 0x3f };
+    uint8_t c[sizeof end];
+    np_trace_chunk_header(c, NP_CHUNK_END, 24);
+    np_put_u64(c + 12, 1000);
+    np_put_u64(c + 20, 0);
+    np_put_u64(c + 28, 0x3ff0000000000000ull);
+    np_trace_chunk_seal(c);
+    assert_memory_equal(c, end, sizeof end);
+    assert_int_equal(np_get_u32(c + 8), 0x1BA43001u);
+    assert_true(np_trace_chunk_sum_ok(c, c + 12));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(known_values),
         cmocka_unit_test(paths_agree),
+        cmocka_unit_test(format_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
