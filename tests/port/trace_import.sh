@@ -220,9 +220,12 @@ if [ -f "$good/capture" ]; then
     # 3, and the counts are exact but for the calls of that chunk
     u32() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }
     events=$(u32 "$good/capture" $((chunk + 24)))
-    size=$(($(u32 "$good/capture" $((chunk + 4))) + 12))
-    for spot in count:$((chunk + 25)) length:$((chunk + 4)); do
-        what=${spot%%:*} at=${spot#*:}
+    len=$(u32 "$good/capture" $((chunk + 4)))
+    # the bytes skipped: the chunk's; with its length one more, as many
+    # as it claims (the firmware's text follows it: no other length shows)
+    for spot in count:$((chunk + 25)):$((len + 12)) length:$((chunk + 4)):$(((len ^ 1) + 12)); do
+        what=${spot%%:*} rest=${spot#*:}
+        at=${rest%%:*} size=${rest#*:}
         cp "$good/capture" "$bad/$what"
         byte=$(od -An -tu1 -j "$at" -N1 "$bad/$what" | tr -d ' ')
         printf "\\$(printf %o $((byte ^ 1)))" | dd of="$bad/$what" bs=1 seek="$at" conv=notrunc 2> /dev/null
