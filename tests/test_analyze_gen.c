@@ -262,6 +262,17 @@ static void ties(struct tb *b)
 
 /* Small traces for the fuzzer to start from: valid ones using every
  * chunk and event kind, and a few damaged ones. */
+/* The offset of the Nth (from 1) chunk of TYPE in B. */
+static size_t nth_chunk(const struct tb *b, uint32_t type, int n)
+{
+    size_t hs = np_trace_chunk_header_size(b->version ? b->version : NP_TRACE_VERSION);
+    for (size_t at = NP_TRACE_HEADER_SIZE; at + hs <= b->len; at += hs + np_get_u32(b->data + at + 4))
+        if (np_get_u32(b->data + at) == type && !--n)
+            return at;
+    fprintf(stderr, "test_analyze_gen: no such chunk\n");
+    exit(1);
+}
+
 /* A BLOCKS chunk that claims 3 blocks and holds 2. */
 static void blocks_corrupt(struct tb *b)
 {
@@ -418,7 +429,7 @@ static void gmon(struct tb *b)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|ties|blocks|blocks_corrupt|samples|samples_calls|gmon|gmon_empty|gmon_saturate|lossy|big|deep|deep-N|deepab-N|deepmix|twins|hostile|corpus DIR\n", stderr);
+        fputs("usage: test_analyze_gen sample|noend|truncated|v1|damaged|impossible|version|corrupt|ties|blocks|blocks_corrupt|samples|samples_calls|gmon|gmon_empty|gmon_saturate|lossy|big|deep|deep-N|deepab-N|deepmix|twins|hostile|corpus DIR\n", stderr);
         return 2;
     }
     const char *kind = argv[1];
@@ -429,6 +440,19 @@ int main(int argc, char **argv)
     if (!strcmp(kind, "sample") || !strcmp(kind, "noend") || !strcmp(kind, "truncated")) {
         sample(&b, strcmp(kind, "sample") == 0);
         save(&b, "4242.npt", !strcmp(kind, "truncated") ? b.len - 5 : b.len);
+    } else if (!strcmp(kind, "v1")) { /* the sample trace in version 1 */
+        b.version = NP_TRACE_VERSION_V1;
+        sample(&b, true);
+        save(&b, "4242.npt", b.len);
+    } else if (!strcmp(kind, "damaged")) { /* a bit of thread 100's second chunk, the third */
+        sample(&b, true);
+        b.data[nth_chunk(&b, NP_CHUNK_EVENTS, 3) + NP_TRACE_CHUNK_HEADER + 21 + 2] ^= 0x08;
+        save(&b, "4242.npt", b.len);
+    } else if (!strcmp(kind, "impossible")) { /* version 1, END's lost count with bit 56 flipped */
+        b.version = NP_TRACE_VERSION_V1;
+        sample(&b, true);
+        b.data[nth_chunk(&b, NP_CHUNK_END, 1) + NP_TRACE_CHUNK_HEADER_V1 + 8 + 7] ^= 0x01;
+        save(&b, "4242.npt", b.len);
     } else if (!strcmp(kind, "version")) {
         tb_header_version(&b, NP_TRACE_VERSION + 1);
         tb_info(&b, 1, 0, 1.0, 0, 0, "c", 0, NULL);
