@@ -1528,6 +1528,35 @@ static void damaged_chunk_skipped(void **state)
     tb_free(&b);
 }
 
+/* Damage everywhere (hostile input): a plausible chunk header every 12
+ * bytes, each claiming half a MiB with a checksum that fails. Looking
+ * for the next good chunk checksums at most a few times the file's bytes,
+ * so this reads at once (it would take hours otherwise); all of it is one
+ * damaged stretch, to the end. */
+static void hostile_resync(void **state)
+{
+    (void)state;
+    struct tb b;
+    tb_init(&b);
+    tb_header(&b);
+    tb_info(&b, 1, 0, 1.0, 0, 0, "c", 0, NULL);
+    size_t start = b.len;
+    uint8_t h[NP_TRACE_CHUNK_HEADER] = { 0 };
+    np_put_u32(h, NP_CHUNK_EVENTS);
+    np_put_u32(h + 4, 512u << 10);
+    for (int i = 0; i < (2 << 20) / NP_TRACE_CHUNK_HEADER; i++)
+        tb_raw(&b, h, sizeof h);
+    tb_write(&b, file_in_dir("1.npt"));
+    struct np_trace_summary sum;
+    struct np_model *m = load(file_in_dir("1.npt"), NULL, &sum);
+    assert_int_equal(sum.status, NP_TRACE_OK);
+    assert_int_equal(sum.chunks_damaged, 1);
+    assert_int_equal(sum.bytes_damaged, b.len - start);
+    assert_non_null(strstr(diags, "to the end of the file, where no whole chunk follows"));
+    np_model_free(m);
+    tb_free(&b);
+}
+
 /* Damage where a file has nothing to go on with: the header or INFO, an
  * error of the file; END, the file reads as one without END. */
 static void damaged_header_info_end(void **state)
@@ -2454,6 +2483,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(bad_chunks, setup, teardown),
         cmocka_unit_test_setup_teardown(damaged_chunk_skipped, setup, teardown),
         cmocka_unit_test_setup_teardown(damaged_header_info_end, setup, teardown),
+        cmocka_unit_test_setup_teardown(hostile_resync, setup, teardown),
         cmocka_unit_test_setup_teardown(version_1_read, setup, teardown),
         cmocka_unit_test_setup_teardown(impossible_losses, setup, teardown),
         cmocka_unit_test_setup_teardown(blocks_counts, setup, teardown),

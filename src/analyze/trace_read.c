@@ -117,6 +117,7 @@ struct reader {
     char walk_msg[NP_TRACE_MSG_MAX]; /* its line */
     uint64_t walk_end;             /* where it stopped */
     uint8_t *win;                  /* resynchronisation's window of the file */
+    uint64_t budget;               /* bytes it may still checksum in this file */
     struct np_hmap file_tids;      /* pass one: the threads the file names */
     struct np_hmap last;           /* pass two: tid -> time of its last event so far */
     uint64_t end_lost_bad;         /* END's lost count when more than possible, else 0 */
@@ -970,7 +971,7 @@ static int do_chunk(struct reader *r, const struct chunk *c, bool first)
 /* ---- pass one: the walk ------------------------------------------------------- */
 
 #define RESYNC_WINDOW (64u << 10) /* bytes of the file searched at a time for a chunk's start */
-#define RESYNC_SLACK (64u << 20)  /* bytes resynchronisation may checksum beyond 4 times those left */
+#define RESYNC_SLACK (64u << 20)  /* bytes resynchronisation may checksum beyond 4 times the file's */
 
 /* Pass one stops short of the file's end at OFF with STATUS (r->msg its
  * line): pass two reports it after the chunks before. */
@@ -982,7 +983,9 @@ static void walk_stop(struct reader *r, int status, uint64_t off)
 }
 
 /* *OK: whether a version 2 chunk whose checksum holds starts at OFF, of
- * a known type when KNOWN. Its payload goes to r->buf. 0 or a status. */
+ * a known type when KNOWN. Its payload goes to r->buf; the checksumming
+ * is paid from r->budget, and once that is spent (hostile input: damage
+ * everywhere) none is found any more. 0 or a status. */
 static int chunk_ok_at(struct reader *r, uint64_t off, bool known, bool *ok)
 {
     uint8_t h[NP_TRACE_CHUNK_HEADER];
@@ -994,8 +997,9 @@ static int chunk_ok_at(struct reader *r, uint64_t off, bool known, bool *ok)
     if (st)
         return st;
     if (np_trace_chunk_check(h, sizeof h, r->size - off, &c.type, &c.len) != NP_CHUNK_WHOLE ||
-        (known && !np_trace_chunk_name(c.type)))
+        (known && !np_trace_chunk_name(c.type)) || c.len > r->budget)
         return 0;
+    r->budget -= c.len;
     if ((st = load_payload(r, &c)))
         return st;
     *ok = np_trace_chunk_sum_ok(h, r->buf);
@@ -1004,11 +1008,10 @@ static int chunk_ok_at(struct reader *r, uint64_t off, bool known, bool *ok)
 
 /* Resynchronisation: the first offset from FROM on where a chunk of a
  * known type whose checksum holds starts, into *AT; the file's size when
- * there is none (or when finding it would checksum more than a few times
- * the bytes left: hostile input). 0 or a status. */
+ * there is none (or when finding it would spend the budget). 0 or a
+ * status. */
 static int resync(struct reader *r, uint64_t from, uint64_t *at)
 {
-    uint64_t budget = 4 * (r->size - from) + RESYNC_SLACK;
     *at = r->size;
     if (!r->win && !(r->win = malloc(RESYNC_WINDOW)))
         return fail(r, NP_TRACE_ENOMEM, from, "out of memory");
@@ -1021,10 +1024,8 @@ static int resync(struct reader *r, uint64_t from, uint64_t *at)
         for (size_t i = 0; i <= last; i++) {
             if (!np_trace_chunk_plausible(r->win + i, r->size - from - i))
                 continue;
-            uint32_t len = np_get_u32(r->win + i + 4);
-            if (len > budget)
+            if (np_get_u32(r->win + i + 4) > r->budget)
                 return 0;
-            budget -= len;
             bool ok;
             if ((st = chunk_ok_at(r, from + i, true, &ok)))
                 return st;
@@ -1127,6 +1128,7 @@ static bool take_damage(struct reader *r, struct chunk *c, enum np_chunk_check k
 static void walk_file(struct reader *r, uint64_t pos)
 {
     bool checked = r->version > NP_TRACE_VERSION_V1, end = false, nomem = false;
+    r->budget = 4 * r->size + RESYNC_SLACK;
     r->nitems = r->nchunks = 0;
     r->walk_status = NP_TRACE_OK;
     np_hmap_clear(&r->file_tids);

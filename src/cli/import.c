@@ -171,6 +171,7 @@ struct np_import {
     size_t trace_at;          /* the file header's offset */
     unsigned version, hsize;  /* the trace's format version; its chunk headers' bytes */
     uint64_t budget;          /* bytes the search for chunks may still checksum */
+    bool spent;               /* it is spent: no more chunks are found */
     size_t damaged, damaged_bytes; /* stretches of damage, copied for the reader to skip */
     /* what was found */
     size_t chunks, skipped, events_chunks;
@@ -334,13 +335,30 @@ struct next {
     uint32_t type, len;       /* the chunk's */
 };
 
+/* np_trace_chunk_at for the chunk at AT, its checksumming paid from the
+ * budget: once that is spent (hostile input), nothing is a chunk any
+ * more (NP_CHUNK_CUT_HEADER, and im->spent). */
+static enum np_chunk_check chunk_at(struct np_import *im, size_t at, uint32_t *type, uint32_t *len)
+{
+    uint64_t left = im->len - at;
+    if (im->version > NP_TRACE_VERSION_V1 && left >= im->hsize && np_get_u32(im->cap + at + 4) <= left - im->hsize) {
+        uint32_t claim = np_get_u32(im->cap + at + 4);
+        if (im->spent || claim > im->budget) {
+            im->spent = true;
+            return NP_CHUNK_CUT_HEADER;
+        }
+        im->budget -= claim;
+    }
+    return np_trace_chunk_at(im->cap + at, left, im->version, type, len);
+}
+
 /* Whether a whole chunk, its checksum good, starts at AT (or the capture
  * ends there). */
 static bool good_at(struct np_import *im, size_t at)
 {
     uint32_t type, len;
-    return at == im->len || (chunk_start(im->cap + at, im->len - at) &&
-                             np_trace_chunk_at(im->cap + at, im->len - at, im->version, &type, &len) == NP_CHUNK_WHOLE);
+    return at == im->len ||
+           (chunk_start(im->cap + at, im->len - at) && chunk_at(im, at, &type, &len) == NP_CHUNK_WHOLE);
 }
 
 /* The first thing from AT on: a whole chunk (of version 2: its checksum
@@ -359,15 +377,9 @@ static struct next find_next(struct np_import *im, size_t at)
         if (!chunk_start(im->cap + p, im->len - p))
             continue;
         uint32_t type = 0, len = 0;
-        uint64_t left = im->len - p;
-        /* hostile input: bounded checksumming, then nothing more is found */
-        if (checked && left >= im->hsize && np_get_u32(im->cap + p + 4) <= left - im->hsize) {
-            uint32_t claim = np_get_u32(im->cap + p + 4);
-            if (claim > im->budget)
-                break;
-            im->budget -= claim;
-        }
-        enum np_chunk_check k = np_trace_chunk_at(im->cap + p, left, im->version, &type, &len);
+        enum np_chunk_check k = chunk_at(im, p, &type, &len);
+        if (im->spent)
+            break;
         if (k == NP_CHUNK_WHOLE)
             return (struct next){ NEXT_CHUNK, p, type, len };
         if (!checked)
@@ -400,7 +412,7 @@ static int between(struct np_import *im, size_t from, size_t to)
     uint32_t type, len;
     char what[96];
     const char *name = chunk_start(p + at, to - at) ? np_trace_chunk_name(np_get_u32(p + at)) : NULL;
-    enum np_chunk_check k = name ? np_trace_chunk_at(p + at, im->len - at, im->version, &type, &len) : NP_CHUNK_CUT;
+    enum np_chunk_check k = name ? chunk_at(im, at, &type, &len) : NP_CHUNK_CUT;
     if (!name)
         snprintf(what, sizeof what, "bytes that are neither a chunk nor text");
     else if (k == NP_CHUNK_DAMAGED)
