@@ -2203,6 +2203,14 @@ static void every_cut(void **state)
     tb_free(&b);
 }
 
+/* Rounds of random damage: fewer under the sanitizers, each of whose
+ * loads takes several times as long. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define DAMAGE_ROUNDS 600
+#else
+#define DAMAGE_ROUNDS 3000
+#endif
+
 static void random_damage(void **state)
 {
     (void)state;
@@ -2211,7 +2219,7 @@ static void random_damage(void **state)
     uint8_t *copy = malloc(b.len);
     uint32_t seed = 12345;
     int errors = 0;
-    for (int round = 0; round < 3000; round++) {
+    for (int round = 0; round < DAMAGE_ROUNDS; round++) {
         memcpy(copy, b.data, b.len);
         int flips = 1 + round % 3;
         for (int i = 0; i < flips; i++) {
@@ -2236,7 +2244,7 @@ static void random_damage(void **state)
         check_self_sum(m);
         np_model_free(m);
     }
-    assert_int_equal(errors, 3000); /* the checksums see all of it */
+    assert_int_equal(errors, DAMAGE_ROUNDS); /* the checksums see all of it */
     free(copy);
     tb_free(&b);
 }

@@ -1138,7 +1138,9 @@ static void walk_file(struct reader *r, uint64_t pos)
         uint8_t h[NP_TRACE_CHUNK_HEADER];
         const uint8_t *loaded = NULL;
         int st = left >= r->hsize ? read_at(r, h, r->hsize, pos) : 0;
-        enum np_chunk_check k = np_trace_chunk_check(left >= r->hsize ? h : NULL, r->hsize, left, &c.type, &c.len);
+        enum np_chunk_check k = NP_CHUNK_CUT_HEADER;
+        if (!st)
+            k = np_trace_chunk_check(left >= r->hsize ? h : NULL, r->hsize, left, &c.type, &c.len);
         if (!st && k == NP_CHUNK_WHOLE && checked && !(st = load_payload(r, &c))) {
             loaded = r->buf;
             if (!np_trace_chunk_sum_ok(h, r->buf))
