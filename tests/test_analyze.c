@@ -1606,6 +1606,7 @@ static void version_1_read(void **state)
     expect_two_threads_whole(m);
     np_model_free(m);
     /* the writers write version 2 */
+    tb_free(&b);
     two_threads(&b, NP_TRACE_VERSION);
     assert_int_equal(NP_TRACE_VERSION, 2);
     tb_write(&b, file_in_dir("1.npt"));
