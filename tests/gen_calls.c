@@ -65,6 +65,7 @@ static void put_chunk(FILE *out, struct tb *c, uint32_t tid, uint64_t base)
 {
     np_put_u32(c->data + NP_TRACE_CHUNK_HEADER, tid);
     np_put_u64(c->data + NP_TRACE_CHUNK_HEADER + 4, base);
+    np_trace_chunk_seal(c->data);
     if (fwrite(c->data, 1, c->len, out) != c->len) {
         perror("gen_calls: write");
         exit(1);

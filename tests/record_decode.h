@@ -243,7 +243,7 @@ static int dec_file(const char *path, struct dec_file *f)
     int rc = 0, chunks = 0;
     if (n < NP_TRACE_HEADER_SIZE || memcmp(buf, NP_TRACE_MAGIC, NP_TRACE_MAGIC_LEN) != 0 ||
         np_get_u16(buf + 8) != NP_TRACE_VERSION || np_get_u16(buf + 10) != NP_TRACE_HEADER_SIZE ||
-        np_get_u32(buf + 12) != 0) {
+        np_get_u32(buf + 12) != np_crc32c(buf, 12)) {
         rc = dec_fail(f, "bad file header");
         goto out;
     }
@@ -255,6 +255,14 @@ static int dec_file(const char *path, struct dec_file *f)
         uint32_t type = np_get_u32(buf + off), len = np_get_u32(buf + off + 4);
         if (len > NP_TRACE_CHUNK_MAX || n - off - NP_TRACE_CHUNK_HEADER < len) {
             rc = dec_fail(f, "chunk at %zu cut short or too long (%u)", off, len);
+            goto out;
+        }
+        /* the checksum as docs/trace-format.md computes it: CRC-32C of
+         * the type and length, then the payload */
+        uint32_t sum = np_crc32c_update(np_crc32c_update(~0u, buf + off, 8), buf + off + 12, len) ^ ~0u;
+        if (np_get_u32(buf + off + 8) != sum) {
+            rc = dec_fail(f, "chunk at %zu: checksum 0x%08x, its bytes give 0x%08x", off, np_get_u32(buf + off + 8),
+                          sum);
             goto out;
         }
         const uint8_t *p = buf + off + NP_TRACE_CHUNK_HEADER, *e = p + len;

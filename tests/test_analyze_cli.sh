@@ -12,7 +12,7 @@ np_cmd=report
 need jq script
 
 mkdir -p "$tmp/home"
-for kind in sample noend truncated version corrupt; do
+for kind in sample noend truncated version corrupt v1 damaged impossible; do
     "$gen" "$kind" "$tmp/$kind" || { echo "FAIL generating $kind"; exit 1; }
 done
 
@@ -95,8 +95,29 @@ status_loss "truncated: a warning, then the loss" 0 "warning: .*offset [0-9]*: f
     "1 of 1 trace file cut short in 2 of 2 threads"
 [ "$(wc -l <"$tmp/out")" -gt 1 ] && ok "truncated: prefix reported" || bad "truncated: prefix reported"
 run "$tmp/version"
-status "unknown version: error" 1 "1.npt: offset 8: trace format version 2"
+status "unknown version: error" 1 "1.npt: offset 8: trace format version 3"
 [ -s "$tmp/out" ] && bad "unknown version: no report" || ok "unknown version: no report"
+# version 1: read as ever, one note; a damaged chunk: said with its
+# offset, skipped, counted among the losses (--strict: 3); a loss count
+# no thread can have had (a bit of END's flipped, in version 1 which has
+# no checksum to find it): damage, not 72057594037927936 events lost
+run "$tmp/v1" --format=csv
+status "version 1: read, and a note" 0 "note: .*/4242.npt: trace format version 1: chunks carry no checksums, damage may go unseen$"
+cmp -s "$tmp/out" "$tmp/csv" && ok "version 1: the same report" || bad "version 1: the same report"
+run "$tmp/damaged" --strict --format=csv
+status_loss "damaged chunk: said, then the loss, exit 3" 3 \
+    "warning: .*/4242.npt: offset [0-9]*: damaged EVENTS chunk of thread 100 (checksum mismatch): skipped its [0-9]* bytes$" \
+    "1 damaged chunk skipped ([0-9]* bytes) in 1 of 2 threads (tid 100); calls around the losses are closed at the loss points$"
+grep -q '^sample_square,2,50,40,' "$tmp/out" && ! grep -q '^sample_fib,' "$tmp/out" &&
+    ok "damaged chunk: the rest read exactly" || { bad "damaged chunk: the rest"; cat "$tmp/out"; }
+run "$tmp/impossible" --strict --format=csv
+if [ "$rc" = 3 ] && [ "$(wc -l <"$tmp/err")" = 3 ] &&
+    sed -n 2p "$tmp/err" | grep -q "warning: .*: offset [0-9]*: damaged END chunk: 72057594037927936 events lost, more than its 2 threads can have written: not counted$" &&
+    sed -n 3p "$tmp/err" | grep -q "warning: 1 damaged chunk skipped (32 bytes)$"; then
+    ok "impossible loss count: damage, said, not counted"
+else
+    bad "impossible loss count: exit $rc"; cat "$tmp/err"
+fi
 run "$tmp/corrupt" --format=csv
 status_loss "corrupt: error, and the loss" 1 "1.npt: offset [0-9]*: unknown event kind 7" \
     "1 of 1 trace file cut short in 1 of 1 thread (tid 1)$"

@@ -262,6 +262,26 @@ static void ties(struct tb *b)
 
 /* Small traces for the fuzzer to start from: valid ones using every
  * chunk and event kind, and a few damaged ones. */
+/* The offset of the Nth (from 1) chunk of TYPE in B. */
+static size_t nth_chunk(const struct tb *b, uint32_t type, int n)
+{
+    size_t hs = np_trace_chunk_header_size(b->version ? b->version : NP_TRACE_VERSION);
+    for (size_t at = NP_TRACE_HEADER_SIZE; at + hs <= b->len; at += hs + np_get_u32(b->data + at + 4))
+        if (np_get_u32(b->data + at) == type && !--n)
+            return at;
+    fprintf(stderr, "test_analyze_gen: no such chunk\n");
+    exit(1);
+}
+
+/* A BLOCKS chunk that claims 3 blocks and holds 2. */
+static void blocks_corrupt(struct tb *b)
+{
+    tb_header(b);
+    tb_info(b, 1, 0, 1.0, 0, 0, "c", 0, NULL);
+    tb_blocks(b, 0, 3, (const uint64_t[]){ 0x1000, 1, 0x2000, 2 }, 2);
+    tb_end(b, 10, 0, 1.0);
+}
+
 static void corpus(void)
 {
     struct tb b;
@@ -327,8 +347,29 @@ static void corpus(void)
     tb_free(&b);
 
     tb_init(&b);
-    tb_header_version(&b, 2);
-    save(&b, "version2.npt", b.len);
+    tb_header_version(&b, NP_TRACE_VERSION + 1);
+    save(&b, "version-next.npt", b.len);
+    tb_free(&b);
+
+    /* version 1, without checksums; damage the checksums find: a bit of
+     * an EVENTS chunk's stream, of a chunk's length (resynchronised) */
+    tb_init(&b);
+    b.version = NP_TRACE_VERSION_V1;
+    sample(&b, true);
+    save(&b, "sample-v1.npt", b.len);
+    tb_free(&b);
+    tb_init(&b);
+    sample(&b, true);
+    size_t first = NP_TRACE_HEADER_SIZE, events = 0;
+    for (size_t at = first; at + NP_TRACE_CHUNK_HEADER <= b.len && !events;
+         at += NP_TRACE_CHUNK_HEADER + np_get_u32(b.data + at + 4))
+        if (np_get_u32(b.data + at) == NP_CHUNK_EVENTS)
+            events = at;
+    b.data[events + NP_TRACE_CHUNK_HEADER + 21 + 3] ^= 0x10;
+    save(&b, "sample-damaged.npt", b.len);
+    b.data[events + NP_TRACE_CHUNK_HEADER + 21 + 3] ^= 0x10;
+    b.data[events + 5] ^= 0x02;
+    save(&b, "sample-length.npt", b.len);
     tb_free(&b);
 
     struct tb_sample s;
@@ -336,6 +377,11 @@ static void corpus(void)
     tb_init(&b);
     tb_blocks_trace(&b, &s);
     save(&b, "blocks.npt", b.len);
+    tb_free(&b);
+
+    tb_init(&b);
+    blocks_corrupt(&b);
+    save(&b, "blocks-corrupt.npt", b.len);
     tb_free(&b);
 }
 
@@ -383,7 +429,7 @@ static void gmon(struct tb *b)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fputs("usage: test_analyze_gen sample|noend|truncated|version|corrupt|ties|blocks|blocks_corrupt|samples|samples_calls|gmon|gmon_empty|gmon_saturate|lossy|big|deep|deep-N|deepab-N|deepmix|twins|hostile|corpus DIR\n", stderr);
+        fputs("usage: test_analyze_gen sample|noend|truncated|v1|damaged|impossible|version|corrupt|ties|blocks|blocks_corrupt|samples|samples_calls|gmon|gmon_empty|gmon_saturate|lossy|big|deep|deep-N|deepab-N|deepmix|twins|hostile|corpus DIR\n", stderr);
         return 2;
     }
     const char *kind = argv[1];
@@ -394,8 +440,21 @@ int main(int argc, char **argv)
     if (!strcmp(kind, "sample") || !strcmp(kind, "noend") || !strcmp(kind, "truncated")) {
         sample(&b, strcmp(kind, "sample") == 0);
         save(&b, "4242.npt", !strcmp(kind, "truncated") ? b.len - 5 : b.len);
+    } else if (!strcmp(kind, "v1")) { /* the sample trace in version 1 */
+        b.version = NP_TRACE_VERSION_V1;
+        sample(&b, true);
+        save(&b, "4242.npt", b.len);
+    } else if (!strcmp(kind, "damaged")) { /* a bit of thread 100's second chunk, the third */
+        sample(&b, true);
+        b.data[nth_chunk(&b, NP_CHUNK_EVENTS, 3) + NP_TRACE_CHUNK_HEADER + 21 + 2] ^= 0x08;
+        save(&b, "4242.npt", b.len);
+    } else if (!strcmp(kind, "impossible")) { /* version 1, END's lost count with bit 56 flipped */
+        b.version = NP_TRACE_VERSION_V1;
+        sample(&b, true);
+        b.data[nth_chunk(&b, NP_CHUNK_END, 1) + NP_TRACE_CHUNK_HEADER_V1 + 8 + 7] ^= 0x01;
+        save(&b, "4242.npt", b.len);
     } else if (!strcmp(kind, "version")) {
-        tb_header_version(&b, 2);
+        tb_header_version(&b, NP_TRACE_VERSION + 1);
         tb_info(&b, 1, 0, 1.0, 0, 0, "c", 0, NULL);
         save(&b, "1.npt", b.len);
     } else if (!strcmp(kind, "corrupt")) {
@@ -426,10 +485,7 @@ int main(int argc, char **argv)
         tb_samples_trace(&b, &s, !strcmp(kind, "samples_calls"));
         save(&b, "4545.npt", b.len);
     } else if (!strcmp(kind, "blocks_corrupt")) {
-        tb_header(&b);
-        tb_info(&b, 1, 0, 1.0, 0, 0, "c", 0, NULL);
-        tb_blocks(&b, 0, 3, (const uint64_t[]){ 0x1000, 1, 0x2000, 2 }, 2);
-        tb_end(&b, 10, 0, 1.0);
+        blocks_corrupt(&b);
         save(&b, "1.npt", b.len);
     } else if (!strcmp(kind, "gmon")) {
         gmon(&b);

@@ -250,19 +250,48 @@ static void chunk_check(void **state)
 {
     (void)state;
     uint8_t h[NP_TRACE_CHUNK_HEADER];
+    const unsigned hs = NP_TRACE_CHUNK_HEADER;
     uint32_t type = 0, len = 0;
     np_trace_chunk_header(h, NP_CHUNK_EVENTS, 100);
-    assert_int_equal(np_trace_chunk_check(h, 108, &type, &len), NP_CHUNK_WHOLE);
+    assert_int_equal(np_trace_chunk_check(h, hs, 112, &type, &len), NP_CHUNK_WHOLE);
     assert_int_equal(type, NP_CHUNK_EVENTS);
     assert_int_equal(len, 100);
-    assert_int_equal(np_trace_chunk_check(h, 200, &type, &len), NP_CHUNK_WHOLE);
-    assert_int_equal(np_trace_chunk_check(h, 107, &type, &len), NP_CHUNK_CUT); /* a byte short */
-    assert_int_equal(np_trace_chunk_check(h, 7, &type, &len), NP_CHUNK_CUT_HEADER);
-    assert_int_equal(np_trace_chunk_check(NULL, 100, &type, &len), NP_CHUNK_CUT_HEADER);
+    assert_int_equal(np_trace_chunk_check(h, hs, 200, &type, &len), NP_CHUNK_WHOLE);
+    assert_int_equal(np_trace_chunk_check(h, hs, 111, &type, &len), NP_CHUNK_CUT); /* a byte short */
+    assert_int_equal(np_trace_chunk_check(h, hs, 11, &type, &len), NP_CHUNK_CUT_HEADER);
+    assert_int_equal(np_trace_chunk_check(NULL, hs, 100, &type, &len), NP_CHUNK_CUT_HEADER);
+    /* version 1's 8-byte headers */
+    assert_int_equal(np_trace_chunk_header_size(1), 8);
+    assert_int_equal(np_trace_chunk_header_size(2), 12);
+    assert_int_equal(np_trace_chunk_check(h, 8, 108, &type, &len), NP_CHUNK_WHOLE);
+    assert_int_equal(np_trace_chunk_check(h, 8, 107, &type, &len), NP_CHUNK_CUT);
     np_trace_chunk_header(h, NP_CHUNK_END, NP_TRACE_CHUNK_MAX + 1);
-    assert_int_equal(np_trace_chunk_check(h, UINT64_MAX, &type, &len), NP_CHUNK_TOO_LONG);
+    assert_int_equal(np_trace_chunk_check(h, hs, UINT64_MAX, &type, &len), NP_CHUNK_TOO_LONG);
     np_trace_chunk_header(h, NP_CHUNK_END, 0);
-    assert_int_equal(np_trace_chunk_check(h, 8, &type, &len), NP_CHUNK_WHOLE);
+    assert_int_equal(np_trace_chunk_check(h, hs, 12, &type, &len), NP_CHUNK_WHOLE);
+
+    /* in memory, with the checksum: a flip anywhere is damage */
+    uint8_t c[NP_TRACE_CHUNK_HEADER + 5] = { 0 };
+    np_trace_chunk_header(c, NP_CHUNK_THREAD, 5);
+    memcpy(c + NP_TRACE_CHUNK_HEADER, "\7\0\0\0x", 5);
+    np_trace_chunk_seal(c);
+    assert_int_equal(np_trace_chunk_at(c, sizeof c, NP_TRACE_VERSION, &type, &len), NP_CHUNK_WHOLE);
+    assert_true(np_trace_chunk_plausible(c, sizeof c));
+    for (size_t bit = 0; bit < 8 * sizeof c; bit++) {
+        c[bit / 8] ^= (uint8_t)(1u << bit % 8);
+        enum np_chunk_check k = np_trace_chunk_at(c, sizeof c, NP_TRACE_VERSION, &type, &len);
+        assert_true(k != NP_CHUNK_WHOLE);
+        c[bit / 8] ^= (uint8_t)(1u << bit % 8);
+    }
+    /* version 1 has no checksum to fail */
+    c[NP_TRACE_CHUNK_HEADER] ^= 1;
+    assert_int_equal(np_trace_chunk_at(c, sizeof c, NP_TRACE_VERSION, &type, &len), NP_CHUNK_DAMAGED);
+    np_put_u32(c + 4, 1); /* as version 1: type, length 1, one byte */
+    assert_int_equal(np_trace_chunk_at(c, 9, 1, &type, &len), NP_CHUNK_WHOLE);
+    /* a type no reader knows is no place to resynchronise */
+    np_trace_chunk_header(c, 77, 5);
+    np_trace_chunk_seal(c);
+    assert_false(np_trace_chunk_plausible(c, sizeof c));
 }
 
 /* ---- sizes ------------------------------------------------------------------------------ */

@@ -74,15 +74,15 @@ awk '/ chain_inner( \{)?$/ { d = index($0, "chain_inner") } / fdeep( \{)?$/ && d
     { bad "replay: fdeep under chain_inner"; head -20 "$tmp/replay"; }
 
 # the unwinder is in the trace: byte 12 of the SAMPLING chunk's payload
-# (trace-format.md), 2 for dwarf and 1 for fp
+# (trace-format.md: chunk headers of 12 bytes), 2 for dwarf and 1 for fp
 unwinder() {
     od -An -v -tu1 "$1"/*.npt | tr -s ' ' '\n' | awk '
         NF { b[n++] = $1 }
         END { p = 16
-              while (p + 8 <= n) {
+              while (p + 12 <= n) {
                   t = b[p] + 256 * b[p + 1]; len = b[p + 4] + 256 * b[p + 5] + 65536 * b[p + 6] + 16777216 * b[p + 7]
-                  if (t == 8) { print b[p + 8 + 12]; exit }
-                  p += 8 + len } }'
+                  if (t == 8) { print b[p + 12 + 12]; exit }
+                  p += 12 + len } }'
 }
 [ "$(unwinder "$tmp/dwarf")" = 2 ] && [ "$(unwinder "$tmp/fp")" = 1 ] && ok "SAMPLING: unwinder 2 (dwarf), 1 (fp)" ||
     bad "SAMPLING: unwinder $(unwinder "$tmp/dwarf") and $(unwinder "$tmp/fp"), want 2 and 1"

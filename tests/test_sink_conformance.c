@@ -547,19 +547,23 @@ static void writer_bytes(void **state)
     assert_int_equal(np_trace_writer_resync(w, 5, 12, 3, 1), 0);
     assert_int_equal(np_trace_writer_close(w, 20, 0, err, sizeof err), 0);
     static const uint8_t want[] = {
-        'N', 'P', 'T', 'R', 'A', 'C', 'E', 0, 1, 0, 16, 0, 0, 0, 0, 0,
-        /* INFO: pid 2, ppid 1, 1.0, tick 0, ns 0, "cycles", argc 0 */
-        1, 0, 0, 0, 42, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f,
+        /* version 2, 16 bytes, CRC-32C of those 12 bytes */
+        'N', 'P', 'T', 'R', 'A', 'C', 'E', 0, 2, 0, 16, 0, 0x74, 0xb3, 0xdd, 0xd0,
+        /* INFO: pid 2, ppid 1, 1.0, tick 0, ns 0, "cycles", argc 0; each
+         * chunk's checksum (computed apart from nanoprof's code) after
+         * its type and length */
+        1, 0, 0, 0, 42, 0, 0, 0, 0xf4, 0x59, 0xad, 0x6c, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f,
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 'c', 'y', 'c', 'l', 'e', 's', 0, 0,
         /* UNITS: "cycles", "instructions" */
-        9, 0, 0, 0, 22, 0, 0, 0, 6, 0, 'c', 'y', 'c', 'l', 'e', 's',
+        9, 0, 0, 0, 22, 0, 0, 0, 0x43, 0x9d, 0x7b, 0x2b, 6, 0, 'c', 'y', 'c', 'l', 'e', 's',
         12, 0, 'i', 'n', 's', 't', 'r', 'u', 'c', 't', 'i', 'o', 'n', 's',
         /* EVENTS: tid 5, base 10, 3 records, raw, 7 bytes: ENTRY dt 0, +0x100
          * (zigzag 0x200); COUNT dt 2 (2 << 3 | 6), 3; RESYNC dt 0 (5), 1 */
-        4, 0, 0, 0, 28, 0, 0, 0, 5, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 7, 0, 0, 0,
-        0x00, 0x80, 0x04, 0x16, 0x03, 0x05, 0x01,
+        4, 0, 0, 0, 28, 0, 0, 0, 0xff, 0xc0, 0x5f, 0x02, 5, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 7, 0,
+        0, 0, 0x00, 0x80, 0x04, 0x16, 0x03, 0x05, 0x01,
         /* END: tick 20, 0 lost, 1.0 */
-        5, 0, 0, 0, 24, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f,
+        5, 0, 0, 0, 24, 0, 0, 0, 0xb8, 0x00, 0x98, 0x0b, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0xf0, 0x3f,
     };
     FILE *f = fopen(in_dir("bytes.npt"), "rb");
     assert_non_null(f);

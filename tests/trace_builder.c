@@ -53,17 +53,28 @@ void tb_header_version(struct tb *b, uint16_t version)
     memcpy(h, NP_TRACE_MAGIC, NP_TRACE_MAGIC_LEN);
     np_put_u16(h + 8, version);
     np_put_u16(h + 10, NP_TRACE_HEADER_SIZE);
+    if (version != NP_TRACE_VERSION_V1)
+        np_put_u32(h + 12, np_crc32c(h, 12));
     put_bytes(b, h, sizeof h);
+    b->version = version;
 }
 
-void tb_header(struct tb *b) { tb_header_version(b, NP_TRACE_VERSION); }
+void tb_header(struct tb *b) { tb_header_version(b, b->version ? b->version : NP_TRACE_VERSION); }
+
+size_t tb_chunk_header(const struct tb *b, uint8_t *h, uint32_t type, const void *payload, size_t len)
+{
+    np_put_u32(h, type);
+    np_put_u32(h + 4, (uint32_t)len);
+    if (b->version == NP_TRACE_VERSION_V1)
+        return NP_TRACE_CHUNK_HEADER_V1;
+    np_put_u32(h + 8, np_trace_chunk_sum(h, payload, (uint32_t)len));
+    return NP_TRACE_CHUNK_HEADER;
+}
 
 void tb_chunk(struct tb *b, uint32_t type, const void *payload, size_t len)
 {
     uint8_t h[NP_TRACE_CHUNK_HEADER];
-    np_put_u32(h, type);
-    np_put_u32(h + 4, (uint32_t)len);
-    put_bytes(b, h, sizeof h);
+    put_bytes(b, h, tb_chunk_header(b, h, type, payload, len));
     put_bytes(b, payload, len);
 }
 
@@ -443,7 +454,7 @@ void tb_lossy_trace(struct tb *b, const struct tb_sample *s)
     tb_enter(b, 10, s->helper);
     tb_enter(b, 20, s->leaf);
     tb_exit(b, 25);
-    tb_lost(b, 30, 1000);
+    tb_lost(b, 30, 20);
     tb_enter(b, 40, s->leaf);
     tb_exit(b, 50);
     tb_exit(b, 60);
@@ -455,10 +466,10 @@ void tb_lossy_trace(struct tb *b, const struct tb_sample *s)
     tb_exit(b, 110);
     tb_events_end(b, NP_COMPRESS_ZSTD);
     tb_events_begin(b, 302, 200);
-    tb_lost(b, 200, 234);
+    tb_lost(b, 200, 150);
     tb_events_end(b, NP_COMPRESS_NONE);
     tb_thread(b, 303, "waiting");
-    tb_end(b, 300, 1334, 1.0);
+    tb_end(b, 300, 270, 1.0);
 }
 
 void tb_blocks_trace(struct tb *b, const struct tb_sample *s)

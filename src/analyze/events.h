@@ -36,7 +36,9 @@ enum np_trace_status {
 };
 
 /* NOTE: not a problem, something the user should know (an exporter
- * merged deep recursion); the reader never gives one. */
+ * merged deep recursion, a trace of a version without checksums). A
+ * damaged chunk skipped is a WARNING: the read goes on, the summary
+ * counts it. */
 enum np_diag_level { NP_DIAG_WARNING, NP_DIAG_ERROR, NP_DIAG_NOTE };
 
 #define NP_TRACE_MSG_MAX 512
@@ -176,6 +178,9 @@ struct np_trace_summary {
     unsigned files;                 /* trace files found */
     unsigned files_read;            /* files whose INFO reached the sink */
     unsigned files_unfinished;      /* files without END (a warning each) */
+    unsigned files_unchecked;       /* files of format version 1, without checksums (a note each) */
+    unsigned chunks_damaged;        /* chunks skipped as damaged (a warning each) */
+    uint64_t bytes_damaged;         /* the bytes skipped with them */
     uint64_t bytes;                 /* their total size */
     uint64_t events;                /* events delivered */
 };

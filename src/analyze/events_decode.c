@@ -93,6 +93,13 @@ uint64_t np_tick_time(const struct np_trace_process *p, uint64_t tick)
     return p->start_ns > d ? p->start_ns - d : 0;
 }
 
+uint64_t np_events_possible(const struct np_trace_process *p, uint64_t tick)
+{
+    double per_tick = p->ns_per_tick > 1 ? p->ns_per_tick : 1; /* also for NaN */
+    double n = tick > p->start_tick ? (double)(tick - p->start_tick) * per_tick : 0;
+    return n >= 0x1p63 ? UINT64_MAX : (uint64_t)n + 1;
+}
+
 /* Whether np_tick_time needs none of its care (a time before the start,
  * a value past 2^63, an overflow) for ticks from FIRST to LAST, which do
  * not decrease (unless WRAPPED past 2^64): then fast_time, monotonic,
@@ -210,10 +217,19 @@ static inline __attribute__((always_inline)) uint32_t decode(const struct np_tra
             p = rec;
             break;
         }
-        if (kind == NP_EV_ENTRY)
+        if (kind == NP_EV_ENTRY) {
             arg = addr += (uint64_t)np_unzigzag(arg);
-        else if (kind == NP_EV_SWITCH)
-            arg = counted ? 0 : np_ticks_ns(pr->ns_per_tick, arg);
+        } else if (kind >= NP_EV_LOST) { /* SWITCH or LOST: as few tests as before for EXIT */
+            if (kind == NP_EV_SWITCH) {
+                arg = counted ? 0 : np_ticks_ns(pr->ns_per_tick, arg);
+            } else if (arg > np_events_possible(pr, tick)) {
+                d->bad = NP_DECODE_BAD_LOST;
+                d->bad_value = arg;
+                tick -= v >> NP_EV_KIND_BITS; /* the tick stays before the record */
+                p = rec;
+                break;
+            }
+        }
         *e++ = (struct np_event){ counted ? count : times ? fast_time(pr, tick) : tick, arg, kind };
     }
     uint32_t n = (uint32_t)(e - ev);

@@ -62,7 +62,7 @@ int np_events_stream(struct np_stream_buf *b, const struct np_events_head *h, co
 
 /* Where decoding is in a stream. COUNT records advance the count and
  * give no event: a chunk's records are its events and those. */
-enum { NP_DECODE_GOOD, NP_DECODE_BAD_VARINT, NP_DECODE_BAD_KIND, NP_DECODE_SAMPLE };
+enum { NP_DECODE_GOOD, NP_DECODE_BAD_VARINT, NP_DECODE_BAD_KIND, NP_DECODE_SAMPLE, NP_DECODE_BAD_LOST };
 struct np_decode {
     const uint8_t *p, *end;   /* on a bad record or a sample, p is at its start */
     uint64_t tick, addr;      /* before that record */
@@ -71,14 +71,23 @@ struct np_decode {
     bool counted;             /* times are the count, not the ticks' (NP_METRIC_COUNT) */
     uint64_t pc;              /* the chunk's previous sample PC (the reader's) */
     int bad;                  /* NP_DECODE_BAD_*: stopped at a bad record;
-                                 NP_DECODE_SAMPLE: at a SAMPLE, which the reader reads */
+                                 NP_DECODE_SAMPLE: at a SAMPLE, which the reader reads;
+                                 NP_DECODE_BAD_LOST: at a LOST record of more events than
+                                 np_events_possible */
     unsigned bad_kind;
+    uint64_t bad_value;       /* NP_DECODE_BAD_LOST: its count */
     bool slow_times;          /* its times need np_tick_time's care */
 };
 
 /* Decodes up to MAX records from D, their events into EV; returns the
  * events. Times as P says, or D's count. */
 uint32_t np_events_decode(const struct np_trace_process *p, struct np_decode *d, struct np_event *ev, uint32_t max);
+
+/* The most events a thread of P can have written from P's start tick to
+ * TICK (docs/trace-format.md, "Loss counts"): one a tick or one a
+ * nanosecond, whichever is more, and one. A LOST record, or END, that
+ * claims more is damage. */
+uint64_t np_events_possible(const struct np_trace_process *p, uint64_t tick);
 
 /* Unix ns of TICK, and ns of TICKS, as P's clock says. */
 uint64_t np_tick_time(const struct np_trace_process *p, uint64_t tick);

@@ -29,6 +29,7 @@
 
 struct np_ahead {
     int fd;
+    unsigned hsize;              /* a chunk header's bytes */
     struct np_trace_process proc;
     struct np_ahead_chunk *chunks;
     size_t nchunks;
@@ -77,7 +78,7 @@ static bool read_payload(struct np_ahead *a, const struct np_ahead_chunk *c)
         return false;
     uint8_t *p = a->payload;
     size_t n = c->len;
-    off_t off = (off_t)(c->off + NP_TRACE_CHUNK_HEADER);
+    off_t off = (off_t)(c->off + a->hsize);
     while (n) {
         ssize_t got = pread(a->fd, p, n, off);
         if (got < 0 && errno == EINTR)
@@ -121,6 +122,7 @@ static bool decode_chunk(struct np_ahead *a, const struct np_ahead_chunk *c)
         b->tick = d.tick, b->addr = d.addr, b->pc = d.pc;
         b->bad = d.bad;
         b->bad_kind = d.bad_kind;
+        b->bad_value = d.bad_value;
         b->last = d.bad || i == head.count;
         publish(a);
         if (b->last)
@@ -153,12 +155,13 @@ static void free_ahead(struct np_ahead *a)
 }
 
 struct np_ahead *np_ahead_start(int fd, const struct np_trace_process *p, const struct np_ahead_chunk *chunks,
-                                size_t n)
+                                size_t n, unsigned hsize)
 {
     struct np_ahead *a = calloc(1, sizeof *a);
     if (!a)
         return NULL;
     a->fd = fd;
+    a->hsize = hsize;
     a->proc = *p;
     a->nchunks = n;
     bool ok = (a->chunks = malloc(n * sizeof *chunks)) != NULL;

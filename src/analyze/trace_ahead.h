@@ -8,9 +8,9 @@
  * longer job instead of their sum.
  *
  * It is only a cache: for each chunk it hands over the chunk's events in
- * batches, or says "not decoded" (a damaged chunk, a failed read, no
+ * batches, or says "not decoded" (a malformed chunk, a failed read, no
  * memory), and the reader then reads that chunk itself, the one way that
- * reports problems. Batches come in chunk order through a small ring
+ * reports problems. It is given only chunks whose checksums held. Batches come in chunk order through a small ring
  * (a few batches), so memory stays bounded whatever the file's size. */
 #ifndef NP_ANALYZE_TRACE_AHEAD_H
 #define NP_ANALYZE_TRACE_AHEAD_H
@@ -43,15 +43,17 @@ struct np_ahead_batch {
     uint64_t pc;
     int bad;
     unsigned bad_kind;
+    uint64_t bad_value;
 };
 
 struct np_ahead;
 
 /* Starts decoding the N chunks CHUNKS (copied) of the file open on FD,
- * whose times P gives (copied; times from ticks, never the count). NULL when it cannot start: the reader
- * then does it all itself. */
+ * whose chunk headers take HSIZE bytes and whose times P gives (copied;
+ * times from ticks, never the count). NULL when it cannot start: the
+ * reader then does it all itself. */
 struct np_ahead *np_ahead_start(int fd, const struct np_trace_process *p, const struct np_ahead_chunk *chunks,
-                                size_t n);
+                                size_t n, unsigned hsize);
 /* The next batch when it belongs to the chunk at OFF (waiting for it),
  * else NULL. Valid until np_ahead_release. */
 const struct np_ahead_batch *np_ahead_next(struct np_ahead *a, uint64_t off);

@@ -1,16 +1,26 @@
 /* trace_read.c - the trace file reader (interface and contract in
  * trace_read.h, format in docs/trace-format.md).
  *
- * Each file is read in two passes, both walking chunks with next_chunk(),
- * the one function that reads chunk headers and checks their bounds. Pass
- * one reads chunk headers only, plus the END chunk: its refined
- * ns_per_tick converts every time, so it is needed before the first event
- * is delivered; it also notes where the EVENTS chunks are, and the UNITS
- * chunk, read next: what the ticks count (and whether a second counter
- * runs beside them) decides the times too. Pass two decodes the chunks in
- * order and feeds the sink; it alone reports problems of the chunks, so
- * that everything before the damage has reached the sink when the error
- * line goes out.
+ * Each file is read in two passes. Pass one (walk_file) is the one walk
+ * of the file's chunks: it checks each chunk header's bounds and, in a
+ * file of version 2, each chunk's checksum, and lists the chunks in
+ * order, the damaged ones too (a checksum that fails, a length that
+ * cannot be), each with where the walk went on: after its length when
+ * that lands on a chunk whose checksum holds (or on the end of the
+ * file), else at the next place where a whole chunk of a known type with
+ * a good checksum starts (resynchronisation). It also reads the END
+ * chunk: its refined ns_per_tick converts every time, so it is needed
+ * before the first event is delivered; and it notes where the EVENTS
+ * chunks are, the threads, and the UNITS chunk, read next: what the ticks
+ * count (and whether a second counter runs beside them) decides the
+ * times too. Pass two takes the list in order, decodes the chunks and
+ * feeds the sink; it alone reports problems, so that everything before
+ * the damage has reached the sink when the line goes out. A damaged chunk
+ * is a warning, counted in the summary: its thread's open calls (every
+ * thread's when it does not read as an EVENTS chunk of a thread already
+ * seen) get a loss point there, a LOST of 0 events, as a LOST record
+ * does; so does a LOST record, and an END, that claims more events than
+ * the thread or process can have written (np_events_possible).
  *
  * The options act at INFO (apply_units): a clock rate makes the ticks of
  * a trace in cycles ns; the count metric delivers each thread's second
@@ -24,15 +34,16 @@
  * here as it would be without it, so problems read the same either way.
  *
  * Bytes come in with pread() into one payload buffer reused across chunks
- * and files, sized by the chunk, which next_chunk() has checked against
- * both the 64 MiB limit and the bytes left in the file. Strings are
- * copied, NUL-terminated, into an arena as large as the payload (each
- * string's 2-byte length turns into at most its terminator). An EVENTS
- * chunk's decoded stream goes to a second reused buffer; its declared
- * length is checked against the 64 MiB limit and, for zstd, against the
- * largest ratio zstd can reach, before anything is allocated. The event
- * loop consumes at least one byte per record and stops at the declared
- * count, so no input makes it spin. */
+ * and files, sized by the chunk, which pass one has checked against both
+ * the 64 MiB limit and the bytes left in the file. Strings are copied,
+ * NUL-terminated, into an arena as large as the payload (each string's
+ * 2-byte length turns into at most its terminator). An EVENTS chunk's
+ * decoded stream goes to a second reused buffer; its declared length is
+ * checked against the 64 MiB limit and, for zstd, against the largest
+ * ratio zstd can reach, before anything is allocated. The event loop
+ * consumes at least one byte per record and stops at the declared count,
+ * so no input makes it spin; resynchronisation checksums at most a few
+ * times the bytes left in the file, so none makes it crawl. */
 #define _GNU_SOURCE
 #include "trace_read.h"
 #include "common/byte_cursor.h"
@@ -59,11 +70,25 @@
 #define NO_OFFSET UINT64_MAX   /* a problem of the whole file or path */
 #define AHEAD_MIN_CHUNKS 2     /* fewer EVENTS chunks are not worth a thread */
 
+/* Why pass one found a chunk damaged. */
+enum damage {
+    DAMAGE_NONE,
+    DAMAGE_SUM,      /* its checksum fails */
+    DAMAGE_TOO_LONG, /* it claims more than NP_TRACE_CHUNK_MAX bytes */
+    DAMAGE_PAST_END  /* it claims more than the file holds, and a chunk follows */
+};
+
+/* One chunk of the file (pass one's list): a good one, or a damaged one
+ * that pass two skips. */
 struct chunk {
-    uint64_t off; /* of its header in the file */
-    uint32_t type;
+    uint64_t off;    /* of its header in the file */
+    uint32_t type;   /* as read (a damaged one's may be wrong) */
     uint32_t len;
-    bool eof;     /* no chunk: the file ended cleanly */
+    uint8_t damage;  /* enum damage */
+    bool resynced;   /* damaged: its length was no use, the next chunk was sought */
+    bool has_tid;    /* damaged: it reads as EVENTS, this tid */
+    uint32_t tid;
+    uint64_t bytes;  /* damaged: the bytes skipped, from OFF */
 };
 
 struct reader {
@@ -71,6 +96,8 @@ struct reader {
     const char *name;
     int fd;
     uint64_t size;
+    unsigned version;     /* the file's format version */
+    unsigned hsize;       /* its chunk headers' bytes */
     const struct np_event_sink *sink;
     const struct np_trace_hooks *hooks;
     struct np_trace_summary *sum;
@@ -84,6 +111,17 @@ struct reader {
     size_t arenacap, arenalen;
     const char **argv;
     size_t argvcap;
+    struct chunk *items;           /* the file's chunks, damaged ones too (pass one) */
+    size_t nitems, itemscap;
+    int walk_status;               /* where pass one stopped short of the end: a status, */
+    char walk_msg[NP_TRACE_MSG_MAX]; /* its line */
+    uint64_t walk_end;             /* where it stopped */
+    uint8_t *win;                  /* resynchronisation's window of the file */
+    uint64_t budget;               /* bytes it may still checksum in this file */
+    struct np_hmap file_tids;      /* pass one: the threads the file names */
+    struct np_hmap last;           /* pass two: tid -> time of its last event so far */
+    uint64_t end_lost_bad;         /* END's lost count when more than possible, else 0 */
+    bool damaged;                  /* a damaged chunk was skipped in this file */
     struct np_ahead_chunk *chunks; /* the file's EVENTS chunks (pass one) */
     size_t nchunks, chunkscap;
     struct np_ahead *ahead;        /* decoding them ahead, or NULL */
@@ -216,46 +254,46 @@ static int read_header(struct reader *r, uint64_t *pos)
     if (n < NP_TRACE_HEADER_SIZE)
         return fail(r, NP_TRACE_ETRUNC, n, "file cut short inside its %d-byte header", NP_TRACE_HEADER_SIZE);
     unsigned version = np_get_u16(h + 8), size = np_get_u16(h + 10);
-    if (version != NP_TRACE_VERSION)
-        return fail(r, NP_TRACE_EVERSION, 8, "trace format version %u; this nanoprof reads version %d",
-                    version, NP_TRACE_VERSION);
+    if (version < NP_TRACE_VERSION_V1 || version > NP_TRACE_VERSION)
+        return fail(r, NP_TRACE_EVERSION, 8, "trace format version %u; this nanoprof reads versions %d to %d",
+                    version, NP_TRACE_VERSION_V1, NP_TRACE_VERSION);
+    if (version > NP_TRACE_VERSION_V1 && !np_trace_header_sum_ok(h))
+        return fail(r, NP_TRACE_ECORRUPT, NP_TRACE_HEADER_SUMMED, "damaged file header (checksum mismatch)");
     if (size < NP_TRACE_HEADER_SIZE)
         return fail(r, NP_TRACE_ECORRUPT, 10, "header size %u, less than %d", size, NP_TRACE_HEADER_SIZE);
     if (size > r->size)
         return fail(r, NP_TRACE_ETRUNC, r->size, "file cut short inside its %u-byte header", size);
+    r->version = version;
+    r->hsize = np_trace_chunk_header_size(version);
+    if (version == NP_TRACE_VERSION_V1) {
+        r->sum->files_unchecked++;
+        fail(r, NP_TRACE_OK, NO_OFFSET, "trace format version 1: chunks carry no checksums, damage may go unseen");
+        diag(r, NP_DIAG_NOTE, r->msg);
+    }
     *pos = size;
     return 0;
 }
 
-/* The chunk at *POS, whose bounds it checks; advances *POS past it. */
-static int next_chunk(struct reader *r, uint64_t *pos, struct chunk *c)
+/* The line for chunk C at the end of the file (LEFT bytes from its
+ * header's start) that np_trace_chunk_check found K; its status. */
+static int chunk_problem(struct reader *r, enum np_chunk_check k, const struct chunk *c, uint64_t left)
 {
-    c->off = *pos;
-    c->eof = *pos >= r->size;
-    if (c->eof)
-        return 0;
-    uint64_t left = r->size - *pos;
-    uint8_t h[NP_TRACE_CHUNK_HEADER];
-    if (left >= NP_TRACE_CHUNK_HEADER) {
-        int st = read_at(r, h, sizeof h, *pos);
-        if (st)
-            return st;
-    }
-    switch (np_trace_chunk_check(left >= NP_TRACE_CHUNK_HEADER ? h : NULL, left, &c->type, &c->len)) {
+    switch (k) {
     case NP_CHUNK_CUT_HEADER:
-        return fail(r, NP_TRACE_ETRUNC, *pos, "file cut short inside a chunk header (%" PRIu64 " of %d bytes)",
-                    left, NP_TRACE_CHUNK_HEADER);
+        return fail(r, NP_TRACE_ETRUNC, c->off, "file cut short inside a chunk header (%" PRIu64 " of %u bytes)",
+                    left, r->hsize);
     case NP_CHUNK_TOO_LONG:
-        return fail(r, NP_TRACE_ECORRUPT, *pos + 4, "chunk of type %u claims %u bytes, over the %u-byte limit",
+        return fail(r, NP_TRACE_ECORRUPT, c->off + 4, "chunk of type %u claims %u bytes, over the %u-byte limit",
                     c->type, c->len, NP_TRACE_CHUNK_MAX);
-    case NP_CHUNK_CUT:
-        return fail(r, NP_TRACE_ETRUNC, *pos, "file cut short inside a chunk (type %u, %u bytes, %" PRIu64 " present)",
-                    c->type, c->len, left - NP_TRACE_CHUNK_HEADER);
-    case NP_CHUNK_WHOLE:
-        break;
+    default:
+        return fail(r, NP_TRACE_ETRUNC, c->off, "file cut short inside a chunk (type %u, %u bytes, %" PRIu64 " present)",
+                    c->type, c->len, left - r->hsize);
     }
-    *pos += NP_TRACE_CHUNK_HEADER + (uint64_t)c->len;
-    return 0;
+}
+
+static uint64_t payload_at(const struct reader *r, const struct chunk *c)
+{
+    return c->off + r->hsize;
 }
 
 /* Reads C's payload into r->buf and readies the string arena. */
@@ -265,7 +303,7 @@ static int load_payload(struct reader *r, const struct chunk *c)
         NP_GROW(r->arena, r->arenacap, (size_t)c->len + 1) < 0)
         return fail(r, NP_TRACE_ENOMEM, c->off, "out of memory for a %u-byte chunk", c->len);
     r->arenalen = 0;
-    return read_at(r, r->buf, c->len, c->off + NP_TRACE_CHUNK_HEADER);
+    return read_at(r, r->buf, c->len, payload_at(r, c));
 }
 
 static struct np_cursor payload(const struct reader *r, const struct chunk *c)
@@ -275,7 +313,7 @@ static struct np_cursor payload(const struct reader *r, const struct chunk *c)
 
 static uint64_t field_off(const struct reader *r, const struct chunk *c, const struct np_cursor *cur)
 {
-    return c->off + NP_TRACE_CHUNK_HEADER + (uint64_t)(cur->p - r->buf);
+    return payload_at(r, c) + (uint64_t)(cur->p - r->buf);
 }
 
 /* A decoded chunk must use its payload exactly. */
@@ -303,6 +341,48 @@ static int stopped(struct reader *r, int rc, uint64_t off)
 {
     int st = rc > NP_TRACE_OK && rc <= NP_TRACE_ESTOP ? rc : NP_TRACE_ESTOP;
     return fail(r, st, off, "reading stopped: %s", np_trace_strerror(st));
+}
+
+/* ---- pass two: damage ------------------------------------------------------------ */
+
+/* A loss point for thread TID at TIME: a LOST of 0 events, which closes
+ * the calls open there (the model's rule for a LOST record). */
+static int loss_point(struct reader *r, uint32_t tid, uint64_t time, uint64_t off)
+{
+    const struct np_event ev = { time, 0, NP_EVENT_LOST };
+    if (r->sink && r->sink->events) {
+        size_t done = 0;
+        int rc = r->sink->events(r->sink->ctx, tid, &ev, 1, &done);
+        return rc ? stopped(r, rc, off) : 0;
+    }
+    SINK(r, off, lost, tid, time, 0);
+    return 0;
+}
+
+/* Loss points for what damaged chunk C may have held: its thread's when
+ * it reads as an EVENTS chunk of a thread already seen in the file, else
+ * every such thread's (its type may be what is damaged). */
+static int damage_loss(struct reader *r, const struct chunk *c)
+{
+    const uint64_t *t;
+    if (c->type == NP_CHUNK_EVENTS && c->has_tid && (t = np_hmap_find(&r->last, c->tid)))
+        return loss_point(r, c->tid, *t, c->off);
+    for (size_t i = 0; i < r->last.cap; i++) {
+        int st = r->last.used[i] ? loss_point(r, (uint32_t)r->last.keys[i], r->last.vals[i], c->off) : 0;
+        if (st)
+            return st;
+    }
+    return 0;
+}
+
+/* Counts a damaged chunk of BYTES bytes; r->msg (its line) goes out as a
+ * warning. */
+static void count_damage(struct reader *r, uint64_t bytes)
+{
+    r->sum->chunks_damaged++;
+    r->sum->bytes_damaged += bytes;
+    r->damaged = true;
+    diag(r, NP_DIAG_WARNING, r->msg);
 }
 
 /* The units of the file whose INFO (chunk C) is in r->proc, as the
@@ -373,7 +453,7 @@ static int do_info(struct reader *r, const struct chunk *c)
     if (st)
         return st;
     if (!good_ns_per_tick(p->info_ns_per_tick))
-        return fail(r, NP_TRACE_ECORRUPT, c->off + NP_TRACE_CHUNK_HEADER + 8,
+        return fail(r, NP_TRACE_ECORRUPT, payload_at(r, c) + 8,
                     "INFO ns_per_tick %g is not a positive clock period", p->info_ns_per_tick);
     if (!p->has_end)
         p->ns_per_tick = p->info_ns_per_tick;
@@ -381,8 +461,16 @@ static int do_info(struct reader *r, const struct chunk *c)
     p->argv = r->argv;
     if ((st = apply_units(r, c)))
         return st;
-    if (p->has_end) /* pass one read it, before the start tick was known */
+    if (p->has_end) { /* pass one read it, before the start tick was known */
+        /* a loss count more than the file's threads can have written is
+         * damage, said where END is (do_end), not a number */
+        uint64_t threads = r->file_tids.len ? r->file_tids.len : 1, each = np_events_possible(p, p->end_ns);
+        if (each <= UINT64_MAX / threads && p->events_lost > each * threads) {
+            r->end_lost_bad = p->events_lost;
+            p->events_lost = 0;
+        }
         p->end_ns = r->counted ? 0 : np_tick_time(p, p->end_ns);
+    }
     r->begun = true;
     r->sum->files_read++;
     SINK(r, c->off, begin, p);
@@ -402,7 +490,7 @@ static int do_module(struct reader *r, const struct chunk *c)
     if (st)
         return st;
     if (m.start > m.end)
-        return fail(r, NP_TRACE_ECORRUPT, c->off + NP_TRACE_CHUNK_HEADER + 8,
+        return fail(r, NP_TRACE_ECORRUPT, payload_at(r, c) + 8,
                     "MODULE %s: start 0x%" PRIx64 " after end 0x%" PRIx64, m.path, m.start, m.end);
     SINK(r, c->off, module, &m);
     return 0;
@@ -467,7 +555,7 @@ static int parse_end(struct reader *r, const struct chunk *c, uint64_t *end_tick
     if (st)
         return st;
     if (!good_ns_per_tick(*nspt))
-        return fail(r, NP_TRACE_ECORRUPT, c->off + NP_TRACE_CHUNK_HEADER + 16,
+        return fail(r, NP_TRACE_ECORRUPT, payload_at(r, c) + 16,
                     "END ns_per_tick %g is not a positive clock period", *nspt);
     return 0;
 }
@@ -486,11 +574,11 @@ static int read_units(struct reader *r)
     if ((st = check_used(r, c, &cur, "UNITS")))
         return st;
     if (!np_time_unit_parse(time, &r->tick_unit))
-        return fail(r, NP_TRACE_ECORRUPT, c->off + NP_TRACE_CHUNK_HEADER,
+        return fail(r, NP_TRACE_ECORRUPT, payload_at(r, c),
                     "UNITS: unknown time unit '%s' (ns, cycles or instructions)", time);
     r->has_count = *count != 0;
     if (r->has_count && !np_time_unit_parse(count, &r->count_unit))
-        return fail(r, NP_TRACE_ECORRUPT, c->off + NP_TRACE_CHUNK_HEADER + 2 + strlen(time),
+        return fail(r, NP_TRACE_ECORRUPT, payload_at(r, c) + 2 + strlen(time),
                     "UNITS: unknown count unit '%s' (ns, cycles or instructions)", count);
     return 0;
 }
@@ -511,6 +599,12 @@ static int do_end(struct reader *r, const struct chunk *c)
     if (st)
         return st;
     r->end_seen = true;
+    if (r->end_lost_bad) {
+        fail(r, NP_TRACE_OK, payload_at(r, c) + 8, "damaged END chunk: %" PRIu64 " events lost, more than its %zu "
+             "thread%s can have written: not counted", r->end_lost_bad, r->file_tids.len,
+             r->file_tids.len == 1 ? "" : "s");
+        count_damage(r, r->hsize + (uint64_t)c->len);
+    }
     return 0;
 }
 
@@ -529,10 +623,10 @@ static int do_sampling(struct reader *r, const struct chunk *c)
     if (st)
         return st;
     if (smp.hz && !smp.period_ns)
-        return fail(r, NP_TRACE_ECORRUPT, c->off + NP_TRACE_CHUNK_HEADER + 17,
+        return fail(r, NP_TRACE_ECORRUPT, payload_at(r, c) + 17,
                     "SAMPLING at %u Hz with a period of 0 ns", smp.hz);
     if (smp.max_frames < 1 || smp.max_frames > NP_SAMPLE_MAX_FRAMES)
-        return fail(r, NP_TRACE_ECORRUPT, c->off + NP_TRACE_CHUNK_HEADER + 25,
+        return fail(r, NP_TRACE_ECORRUPT, payload_at(r, c) + 25,
                     "SAMPLING max_frames %u (1 to %d)", smp.max_frames, NP_SAMPLE_MAX_FRAMES);
     SINK(r, c->off, sampling, &smp);
     return 0;
@@ -564,7 +658,7 @@ static const char *take_sample(struct reader *r, const uint8_t **p, const uint8_
 static int events_stream(struct reader *r, const struct chunk *c, const struct np_events_head *h,
                          const uint8_t **stream)
 {
-    uint64_t detail = 0, at = c->off + NP_TRACE_CHUNK_HEADER + NP_EVENTS_HEADER;
+    uint64_t detail = 0, at = payload_at(r, c) + NP_EVENTS_HEADER;
     size_t have = c->len - NP_EVENTS_HEADER;
     switch (np_events_stream(&r->stream, h, r->buf, c->len, stream, &detail)) {
     case NP_EVENTS_OK:
@@ -600,10 +694,10 @@ struct where {
     char in[48];
 };
 
-static struct where where_of(const struct chunk *c, const struct np_events_head *h)
+static struct where where_of(const struct reader *r, const struct chunk *c, const struct np_events_head *h)
 {
     bool raw = h->compression == NP_COMPRESS_NONE;
-    return (struct where){ raw, raw ? c->off + NP_TRACE_CHUNK_HEADER + NP_EVENTS_HEADER : c->off, "" };
+    return (struct where){ raw, raw ? payload_at(r, c) + NP_EVENTS_HEADER : c->off, "" };
 }
 
 static uint64_t where_off(const struct where *w, uint32_t at)
@@ -626,7 +720,11 @@ static const char *where_in(struct where *w, uint32_t at)
 static int deliver(struct reader *r, uint32_t tid, const struct np_event *ev, uint32_t n, uint32_t from,
                    const struct where *w)
 {
-    if (!n || !r->sink)
+    if (!n)
+        return 0;
+    if (np_hmap_put(&r->last, tid, ev[n - 1].time_ns)) /* where a damaged chunk's loss point goes */
+        return fail(r, NP_TRACE_ENOMEM, where_off(w, from), "out of memory");
+    if (!r->sink)
         return 0;
     if (r->sink->events) {
         size_t done = n;
@@ -663,12 +761,22 @@ static int deliver(struct reader *r, uint32_t tid, const struct np_event *ev, ui
     return 0;
 }
 
-/* After the first I of COUNT events of a chunk were delivered: the bad
- * record decoding stopped at (BAD, BAD_KIND, at offset POS), or the bytes
- * left after the last event (POS < DECLEN). */
-static int events_end(struct reader *r, struct where *w, int bad, unsigned bad_kind, uint32_t pos, uint32_t declen,
-                      uint32_t i, uint32_t count)
+/* After the first I of COUNT events of chunk C (of thread TID) were
+ * delivered: the bad record decoding stopped at (BAD, BAD_KIND, BAD_VALUE,
+ * at offset POS), or the bytes left after the last event (POS < DECLEN).
+ * A LOST record that claims more than the thread can have written makes
+ * the rest of the chunk damage, skipped and counted. */
+static int events_end(struct reader *r, const struct chunk *c, uint32_t tid, struct where *w, int bad,
+                      unsigned bad_kind, uint64_t bad_value, uint32_t pos, uint32_t declen, uint32_t i, uint32_t count)
 {
+    if (bad == NP_DECODE_BAD_LOST) {
+        const uint64_t *t = np_hmap_find(&r->last, tid);
+        fail(r, NP_TRACE_OK, where_off(w, pos), "damaged EVENTS chunk of thread %" PRIu32 ": a LOST record of %" PRIu64
+             " events, more than the thread can have written by then%s: skipped its %u events from there", tid,
+             bad_value, where_in(w, pos), count - i);
+        count_damage(r, r->hsize + (uint64_t)c->len);
+        return t ? loss_point(r, tid, *t, c->off) : 0;
+    }
     if (bad == NP_DECODE_BAD_VARINT)
         return fail(r, NP_TRACE_ECORRUPT, where_off(w, pos), "corrupt varint in event %u of %u%s", i, count,
                     where_in(w, pos));
@@ -698,8 +806,11 @@ static int read_sample(struct reader *r, struct np_decode *d, const uint8_t *str
     d->tick += v >> NP_EV_KIND_BITS;
     d->p = p;
     d->bad = NP_DECODE_GOOD;
-    SINK(r, where_off(w, at), sample, tid, d->counted ? d->count : np_tick_time(&r->proc, d->tick), r->frames, n,
-         overrun == UINT64_MAX ? overrun : overrun + 1, skipped);
+    uint64_t time = d->counted ? d->count : np_tick_time(&r->proc, d->tick);
+    if (np_hmap_put(&r->last, tid, time))
+        return fail(r, NP_TRACE_ENOMEM, where_off(w, at), "out of memory");
+    SINK(r, where_off(w, at), sample, tid, time, r->frames, n, overrun == UINT64_MAX ? overrun : overrun + 1,
+         skipped);
     r->sum->events++;
     return 0;
 }
@@ -709,7 +820,7 @@ static int read_sample(struct reader *r, struct np_decode *d, const uint8_t *str
 static int events_from(struct reader *r, const struct chunk *c, const struct np_events_head *h,
                        const uint8_t *stream, struct np_decode *d, uint32_t i)
 {
-    struct where w = where_of(c, h);
+    struct where w = where_of(r, c, h);
     struct np_event ev[NP_DECODE_BATCH];
     int st;
     while (i < h->count) {
@@ -728,7 +839,8 @@ static int events_from(struct reader *r, const struct chunk *c, const struct np_
             break;
         }
     }
-    return events_end(r, &w, d->bad, d->bad_kind, (uint32_t)(d->p - stream), h->declen, i, h->count);
+    return events_end(r, c, h->tid, &w, d->bad, d->bad_kind, d->bad_value, (uint32_t)(d->p - stream), h->declen, i,
+                      h->count);
 }
 
 static int do_events(struct reader *r, const struct chunk *c)
@@ -741,7 +853,7 @@ static int do_events(struct reader *r, const struct chunk *c)
         return fail(r, NP_TRACE_ECORRUPT, c->off, "EVENTS chunk of %u bytes is shorter than its %d-byte header",
                     c->len, NP_EVENTS_HEADER);
     case NP_EVENTS_TOO_LONG:
-        return fail(r, NP_TRACE_ECORRUPT, c->off + NP_TRACE_CHUNK_HEADER + NP_EVENTS_HEADER - 4,
+        return fail(r, NP_TRACE_ECORRUPT, payload_at(r, c) + NP_EVENTS_HEADER - 4,
                     "EVENTS stream of %u bytes, over the %u-byte limit", h.declen, NP_TRACE_CHUNK_MAX);
     default:
         return fail(r, NP_TRACE_ECORRUPT, c->off, "EVENTS claims %u events in %u bytes", h.count, h.declen);
@@ -782,7 +894,7 @@ static int events_resume(struct reader *r, const struct chunk *c, const struct n
 static int events_ahead(struct reader *r, const struct chunk *c, const struct np_ahead_batch *b)
 {
     struct np_events_head h = b->head;
-    struct where w = where_of(c, &h);
+    struct where w = where_of(r, c, &h);
     uint32_t i = 0, from = 0;
     for (;;) {
         int st = deliver(r, h.tid, b->ev, b->n, from, &w);
@@ -791,6 +903,7 @@ static int events_ahead(struct reader *r, const struct chunk *c, const struct np
         bool last = b->last;
         int bad = b->bad;
         unsigned bad_kind = b->bad_kind;
+        uint64_t bad_value = b->bad_value;
         uint32_t pos = b->pos;
         struct np_decode resume = { .tick = b->tick, .addr = b->addr, .pc = b->pc };
         np_ahead_release(r->ahead);
@@ -799,7 +912,7 @@ static int events_ahead(struct reader *r, const struct chunk *c, const struct np
         if (last && bad == NP_DECODE_SAMPLE)
             return events_resume(r, c, &h, &resume, pos, i);
         if (last)
-            return events_end(r, &w, bad, bad_kind, pos, h.declen, i, h.count);
+            return events_end(r, c, h.tid, &w, bad, bad_kind, bad_value, pos, h.declen, i, h.count);
         if (!(b = np_ahead_next(r->ahead, c->off)))
             return fail(r, NP_TRACE_EIO, c->off, "read-ahead ended inside an EVENTS chunk"); /* cannot happen */
     }
@@ -855,38 +968,240 @@ static int do_chunk(struct reader *r, const struct chunk *c, bool first)
     }
 }
 
-/* Pass one, quietly: the first END chunk's values into r->proc, and
- * where the EVENTS chunks are (for the read-ahead; none when out of
- * memory). */
-static void scan_chunks(struct reader *r, uint64_t pos)
+/* ---- pass one: the walk ------------------------------------------------------- */
+
+#define RESYNC_WINDOW (64u << 10) /* bytes of the file searched at a time for a chunk's start */
+#define RESYNC_SLACK (64u << 20)  /* bytes resynchronisation may checksum beyond 4 times the file's */
+
+/* Pass one stops short of the file's end at OFF with STATUS (r->msg its
+ * line): pass two reports it after the chunks before. */
+static void walk_stop(struct reader *r, int status, uint64_t off)
 {
-    struct chunk c;
-    bool end = false, nomem = false;
-    r->nchunks = 0;
-    while (next_chunk(r, &pos, &c) == 0 && !c.eof) {
-        if (c.type == NP_CHUNK_UNITS && !r->has_units) {
-            r->has_units = true;
-            r->units = c;
+    r->walk_status = status;
+    r->walk_end = off;
+    memcpy(r->walk_msg, r->msg, sizeof r->walk_msg);
+}
+
+/* *OK: whether a version 2 chunk whose checksum holds starts at OFF, of
+ * a known type when KNOWN. Its payload goes to r->buf; the checksumming
+ * is paid from r->budget, and once that is spent (hostile input: damage
+ * everywhere) none is found any more. 0 or a status. */
+static int chunk_ok_at(struct reader *r, uint64_t off, bool known, bool *ok)
+{
+    uint8_t h[NP_TRACE_CHUNK_HEADER];
+    struct chunk c = { .off = off };
+    *ok = false;
+    if (r->size - off < sizeof h)
+        return 0;
+    int st = read_at(r, h, sizeof h, off);
+    if (st)
+        return st;
+    if (np_trace_chunk_check(h, sizeof h, r->size - off, &c.type, &c.len) != NP_CHUNK_WHOLE ||
+        (known && !np_trace_chunk_name(c.type)) || c.len > r->budget)
+        return 0;
+    r->budget -= c.len;
+    if ((st = load_payload(r, &c)))
+        return st;
+    *ok = np_trace_chunk_sum_ok(h, r->buf);
+    return 0;
+}
+
+/* Resynchronisation: the first offset from FROM on where a chunk of a
+ * known type whose checksum holds starts, into *AT; the file's size when
+ * there is none (or when finding it would spend the budget). 0 or a
+ * status. */
+static int resync(struct reader *r, uint64_t from, uint64_t *at)
+{
+    *at = r->size;
+    if (!r->win && !(r->win = malloc(RESYNC_WINDOW)))
+        return fail(r, NP_TRACE_ENOMEM, from, "out of memory");
+    while (r->size - from >= NP_TRACE_CHUNK_HEADER) {
+        size_t n = r->size - from < RESYNC_WINDOW ? (size_t)(r->size - from) : RESYNC_WINDOW;
+        int st = read_at(r, r->win, n, from);
+        if (st)
+            return st;
+        size_t last = n - NP_TRACE_CHUNK_HEADER; /* the last offset with a whole header here */
+        for (size_t i = 0; i <= last; i++) {
+            if (!np_trace_chunk_plausible(r->win + i, r->size - from - i))
+                continue;
+            if (np_get_u32(r->win + i + 4) > r->budget)
+                return 0;
+            bool ok;
+            if ((st = chunk_ok_at(r, from + i, true, &ok)))
+                return st;
+            if (ok) {
+                *at = from + i;
+                return 0;
+            }
         }
-        if (c.type == NP_CHUNK_EVENTS && !nomem) {
-            nomem = NP_GROW(r->chunks, r->chunkscap, r->nchunks + 1) < 0;
-            if (!nomem)
-                r->chunks[r->nchunks++] = (struct np_ahead_chunk){ c.off, c.len };
+        from += last + 1;
+    }
+    return 0;
+}
+
+/* The thread of the EVENTS or THREAD chunk C, its payload's first 4
+ * bytes: at LOADED (its payload), or read. */
+static bool chunk_tid(struct reader *r, const struct chunk *c, const uint8_t *loaded, uint32_t *tid)
+{
+    uint8_t b[4];
+    if (loaded) {
+        if (c->len < 4)
+            return false;
+        *tid = np_get_u32(loaded);
+        return true;
+    }
+    if ((!c->damage && c->len < 4) || r->size - payload_at(r, c) < 4 || read_at(r, b, 4, payload_at(r, c)))
+        return false;
+    *tid = np_get_u32(b);
+    return true;
+}
+
+/* The good chunk C (its payload at LOADED, or NULL) into the list, and
+ * what pass one keeps of it: the first UNITS and END, where the EVENTS
+ * chunks are (for the read-ahead; none when out of memory: *NOMEM), the
+ * threads named. False when out of memory. */
+static bool take_chunk(struct reader *r, const struct chunk *c, const uint8_t *loaded, bool *end, bool *nomem)
+{
+    uint32_t tid;
+    if (NP_GROW(r->items, r->itemscap, r->nitems + 1) < 0)
+        return false;
+    r->items[r->nitems++] = *c;
+    if ((c->type == NP_CHUNK_EVENTS || c->type == NP_CHUNK_THREAD) && chunk_tid(r, c, loaded, &tid) &&
+        np_hmap_put(&r->file_tids, tid, 1))
+        return false;
+    if (c->type == NP_CHUNK_UNITS && !r->has_units) {
+        r->has_units = true;
+        r->units = *c;
+    }
+    if (c->type == NP_CHUNK_EVENTS && !*nomem) {
+        *nomem = NP_GROW(r->chunks, r->chunkscap, r->nchunks + 1) < 0;
+        if (!*nomem)
+            r->chunks[r->nchunks++] = (struct np_ahead_chunk){ c->off, c->len };
+    }
+    if (c->type != NP_CHUNK_END || *end)
+        return true;
+    *end = true;
+    uint64_t tick, lost;
+    double nspt;
+    if ((loaded || load_payload(r, c) == 0) && parse_end(r, c, &tick, &lost, &nspt) == 0) {
+        r->proc.has_end = true;
+        r->proc.end_ns = tick; /* a tick until INFO is read */
+        r->proc.events_lost = lost;
+        r->proc.ns_per_tick = nspt;
+    }
+    return true;
+}
+
+/* The chunk C at the end of the file (LEFT bytes from it) that
+ * np_trace_chunk_at found K (its payload at LOADED, or NULL), damaged:
+ * where the walk goes on, into *NEXT; false when it cannot go on (the
+ * file is cut short; the walk has stopped). */
+static bool take_damage(struct reader *r, struct chunk *c, enum np_chunk_check k, const uint8_t *loaded,
+                        uint64_t left, uint64_t *next)
+{
+    c->damage = k == NP_CHUNK_DAMAGED ? DAMAGE_SUM : k == NP_CHUNK_TOO_LONG ? DAMAGE_TOO_LONG : DAMAGE_PAST_END;
+    c->has_tid = c->type == NP_CHUNK_EVENTS && chunk_tid(r, c, loaded, &c->tid);
+    /* its length holds when a good chunk, or the end, follows */
+    *next = c->off + r->hsize + (uint64_t)c->len;
+    bool ok = false;
+    int st = k == NP_CHUNK_DAMAGED && *next < r->size ? chunk_ok_at(r, *next, false, &ok) : 0;
+    if (!st && (k != NP_CHUNK_DAMAGED || (*next != r->size && !ok))) {
+        st = resync(r, c->off + 1, next);
+        if (!st && *next == r->size && k == NP_CHUNK_CUT) {
+            walk_stop(r, chunk_problem(r, k, c, left), c->off); /* no damage: the last chunk is cut */
+            return false;
         }
-        if (c.type != NP_CHUNK_END || end)
+        c->resynced = true;
+    }
+    if (!st && NP_GROW(r->items, r->itemscap, r->nitems + 1) < 0)
+        st = fail(r, NP_TRACE_ENOMEM, c->off, "out of memory");
+    if (st) {
+        walk_stop(r, st, c->off);
+        return false;
+    }
+    c->bytes = *next - c->off;
+    r->items[r->nitems++] = *c;
+    return true;
+}
+
+/* Pass one from POS, the first chunk: the list of the file's chunks. */
+static void walk_file(struct reader *r, uint64_t pos)
+{
+    bool checked = r->version > NP_TRACE_VERSION_V1, end = false, nomem = false;
+    r->budget = 4 * r->size + RESYNC_SLACK;
+    r->nitems = r->nchunks = 0;
+    r->walk_status = NP_TRACE_OK;
+    np_hmap_clear(&r->file_tids);
+    while (pos < r->size) {
+        struct chunk c = { .off = pos };
+        uint64_t left = r->size - pos;
+        uint8_t h[NP_TRACE_CHUNK_HEADER];
+        const uint8_t *loaded = NULL;
+        int st = left >= r->hsize ? read_at(r, h, r->hsize, pos) : 0;
+        enum np_chunk_check k = NP_CHUNK_CUT_HEADER;
+        if (!st)
+            k = np_trace_chunk_check(left >= r->hsize ? h : NULL, r->hsize, left, &c.type, &c.len);
+        if (!st && k == NP_CHUNK_WHOLE && checked && !(st = load_payload(r, &c))) {
+            loaded = r->buf;
+            if (!np_trace_chunk_sum_ok(h, r->buf))
+                k = NP_CHUNK_DAMAGED;
+        }
+        if (st) {
+            walk_stop(r, st, pos);
+            return;
+        }
+        if (k == NP_CHUNK_WHOLE) {
+            if (!take_chunk(r, &c, loaded, &end, &nomem)) {
+                walk_stop(r, fail(r, NP_TRACE_ENOMEM, pos, "out of memory"), pos);
+                return;
+            }
+            pos += r->hsize + (uint64_t)c.len;
             continue;
-        end = true;
-        uint64_t tick, lost;
-        double nspt;
-        if (load_payload(r, &c) == 0 && parse_end(r, &c, &tick, &lost, &nspt) == 0) {
-            r->proc.has_end = true;
-            r->proc.end_ns = tick; /* a tick until INFO is read */
-            r->proc.events_lost = lost;
-            r->proc.ns_per_tick = nspt;
         }
+        /* without checksums, or cut inside a header, as a file cut short */
+        if (!checked || k == NP_CHUNK_CUT_HEADER) {
+            walk_stop(r, chunk_problem(r, k, &c, left), pos);
+            return;
+        }
+        if (!take_damage(r, &c, k, loaded, left, &pos))
+            return;
     }
     if (nomem)
         r->nchunks = 0;
+    r->walk_end = pos;
+}
+
+/* The damaged chunk C, which pass one found: said, counted and skipped;
+ * the FIRST chunk (INFO) fails the file. */
+static int do_damage(struct reader *r, const struct chunk *c, bool first)
+{
+    char kind[64], why[96], thread[32] = "";
+    const char *name = np_trace_chunk_name(c->type);
+    if (name)
+        snprintf(kind, sizeof kind, "%s chunk", name);
+    else
+        snprintf(kind, sizeof kind, "chunk of unknown type %" PRIu32, c->type);
+    if (c->damage == DAMAGE_SUM)
+        snprintf(why, sizeof why, "checksum mismatch%s", c->resynced ? ", and no chunk after its length" : "");
+    else
+        snprintf(why, sizeof why, "it claims %" PRIu32 " bytes, %s", c->len,
+                 c->damage == DAMAGE_TOO_LONG ? "over the limit" : "past the end of the file");
+    if (first)
+        return fail(r, NP_TRACE_ECORRUPT, c->off, "damaged %s%s (%s): the file cannot be read", kind,
+                    c->type == NP_CHUNK_INFO ? "" : " where INFO should be", why);
+    if (c->has_tid && np_hmap_find(&r->last, c->tid))
+        snprintf(thread, sizeof thread, " of thread %" PRIu32, c->tid);
+    if (!c->resynced)
+        fail(r, NP_TRACE_OK, c->off, "damaged %s%s (%s): skipped its %" PRIu64 " bytes", kind, thread, why,
+             c->bytes);
+    else if (c->off + c->bytes == r->size)
+        fail(r, NP_TRACE_OK, c->off, "damaged %s%s (%s): skipped the %" PRIu64 " bytes to the end of the file, "
+             "where no whole chunk follows", kind, thread, why, c->bytes);
+    else
+        fail(r, NP_TRACE_OK, c->off, "damaged %s%s (%s): skipped %" PRIu64 " bytes, to the next whole chunk at "
+             "offset %" PRIu64, kind, thread, why, c->bytes, c->off + c->bytes);
+    count_damage(r, c->bytes);
+    return damage_loss(r, c);
 }
 
 static void progress(struct reader *r, uint64_t pos)
@@ -900,44 +1215,48 @@ static int read_file(struct reader *r)
 {
     memset(&r->proc, 0, sizeof r->proc);
     r->proc.file = r->name;
-    r->begun = r->end_seen = false;
+    r->begun = r->end_seen = r->damaged = false;
     r->has_units = r->has_count = r->counted = false;
     r->units_seen = 0;
+    r->end_lost_bad = 0;
     np_hmap_clear(&r->counts);
+    np_hmap_clear(&r->last);
     r->sum->files++;
     uint64_t pos = 0;
     int st = read_header(r, &pos);
     if (st)
         return report(r, st);
-    scan_chunks(r, pos);
+    walk_file(r, pos);
     if (r->has_units && (st = read_units(r)))
         return report(r, st);
-    struct chunk c;
-    for (bool first = true;; first = false) {
-        st = next_chunk(r, &pos, &c);
-        if (st || c.eof)
-            break;
-        st = do_chunk(r, &c, first);
+    for (size_t i = 0; i < r->nitems; i++) {
+        const struct chunk *c = &r->items[i];
+        st = c->damage ? do_damage(r, c, i == 0) : do_chunk(r, c, i == 0);
         if (st)
             break;
         /* INFO gave the clock: the events can be decoded ahead (times
          * from ticks: the counts go on across a thread's chunks) */
-        if (first && r->nchunks >= AHEAD_MIN_CHUNKS && !r->counted)
-            r->ahead = np_ahead_start(r->fd, &r->proc, r->chunks, r->nchunks);
-        progress(r, pos);
+        if (i == 0 && r->nchunks >= AHEAD_MIN_CHUNKS && !r->counted)
+            r->ahead = np_ahead_start(r->fd, &r->proc, r->chunks, r->nchunks, r->hsize);
+        progress(r, i + 1 < r->nitems ? r->items[i + 1].off : r->walk_end);
+    }
+    if (!st && r->walk_status) {
+        memcpy(r->msg, r->walk_msg, sizeof r->msg);
+        st = r->walk_status;
     }
     np_ahead_stop(r->ahead);
     r->ahead = NULL;
     if (!r->end_seen) {
         r->sum->files_unfinished++;
         if (!st && r->begun) {
-            snprintf(r->msg, sizeof r->msg, "%s: no END chunk: the program did not exit normally; "
-                     "using what it recorded", r->name);
+            snprintf(r->msg, sizeof r->msg, "%s: no END chunk: %s; using what it recorded", r->name,
+                     r->damaged ? "the program did not exit normally, or its END was damaged"
+                                : "the program did not exit normally");
             diag(r, NP_DIAG_WARNING, np_scrub_line(r->msg));
         }
     }
     if (!st && !r->begun)
-        st = fail(r, NP_TRACE_ETRUNC, pos, "no INFO chunk: the file holds a header only");
+        st = fail(r, NP_TRACE_ETRUNC, r->walk_end, "no INFO chunk: the file holds a header only");
     report(r, st);
     if (r->begun && r->sink && r->sink->end) {
         int rc = r->sink->end(r->sink->ctx);
@@ -959,6 +1278,8 @@ static void reader_init(struct reader *r, const struct np_source_options *o, con
     r->sum = sum;
     r->fd = -1;
     np_hmap_init(&r->counts);
+    np_hmap_init(&r->file_tids);
+    np_hmap_init(&r->last);
 }
 
 static void reader_free(struct reader *r)
@@ -968,8 +1289,12 @@ static void reader_free(struct reader *r)
     free(r->arena);
     free(r->argv);
     free(r->chunks);
+    free(r->items);
+    free(r->win);
     free(r->blocks);
     np_hmap_free(&r->counts);
+    np_hmap_free(&r->file_tids);
+    np_hmap_free(&r->last);
 }
 
 /* Reads the regular file on FD; the file's size was SIZE when listed. */

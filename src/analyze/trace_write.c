@@ -4,10 +4,10 @@
  * Chunks other than EVENTS are built in one scratch buffer and written at
  * once. Each thread has a buffer of its own whose first bytes are left
  * for the EVENTS chunk's headers, filled in when it is flushed, so a
- * chunk goes out in one write. Headers and records are encoded by the
- * functions the runtime's encoder uses too (common/trace_format.h): a
- * varint of the ticks since the previous record of the chunk and the
- * kind, then its argument. */
+ * chunk goes out in one write, checksummed. Headers and records are
+ * encoded by the functions the runtime's encoder uses too
+ * (common/trace_format.h): a varint of the ticks since the previous
+ * record of the chunk and the kind, then its argument. */
 #define _GNU_SOURCE
 #include "trace_write.h"
 #include <errno.h>
@@ -160,6 +160,7 @@ static int chunk_end(struct np_trace_writer *w, uint32_t type, const char *what)
     if (payload > NP_TRACE_CHUNK_MAX)
         return failed(w, "%s chunk of %zu bytes, over the %u-byte limit", what, payload, NP_TRACE_CHUNK_MAX);
     np_trace_chunk_header(w->scratch, type, (uint32_t)payload);
+    np_trace_chunk_seal(w->scratch);
     return write_all(w, w->scratch, w->slen);
 }
 
@@ -277,6 +278,7 @@ static int flush_thread(struct np_trace_writer *w, struct wthread *t)
         return 0;
     np_trace_events_prefix(t->buf, t->tid, t->base, t->records, NP_COMPRESS_NONE, (uint32_t)t->len,
                            (uint32_t)t->len);
+    np_trace_chunk_seal(t->buf);
     int rc = write_all(w, t->buf, PREFIX + t->len);
     t->len = 0;
     t->records = 0;

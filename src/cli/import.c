@@ -161,7 +161,12 @@ static bool events_ok(const uint8_t *p, const uint8_t *end, uint32_t count, stru
 struct np_import {
     const uint8_t *cap;
     size_t len;
+    const char *capture;      /* its name, for messages */
     size_t trace_at;          /* the file header's offset */
+    unsigned version, hsize;  /* the trace's format version; its chunk headers' bytes */
+    uint64_t budget;          /* bytes the search for chunks may still checksum */
+    bool spent;               /* it is spent: no more chunks are found */
+    size_t damaged, damaged_bytes; /* stretches of damage, copied for the reader to skip */
     /* what was found */
     size_t chunks, skipped, events_chunks;
     uint64_t events, lost;
@@ -195,6 +200,15 @@ static bool append(struct np_import *im, const void *p, size_t n)
     memcpy(im->out + im->out_len, p, n);
     im->out_len += n;
     return true;
+}
+
+/* The header of the chunk of TYPE, N bytes in all, at P in the trace's
+ * version: its type, its length, its checksum (version 2). */
+static void chunk_done(const struct np_import *im, uint8_t *p, uint32_t type, size_t n)
+{
+    np_trace_chunk_header(p, type, (uint32_t)(n - im->hsize));
+    if (im->hsize == NP_TRACE_CHUNK_HEADER)
+        np_trace_chunk_seal(p);
 }
 
 /* The chunk of TYPE whose payload is P (LEN bytes), at offset OFF of the
@@ -231,17 +245,18 @@ static int take_chunk(struct np_import *im, uint32_t type, const uint8_t *p, uin
         size_t plen = strlen(elf_path);
         if (plen > 0xffff)
             return fail("%s: path too long", elf_path);
-        uint8_t h[NP_TRACE_CHUNK_HEADER + 26];
-        np_trace_chunk_header(h, NP_CHUNK_MODULE, (uint32_t)(24 + 2 + im->build_id_len + 2 + plen));
-        np_put_u64(h + 8, bias);
-        np_put_u64(h + 16, start);
-        np_put_u64(h + 24, end);
-        np_put_u16(h + 32, (uint16_t)im->build_id_len);
-        uint8_t l[2];
+        uint8_t h[NP_TRACE_CHUNK_HEADER + 26], l[2];
+        uint8_t *f = h + im->hsize; /* the fields */
+        np_put_u64(f, bias);
+        np_put_u64(f + 8, start);
+        np_put_u64(f + 16, end);
+        np_put_u16(f + 24, (uint16_t)im->build_id_len);
         np_put_u16(l, (uint16_t)plen);
-        if (!append(im, h, sizeof h) || !append(im, im->build_id, im->build_id_len) || !append(im, l, 2) ||
+        size_t at = im->out_len;
+        if (!append(im, h, im->hsize + 26) || !append(im, im->build_id, im->build_id_len) || !append(im, l, 2) ||
             !append(im, elf_path, plen))
             return fail("out of memory");
+        chunk_done(im, im->out + at, NP_CHUNK_MODULE, im->out_len - at);
         im->names_at = im->out_len;
         im->chunks++;
         return 0;
@@ -286,7 +301,7 @@ static int take_chunk(struct np_import *im, uint32_t type, const uint8_t *p, uin
     if (c.bad || c.p != c.end)
         return fail("corrupt trace: chunk %" PRIu32 " at offset %zu (%" PRIu32 " bytes) does not hold its fields",
                     type, off, len);
-    if (!append(im, p - NP_TRACE_CHUNK_HEADER, NP_TRACE_CHUNK_HEADER + (size_t)len))
+    if (!append(im, p - im->hsize, im->hsize + (size_t)len))
         return fail("out of memory");
     im->chunks++;
     return 0;
@@ -301,10 +316,112 @@ static bool is_magic(const uint8_t *p, size_t left)
  * zero, which the firmware's text never has). */
 static bool chunk_start(const uint8_t *p, size_t left)
 {
-    if (left < 4)
-        return false;
-    uint32_t type = np_get_u32(p);
-    return type >= NP_CHUNK_INFO && type <= NP_CHUNK_UNITS;
+    return left >= 4 && np_trace_chunk_name(np_get_u32(p));
+}
+
+#define SEARCH_SLACK (64u << 20) /* bytes the search may checksum beyond 4 times the capture's */
+
+/* What comes next in the capture, from where the walk is. */
+enum next_kind { NEXT_CHUNK, NEXT_TRACE, NEXT_NONE, NEXT_CUT, NEXT_TOO_LONG };
+struct next {
+    enum next_kind kind;
+    size_t at;                /* where (NEXT_NONE: the capture's end) */
+    uint32_t type, len;       /* the chunk's */
+};
+
+/* np_trace_chunk_at for the chunk at AT, its checksumming paid from the
+ * budget: once that is spent (hostile input), nothing is a chunk any
+ * more (NP_CHUNK_CUT_HEADER, and im->spent). */
+static enum np_chunk_check chunk_at(struct np_import *im, size_t at, uint32_t *type, uint32_t *len)
+{
+    uint64_t left = im->len - at;
+    if (im->version > NP_TRACE_VERSION_V1 && left >= im->hsize && np_get_u32(im->cap + at + 4) <= left - im->hsize) {
+        uint32_t claim = np_get_u32(im->cap + at + 4);
+        if (im->spent || claim > im->budget) {
+            im->spent = true;
+            return NP_CHUNK_CUT_HEADER;
+        }
+        im->budget -= claim;
+    }
+    return np_trace_chunk_at(im->cap + at, left, im->version, type, len);
+}
+
+/* Whether a whole chunk, its checksum good, starts at AT (or the capture
+ * ends there). */
+static bool good_at(struct np_import *im, size_t at)
+{
+    uint32_t type, len;
+    return at == im->len ||
+           (chunk_start(im->cap + at, im->len - at) && chunk_at(im, at, &type, &len) == NP_CHUNK_WHOLE);
+}
+
+/* The first thing from AT on: a whole chunk (of version 2: its checksum
+ * good), another trace's header, or nothing. Version 1 has no checksum:
+ * the first place a known chunk type starts is a chunk, or where the
+ * capture is cut, or a chunk too long (corrupt). Version 2 looks past
+ * damage for the next whole chunk: a chunk the capture ends inside is a
+ * cut only when none follows. */
+static struct next find_next(struct np_import *im, size_t at)
+{
+    bool checked = im->version > NP_TRACE_VERSION_V1;
+    struct next cut = { NEXT_NONE, im->len, 0, 0 };
+    for (size_t p = at; p < im->len; p++) {
+        if (is_magic(im->cap + p, im->len - p))
+            return (struct next){ NEXT_TRACE, p, 0, 0 };
+        if (!chunk_start(im->cap + p, im->len - p))
+            continue;
+        uint32_t type = 0, len = 0;
+        enum np_chunk_check k = chunk_at(im, p, &type, &len);
+        if (im->spent)
+            break;
+        if (k == NP_CHUNK_WHOLE)
+            return (struct next){ NEXT_CHUNK, p, type, len };
+        if (!checked)
+            return (struct next){ k == NP_CHUNK_TOO_LONG ? NEXT_TOO_LONG : NEXT_CUT, p, type, len };
+        if ((k == NP_CHUNK_CUT || k == NP_CHUNK_CUT_HEADER) && cut.kind == NEXT_NONE)
+            cut = (struct next){ NEXT_CUT, p, type, k == NP_CHUNK_CUT ? len : 0 };
+        /* damaged, its length good when a whole chunk follows it: past it */
+        if (k == NP_CHUNK_DAMAGED && p + im->hsize + len < im->len && good_at(im, p + im->hsize + len))
+            p += im->hsize + len - 1;
+    }
+    return cut;
+}
+
+/* The bytes [FROM, TO) between the trace's chunks: the firmware's text,
+ * skipped; or, holding a NUL (which no text has: a chunk's header does),
+ * damage: said, counted, and copied, so that the reader finds it where
+ * it was, skips it and closes the calls it may have held. Text before
+ * the damage is left out, and text after a damaged chunk whose length
+ * ends where that text begins. 0, or 1 after the error line. */
+static int between(struct np_import *im, size_t from, size_t to)
+{
+    const uint8_t *p = im->cap;
+    if (im->version == NP_TRACE_VERSION_V1 || !memchr(p + from, 0, to - from)) {
+        im->skipped += to - from;
+        return 0;
+    }
+    size_t at = from, end = to;
+    while (at < to && (p[at] == '\n' || p[at] == '\r' || (p[at] >= ' ' && p[at] < 0x7f)))
+        at++;
+    uint32_t type, len;
+    char what[96];
+    const char *name = chunk_start(p + at, to - at) ? np_trace_chunk_name(np_get_u32(p + at)) : NULL;
+    enum np_chunk_check k = name ? chunk_at(im, at, &type, &len) : NP_CHUNK_CUT;
+    if (!name)
+        snprintf(what, sizeof what, "bytes that are neither a chunk nor text");
+    else if (k == NP_CHUNK_DAMAGED)
+        snprintf(what, sizeof what, "%s chunk (checksum mismatch)", name);
+    else
+        snprintf(what, sizeof what, "%s chunk (its length is wrong)", name);
+    if (k == NP_CHUNK_DAMAGED && at + im->hsize + len <= to && !memchr(p + at + im->hsize + len, 0,
+                                                                       to - (at + im->hsize + len)))
+        end = at + im->hsize + len;
+    im->skipped += (at - from) + (to - end);
+    fprintf(stderr, "nanoprof %s: warning: %s: offset %zu: damaged %s: skipped %zu bytes\n", cmd_name, im->capture,
+            at, what, end - at);
+    im->damaged++;
+    im->damaged_bytes += end - at;
+    return append(im, p + at, end - at) ? 0 : fail("out of memory");
 }
 
 /* Finds the trace in the capture and walks its chunks. */
@@ -319,44 +436,47 @@ static int walk(struct np_import *im, const char *capture, const char *elf_path)
     if (len - at < NP_TRACE_HEADER_SIZE)
         return fail("%s: the capture ends inside the trace's header", capture);
     uint16_t version = np_get_u16(cap + at + 8), head = np_get_u16(cap + at + 10);
-    if (version != NP_TRACE_VERSION)
-        return fail("%s: trace format version %u, this nanoprof reads %u", capture, version, NP_TRACE_VERSION);
+    if (version < NP_TRACE_VERSION_V1 || version > NP_TRACE_VERSION)
+        return fail("%s: trace format version %u, this nanoprof reads versions %d to %d", capture, version,
+                    NP_TRACE_VERSION_V1, NP_TRACE_VERSION);
+    if (version > NP_TRACE_VERSION_V1 && !np_trace_header_sum_ok(cap + at))
+        return fail("corrupt trace: damaged header (checksum mismatch) at offset %zu", at);
     if (head < NP_TRACE_HEADER_SIZE || head > len - at)
         return fail("corrupt trace: header size %u at offset %zu", head, at);
     im->trace_at = at;
-    uint8_t fh[NP_TRACE_HEADER_SIZE];
-    np_trace_file_header(fh);
+    im->version = version;
+    im->hsize = np_trace_chunk_header_size(version);
+    im->budget = 4 * (uint64_t)len + SEARCH_SLACK;
+    uint8_t fh[NP_TRACE_HEADER_SIZE] = { 0 };
+    if (version == NP_TRACE_VERSION_V1) {
+        memcpy(fh, cap + at, 12); /* version 1's: flags 0 */
+        np_put_u16(fh + 10, NP_TRACE_HEADER_SIZE);
+    } else {
+        np_trace_file_header(fh);
+    }
     if (!append(im, fh, sizeof fh))
         return fail("out of memory");
     at += head;
-    while (at < len) {
-        if (is_magic(cap + at, len - at)) {
-            im->next_trace = at;
-            break;
-        }
-        if (!chunk_start(cap + at, len - at)) {
-            at++;
-            im->skipped++;
-            continue;
-        }
-        uint32_t type, clen;
-        switch (np_trace_chunk_check(cap + at, len - at, &type, &clen)) {
-        case NP_CHUNK_WHOLE:
-            break;
-        case NP_CHUNK_TOO_LONG:
-            return fail("corrupt trace: chunk %" PRIu32 " at offset %zu claims %" PRIu32 " bytes", type, at, clen);
-        case NP_CHUNK_CUT_HEADER:
-            clen = 0;
-            /* fall through */
-        case NP_CHUNK_CUT:
-            im->cut_at = at;
-            im->cut_have = len - at;
-            im->cut_want = NP_TRACE_CHUNK_HEADER + (size_t)clen;
+    for (;;) {
+        struct next n = find_next(im, at);
+        if (between(im, at, n.at))
+            return 1;
+        if (n.kind == NEXT_TRACE)
+            im->next_trace = n.at;
+        if (n.kind == NEXT_TOO_LONG)
+            return fail("corrupt trace: chunk %" PRIu32 " at offset %zu claims %" PRIu32 " bytes", n.type, n.at,
+                        n.len);
+        if (n.kind == NEXT_CUT) {
+            im->cut_at = n.at;
+            im->cut_have = len - n.at;
+            im->cut_want = im->hsize + (size_t)n.len;
             return 0;
         }
-        if (take_chunk(im, type, cap + at + NP_TRACE_CHUNK_HEADER, clen, at, elf_path))
+        if (n.kind != NEXT_CHUNK)
+            break;
+        if (take_chunk(im, n.type, cap + n.at + im->hsize, n.len, n.at, elf_path))
             return 1;
-        at += NP_TRACE_CHUNK_HEADER + (size_t)clen;
+        at = n.at + im->hsize + (size_t)n.len;
         if (im->has_end) { /* the trace ends: the rest is the firmware's */
             while (at < len && !is_magic(cap + at, len - at))
                 at++;
@@ -434,7 +554,7 @@ static int name_chunks(struct np_import *im, Elf *elf, uint8_t **out, size_t *le
         if ((i && e->a[i] == e->a[i - 1]) || np_elf_funcs_find(&funcs, e->a[i]) >= 0 ||
             !(n = string_at(elf, e->a[i], name)))
             continue;
-        size_t need = *len + NP_TRACE_CHUNK_HEADER + 8 + 2 + n;
+        size_t need = *len + im->hsize + 8 + 2 + n;
         if (need > cap) {
             cap = need * 2;
             uint8_t *bigger = realloc(*out, cap);
@@ -444,11 +564,11 @@ static int name_chunks(struct np_import *im, Elf *elf, uint8_t **out, size_t *le
             }
             *out = bigger;
         }
-        uint8_t *p = *out + *len;
-        np_trace_chunk_header(p, NP_CHUNK_NAME, (uint32_t)(8 + 2 + n));
-        np_put_u64(p + 8, e->a[i]);
-        np_put_u16(p + 16, (uint16_t)n);
-        memcpy(p + 18, name, n);
+        uint8_t *p = *out + *len, *f = p + im->hsize;
+        np_put_u64(f, e->a[i]);
+        np_put_u16(f + 8, (uint16_t)n);
+        memcpy(f + 10, name, n);
+        chunk_done(im, p, NP_CHUNK_NAME, need - *len);
         *len = need;
     }
     np_elf_funcs_free(&funcs);
@@ -515,6 +635,7 @@ struct np_import *np_import_read(const char *cmd, const char *capture, const cha
         fail("out of memory");
         return NULL;
     }
+    im->capture = capture;
     im->cap = read_all(capture, &im->len);
     if (!im->cap) {
         fail("%s: %s", capture, strerror(errno));
@@ -539,7 +660,12 @@ int np_import_write(struct np_import *im, const char *file, const char *said_as)
         ok = false;
     if (!ok)
         return fail("%s: %s", file, strerror(errno));
-    if (said_as)
+    if (said_as && im->damaged)
+        fprintf(stderr, "nanoprof %s: %" PRIu64 " events of %" PRIu32 " thread%s, %" PRIu64 " lost, %zu damaged "
+                        "chunk%s skipped (%zu bytes), into %s\n",
+                cmd_name, im->events, im->threads, im->threads == 1 ? "" : "s", im->lost, im->damaged,
+                im->damaged == 1 ? "" : "s", im->damaged_bytes, said_as);
+    else if (said_as)
         fprintf(stderr, "nanoprof %s: %" PRIu64 " events of %" PRIu32 " thread%s, %" PRIu64 " lost, into %s\n",
                 cmd_name, im->events, im->threads, im->threads == 1 ? "" : "s", im->lost, said_as);
     if (im->cut_want)
@@ -547,8 +673,9 @@ int np_import_write(struct np_import *im, const char *file, const char *said_as)
                         "%zu, with no END; the trace holds the %zu whole chunks before it\n",
                 cmd_name, im->cut_have, im->cut_want, im->cut_at, im->chunks);
     else if (!im->has_end)
-        fprintf(stderr, "nanoprof %s: the trace has no END chunk (the firmware did not call np_trace_stop): "
-                        "its lost events are not known\n", cmd_name);
+        fprintf(stderr, "nanoprof %s: the trace has no END chunk (%s): its lost events are not known\n", cmd_name,
+                im->damaged ? "the firmware did not call np_trace_stop, or its END was damaged"
+                            : "the firmware did not call np_trace_stop");
     if (im->next_trace)
         fprintf(stderr, "nanoprof %s: another trace starts at offset %zu: not imported\n", cmd_name,
                 im->next_trace);

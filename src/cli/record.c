@@ -223,7 +223,8 @@ static int find_lib(char *out, size_t size)
  * chunks: cheap, so that a trace that lost nothing is not read again.
  * The chunks are walked as the reader walks them (np_trace_chunk_check):
  * a chunk the file ends inside, or one that claims too much, ends the
- * walk, and is neither data nor an END. */
+ * walk, and is neither data nor an END; an END whose checksum fails is
+ * none (the reader then says what is damaged). */
 struct trace_sum {
     int files;
     long long bytes;
@@ -260,29 +261,34 @@ static void summarise(const char *dir, struct trace_sum *t, const pid_t *left, s
         if (!f)
             continue;
         t->files++;
-        uint8_t h[NP_TRACE_HEADER_SIZE], end[16];
+        uint8_t h[NP_TRACE_HEADER_SIZE], end[24];
         int has_end = 0;
         fseek(f, 0, SEEK_END);
         long size = ftell(f);
-        /* the header says where the chunks start (the reader checks the rest) */
+        /* the header says where the chunks start and how long their
+         * headers are (the reader checks the rest) */
         uint64_t off = NP_TRACE_HEADER_SIZE;
-        if (size >= NP_TRACE_HEADER_SIZE && fseek(f, 0, SEEK_SET) == 0 && fread(h, 1, sizeof h, f) == sizeof h &&
-            np_get_u16(h + 10) > NP_TRACE_HEADER_SIZE)
-            off = np_get_u16(h + 10);
+        unsigned version = NP_TRACE_VERSION;
+        if (size >= NP_TRACE_HEADER_SIZE && fseek(f, 0, SEEK_SET) == 0 && fread(h, 1, sizeof h, f) == sizeof h) {
+            version = np_get_u16(h + 8);
+            if (np_get_u16(h + 10) > NP_TRACE_HEADER_SIZE)
+                off = np_get_u16(h + 10);
+        }
+        unsigned hsize = np_trace_chunk_header_size(version);
         while (size > 0 && off < (uint64_t)size) {
             uint64_t left = (uint64_t)size - off;
             uint32_t type = 0, len = 0;
-            int have = left >= NP_TRACE_CHUNK_HEADER && fseek(f, (long)off, SEEK_SET) == 0 &&
-                       fread(h, 1, NP_TRACE_CHUNK_HEADER, f) == NP_TRACE_CHUNK_HEADER;
-            if (np_trace_chunk_check(have ? h : NULL, left, &type, &len) != NP_CHUNK_WHOLE)
+            int have = left >= hsize && fseek(f, (long)off, SEEK_SET) == 0 && fread(h, 1, hsize, f) == hsize;
+            if (np_trace_chunk_check(have ? h : NULL, hsize, left, &type, &len) != NP_CHUNK_WHOLE)
                 break;
             if (type == NP_CHUNK_EVENTS || type == NP_CHUNK_BLOCKS)
                 t->data++;
-            if (type == NP_CHUNK_END && len >= sizeof end && fread(end, 1, sizeof end, f) == sizeof end) {
+            if (type == NP_CHUNK_END && len == sizeof end && fread(end, 1, sizeof end, f) == sizeof end &&
+                (version == NP_TRACE_VERSION_V1 || np_trace_chunk_sum_ok(h, end))) {
                 has_end = 1;
                 t->lost += np_get_u64(end + 8);
             }
-            off += NP_TRACE_CHUNK_HEADER + (uint64_t)len;
+            off += hsize + (uint64_t)len;
         }
         if (!has_end && written_by(de->d_name, left, nleft))
             t->running++;

@@ -321,8 +321,10 @@ static void print_json(const struct report *r, const struct np_model *m, const s
     const struct np_view_loss *l = &r->view.loss;
     char note[NP_VIEW_NOTE_MAX];
     printf("  \"loss\":{\"events\":%" PRIu64 ",\"threads\":%zu,\"closed_calls\":%" PRIu64 ",\"files_cut\":%u,"
-           "\"too_deep\":%" PRIu64 ",\"blocks\":%" PRIu64 ",\"resynced\":%" PRIu64 ",\"note\":",
-           l->events, l->threads, l->closed, l->files_cut, l->too_deep, l->blocks, l->resynced);
+           "\"too_deep\":%" PRIu64 ",\"blocks\":%" PRIu64 ",\"resynced\":%" PRIu64 ",\"damaged_chunks\":%u,"
+           "\"damaged_bytes\":%" PRIu64 ",\"note\":",
+           l->events, l->threads, l->closed, l->files_cut, l->too_deep, l->blocks, l->resynced, l->damaged,
+           l->damaged_bytes);
     np_json_string(stdout, np_view_loss_note(&r->view, note, sizeof note));
     puts("},");
     print_json_processes(m);

@@ -231,6 +231,20 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
     np_progress_update(&v->progress, done, total);
 }
 
+/* The file a capture was imported into (load_capture), while it is read. */
+static const char *imported_file;
+
+/* np_view_diag, but for the reader's lines on the damage in the imported
+ * file: the import said each already, at its offset in the capture. */
+static void capture_diag(void *ctx, enum np_diag_level level, const char *line)
+{
+    size_t n = strlen(imported_file);
+    if (level == NP_DIAG_WARNING && !strncmp(line, imported_file, n) && !strncmp(line + n, ": offset ", 9) &&
+        strstr(line + n, ": damaged "))
+        return;
+    np_view_diag(ctx, level, line);
+}
+
 /* With --elf, PATH is a target's capture: its trace, imported into a
  * directory of its own under TMPDIR, is what the model reads. */
 static int load_capture(struct np_view *v, struct np_model **m)
@@ -249,8 +263,10 @@ static int load_capture(struct np_view *v, struct np_model **m)
     snprintf(file, sizeof file, "%s/firmware%s", dir, NP_TRACE_FILE_SUFFIX);
     int status = -1;
     if (np_import_write(im, file, NULL) == 0) {
-        struct np_trace_hooks hooks = { v, np_view_diag, on_progress };
+        struct np_trace_hooks hooks = { v, capture_diag, on_progress };
+        imported_file = file;
         status = np_model_load(dir, &v->opt, &hooks, m, &v->summary);
+        imported_file = NULL;
     }
     unlink(file);
     rmdir(dir);
@@ -333,6 +349,8 @@ void np_view_count_loss(struct np_view *v, const struct np_model *m)
     l->nthreads = nt;
     l->files = v->summary.files;
     l->files_cut = v->summary.files_unfinished;
+    l->damaged = v->summary.chunks_damaged;
+    l->damaged_bytes = v->summary.bytes_damaged;
     for (size_t i = 0; i < np; i++) {
         uint64_t in_threads = 0; /* LOST records of the process's threads */
         for (size_t k = 0; k < nt; k++) {
@@ -354,7 +372,7 @@ void np_view_count_loss(struct np_view *v, const struct np_model *m)
         l->events += !v->opt.ntids && p[i].events_lost > in_threads ? p[i].events_lost : in_threads;
         l->blocks += p[i].blocks_lost;
     }
-    l->any = l->events || l->closed || l->too_deep || l->blocks || l->files_cut || l->resynced;
+    l->any = l->events || l->closed || l->too_deep || l->blocks || l->files_cut || l->resynced || l->damaged;
 }
 
 static const char *plural(uint64_t n, const char *s)
@@ -374,6 +392,9 @@ static void loss_what(const struct np_view_loss *l, char *buf, size_t size, size
     } while (0)
     if (l->events)
         ADD("%s%" PRIu64 " event%s lost", sep, l->events, plural(l->events, "s"));
+    if (l->damaged)
+        ADD("%s%u damaged chunk%s skipped (%" PRIu64 " bytes)", sep, l->damaged, plural(l->damaged, "s"),
+            l->damaged_bytes);
     if (l->files_cut)
         ADD("%s%u of %u trace file%s cut short", sep, l->files_cut, l->files, plural(l->files, "s"));
     if (l->too_deep)
@@ -421,7 +442,7 @@ const char *np_view_loss_note(const struct np_view *v, char *buf, size_t size)
     if (l->threads && len < size)
         len += (size_t)snprintf(buf + len, size - len, " in %zu thread%s", l->threads, plural(l->threads, "s"));
     /* calls closed by re-synchronisation lost nothing but their ends */
-    bool lost = l->events || l->files_cut || l->too_deep || l->blocks;
+    bool lost = l->events || l->files_cut || l->too_deep || l->blocks || l->damaged;
     if (len < size)
         snprintf(buf + len, size - len, lost ? ": counts and times around the losses are incomplete"
                                              : ": the ends of those calls are not exact");

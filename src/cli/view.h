@@ -48,8 +48,9 @@
     "                 `nanoprof import PATH --elf FILE` reads it\n"                      \
     "  --no-demangle  C++ names as the program's symbols have them (mangled)\n"    \
     "  --strict       exit with status 3 when the trace lost anything (events\n"        \
-    "                 dropped, a file cut short, ...) or a -F or -N pattern matched\n"  \
-    "                 no function; the output is still written\n"                       \
+    "                 dropped, a file cut short, damaged chunks skipped, ...) or a\n"  \
+    "                 -F or -N pattern matched no function; the output is still\n"   \
+    "                 written\n"                                                        \
     "  --help         print this help and exit\n"
 
 /* The exit status of --strict when something was lost. */
@@ -66,6 +67,9 @@ struct np_view_loss {
     uint64_t too_deep;        /* calls deeper than NP_MODEL_MAX_STACK, not counted */
     uint64_t blocks;          /* block executions not counted (the program's table was full) */
     uint64_t resynced;        /* calls closed by re-synchronisation (ends not exact; marked "(?)") */
+    unsigned damaged;         /* chunks skipped as damaged (a checksum failed, a count
+                                 that cannot be) */
+    uint64_t damaged_bytes;   /* the bytes they took */
     unsigned files_cut;       /* trace files cut short or without END */
     unsigned files;           /* trace files found */
     size_t threads;           /* threads affected */

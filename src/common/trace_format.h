@@ -2,20 +2,37 @@
  * (docs/trace-format.md), shared by the runtime's encoder
  * (runtime/trace_encode.c), the analysis side's writer and the reader, so
  * that all speak exactly the same bytes: integers, varints, the file and
- * chunk headers, an EVENTS chunk's fixed fields, one record, and the
- * check of a chunk header that every walker of a file makes.
- * Header-only and freestanding: a target's runtime includes it too. */
+ * chunk headers with their checksums, an EVENTS chunk's fixed fields, one
+ * record, and the checks of a chunk header that every walker of a file
+ * makes.
+ * Header-only and freestanding: a target's runtime includes it too.
+ *
+ * Writers write version 2: every chunk header carries a CRC-32C of the
+ * header's type and length and of the payload (np_trace_chunk_seal, once
+ * the payload is complete). Readers read versions 1 (no checksums: its
+ * chunk headers are 8 bytes) and 2. A build for fuzzing
+ * (FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION) takes every checksum as good,
+ * so that the fuzzer reaches the decoders behind them. */
 #ifndef NP_TRACE_FORMAT_H
 #define NP_TRACE_FORMAT_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "crc32c.h"
 
 #define NP_TRACE_MAGIC "NPTRACE\0"
 #define NP_TRACE_MAGIC_LEN 8
-#define NP_TRACE_VERSION 1
+#define NP_TRACE_VERSION 2          /* the version written */
+#define NP_TRACE_VERSION_V1 1       /* the oldest read: chunks without checksums */
 #define NP_TRACE_HEADER_SIZE 16
-#define NP_TRACE_CHUNK_HEADER 8
+#define NP_TRACE_HEADER_SUMMED 12   /* the file header's bytes its checksum covers */
+/* The checksum of version 2's file header: every writer's first 12 bytes
+ * are the same ("NPTRACE\0", 2, 16), so it is a constant
+ * (tests/test_crc32c.c checks it). */
+#define NP_TRACE_HEADER_CRC 0xd0ddb374u
+#define NP_TRACE_CHUNK_HEADER 12    /* a chunk header as written: type, length, checksum */
+#define NP_TRACE_CHUNK_HEADER_V1 8  /* version 1's: type, length */
+#define NP_TRACE_CHUNK_SUMMED 8     /* the header's bytes its checksum covers, before the payload */
 #define NP_TRACE_CHUNK_MAX (64u << 20)
 #define NP_TRACE_DEFAULT_PATH "nanoprof.data"
 #define NP_TRACE_FILE_SUFFIX ".npt"
@@ -31,6 +48,7 @@ enum np_chunk_type {
     NP_CHUNK_SAMPLING = 8,
     NP_CHUNK_UNITS = 9
 };
+#define NP_CHUNK_TYPE_LAST NP_CHUNK_UNITS /* types 1 to this are known */
 #define NP_TRACE_NAME_MAX 255 /* bytes of a NAME chunk's name */
 /* BLOCKS: u64 lost, u32 n, then n entries of u64 address, u64 count */
 #define NP_TRACE_BLOCKS_HEADER 12
@@ -151,23 +169,77 @@ static inline int64_t np_unzigzag(uint64_t u) { return (int64_t)(u >> 1) ^ -(int
 
 /* ---- headers ---------------------------------------------------------------- */
 
-/* The file header, NP_TRACE_HEADER_SIZE bytes at P. */
+/* The file header, NP_TRACE_HEADER_SIZE bytes at P: the magic, the
+ * version, the header's size, the checksum of the 12 bytes before it. */
 static inline void np_trace_file_header(uint8_t *p)
 {
-    for (int i = 0; i < NP_TRACE_HEADER_SIZE; i++)
-        p[i] = 0;
     for (int i = 0; i < NP_TRACE_MAGIC_LEN; i++)
         p[i] = (uint8_t)NP_TRACE_MAGIC[i];
     np_put_u16(p + 8, NP_TRACE_VERSION);
     np_put_u16(p + 10, NP_TRACE_HEADER_SIZE);
-    np_put_u32(p + 12, 0);
+    np_put_u32(p + 12, NP_TRACE_HEADER_CRC);
 }
 
-/* A chunk header at P: TYPE, then the LEN bytes of payload that follow. */
+/* The bytes of a chunk header in a file of VERSION (1 or later). */
+static inline unsigned np_trace_chunk_header_size(unsigned version)
+{
+    return version <= NP_TRACE_VERSION_V1 ? NP_TRACE_CHUNK_HEADER_V1 : NP_TRACE_CHUNK_HEADER;
+}
+
+/* A chunk header at P: TYPE, then the LEN bytes of payload that follow;
+ * its checksum is np_trace_chunk_seal's, once the payload is there. */
 static inline void np_trace_chunk_header(uint8_t *p, uint32_t type, uint32_t len)
 {
     np_put_u32(p, type);
     np_put_u32(p + 4, len);
+    np_put_u32(p + 8, 0);
+}
+
+/* The checksum of the chunk whose header is H and whose LEN bytes of
+ * payload are at PAYLOAD: CRC-32C over the header's type and length,
+ * then the payload. */
+static inline uint32_t np_trace_chunk_sum(const uint8_t *h, const void *payload, uint32_t len)
+{
+    uint32_t crc = np_crc32c_update(NP_CRC32C_INIT, h, NP_TRACE_CHUNK_SUMMED);
+    return np_crc32c_update(crc, payload, len) ^ NP_CRC32C_XOROUT;
+}
+
+/* Fills in the checksum of the chunk at P (its header, then its payload,
+ * complete). */
+static inline void np_trace_chunk_seal(uint8_t *p)
+{
+    np_put_u32(p + 8, np_trace_chunk_sum(p, p + NP_TRACE_CHUNK_HEADER, np_get_u32(p + 4)));
+}
+
+/* Whether the version 2 chunk with header H and its payload at PAYLOAD
+ * (the length H says) is as written. */
+static inline int np_trace_chunk_sum_ok(const uint8_t *h, const void *payload)
+{
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+    (void)h, (void)payload;
+    return 1;
+#else
+    return np_trace_chunk_sum(h, payload, np_get_u32(h + 4)) == np_get_u32(h + 8);
+#endif
+}
+
+/* Whether the file header P (version 2 or later) is as written. */
+static inline int np_trace_header_sum_ok(const uint8_t *p)
+{
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+    (void)p;
+    return 1;
+#else
+    return np_crc32c(p, NP_TRACE_HEADER_SUMMED) == np_get_u32(p + NP_TRACE_HEADER_SUMMED);
+#endif
+}
+
+/* The name of a known chunk TYPE ("EVENTS"), NULL for another. */
+static inline const char *np_trace_chunk_name(uint32_t type)
+{
+    static const char *const names[] = { "INFO", "MODULE", "THREAD", "EVENTS", "END",
+                                         "NAME", "BLOCKS", "SAMPLING", "UNITS" };
+    return type >= NP_CHUNK_INFO && type <= NP_CHUNK_TYPE_LAST ? names[type - NP_CHUNK_INFO] : 0;
 }
 
 /* How a chunk header read LEFT bytes before the end of its file stands.
@@ -175,26 +247,53 @@ static inline void np_trace_chunk_header(uint8_t *p, uint32_t type, uint32_t len
  * on where a file is cut or corrupt. */
 enum np_chunk_check {
     NP_CHUNK_WHOLE = 0,     /* its payload is all there */
-    NP_CHUNK_CUT_HEADER,    /* fewer than NP_TRACE_CHUNK_HEADER bytes left */
+    NP_CHUNK_CUT_HEADER,    /* fewer bytes left than a chunk header */
     NP_CHUNK_TOO_LONG,      /* it claims more than NP_TRACE_CHUNK_MAX bytes */
-    NP_CHUNK_CUT            /* the file ends inside its payload */
+    NP_CHUNK_CUT,           /* the file ends inside its payload */
+    NP_CHUNK_DAMAGED        /* whole, but its checksum fails (np_trace_chunk_at) */
 };
 
-/* Checks the chunk whose header H (NP_TRACE_CHUNK_HEADER bytes, NULL when
- * fewer are left) starts LEFT bytes before the end of the file; fills
- * *TYPE and *LEN from H when there is one. */
-static inline enum np_chunk_check np_trace_chunk_check(const uint8_t *h, uint64_t left, uint32_t *type,
-                                                       uint32_t *len)
+/* Checks the chunk whose header H (HSIZE bytes: np_trace_chunk_header_size,
+ * NULL when fewer are left) starts LEFT bytes before the end of the file;
+ * fills *TYPE and *LEN from H when there is one. The checksum is not
+ * checked: the payload is not at hand. */
+static inline enum np_chunk_check np_trace_chunk_check(const uint8_t *h, unsigned hsize, uint64_t left,
+                                                       uint32_t *type, uint32_t *len)
 {
-    if (!h || left < NP_TRACE_CHUNK_HEADER)
+    if (!h || left < hsize)
         return NP_CHUNK_CUT_HEADER;
     *type = np_get_u32(h);
     *len = np_get_u32(h + 4);
     if (*len > NP_TRACE_CHUNK_MAX)
         return NP_CHUNK_TOO_LONG;
-    if (*len > left - NP_TRACE_CHUNK_HEADER)
+    if (*len > left - hsize)
         return NP_CHUNK_CUT;
     return NP_CHUNK_WHOLE;
+}
+
+/* np_trace_chunk_check for a chunk whose bytes are all at P (LEFT of
+ * them to the end of the file, or of the capture), in a file of VERSION:
+ * a whole chunk of version 2 or later is NP_CHUNK_DAMAGED when its
+ * checksum fails. */
+static inline enum np_chunk_check np_trace_chunk_at(const uint8_t *p, uint64_t left, unsigned version,
+                                                    uint32_t *type, uint32_t *len)
+{
+    unsigned hsize = np_trace_chunk_header_size(version);
+    enum np_chunk_check c = np_trace_chunk_check(p, hsize, left, type, len);
+    if (c == NP_CHUNK_WHOLE && version > NP_TRACE_VERSION_V1 && !np_trace_chunk_sum_ok(p, p + hsize))
+        return NP_CHUNK_DAMAGED;
+    return c;
+}
+
+/* Whether a version 2 chunk may start at H (NP_TRACE_CHUNK_HEADER bytes,
+ * LEFT to the end of the file): a known type and a length the bytes left
+ * hold. Where a walker resynchronises after damage, a place where this
+ * holds and the checksum too. */
+static inline int np_trace_chunk_plausible(const uint8_t *h, uint64_t left)
+{
+    uint32_t type, len;
+    return np_trace_chunk_check(h, NP_TRACE_CHUNK_HEADER, left, &type, &len) == NP_CHUNK_WHOLE &&
+           np_trace_chunk_name(type);
 }
 
 /* ---- EVENTS ------------------------------------------------------------------ */
@@ -205,16 +304,18 @@ static inline enum np_chunk_check np_trace_chunk_check(const uint8_t *h, uint64_
 #define NP_TRACE_EVENTS_PREFIX (NP_TRACE_CHUNK_HEADER + NP_TRACE_EVENTS_HEAD)
 
 /* The chunk header and fixed fields of an EVENTS chunk at P, whose stream
- * decodes to DECODED bytes and takes PAYLOAD bytes (compressed or not). */
+ * decodes to DECODED bytes and takes PAYLOAD bytes (compressed or not);
+ * np_trace_chunk_seal once the stream follows them. */
 static inline void np_trace_events_prefix(uint8_t *p, uint32_t tid, uint64_t base, uint32_t count,
                                           unsigned compression, uint32_t decoded, uint32_t payload)
 {
     np_trace_chunk_header(p, NP_CHUNK_EVENTS, NP_TRACE_EVENTS_HEAD + payload);
-    np_put_u32(p + 8, tid);
-    np_put_u64(p + 12, base);
-    np_put_u32(p + 20, count);
-    p[24] = (uint8_t)compression;
-    np_put_u32(p + 25, decoded);
+    p += NP_TRACE_CHUNK_HEADER;
+    np_put_u32(p, tid);
+    np_put_u64(p + 4, base);
+    np_put_u32(p + 12, count);
+    p[16] = (uint8_t)compression;
+    np_put_u32(p + 17, decoded);
 }
 
 /* One record at O: DT ticks since the previous record of the chunk and

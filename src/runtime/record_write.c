@@ -328,6 +328,7 @@ static void enc_write(struct np_trace_enc *t, void *ctx)
                 if (!ZSTD_isError(z) && z < t->len) {
                     np_trace_events_prefix(zbuf, t->tid, t->base, t->count, NP_COMPRESS_ZSTD, (uint32_t)t->len,
                                            (uint32_t)z);
+                    np_trace_chunk_seal(zbuf); /* over the compressed bytes: little to sum */
                     np_posix_write_all(e->fd, zbuf, NP_TRACE_EVENTS_PREFIX + z);
                     return;
                 }

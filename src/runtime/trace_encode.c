@@ -92,7 +92,13 @@ size_t np_trace_end(struct np_trace_buf *b, uint32_t type)
     if (b->over)
         return 0;
     np_trace_chunk_header(b->p, type, (uint32_t)(b->n - NP_TRACE_CHUNK_HEADER));
+    np_trace_chunk_seal(b->p);
     return b->n;
+}
+
+void np_trace_seal(void *chunk)
+{
+    np_trace_chunk_seal(chunk);
 }
 
 /* ---- whole chunks ---------------------------------------------------------------- */
@@ -217,6 +223,7 @@ size_t np_trace_enc_chunk(struct np_trace_enc *e)
 {
     np_trace_events_prefix(e->buf, e->tid, e->base, e->count, NP_COMPRESS_NONE, (uint32_t)e->len,
                            (uint32_t)e->len);
+    np_trace_chunk_seal(e->buf);
     return NP_TRACE_EVENTS_PREFIX + e->len;
 }
 

@@ -33,8 +33,12 @@ void np_trace_put_u64(struct np_trace_buf *b, uint64_t v);
 void np_trace_put_double(struct np_trace_buf *b, double v);
 void np_trace_put_bytes(struct np_trace_buf *b, const void *s, size_t len);
 void np_trace_put_str(struct np_trace_buf *b, const char *s); /* NULL: empty */
-/* The chunk's bytes (header included), or 0 when it did not fit. */
+/* The chunk's bytes (header included, its checksum filled in), or 0
+ * when it did not fit. */
 size_t np_trace_end(struct np_trace_buf *b, uint32_t type);
+/* np_trace_chunk_seal out of line: a chunk built otherwise (a target's,
+ * field by field) checksummed by the one copy of the code. */
+void np_trace_seal(void *chunk);
 /* Bytes a string field takes (its length, at most 65535, and 2). */
 size_t np_trace_str_room(const char *s);
 /* S's length, at most MAX, without the C library. */
@@ -92,7 +96,8 @@ int np_trace_enc_init(struct np_trace_enc *e, void *buf, size_t size, uint32_t t
 void np_trace_enc_thread(struct np_trace_enc *e, uint32_t tid);
 /* Hands the chunk to the flush function, if it holds a record. */
 void np_trace_enc_flush(struct np_trace_enc *e);
-/* Fills the prefix of E's chunk, uncompressed; its bytes, at E->buf. */
+/* Fills the prefix of E's chunk, uncompressed, and its checksum; its
+ * bytes, at E->buf. */
 size_t np_trace_enc_chunk(struct np_trace_enc *e);
 
 /* Ticks from *PREV to TICK (never backwards, at most 60 bits); TICK, or

@@ -90,11 +90,12 @@ static __attribute__((noinline)) uint8_t *field(uint8_t *p, uint64_t v, unsigned
 }
 
 /* The chunk of TYPE whose payload ends at END, from the buffer's start,
- * to the writer. */
+ * checksummed, to the writer. */
 static void write_chunk_of(uint32_t type, const uint8_t *end)
 {
     size_t n = (size_t)(end - tt.enc.buf);
     np_trace_chunk_header(tt.enc.buf, type, (uint32_t)(n - NP_TRACE_CHUNK_HEADER));
+    np_trace_seal(tt.enc.buf);
     write_bytes(n);
 }
 
@@ -247,10 +248,13 @@ static const uint8_t *build_id(size_t *len)
  * target): no pid, no ppid, ns_per_tick 1.0, start tick 0 (times count
  * from the clock's start, np_port_clock_init), no wall-clock time, the
  * clock "cycles" (a target's ticks: the reader shows them as they are, or
- * as time given the clock's rate), no command line. */
+ * as time given the clock's rate), no command line. INFO's checksum is
+ * filled in as it goes out (np_trace_init). */
+#define CRC_BYTES(v) (uint8_t)(v), (uint8_t)((v) >> 8), (uint8_t)((v) >> 16), (uint8_t)((v) >> 24)
 static const uint8_t head_info[] = {
-    'N', 'P', 'T', 'R', 'A', 'C', 'E', 0, NP_TRACE_VERSION, 0, NP_TRACE_HEADER_SIZE, 0, 0, 0, 0, 0, /* header */
-    NP_CHUNK_INFO, 0, 0, 0, 42, 0, 0, 0,             /* INFO, 42 bytes */
+    'N', 'P', 'T', 'R', 'A', 'C', 'E', 0, NP_TRACE_VERSION, 0, NP_TRACE_HEADER_SIZE, 0, /* header */
+    CRC_BYTES(NP_TRACE_HEADER_CRC),                  /* the header's checksum */
+    NP_CHUNK_INFO, 0, 0, 0, 42, 0, 0, 0, 0, 0, 0, 0, /* INFO, 42 bytes, its checksum */
     0, 0, 0, 0, 0, 0, 0, 0,                          /* pid, ppid */
     0, 0, 0, 0, 0, 0, 0xf0, 0x3f,                    /* ns_per_tick: 1.0 */
     0, 0, 0, 0, 0, 0, 0, 0,                          /* start tick */
@@ -258,6 +262,7 @@ static const uint8_t head_info[] = {
     6, 0, 'c', 'y', 'c', 'l', 'e', 's', 0, 0         /* clock, argc */
 };
 _Static_assert(sizeof head_info == NP_TRACE_HEADER_SIZE + NP_TRACE_CHUNK_HEADER + 42, "INFO's 42 bytes");
+_Static_assert(sizeof head_info <= NP_TRACE_BUFFER_MIN, "the buffer holds the header and INFO");
 
 /* The calling thread, marked busy for the API call WHO, or NULL. */
 static struct np_thread *enter(const char *who)
@@ -285,7 +290,9 @@ int np_trace_init(void *buf, size_t size)
         return NP_EBUSY;
     np_port_clock_init();
     (void)np_trace_enc_init(&tt.enc, buf, size, 0, write_chunk, NULL);
-    np_write((const char *)head_info, sizeof head_info);
+    __builtin_memcpy(tt.enc.buf, head_info, sizeof head_info);
+    np_trace_seal(tt.enc.buf + NP_TRACE_HEADER_SIZE);
+    write_bytes(sizeof head_info);
     /* MODULE: bias 0, start 0, end (the firmware is one module: every
      * address is its own), the build-id, an empty path */
     uint8_t *p = field(field(PAYLOAD, 0, 16), (uint64_t)1 << NP_ADDR_BITS, 8);

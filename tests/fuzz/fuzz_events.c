@@ -1,7 +1,8 @@
 /* fuzz_events.c - libFuzzer target, structure-aware: the input is a
  * program for trace_builder, so every trace it writes is well-formed and
  * the fuzzer explores what fuzz_trace_read rarely reaches: any sequence of
- * events (exits with nothing open, LOST, SWITCH longer than the gap, SAMPLE
+ * events (exits with nothing open, LOST of as many events as can have
+ * been lost, SWITCH longer than the gap, SAMPLE
  * with any frames, RESYNC of more calls than are open, COUNT, time
  * running backwards across chunks), in zstd and plain chunks, over several
  * threads, with or without END. Checks: the read succeeds, every event
@@ -37,7 +38,7 @@ static uint64_t next(struct input *in, unsigned bytes)
 /* Writes the trace the input describes; returns the events written. */
 static uint64_t build(struct tb *b, struct input *in)
 {
-    uint64_t tick = next(in, 2), events = 0;
+    uint64_t tick = next(in, 2), events = 0, start = tick;
     tb_header(b);
     tb_info(b, 1, 0, 1.0 + (double)next(in, 1) / 16, tick, next(in, 1), "fuzz", 0, NULL);
     tb_module(b, 0, 0x1000, 0x2000, "", 0, "/nonexistent/fuzz.so");
@@ -57,10 +58,14 @@ static uint64_t build(struct tb *b, struct input *in)
             tb_exit(b, tick += next(in, 1));
             events++;
             break;
-        case 4:
-            tb_lost(b, tick += next(in, 1), next(in, 1));
+        case 4: { /* no more events than can have been lost by then (one a
+                   * tick since the start): more would be damage */
+            tick += next(in, 1);
+            uint64_t most = tick > start ? tick - start : 0;
+            tb_lost(b, tick, next(in, 1) % (most + 1));
             events++;
             break;
+        }
         case 5:
             tb_switch(b, tick += next(in, 1), next(in, 2));
             events++;

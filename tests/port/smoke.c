@@ -150,14 +150,15 @@ static NOPROF void encoder(void)
     np_trace_enc_flush(&e);
     tc_check(sink.failed == 0 && trace_len > 0 && trace_out[0] == NP_CHUNK_EVENTS, "encoder: EVENTS chunks out");
     uint32_t count = 0;
-    for (size_t off = 0; off + NP_TRACE_EVENTS_PREFIX <= trace_len;) {
+    size_t off = 0;
+    while (off + NP_TRACE_EVENTS_PREFIX <= trace_len) {
         uint32_t type, len;
-        if (np_trace_chunk_check(trace_out + off, trace_len - off, &type, &len) != NP_CHUNK_WHOLE)
-            break;
-        count += np_get_u32(trace_out + off + 20);
+        if (np_trace_chunk_at(trace_out + off, trace_len - off, NP_TRACE_VERSION, &type, &len) != NP_CHUNK_WHOLE)
+            break; /* cut, or its checksum fails */
+        count += np_get_u32(trace_out + off + NP_TRACE_CHUNK_HEADER + 12);
         off += NP_TRACE_CHUNK_HEADER + len;
     }
-    tc_check(count == 40, "encoder: 40 records");
+    tc_check(count == 40 && off == trace_len, "encoder: 40 records, every chunk's checksum good");
 }
 
 static NOPROF void misuse(void)

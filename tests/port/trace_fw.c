@@ -65,7 +65,8 @@ static NOPROF void lossy(void *ctx, const char *bytes, size_t len)
     extern void np_port_write_default(const char *bytes, size_t len);
     const uint8_t *b = (const uint8_t *)bytes;
     if (++nwrites == 5) {
-        refused = (uint32_t)(b[20] | b[21] << 8 | b[22] << 16 | (uint32_t)b[23] << 24);
+        /* the event count: after the 12-byte chunk header, tid and base tick */
+        refused = (uint32_t)(b[24] | b[25] << 8 | b[26] << 16 | (uint32_t)b[27] << 24);
         np_output_failed();
         return;
     }

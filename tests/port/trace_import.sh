@@ -9,8 +9,10 @@
 # and the same rows when it reads the capture as it is (--elf).
 # Then the UART example (examples/cortex_m/uart) on both mps2 boards, its
 # capture from QEMU's serial port; and bad input: a cut capture (imported
-# up to the cut, and said), a corrupt one, the wrong ELF, no trace, a
-# missing --elf: one line on stderr, exit 1 (2 for usage), nothing written.
+# up to the cut, and said), a damaged chunk (skipped, said, the rest read
+# exactly: import resynchronises on the next chunk), random bits flipped
+# (each said, or no change), the wrong ELF, no trace, a missing --elf: one
+# line on stderr, exit 1 (2 for usage), nothing written.
 set -u
 CC=$1
 QEMU=$2
@@ -159,11 +161,12 @@ if EXTRA=-DLOSSY build "$dir" cortex-m3 mps2 "$SRC/tests/port/trace_fw.c" "$SRC/
         "$NP" report --strict "$dir/trace" > "$dir/report" 2> "$dir/report.err"
         rc=$?
         # the refused chunk is the first of the 200 calls' loop (the trace
-        # was flushed before it), whole calls of leaf: those are missing,
-        # and the one made while the trace was in use; the rest exact. The
-        # view says what was lost, --strict exits 3.
+        # was flushed before it): it starts with an entry of leaf, and the
+        # calls it holds an entry of are missing (one whose exit is in the
+        # next chunk too), and the one made while the trace was in use; the
+        # rest exact. The view says what was lost, --strict exits 3.
         leaf=$(calls leaf "$dir/report")
-        if [ $rc -ne 3 ] || ! grep -q "$lost events" "$dir/report.err" || [ "$leaf" != $((217 - refused / 2)) ] ||
+        if [ $rc -ne 3 ] || ! grep -q "$lost events" "$dir/report.err" || [ "$leaf" != $((217 - (refused + 1) / 2)) ] ||
             [ "$(calls top "$dir/report")" != 2 ] || [ "$(calls down "$dir/report")" != 7 ]; then
             say_fail "lossy: report --strict exit $rc: $(cat "$dir/report.err" "$dir/report")"
         else
@@ -211,10 +214,65 @@ if [ -f "$good/capture" ]; then
     else
         say_fail "cut capture: $(cat "$bad/cut.err")"
     fi
-    # corrupt: the event count of that chunk's EVENTS prefix
-    cp "$good/capture" "$bad/corrupt"
-    printf '\377' | dd of="$bad/corrupt" bs=1 seek=$((chunk + 21)) conv=notrunc 2> /dev/null
-    refused "corrupt capture" 1 "corrupt trace: EVENTS chunk at offset $chunk" "$bad/corrupt" --elf "$good/fw.elf"
+    # damaged: one bit of that chunk (its event count; its length): the
+    # chunk's checksum fails, import skips it and says so, goes on with
+    # the next chunk; the report of the trace says it too, --strict exits
+    # 3, and the counts are exact but for the calls of that chunk
+    u32() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }
+    events=$(u32 "$good/capture" $((chunk + 24)))
+    len=$(u32 "$good/capture" $((chunk + 4)))
+    # the bytes skipped: the chunk's; with its length one more, as many
+    # as it claims (the firmware's text follows it: no other length shows)
+    for spot in count:$((chunk + 25)):$((len + 12)) length:$((chunk + 4)):$(((len ^ 1) + 12)); do
+        what=${spot%%:*} rest=${spot#*:}
+        at=${rest%%:*} size=${rest#*:}
+        cp "$good/capture" "$bad/$what"
+        byte=$(od -An -tu1 -j "$at" -N1 "$bad/$what" | tr -d ' ')
+        printf "\\$(printf %o $((byte ^ 1)))" | dd of="$bad/$what" bs=1 seek="$at" conv=notrunc 2> /dev/null
+        rm -rf "$bad/$what.trace"
+        if ! "$NP" import "$bad/$what" --elf "$good/fw.elf" -o "$bad/$what.trace" 2> "$bad/$what.err"; then
+            say_fail "damaged $what: import: $(cat "$bad/$what.err")"
+            continue
+        fi
+        head -1 "$bad/$what.err" | grep -qx "nanoprof import: warning: $bad/$what: offset $chunk: damaged EVENTS chunk (checksum mismatch): skipped $size bytes" &&
+            tail -1 "$bad/$what.err" | grep -q " 1 damaged chunk skipped ($size bytes), into " ||
+            say_fail "damaged $what: import said: $(cat "$bad/$what.err")"
+        "$NP" report --strict "$bad/$what.trace" > "$bad/$what.report" 2> "$bad/$what.rerr"
+        rc=$?
+        [ $rc = 3 ] && grep -q "damaged EVENTS chunk of thread 1 " "$bad/$what.rerr" &&
+            grep -q "warning: 1 damaged chunk skipped ($size bytes)" "$bad/$what.rerr" &&
+            [ "$(calls leaf "$bad/$what.report")" = $((217 - (events + 1) / 2)) ] &&
+            [ "$(calls top "$bad/$what.report")" = 2 ] &&
+            [ "$(calls mid "$bad/$what.report")" = 5 ] && [ "$(calls down "$bad/$what.report")" = 7 ] &&
+            [ "$(calls phase "$bad/$what.report")" = 3 ] ||
+            say_fail "damaged $what: report --strict exit $rc: $(cat "$bad/$what.rerr" "$bad/$what.report")"
+    done
+    [ $fail = 0 ] && echo "ok: a damaged chunk ($events events) in a capture: skipped, said, the rest exact"
+    # a bit flipped anywhere in the capture, 200 times (seeded, the seed
+    # said): the report read from it with --elf is the undamaged one at
+    # exit 0 with nothing said, or the status is not 0 and a line says why
+    seed=${NP_BITFLIP_SEED:-$(date +%s)}
+    cp "$good/capture" "$bad/flip" # its name is in the report's title
+    "$NP" report --strict "$bad/flip" --elf "$good/fw.elf" > "$bad/flip.good" 2> /dev/null
+    n=$(wc -c < "$good/capture")
+    same=0 said=0
+    for bit in $(awk -v s="$seed" -v n="$n" 'BEGIN { srand(s); for (i = 0; i < 200; i++) printf "%d ", int(rand() * 8 * n) }'); do
+        cp "$good/capture" "$bad/flip"
+        at=$((bit / 8))
+        byte=$(od -An -tu1 -j "$at" -N1 "$bad/flip" | tr -d ' ')
+        printf "\\$(printf %o $((byte ^ (1 << (bit % 8)))))" | dd of="$bad/flip" bs=1 seek="$at" conv=notrunc 2> /dev/null
+        "$NP" report --strict "$bad/flip" --elf "$good/fw.elf" > "$bad/flip.out" 2> "$bad/flip.err"
+        rc=$?
+        if [ $rc = 0 ] && [ ! -s "$bad/flip.err" ] && cmp -s "$bad/flip.out" "$bad/flip.good"; then
+            same=$((same + 1))
+        elif [ $rc != 0 ] && [ -s "$bad/flip.err" ] && [ "$(grep -vc '^nanoprof report: ' "$bad/flip.err")" = 0 ]; then
+            said=$((said + 1))
+        else
+            say_fail "capture bit $bit flipped (seed $seed): report --strict exit $rc: $(cat "$bad/flip.err")"
+            break
+        fi
+    done
+    [ $fail = 0 ] && echo "ok: 200 bits flipped in a capture (seed $seed): $said said, $same the same report at exit 0"
     # the M4 firmware's ELF for the M3's capture
     refused "wrong ELF" 1 "is not the firmware that recorded the trace" "$good/capture" \
         --elf "$TMP/mps2-an386/fw.elf"
