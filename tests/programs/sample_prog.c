@@ -52,6 +52,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "../sanitizer.h"
 
 #if defined(__clang__)
 #define KEEP __attribute__((noinline))
@@ -82,6 +83,23 @@ KEEP void keep(unsigned long v)
     sink += v;
 }
 
+/* ThreadSanitizer defers a signal that comes while the thread runs code
+ * of its own until its next interceptor, and drops one more of the same
+ * meanwhile: there, the loops call one every 2^18 iterations (some 80 us;
+ * a read of the monotonic clock, no system call), or the samples would
+ * wait for the end of the loop and be lost. */
+#if UNDER_TSAN
+#define LET_SIGNALS_IN(i)                        \
+    do {                                         \
+        if (((i) & 0x3ffff) == 0) {              \
+            struct timespec ts_;                 \
+            clock_gettime(CLOCK_MONOTONIC, &ts_); \
+        }                                        \
+    } while (0)
+#else
+#define LET_SIGNALS_IN(i) (void)(i)
+#endif
+
 /* Each runs its own loop N times, reading no clock: the same code at the
  * same alignment in every one, so that an iteration costs the same in each
  * (K, a constant the compiler strength-reduces to an add of it, keeps the
@@ -93,6 +111,7 @@ KEEP void keep(unsigned long v)
         for (unsigned long i = 0; i < n; i++) {                                                              \
             acc += i * (k);                                                                                  \
             __asm__ volatile("" : "+r"(acc)); /* kept, in a register: no memory access */                    \
+            LET_SIGNALS_IN(i);                                                                               \
         }                                                                                                    \
         keep(acc);                                                                                           \
         __asm__ volatile(""); /* after the call: no tail call */                                             \
