@@ -16,6 +16,9 @@
 #   sections  sections
 #   blocks    blocks: blocks_covered.c built with -fsanitize-coverage=trace-pc
 #   badinput  bad input to every mechanism
+#   clock     the clock over long calls, SysTick's period changed (clock.c)
+#   clock_rtos  the same with SysTick and its handler the firmware's, as
+#             an RTOS's (NP_CM_SYSTICK_HANDLER=0, TC_RTOS)
 set -u
 CC=$1
 QEMU=$2
@@ -41,7 +44,8 @@ rtos) RT_FLAGS="-DNP_CM_SYSTICK_HANDLER=0" ;;
 bins32) FW_PATH=$HERE/bins.c; FW_FLAGS="-DTC_BIN_BITS=32" ;;
 bins16) FW_PATH=$HERE/bins.c; FW_FLAGS="-DTC_BIN_BITS=16"; RT_FLAGS="-DNP_BIN_COUNTER_BITS=16" ;;
 blocks) COVERED=blocks_covered.c ;;
-sections|badinput) ;;
+sections|badinput|clock) ;;
+clock_rtos) FW_PATH=$HERE/clock.c; FW_FLAGS="-DTC_RTOS"; RT_FLAGS="-DNP_CM_SYSTICK_HANDLER=0" ;;
 *) echo "run.sh: no firmware $FW"; exit 2 ;;
 esac
 
