@@ -12,7 +12,9 @@
  * (clock.c): a call of any length is measured whole. The DWT counter is
  * the clock's low word and a read below the previous one counts a wrap
  * (port_hot.h), so its reads must come less than 2^32 cycles apart (a
- * minute at 72 MHz). */
+ * minute at 72 MHz): SysTick's interrupt reads it too, and where the
+ * port's handler takes SysTick it keeps SysTick running for that, at
+ * 2^24 cycles a period when nothing else asks for a rate. */
 #include "../port.h"
 #include "cortex_m.h"
 
@@ -67,10 +69,12 @@ static void systick_set(uint32_t period)
 }
 
 /* SysTick's period when no tick asks for a rate: the clock's own when
- * SysTick is the clock, else stopped. */
+ * SysTick is the clock; with the DWT counter, the same where the port's
+ * handler reads it every period (below 2^32 cycles), else left to the
+ * firmware's tick. */
 static uint32_t systick_idle_period(void)
 {
-    return np_cm_clock.dwt ? 0 : SYST_PERIOD_MAX;
+    return !np_cm_clock.dwt || NP_CM_SYSTICK_HANDLER ? SYST_PERIOD_MAX : 0;
 }
 
 #if NP_CM_HAS_DWT
