@@ -60,8 +60,6 @@
 #define READ_PERIODS 60u
 #define READ_GAP (2u + SLACK_TICK / (1000000000u / TC_CPU_HZ))
 
-static volatile uint32_t ticks; /* SysTick interrupts: the firmware's count */
-
 /* ---- the measured leaves: instrumented, no instrumented call inside ---- */
 
 __attribute__((noinline)) void spin_default(void)
@@ -136,6 +134,7 @@ __attribute__((noinline)) void spin_across_kernel_again(void)
     tc_spin(SPIN_12MS / 2);
 }
 
+static volatile uint32_t ticks; /* SysTick interrupts: the firmware's count */
 static volatile uint32_t kernel_work;
 
 /* The kernel's tick handler: its own work, then the runtime's */
@@ -224,7 +223,7 @@ static NOPROF void check_reads(int masked, const char *what)
     }
     if (masked)
         __asm__ __volatile__("cpsie i" : : : "memory");
-    uint32_t ticks = ticks_now() - t0;
+    uint32_t n = ticks_now() - t0;
     NP_BIN(2);
     tc_put(what);
     tc_put(": ");
@@ -232,7 +231,7 @@ static NOPROF void check_reads(int masked, const char *what)
     tc_put(" reads over ");
     tc_put_u64(prev - first);
     tc_put(" cycles, ");
-    tc_put_u64(ticks);
+    tc_put_u64(n);
     tc_put(" SysTick interrupts, the largest step ");
     tc_put_u64(gap_max);
     tc_put(" cycles\n");
@@ -241,7 +240,7 @@ static NOPROF void check_reads(int masked, const char *what)
     tc_check(gap_min >= 0, "no read before the one before it (no wrap missed)");
     tc_check_range(gap_max, 0, READ_GAP, "no step of a period (no wrap counted twice)");
     if (!masked)
-        tc_check_range(ticks, READ_PERIODS - 1, READ_PERIODS + 1, "SysTick's interrupts came between the reads");
+        tc_check_range(n, READ_PERIODS - 1, READ_PERIODS + 1, "SysTick's interrupts came between the reads");
 }
 
 NOPROF int main(void)
