@@ -196,10 +196,10 @@
 #ifndef NP_CM_CPU_HZ
 #define NP_CM_CPU_HZ 25000000u
 #endif
-/* 1: the port defines SysTick_Handler (the clock's high word, bins'
- * tick); 0: the board's handler calls np_cm_systick_isr() itself (an
- * RTOS's tick: CMake passes -DNP_CM_SYSTICK_HANDLER=0 on to a target's
- * library, docs/porting.md). */
+/* 1: the port defines SysTick_Handler (the clock's wraps, bins' tick)
+ * and keeps SysTick running; 0: the board's handler calls
+ * np_cm_systick_isr() itself each period (an RTOS's tick: CMake passes
+ * -DNP_CM_SYSTICK_HANDLER=0 on to a target's library, docs/porting.md). */
 #ifndef NP_CM_SYSTICK_HANDLER
 #define NP_CM_SYSTICK_HANDLER 1
 #endif

@@ -4,7 +4,8 @@
 # smoke firmware (tests/port/smoke.c), built with the core and the
 # Cortex-M port (FILE..., relative to SRC/src), and run on QEMU's
 # mps2-an385 (Cortex-M3), mps2-an386 (Cortex-M4) and, where its RAM holds
-# the firmware, microbit (Cortex-M0, 16 KiB): every check passes and the
+# the firmware, microbit (Cortex-M0, 16 KiB), or (dwt_gap) on m4_unicorn
+# given as QEMU: every check passes and the
 # firmware exits 0. -icount shift=0: one instruction is one nanosecond of
 # virtual time and SysTick counts in it, so every figure is the same on
 # every run. The variants (firmware: what differs):
@@ -16,6 +17,14 @@
 #   sections  sections
 #   blocks    blocks: blocks_covered.c built with -fsanitize-coverage=trace-pc
 #   badinput  bad input to every mechanism
+#   clock     the clock over long calls, SysTick's period changed (clock.c)
+#   clock_rtos  the same with SysTick and its handler the firmware's, as
+#             an RTOS's (NP_CM_SYSTICK_HANDLER=0, TC_RTOS)
+#   dwt_gap   the DWT counter as the clock over calls of several wraps
+#             (dwt_gap.c): a Cortex-M4 under Unicorn, QEMU being
+#             m4_unicorn (tests/CMakeLists.txt builds it), whose counter
+#             moves 4096 cycles an instruction
+#   dwt_gap_rtos  the same with SysTick and its handler an RTOS's
 set -u
 CC=$1
 QEMU=$2
@@ -41,7 +50,11 @@ rtos) RT_FLAGS="-DNP_CM_SYSTICK_HANDLER=0" ;;
 bins32) FW_PATH=$HERE/bins.c; FW_FLAGS="-DTC_BIN_BITS=32" ;;
 bins16) FW_PATH=$HERE/bins.c; FW_FLAGS="-DTC_BIN_BITS=16"; RT_FLAGS="-DNP_BIN_COUNTER_BITS=16" ;;
 blocks) COVERED=blocks_covered.c ;;
-sections|badinput) ;;
+sections|badinput|clock) ;;
+clock_rtos) FW_PATH=$HERE/clock.c; FW_FLAGS="-DTC_RTOS"; RT_FLAGS="-DNP_CM_SYSTICK_HANDLER=0" ;;
+dwt_gap) BOARD_LIST="unicorn:cortex-m4:mps2:25000000"; FW_FLAGS="-DTC_DWT_SCALE=4096" ;;
+dwt_gap_rtos) FW_PATH=$HERE/dwt_gap.c; BOARD_LIST="unicorn:cortex-m4:mps2:25000000"
+    FW_FLAGS="-DTC_DWT_SCALE=4096 -DTC_RTOS"; RT_FLAGS="-DNP_CM_SYSTICK_HANDLER=0" ;;
 *) echo "run.sh: no firmware $FW"; exit 2 ;;
 esac
 
@@ -70,8 +83,12 @@ for board in $BOARD_LIST; do
     "$CC" -mcpu=$cpu -mthumb -nostartfiles --specs=nano.specs -T "$BOARDS/$ld.ld" -T "$BOARDS/sections.ld" \
         -o "$dir/fw.elf" "$dir/start.o" "$dir/fw.o" "$dir/check.o" $objs -lc -lgcc ||
         { echo "FAIL: $FW on $name: link"; fail=1; continue; }
-    timeout 120 "$QEMU" -M "$name" -icount shift=0 -nographic -monitor none -serial none \
-        -semihosting-config enable=on,target=native -kernel "$dir/fw.elf" > "$dir/out" 2>&1
+    if [ "$name" = unicorn ]; then
+        timeout 300 "$QEMU" "$dir/fw.elf" 4096 > "$dir/out" 2>&1
+    else
+        timeout 120 "$QEMU" -M "$name" -icount shift=0 -nographic -monitor none -serial none \
+            -semihosting-config enable=on,target=native -kernel "$dir/fw.elf" > "$dir/out" 2>&1
+    fi
     rc=$?
     if [ $rc -ne 0 ] || ! grep -qx PASSED "$dir/out"; then
         echo "FAIL: $FW on $name ($cpu): exit status $rc"

@@ -11,10 +11,12 @@
 void np_cm_set_cpu_hz(uint32_t hz);
 uint32_t np_cm_cpu_hz(void);
 
-/* What SysTick's interrupt does for the runtime: keeps the 64-bit clock
- * (at least one read per counter period) and ticks the bins. The port's
- * SysTick_Handler calls np_cm_systick_isr_frame (NP_CM_SYSTICK_HANDLER 1);
- * a board whose handler is its own (an RTOS's tick) calls one of them. */
+/* What SysTick's interrupt does for the runtime: counts SysTick's wrap
+ * for the clock (or reads the DWT counter, less than 2^32 cycles apart)
+ * and ticks the bins. The port's SysTick_Handler calls
+ * np_cm_systick_isr_frame (NP_CM_SYSTICK_HANDLER 1); a board whose
+ * handler is its own (an RTOS's tick) calls one of them each period.
+ * Calls beyond one a period are harmless to the clock. */
 void np_cm_systick_isr(void);
 /* The same, and gprof's PC sample (gprof.h): FRAME is the exception frame
  * of the code the interrupt interrupted (on the process stack when the

@@ -4,7 +4,7 @@
  * is plain globals and a critical section masks interrupts (PRIMASK). The
  * clock is 64 bits of CPU cycles: the DWT cycle counter where the core has
  * one that moves (ARMv7-M, ARMv7E-M; not QEMU's, which reads 0), else
- * SysTick (clock.c), extended in software on each read. */
+ * SysTick (clock.c), extended to 64 bits in software. */
 #ifndef NP_PORT_HOT_H
 #define NP_PORT_HOT_H
 
@@ -32,13 +32,15 @@
 #define NP_CM_SYST_CVR (*(volatile uint32_t *)0xE000E018u) /* SysTick's count */
 
 /* The 64-bit clock: the cycles counted up to the last read (with the DWT
- * counter, its low word is the counter's value then), SysTick's value
- * then, whether the DWT counter is the clock (else SysTick), and
- * SysTick's reload + 1 while it runs, else 0 (clock.c, systick.c). One
- * object: the hooks reach it by one address. */
+ * counter, its low word is the counter's value then); with SysTick, the
+ * clock when its counter last reached 0 (a wrap counted) or was restarted
+ * from 0 by the runtime, and its reload + 1 as last seen (0 until the
+ * runtime starts it); whether the DWT counter is the clock (else
+ * SysTick). clock.c and systick.c keep it. One object: the hooks reach it
+ * by one address. */
 struct np_cm_clock {
     uint64_t now;
-    uint32_t last;
+    uint64_t base;
     uint32_t dwt;
     uint32_t period;
 };
@@ -65,8 +67,9 @@ static inline __attribute__((always_inline)) void np_port_crit_exit(int *lock, n
 }
 
 /* The 64-bit clock: the DWT counter is its low word, and the high word
- * counts the counter's wraps, seen as a value below the last one read;
- * interrupts masked by the caller. */
+ * counts the counter's wraps, seen as a value below the last one read:
+ * reads at most 2^32 cycles apart, which SysTick's interrupt ensures
+ * (systick.c); interrupts masked by the caller. */
 static inline __attribute__((always_inline)) uint64_t np_cm_dwt_now(struct np_cm_clock *c)
 {
     uint32_t lo = NP_CM_DWT_CYCCNT, hi = (uint32_t)(c->now >> 32);

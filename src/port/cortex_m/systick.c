@@ -7,15 +7,14 @@
  * Clock: CPU cycles, 64 bits. The DWT cycle counter where the core has one
  * and it moves (QEMU's boards do not run it: it reads 0), else SysTick on
  * the processor clock, counting down from its reload value. Either
- * hardware counter is narrower than 64 bits: a read of SysTick
- * (np_cm_systick_read) adds what it moved since the previous one, a read
- * of the DWT counter (port_hot.h) takes it as the low word and counts a
- * wrap when it is below the previous value, with interrupts masked, so
- * the clock stays right as long as it is read at least once per counter
- * period. SysTick's interrupt sees to that when
- * SysTick is the clock (one period is 2^24 cycles: 0.67 s at 25 MHz);
- * the DWT counter wraps after 2^32 cycles (a minute at 72 MHz), read by
- * every hook while function cost or sections run, and by each bins tick. */
+ * hardware counter is narrower than 64 bits. SysTick's wraps are counted
+ * by COUNTFLAG, read by its interrupt each period and by every read
+ * (clock.c): a call of any length is measured whole. The DWT counter is
+ * the clock's low word and a read below the previous one counts a wrap
+ * (port_hot.h), so its reads must come less than 2^32 cycles apart (a
+ * minute at 72 MHz): SysTick's interrupt reads it too, and where the
+ * port's handler takes SysTick it keeps SysTick running for that, at
+ * 2^24 cycles a period when nothing else asks for a rate. */
 #include "../port.h"
 #include "cortex_m.h"
 
@@ -51,21 +50,31 @@ uint32_t np_cm_cpu_hz(void)
 /* ---- clock ------------------------------------------------------------------ */
 
 /* SysTick counts PERIOD cycles per interrupt from now on (0: stopped). When
- * it is the clock, what it counted so far is kept. */
+ * it is the clock, the clock goes on from what it counted so far: the
+ * counter restarts from 0 (which clears COUNTFLAG), as if it had just
+ * wrapped at the clock's last read. */
 static void systick_set(uint32_t period)
 {
     np_port_crit m = np_port_crit_enter(0);
     if (!np_cm_clock.dwt)
-        (void)np_cm_systick_read();
+        np_cm_clock.base = np_cm_systick_read();
     SYST_CSR = 0;
     np_cm_clock.period = period;
     if (period) {
         SYST_RVR = period - 1;
         NP_CM_SYST_CVR = 0; /* reloads at the next cycle */
-        np_cm_clock.last = np_cm_clock.dwt ? np_cm_clock.last : 0;
         SYST_CSR = SYST_CSR_CLKSOURCE | SYST_CSR_TICKINT | SYST_CSR_ENABLE;
     }
     np_port_crit_exit(0, m);
+}
+
+/* SysTick's period when no tick asks for a rate: the clock's own when
+ * SysTick is the clock; with the DWT counter, the same where the port's
+ * handler reads it every period (below 2^32 cycles), else left to the
+ * firmware's tick. */
+static uint32_t systick_idle_period(void)
+{
+    return !np_cm_clock.dwt || NP_CM_SYSTICK_HANDLER ? SYST_PERIOD_MAX : 0;
 }
 
 #if NP_CM_HAS_DWT
@@ -92,12 +101,11 @@ void np_port_clock_init(void)
         return;
     clock_ready = 1;
 #if NP_CM_HAS_DWT
-    if (dwt_start()) {
+    if (dwt_start())
         np_cm_clock.dwt = 1;
-        return;
-    }
 #endif
-    systick_set(SYST_PERIOD_MAX);
+    if (systick_idle_period())
+        systick_set(systick_idle_period());
 }
 
 void np_port_clock_thread(void)
@@ -149,7 +157,7 @@ const char *np_port_wall_clock_name(void)
 
 void np_cm_systick_isr(void)
 {
-    (void)np_port_counter(); /* one read per period keeps the clock */
+    (void)np_port_counter(); /* counts SysTick's wrap, or the DWT counter's */
     void (*fn)(uint32_t) = __atomic_load_n(&tick_fn, __ATOMIC_RELAXED);
     if (fn)
         fn(0);
@@ -223,7 +231,7 @@ int np_port_tick_start(unsigned hz, void (*fn)(uint32_t late), const char **reas
 static void systick_idle(void)
 {
     if (!tick_fn && !pc_fn)
-        systick_set(np_cm_clock.dwt ? 0 : SYST_PERIOD_MAX); /* the clock keeps its SysTick */
+        systick_set(systick_idle_period());
 }
 
 void np_port_tick_stop(void)
