@@ -13,18 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "record_decode.h"
-
-/* Built with ThreadSanitizer: some cases differ there (they say why). */
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-#ifndef UNDER_TSAN
-#define UNDER_TSAN 0
-#endif
+#include "sanitizer.h"
 
 struct run {
     char dir[256];       /* the trace directory */

@@ -2186,6 +2186,77 @@ static void samples_profile(void **state)
     np_model_options_free(&opt);
 }
 
+/* The timeline estimated from samples never goes back in time and nests
+ * as the samples did: a sample whose stack shares nothing with the one
+ * just before begins its calls where those ended (not where its period
+ * would, earlier); calls of no duration (samples at one time) come in the
+ * order they began, before a sibling that begins at the same time; a
+ * sample earlier than the one before it counts as at that one's time. */
+static void samples_timeline_in_order(void **state)
+{
+    (void)state;
+    const uint64_t leaf[] = { fns.leaf, fns.helper + 1, fns.main + 1 },
+                   fib[] = { fns.fib, fns.fib + 1, fns.main + 1 }, wsquare[] = { fns.square, fns.twice + 1 },
+                   square[] = { fns.square, fns.main + 1 }, unknown[] = { 0x10, fns.twice + 1 },
+                   main_only[] = { fns.main };
+    struct tb b;
+    tb_init(&b);
+    tb_header(&b);
+    tb_info(&b, 4545, 1, 1.0, 0, 1000000000ull, "monotonic", 0, NULL);
+    tb_module_self(&b);
+    /* a period of 100 ns: samples 50 ns apart are contiguous */
+    tb_sampling(&b, 0, 10000000, NP_UNWIND_FP, NP_SAMPLING_CPU_TIME | NP_SAMPLING_RETURN_ADDRS, 100, 128);
+    tb_events_begin(&b, 200, 0);
+    tb_sample(&b, 1000, leaf, 3, 0, 0);
+    tb_sample(&b, 1100, fib, 3, 0, 0);
+    tb_sample(&b, 1150, wsquare, 2, 0, 0); /* nothing in common, 50 ns on */
+    tb_sample(&b, 1150, square, 2, 0, 0);  /* three at one time */
+    tb_sample(&b, 1150, unknown, 2, 0, 0);
+    tb_sample(&b, 1250, unknown, 2, 0, 0);
+    tb_events_end(&b, NP_COMPRESS_NONE);
+    tb_events_begin(&b, 200, 1200);
+    tb_sample(&b, 1200, unknown, 2, 0, 0); /* before the last: at 1250 */
+    tb_sample(&b, 1300, main_only, 1, 0, 0);
+    tb_events_end(&b, NP_COMPRESS_NONE);
+    tb_end(&b, 2000, 0, 1.0);
+    assert_int_equal(tb_write(&b, file_in_dir("4545.npt")), 0);
+    tb_free(&b);
+    struct timeline tl;
+    timeline_init(&tl);
+    struct np_model_options opt = { .listener = &tl.listener };
+    struct np_trace_summary sum;
+    struct np_model *m = load(file_in_dir("4545.npt"), &opt, &sum);
+    assert_int_equal(sum.status, NP_TRACE_OK);
+    assert_true(np_model_estimated(m));
+    const char *bad = timeline_check(&tl);
+    if (bad)
+        fail_msg("%s", bad);
+    static const struct {
+        const char *fn;
+        uint32_t depth;
+        uint64_t start, duration;
+    } want[] = {
+        { "sample_main", 0, 900, 200 },   { "sample_helper", 1, 900, 100 }, { "sample_leaf", 2, 900, 100 },
+        { "sample_fib", 1, 1000, 100 },   { "sample_fib", 2, 1000, 100 },   { "sample_twice", 0, 1100, 50 },
+        { "sample_square", 1, 1100, 50 }, { "sample_main", 0, 1150, 0 },    { "sample_square", 1, 1150, 0 },
+        { "sample_twice", 0, 1150, 100 }, { "0x10", 1, 1150, 100 },         { "sample_main", 0, 1250, 50 },
+    };
+    size_t n = sizeof want / sizeof *want, nf;
+    const struct np_function *f = np_model_functions(m, &nf);
+    for (size_t i = 0; i < tl.n && i < n; i++) {
+        const struct np_call *c = &tl.calls[i];
+        if (strcmp(f[c->function].name, want[i].fn) || c->depth != want[i].depth ||
+            c->start_ns != 1000000000ull + want[i].start || c->duration_ns != want[i].duration)
+            fail_msg("call %zu: %s depth %u at %lu for %lu, want %s depth %u at %lu for %lu", i,
+                     f[c->function].name, c->depth, (unsigned long)(c->start_ns - 1000000000ull),
+                     (unsigned long)c->duration_ns, want[i].fn, want[i].depth, (unsigned long)want[i].start,
+                     (unsigned long)want[i].duration);
+    }
+    assert_int_equal(tl.n, n);
+    timeline_free(&tl);
+    np_model_free(m);
+}
+
 /* ---- every cut, random damage ------------------------------------------------------ */
 
 /* A sink that records events, to compare a damaged read with the whole. */
@@ -2611,6 +2682,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(samples_decode, setup, teardown),
         cmocka_unit_test_setup_teardown(samples_pcs, setup, teardown),
         cmocka_unit_test_setup_teardown(samples_profile, setup, teardown),
+        cmocka_unit_test_setup_teardown(samples_timeline_in_order, setup, teardown),
         cmocka_unit_test_setup_teardown(times_every_way, setup, teardown),
         cmocka_unit_test_setup_teardown(every_cut, setup, teardown),
         cmocka_unit_test_setup_teardown(random_damage, setup, teardown),

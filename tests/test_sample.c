@@ -358,10 +358,11 @@ static void expect_thread(const struct proc_stat *p, const struct thr_stat *th, 
  * time measured in A, MS_A / (MS_A + MS_B): the binomial spread of the
  * samples in A or B, by their periods (as in expect_periods) and by
  * their number. The bias on top, 0.005: sample_prog splits the time it
- * measured around both as their iterations (the same loop at the same
- * alignment), which gives each call's own cost (a call, keep's: some ns
- * of a call of 0.17 ms or more) to the function with more iterations:
- * under 0.001. */
+ * measured around both as their iterations, which gives each call's own
+ * cost (a call, keep's: some ns of a call of 0.17 ms or more) to the
+ * function with more iterations (under 0.001), and takes an iteration to
+ * cost the same in both (the same code at the same alignment, but for an
+ * immediate: the rest). */
 static void expect_share(const struct thr_stat *th, const char *a, const char *b, double ms_a, double ms_b)
 {
     const struct fn_stat *fa = fn_in(th, a), *fb = fn_in(th, b);

@@ -27,12 +27,20 @@
  * from the start of the first sample's period to the end of the last
  * one's (the sample's time). A gap between samples (the thread did not
  * run: sampling counts CPU time; more than twice a sample's time since the
- * last) or a sample left out by the filters ends every open call. These
- * calls are the timeline told to the listener when the profile is the
- * samples' (np_model_estimated), and are dropped otherwise. Whether it is
- * is known only once every thread was read, so they are stored until then:
- * one per stretch of samples, far fewer than a trace's calls (a sample per
- * millisecond of CPU time), and they keep the listener's order simple. */
+ * last) or a sample left out by the filters ends every open call. A call
+ * never begins before the thread's previous sample, where the calls it
+ * follows ended: right after a sample with calls open (no gap) it begins
+ * there, whatever its period says; and a sample earlier than its thread's
+ * previous one counts as at that one's time (the model's rule for every
+ * time of a thread, model.h). So the timeline of a thread never goes back.
+ * These calls are the timeline told to the listener when the profile is
+ * the samples' (np_model_estimated), and are dropped otherwise. Whether it
+ * is is known only once every thread was read, so they are stored until
+ * then, in the order they began: one per stretch of samples, far fewer
+ * than a trace's calls (a sample per millisecond of CPU time). That order,
+ * per thread, is the order the listener is told them in (callers before
+ * callees; a call of no duration before a sibling that begins at the same
+ * time, which no sort by time and depth can tell apart). */
 #define _GNU_SOURCE
 #include "model_internal.h"
 #include "containers.h"
@@ -59,7 +67,7 @@ struct snode {
 /* A call of the timeline estimated from the samples, open. */
 struct open_frame {
     uint32_t node;  /* its stack node */
-    uint64_t start_ns;
+    uint32_t call;  /* its np_call in calls[], its duration still to be set */
 };
 
 /* Per thread of the model. */
@@ -93,7 +101,8 @@ struct np_model_samples {
     struct snode *nodes;
     size_t n_nodes, cap_nodes;
     struct np_hmap node_by;   /* parent << 32 | function -> node; roots: NP_NONE << 32 | thread */
-    struct np_call *calls;    /* the estimated timeline; node: the stack node */
+    struct np_call *calls;    /* the estimated timeline, in the order the calls began;
+                                 node: the stack node */
     size_t n_calls, cap_calls;
     uint64_t first_call_ns;   /* the earliest start of its calls, once told; UINT64_MAX before */
 };
@@ -299,18 +308,13 @@ static int thread_root(struct np_model_samples *s, uint32_t ti, uint64_t t, uint
 /* ---- the timeline estimated from the samples --------------------------------- */
 
 /* Ends the open calls of thread TI deeper than KEEP at END. */
-static int close_frames(struct np_model_samples *s, uint32_t ti, size_t keep, uint64_t end)
+static void close_frames(struct np_model_samples *s, uint32_t ti, size_t keep, uint64_t end)
 {
     struct sthread *th = &s->threads[ti];
     for (; th->depth > keep; th->depth--) {
-        const struct open_frame *f = &th->open[th->depth - 1];
-        if (s->n_calls >= NP_NONE || NP_GROW(s->calls, s->cap_calls, s->n_calls + 1) < 0)
-            return ENOMEM_RC;
-        s->calls[s->n_calls++] = (struct np_call){ ti, s->nodes[f->node].function, f->node,
-                                                   (uint32_t)(th->depth - 1), f->start_ns,
-                                                   end > f->start_ns ? end - f->start_ns : 0, 0, false };
+        struct np_call *c = &s->calls[th->open[th->depth - 1].call];
+        c->duration_ns = end > c->start_ns ? end - c->start_ns : 0;
     }
-    return 0;
 }
 
 /* A sample of thread TI at T, for LEN ns before it, whose kept path
@@ -319,22 +323,32 @@ static int timeline_sample(struct np_model_samples *s, uint32_t ti, uint64_t t, 
                            size_t n)
 {
     struct sthread *th = &s->threads[ti];
+    if (t < th->prev_ns)
+        t = th->prev_ns; /* an earlier time counts as the previous one */
     uint64_t from = t > len ? t - len : 0;
     /* a gap: more than twice the CPU time the sample stands for since the
      * last one (wall time runs a little ahead of CPU time anyway); after
      * one, as after a sample left out (N 0), no call stays open */
     bool gap = t - th->prev_ns > 2 * len;
+    /* the new calls begin where the last sample's calls end: right there
+     * when they are contiguous; after a gap or a sample with none open
+     * where this sample's period begins, but not before the last sample */
+    uint64_t start = !gap && th->depth ? th->prev_ns : from > th->prev_ns ? from : th->prev_ns;
     size_t same = 0;
     while (!gap && same < th->depth && same < n && th->open[same].node == path[same])
         same++;
-    int rc = close_frames(s, ti, same, th->prev_ns);
-    uint64_t start = th->depth ? th->prev_ns : from; /* contiguous, or after a gap */
-    if (!rc && NP_GROW(th->open, th->cap, n) < 0)
-        rc = ENOMEM_RC;
-    for (size_t i = same; !rc && i < n; i++)
-        th->open[th->depth++] = (struct open_frame){ path[i], start };
+    close_frames(s, ti, same, th->prev_ns);
     th->prev_ns = t;
-    return rc;
+    if (n > same && (NP_GROW(th->open, th->cap, n) < 0 || s->n_calls + (n - same) >= NP_NONE ||
+                     NP_GROW(s->calls, s->cap_calls, s->n_calls + (n - same)) < 0))
+        return ENOMEM_RC;
+    for (size_t i = same; i < n; i++) {
+        th->open[th->depth] = (struct open_frame){ path[i], (uint32_t)s->n_calls };
+        s->calls[s->n_calls++] = (struct np_call){ ti, s->nodes[path[i]].function, path[i], (uint32_t)th->depth,
+                                                   start, 0, 0, false };
+        th->depth++;
+    }
+    return 0;
 }
 
 /* A sample of thread TI at T that the filters leave out: it ends the
@@ -409,17 +423,28 @@ int np_model_on_sample(void *ctx, uint32_t tid, uint64_t time_ns, const uint64_t
 
 /* ---- the profile from the samples ------------------------------------------ */
 
-/* Thread, then start, then depth: callers before their callees. */
-static int call_cmp(const void *a, const void *b)
+/* The calls grouped by thread, each thread's in the order they began
+ * (a counting sort: stable, where no comparison of times could be). */
+static int calls_by_thread(struct np_model_samples *s)
 {
-    const struct np_call *x = a, *y = b;
-    if (x->thread != y->thread)
-        return x->thread < y->thread ? -1 : 1;
-    if (x->start_ns != y->start_ns)
-        return x->start_ns < y->start_ns ? -1 : 1;
-    if (x->depth != y->depth)
-        return x->depth < y->depth ? -1 : 1;
-    return (x->duration_ns < y->duration_ns) - (x->duration_ns > y->duration_ns);
+    size_t *at = calloc(s->cap_threads + 1, sizeof *at);
+    struct np_call *by = malloc((s->n_calls ? s->n_calls : 1) * sizeof *by);
+    if (!at || !by) {
+        free(at);
+        free(by);
+        return ENOMEM_RC;
+    }
+    for (size_t i = 0; i < s->n_calls; i++)
+        at[s->calls[i].thread + 1]++;
+    for (size_t t = 0; t < s->cap_threads; t++)
+        at[t + 1] += at[t];
+    for (size_t i = 0; i < s->n_calls; i++)
+        by[at[s->calls[i].thread]++] = s->calls[i];
+    free(at);
+    free(s->calls);
+    s->calls = by;
+    s->cap_calls = s->n_calls ? s->n_calls : 1;
+    return 0;
 }
 
 /* Tells the listener the estimated calls, thread after thread, each
@@ -428,8 +453,8 @@ static int call_cmp(const void *a, const void *b)
  * nest, their depth being their place on the sampled stack). */
 static int tell_timeline(struct np_model *m, struct np_model_samples *s)
 {
-    if (s->n_calls)
-        qsort(s->calls, s->n_calls, sizeof *s->calls, call_cmp);
+    if (calls_by_thread(s))
+        return ENOMEM_RC;
     for (size_t i = 0; i < s->n_calls; i++)
         if (s->calls[i].start_ns < s->first_call_ns)
             s->first_call_ns = s->calls[i].start_ns;
@@ -545,8 +570,7 @@ static int build_profile(struct np_model *m, struct np_model_samples *s)
     /* the timeline: the calls still open end with their thread's last
      * sample; each goes to the model's node of its stack node */
     for (size_t ti = 0; !rc && ti < s->cap_threads; ti++)
-        if (s->threads[ti].depth)
-            rc = close_frames(s, (uint32_t)ti, 0, s->threads[ti].prev_ns);
+        close_frames(s, (uint32_t)ti, 0, s->threads[ti].prev_ns);
     if (!rc) {
         for (size_t i = 0; i < s->n_calls; i++)
             s->calls[i].node = to[s->calls[i].node];

@@ -35,12 +35,18 @@ static uint64_t next(struct input *in, unsigned bytes)
     return v;
 }
 
-/* Writes the trace the input describes; returns the events written. */
+/* Writes the trace the input describes; returns the events written.
+ * The input is read left to right as the calls' arguments are written:
+ * each value is read into a variable of its own first, as C leaves the
+ * order in which a call's arguments are evaluated unspecified (GCC and
+ * clang differ), and one input must make the same trace with any compiler. */
 static uint64_t build(struct tb *b, struct input *in)
 {
     uint64_t tick = next(in, 2), events = 0, start = tick;
     tb_header(b);
-    tb_info(b, 1, 0, 1.0 + (double)next(in, 1) / 16, tick, next(in, 1), "fuzz", 0, NULL);
+    double ns_per_tick = 1.0 + (double)next(in, 1) / 16;
+    uint64_t start_ns = next(in, 1);
+    tb_info(b, 1, 0, ns_per_tick, tick, start_ns, "fuzz", 0, NULL);
     tb_module(b, 0, 0x1000, 0x2000, "", 0, "/nonexistent/fuzz.so");
     if (next(in, 1) & 1)
         tb_sampling(b, tick, 997, NP_UNWIND_FP, NP_SAMPLING_CPU_TIME, 1003009, 128);
@@ -49,10 +55,13 @@ static uint64_t build(struct tb *b, struct input *in)
         unsigned op = (unsigned)next(in, 1);
         switch (op % 8) {
         case 0: /* a call of one of 16 functions, or of any address */
-        case 1:
-            tb_enter(b, tick += next(in, 1), op & 8 ? next(in, 8) : 0x1000 + 16 * (next(in, 1) % 16));
+        case 1: {
+            tick += next(in, 1);
+            uint64_t address = op & 8 ? next(in, 8) : 0x1000 + 16 * (next(in, 1) % 16);
+            tb_enter(b, tick, address);
             events++;
             break;
+        }
         case 2:
         case 3:
             tb_exit(b, tick += next(in, 1));
@@ -61,15 +70,18 @@ static uint64_t build(struct tb *b, struct input *in)
         case 4: { /* no more events than can have been lost by then (one a
                    * tick since the start): more would be damage */
             tick += next(in, 1);
-            uint64_t most = tick > start ? tick - start : 0;
-            tb_lost(b, tick, next(in, 1) % (most + 1));
+            uint64_t most = tick > start ? tick - start : 0, lost = next(in, 1);
+            tb_lost(b, tick, most == UINT64_MAX ? lost : lost % (most + 1)); /* a tick wrapped round */
             events++;
             break;
         }
-        case 5:
-            tb_switch(b, tick += next(in, 1), next(in, 2));
+        case 5: {
+            tick += next(in, 1);
+            uint64_t ticks = next(in, 2);
+            tb_switch(b, tick, ticks);
             events++;
             break;
+        }
         case 6: /* a new chunk, perhaps of another thread, perhaps from earlier */
             tb_events_end(b, op & 8 ? NP_COMPRESS_ZSTD : NP_COMPRESS_NONE);
             if (op & 16)
@@ -83,14 +95,20 @@ static uint64_t build(struct tb *b, struct input *in)
                 unsigned n = 1 + (unsigned)next(in, 1) % 4;
                 for (unsigned i = 0; i < n; i++)
                     frames[i] = op & 32 ? next(in, 8) : 0x1000 + next(in, 2) % 0x1000;
-                tb_sample(b, tick += next(in, 1), frames, n, next(in, 1), next(in, 1));
+                tick += next(in, 1);
+                uint64_t overrun = next(in, 1);
+                uint64_t skipped = next(in, 1);
+                tb_sample(b, tick, frames, n, overrun, skipped);
                 events++;
             } else if (op & 32) { /* calls closed by re-synchronisation, or the second counter */
+                tick += next(in, 1);
                 if (op & 64) {
-                    tb_resync(b, tick += next(in, 1), next(in, 1) % 8);
+                    uint64_t closed = next(in, 1) % 8;
+                    tb_resync(b, tick, closed);
                     events++;
                 } else {
-                    tb_count(b, tick += next(in, 1), next(in, 2)); /* no event of its own */
+                    uint64_t count = next(in, 2);
+                    tb_count(b, tick, count); /* no event of its own */
                 }
             } else { /* a jump in time */
                 tick += next(in, 4);
