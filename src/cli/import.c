@@ -170,7 +170,7 @@ struct np_import {
     /* what was found */
     size_t chunks, skipped, events_chunks;
     uint64_t events, lost;
-    uint32_t threads;
+    uint32_t threads;         /* the highest thread id: a target numbers them from 1 */
     bool has_info, has_module, has_end;
     struct addrs entries;     /* the calls' addresses */
     size_t names_at;          /* where NAME chunks go: after MODULE */
@@ -261,11 +261,13 @@ static int take_chunk(struct np_import *im, uint32_t type, const uint8_t *p, uin
         im->chunks++;
         return 0;
     }
-    case NP_CHUNK_THREAD:
-        np_cursor_take(&c, 4);
+    case NP_CHUNK_THREAD: { /* a thread named again has another THREAD chunk */
+        uint32_t tid = (uint32_t)np_cursor_take(&c, 4);
         np_cursor_str(&c, &s);
-        im->threads++;
+        if (!c.bad && tid > im->threads)
+            im->threads = tid;
         break;
+    }
     case NP_CHUNK_EVENTS: {
         (void)np_cursor_skip(&c, 4 + 8);
         uint32_t count = (uint32_t)np_cursor_take(&c, 4);

@@ -209,6 +209,7 @@ struct np_thread {
     uint64_t off;          /* ticks this thread was switched out */
     uint64_t out_at;       /* raw time of np_thread_switch away, or 0 */
     long tid;
+    char name[NP_THREAD_NAME_MAX + 1]; /* np_thread_name's, or empty */
     struct np_calltrace_state ct;
     struct np_cost_state cost;
 #if NP_PORT_HOSTED /* setjmp interposition is a hosted part */
@@ -219,7 +220,9 @@ struct np_thread {
 #if !NP_PORT_HOSTED
     struct np_tt_thread {  /* a target's trace (trace_target.c), NP_F_REC_ON */
         uint32_t gen;      /* the trace these fields belong to */
-        uint32_t tid;      /* the thread's id in it */
+        uint16_t tid;      /* the thread's id in it */
+        uint8_t named;     /* its THREAD chunk holds its name as it is */
+        uint8_t spare;
         uint64_t out;      /* when it was switched out, or 0 */
         uint64_t lost;     /* events lost that its stream has not said yet */
     } tt;
