@@ -7,8 +7,8 @@
 # and the port (FILE..., relative to SRC_DIR/src; SysTick's handler the
 # firmware's: NP_CM_SYSTICK_HANDLER=0), runs on mps2-an385 (M3),
 # mps2-an386 (M4) and microbit (M0) under -icount, and its trace is
-# imported. Checked exactly: the task names in report's header, tree,
-# replay and the Chrome trace's thread_name metadata (jq); the calls of
+# imported. Checked exactly: the task names in tree, replay, the flame
+# graph and the Chrome trace's thread_name metadata (jq); the calls of
 # each task's work; sched_pick's calls, overall as many as the firmware
 # counted switches, per task as many as it counted that task switched
 # out; the capture read as it is (--elf) the same. Then, built with
@@ -119,6 +119,14 @@ for board in mps2-an385:cortex-m3:mps2:25000000 mps2-an386:cortex-m4:mps2:250000
     cmp -s "$dir/tree.threads" "$dir/want.threads" || say_fail "$name: tree's threads: $(cat "$dir/tree.threads")"
     "$NP" replay "$dir/trace" 2>&1 | grep '^# thread' | sort -u | sed 's/^# //' > "$dir/replay.threads"
     cmp -s "$dir/replay.threads" "$dir/want.threads" || say_fail "$name: replay's threads: $(cat "$dir/replay.threads")"
+    # the flame graph: one frame per thread, "pid/tid name" (main's one
+    # call is too narrow to draw)
+    if "$NP" flame "$dir/trace" -o "$dir/flame.svg" 2> "$dir/flame.err"; then
+        got=$(grep -o '<title>0/[0-9]* [a-z]* ' "$dir/flame.svg" | sed 's/<title>//; s/ $//' | sort | tr '\n' ' ')
+        [ "$got" = "0/2 sensor 0/3 filter 0/4 logger " ] || say_fail "$name: flame's threads: $got"
+    else
+        say_fail "$name: flame: $(cat "$dir/flame.err")"
+    fi
     if "$NP" dump --format=chrome "$dir/trace" -o "$dir/chrome.json" 2> "$dir/chrome.err"; then
         got=$(jq -r '[.traceEvents[] | select(.ph == "M" and .name == "thread_name") | "\(.tid)=\(.args.name)"] | join(" ")' \
             "$dir/chrome.json")
