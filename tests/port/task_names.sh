@@ -16,7 +16,11 @@
 # FreeRTOS's vTaskSwitchContext holds traceTASK_SWITCHED_IN): the same
 # counts, but each of its calls in a task lasts the other two tasks'
 # slices (the call begins in the task going out and ends when it comes
-# back), where it lasts a few dozen cycles otherwise.
+# back), where it lasts a few dozen cycles otherwise. On the ARMv7-M
+# boards, PendSV as a naked C function (as FreeRTOS's ports write it)
+# switches the same when it is not instrumented; instrumented, the hook
+# call comes before anything is saved (EXC_RETURN in lr lost) and the
+# firmware fails.
 set -u
 CC=$1
 QEMU=$2
@@ -193,5 +197,37 @@ for board in mps2-an385:cortex-m3:mps2:25000000 mps2-an386:cortex-m4:mps2:250000
             say_fail "$name: inside: $t: $got of its $out sched_pick calls (in, not) two slices of $slice cycles"
     done
     [ $fail = 0 ] && echo "ok: $name ($cpu): the switch inside sched_pick makes it last the other tasks' slices"
+
+    # ---- PendSV as a naked C function, as FreeRTOS's ARMv7-M ports ----------
+    [ $cpu = cortex-m0 ] && continue
+    dir=$TMP/naked-$name
+    if build "$dir" $cpu $ld -DTC_CPU_HZ=${hz}u -DNAKED_PENDSV=1; then
+        run "$dir" "$name" && [ "$(calls sched_pick "$dir/report")" = "$(grep -a '^picks ' "$dir/capture" | cut -d' ' -f2)" ] ||
+            say_fail "$name: naked PendSV, not instrumented: does not switch as the assembly one"
+    else
+        say_fail "$name: build -DNAKED_PENDSV=1"
+    fi
+    # instrumented: the hook is called before anything is saved (lr, which
+    # holds EXC_RETURN, kept in r4, the task's own r4, and no push), and
+    # the handler's bx lr is then no exception return: the run fails
+    dir=$TMP/naked-hooked-$name
+    if build "$dir" $cpu $ld -DTC_CPU_HZ=${hz}u -DNAKED_PENDSV=2; then
+        arm-none-eabi-objdump -d "$dir/fw.elf" 2> /dev/null |
+            awk '/<PendSV_Handler>:$/ { on = 1; next } on && /mrs.*(psp|PSP)/ { exit } on { print }' > "$dir/head"
+        if ! grep -q 'mov[[:space:]]*r4, lr' "$dir/head" || ! grep -q 'bl[[:space:]].*<__cyg_profile_func_enter>' "$dir/head" ||
+            grep -q 'push\|stmdb' "$dir/head"; then
+            say_fail "$name: naked PendSV, instrumented: not a hook call before the save: $(cat "$dir/head")"
+        fi
+        timeout 30 "$QEMU" -M "$name" -icount shift=0 -nographic -monitor none -serial none \
+            -semihosting-config enable=on,target=native -kernel "$dir/fw.elf" > "$dir/capture" 2>&1
+        rc=$?
+        if [ $rc = 0 ] || grep -aqx PASSED "$dir/capture"; then
+            say_fail "$name: naked PendSV, instrumented: the firmware ran (exit status $rc)"
+        fi
+        [ $fail = 0 ] &&
+            echo "ok: $name ($cpu): naked PendSV instrumented: hook before the save, the firmware fails (exit status $rc)"
+    else
+        say_fail "$name: build -DNAKED_PENDSV=2"
+    fi
 done
 exit $fail

@@ -17,7 +17,9 @@
  * the outgoing task's, and it is called, exactly, once per switch.
  * Built with -DSWITCH_INSIDE, sched_pick calls np_thread_switch itself
  * (as FreeRTOS's vTaskSwitchContext holds the trace macro): the views then
- * show the calls that a switch cut in two.
+ * show the calls that a switch cut in two. Built with -DNAKED_PENDSV=N,
+ * PendSV is a naked C function as in FreeRTOS's ports, instrumented when
+ * N is 2: the firmware then faults (below).
  *
  * Tasks are named as FreeRTOS's traceTASK_CREATE would (np_thread_name
  * at creation), but "logger", which names itself once it runs (a
@@ -87,6 +89,38 @@ void sched_switched(void)
 #endif
 }
 
+#ifdef NAKED_PENDSV
+/* PendSV as FreeRTOS's Cortex-M3/M4 ports write it: a naked C function
+ * of assembly that returns through the EXC_RETURN value in lr (ARMv7-M
+ * only). NAKED_PENDSV=1: not instrumented, it switches as the other
+ * does. NAKED_PENDSV=2: instrumented, GCC puts a hook call before the
+ * assembly, with no prologue: the call changes lr and r4, r5 before
+ * anything is saved, and the last bx lr is no exception return. */
+#if NAKED_PENDSV == 1
+NOPROF
+#endif
+__attribute__((naked)) void PendSV_Handler(void);
+void PendSV_Handler(void)
+{
+    __asm__ volatile("    mrs r0, psp\n"
+                     "    ldr r1, =sched_current\n"
+                     "    ldr r1, [r1]\n"
+                     "    cmp r1, #0\n"
+                     "    beq 1f\n"
+                     "    stmdb r0!, {r4-r11}\n"
+                     "1:  push {r3, lr}\n"
+                     "    bl sched_pick\n"
+                     "    push {r0, r1}\n"
+                     "    bl sched_switched\n"
+                     "    pop {r0, r1}\n"
+                     "    pop {r3, lr}\n"
+                     "    ldmia r0!, {r4-r11}\n"
+                     "    msr psp, r0\n"
+                     "    orr lr, lr, #0xd\n" /* thread mode, PSP (the first time, lr says MSP) */
+                     "    bx lr\n"
+                     "    .ltorg\n");
+}
+#else
 /* PendSV: saves r4-r11 on the current task's stack (none the first
  * time: main is left for good), calls sched_pick and sched_switched,
  * restores the next task's r4-r11 and returns to it on PSP. ARMv6-M
@@ -139,6 +173,7 @@ __asm__(".syntax unified\n"
         "    bx r0\n"
         ".pool\n"
         ".size PendSV_Handler, .-PendSV_Handler\n");
+#endif
 
 /* The firmware's SysTick handler, as an RTOS's tick: the port's work
  * (the clock's period), then the scheduler's. */
