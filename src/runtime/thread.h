@@ -220,11 +220,11 @@ struct np_thread {
 #if !NP_PORT_HOSTED
     struct np_tt_thread {  /* a target's trace (trace_target.c), NP_F_REC_ON */
         uint32_t gen;      /* the trace these fields belong to */
-        uint16_t tid;      /* the thread's id in it */
-        uint8_t named;     /* its THREAD chunk holds its name as it is */
-        uint8_t spare;
+        uint32_t tid;      /* the thread's id in it */
         uint64_t out;      /* when it was switched out, or 0 */
-        uint64_t lost;     /* events lost that its stream has not said yet */
+        uint32_t lost;     /* events lost that its stream has not said yet
+                              (a LOST record says at most 2^32 - 1) */
+        uint32_t named;    /* its THREAD chunk holds its name as it is */
     } tt;
 #endif
 };

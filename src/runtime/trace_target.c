@@ -144,7 +144,7 @@ static void begin_thread(struct np_thread *t)
 {
     np_trace_enc_flush(&tt.enc);
     if (t->tt.gen != tt.gen) {
-        t->tt = (struct np_tt_thread){ .gen = tt.gen, .tid = (uint16_t)++tt.tids };
+        t->tt = (struct np_tt_thread){ .gen = tt.gen, .tid = ++tt.tids };
         write_thread(t);
     } else if (!t->tt.named) {
         write_thread(t);
