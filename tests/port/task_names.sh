@@ -45,22 +45,28 @@ say_fail() {
 }
 
 # build DIR CPU LD [FLAG...] - DIR/fw.elf: the runtime, startup.c,
-# check.c, and tasks_fw.c instrumented, with FLAGs
+# check.c (built once per CPU, in $TMP/CPU), and tasks_fw.c
+# instrumented, with FLAGs
 build() {
     dir=$1 cpu=$2 ld=$3
     shift 3
     mkdir -p "$dir"
+    rt=$TMP/$cpu
     objs=""
+    if [ ! -f "$rt/done" ]; then
+        mkdir -p "$rt"
+        "$CC" -mcpu=$cpu $CFLAGS -c "$SRC/tests/target/check.c" -o "$rt/check.o" || return 1
+        "$CC" -mcpu=$cpu $CFLAGS -c "$BOARDS/startup.c" -o "$rt/start.o" || return 1
+    fi
     for f in $FILES; do
-        o=$dir/$(echo "$f" | tr / _).o
-        "$CC" -mcpu=$cpu $CFLAGS -DNP_CM_SYSTICK_HANDLER=0 -c "$SRC/src/$f" -o "$o" || return 1
+        o=$rt/$(echo "$f" | tr / _).o
+        [ -f "$rt/done" ] || "$CC" -mcpu=$cpu $CFLAGS -DNP_CM_SYSTICK_HANDLER=0 -c "$SRC/src/$f" -o "$o" || return 1
         objs="$objs $o"
     done
+    touch "$rt/done"
     "$CC" -mcpu=$cpu $CFLAGS "$@" -finstrument-functions -c "$SRC/tests/port/tasks_fw.c" -o "$dir/fw.o" &&
-        "$CC" -mcpu=$cpu $CFLAGS -c "$SRC/tests/target/check.c" -o "$dir/check.o" &&
-        "$CC" -mcpu=$cpu $CFLAGS -c "$BOARDS/startup.c" -o "$dir/start.o" &&
         "$CC" -mcpu=$cpu $LDFLAGS -T "$BOARDS/$ld.ld" -T "$BOARDS/sections.ld" -o "$dir/fw.elf" \
-            "$dir/start.o" "$dir/fw.o" "$dir/check.o" $objs -lc -lgcc
+            "$rt/start.o" "$dir/fw.o" "$rt/check.o" $objs -lc -lgcc
 }
 
 # run DIR BOARD - DIR/capture from QEMU, the firmware's checks passed,
@@ -212,7 +218,7 @@ for board in mps2-an385:cortex-m3:mps2:25000000 mps2-an386:cortex-m4:mps2:250000
     # the handler's bx lr is then no exception return: the run fails
     dir=$TMP/naked-hooked-$name
     if build "$dir" $cpu $ld -DTC_CPU_HZ=${hz}u -DNAKED_PENDSV=2; then
-        arm-none-eabi-objdump -d "$dir/fw.elf" 2> /dev/null |
+        "${CC%gcc}objdump" -d "$dir/fw.elf" 2> /dev/null |
             awk '/<PendSV_Handler>:$/ { on = 1; next } on && /mrs.*(psp|PSP)/ { exit } on { print }' > "$dir/head"
         if ! grep -q 'mov[[:space:]]*r4, lr' "$dir/head" || ! grep -q 'bl[[:space:]].*<__cyg_profile_func_enter>' "$dir/head" ||
             grep -q 'push\|stmdb' "$dir/head"; then
