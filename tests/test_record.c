@@ -239,6 +239,32 @@ static void test_user_threads(void **state)
     run_cleanup(&r);
 }
 
+/* np_thread_name: a user-level thread named before it runs, one that
+ * names itself once recording (cut to 15 bytes), the OS thread named
+ * while it records: each stream's THREAD chunk holds the name (the last
+ * one read wins), the calls as without names. */
+static void test_thread_names(void **state)
+{
+    (void)state;
+    struct run r;
+    run_init(&r, "thread_names");
+    run_prog(&r, ARGS("uthreads"), (const char *[]){ "REC_PROG_NAMES=1", NULL }, 1);
+    assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+    check_files(&r, 1);
+    const struct dec_file *f = &r.dec[0];
+    assert_true(f->has_end);
+    assert_int_equal(f->nthreads, 3);
+    uint32_t ua = 0x40000001u, ub = 0x40000002u, os = f->pid;
+    CALLS(f, ua, "f1", 3, 3);
+    CALLS(f, ub, "f2", 6, 6);
+    CALLS(f, os, "f3", 3, 3);
+    for (int i = 0; i < f->nthreads; i++) {
+        const struct dec_thread *t = &f->threads[i];
+        assert_string_equal(t->name, t->tid == ua ? "reader" : t->tid == ub ? "writer-thread-l" : "boss");
+    }
+    run_cleanup(&r);
+}
+
 static void test_exec_fails(void **state)
 {
     (void)state;
@@ -459,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_sigkill),     cmocka_unit_test(test_stack_overflow),
         cmocka_unit_test(test__exit_deep),  cmocka_unit_test(test_fexecve),
         cmocka_unit_test(test_user_threads),
+        cmocka_unit_test(test_thread_names),
         cmocka_unit_test(test_fork),
         cmocka_unit_test(test_exec),        cmocka_unit_test(test_exec_fails),
         cmocka_unit_test(test_filters),     cmocka_unit_test(test_time_filter),

@@ -88,6 +88,11 @@ NP_API np_thread *np_thread_current(void);
 /* Marks FROM switched out and TO switched in, now. FROM may be NULL for the
  * current one; TO may be NULL for the OS thread's own state. */
 NP_API void np_thread_switch(np_thread *from, np_thread *to);
+/* Names thread T (NULL: the state in use on the calling OS thread) NAME,
+ * copied, up to 15 bytes (the rest is cut; NULL or "" takes the name
+ * away): every view of its records shows it. Cheap, and callable from a
+ * kernel's task-creation hook or an interrupt. Returns NP_OK. */
+NP_API int np_thread_name(np_thread *t, const char *name);
 
 NP_END_DECLS
 

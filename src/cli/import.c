@@ -170,7 +170,8 @@ struct np_import {
     /* what was found */
     size_t chunks, skipped, events_chunks;
     uint64_t events, lost;
-    uint32_t threads;
+    struct addrs tids;        /* of THREAD chunks: a thread named again has another */
+    uint32_t threads;         /* the distinct ones (count_threads) */
     bool has_info, has_module, has_end;
     struct addrs entries;     /* the calls' addresses */
     size_t names_at;          /* where NAME chunks go: after MODULE */
@@ -261,11 +262,13 @@ static int take_chunk(struct np_import *im, uint32_t type, const uint8_t *p, uin
         im->chunks++;
         return 0;
     }
-    case NP_CHUNK_THREAD:
-        np_cursor_take(&c, 4);
+    case NP_CHUNK_THREAD: {
+        uint32_t tid = (uint32_t)np_cursor_take(&c, 4);
         np_cursor_str(&c, &s);
-        im->threads++;
+        if (!c.bad && !add_addr(&im->tids, tid))
+            return fail("out of memory");
         break;
+    }
     case NP_CHUNK_EVENTS: {
         (void)np_cursor_skip(&c, 4 + 8);
         uint32_t count = (uint32_t)np_cursor_take(&c, 4);
@@ -535,6 +538,17 @@ static size_t string_at(Elf *elf, uint64_t addr, char *out)
     return 0;
 }
 
+/* The distinct thread ids of the THREAD chunks into im->threads. */
+static void count_threads(struct np_import *im)
+{
+    struct addrs *t = &im->tids;
+    if (t->n)
+        qsort(t->a, t->n, sizeof *t->a, cmp_u64);
+    im->threads = 0;
+    for (size_t i = 0; i < t->n; i++)
+        im->threads += !i || t->a[i] != t->a[i - 1];
+}
+
 /* NAME chunks for the calls that are no function of ELF's but a string:
  * an NP_ENTER name (the target records the string's address). */
 static int name_chunks(struct np_import *im, Elf *elf, uint8_t **out, size_t *len)
@@ -617,6 +631,7 @@ void np_import_free(struct np_import *im)
         return;
     free(im->names);
     free(im->entries.a);
+    free(im->tids.a);
     free(im->out);
     free((void *)im->cap);
     free(im);
@@ -660,6 +675,7 @@ int np_import_write(struct np_import *im, const char *file, const char *said_as)
         ok = false;
     if (!ok)
         return fail("%s: %s", file, strerror(errno));
+    count_threads(im);
     if (said_as && im->damaged)
         fprintf(stderr, "nanoprof %s: %" PRIu64 " events of %" PRIu32 " thread%s, %" PRIu64 " lost, %zu damaged "
                         "chunk%s skipped (%zu bytes), into %s\n",

@@ -49,6 +49,13 @@
 #ifndef NP_LINE_MAX
 #define NP_LINE_MAX 512
 #endif
+/* Bytes of a thread's name (np_thread_name) kept, less the NUL: Linux's
+ * thread names hold 15, and FreeRTOS's task names as configured by
+ * default (configMAX_TASK_NAME_LEN 16) as many. */
+#ifndef NP_THREAD_NAME_MAX
+#define NP_THREAD_NAME_MAX 15
+#endif
+
 /* setjmp calls remembered per thread, the most recent ones: a longjmp to
  * an older one cuts nothing (a program rarely keeps more jump targets
  * alive at once). */

@@ -671,6 +671,8 @@ static void rec_attach(struct np_thread *t)
             s->tid = np_port_tid();
             prctl(PR_GET_NAME, s->name);
         }
+        if (t->name[0]) /* np_thread_name's */
+            memcpy(s->name, t->name, sizeof s->name);
         np_rec_wstate_reset(&s->w);
         memset(&s->smp, 0, sizeof s->smp);
         if (!user) /* the OS thread's timer samples whichever thread runs */
@@ -710,6 +712,21 @@ static void rec_switch(struct np_thread *from, struct np_thread *to)
     to->flags &= ~NP_F_BUSY;
 }
 
+/* np_thread_name: T's stream takes the name; the writer writes its THREAD
+ * chunk again at the stream's end (np_rec_write_stream_end). The name is
+ * stored byte by byte, atomically: the writer reads it without the lock. */
+static void rec_name(struct np_thread *t, int now)
+{
+    (void)now;
+    if (!(t->flags & NP_F_REC_ON) || !t->rec)
+        return;
+    _Static_assert(sizeof t->name == sizeof t->rec->name, "a thread's name fits its stream's");
+    pthread_mutex_lock(&R.lock);
+    for (size_t i = 0; i < sizeof t->name; i++)
+        STORE(&t->rec->name[i], t->name[i]);
+    pthread_mutex_unlock(&R.lock);
+}
+
 /* The thread ends (its thread-specific data destructors run): its last
  * buffer goes to the writer, which then ends its stream. */
 static void rec_thread_exit(struct np_thread *t)
@@ -720,7 +737,8 @@ static void rec_thread_exit(struct np_thread *t)
     t->flags &= ~NP_F_REC_ON;
     pthread_mutex_lock(&R.lock);
     np_sample_thread_end(s);
-    prctl(PR_GET_NAME, s->name);
+    if (!t->name[0]) /* the OS's name as it is now, unless np_thread_name gave one */
+        prctl(PR_GET_NAME, s->name);
     s->ended = 1;
     R.live--;
     pthread_cond_broadcast(&R.space); /* it may wait in a signal handler */
@@ -1142,6 +1160,7 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv, char **
     __atomic_store_n(&np_rec_jump_hook, rec_jump, __ATOMIC_RELEASE);
     __atomic_store_n(&np_rec_attach_hook, rec_attach, __ATOMIC_RELEASE);
     __atomic_store_n(&np_rec_switch_hook, rec_switch, __ATOMIC_RELEASE);
+    __atomic_store_n(&np_rec_name_hook, rec_name, __ATOMIC_RELEASE);
     __atomic_store_n(&np_blocks_start_hook, rec_blocks_start, __ATOMIC_RELEASE);
     struct np_thread *t = np_thread_os();
     if (t)

@@ -16,5 +16,8 @@ extern void (*np_rec_jump_hook)(struct np_thread *t, unsigned kind, const void *
 /* np_thread_switch between user-level threads (thread.c): FROM leaves the
  * OS thread, TO runs on it from now. */
 extern void (*np_rec_switch_hook)(struct np_thread *from, struct np_thread *to);
+/* np_thread_name named T (its name field holds the new name); NOW: the
+ * caller is marked busy (not inside a hook), and the recorder may write. */
+extern void (*np_rec_name_hook)(struct np_thread *t, int now);
 
 #endif

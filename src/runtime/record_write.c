@@ -220,11 +220,21 @@ void np_rec_write_sampling(int fd, uint64_t tick, uint32_t hz, unsigned unwinder
     chunk_write(fd, tmp, np_trace_sampling_chunk(tmp, sizeof tmp, tick, hz, unwinder, flags, period_ns, max_frames));
 }
 
+/* S's name now: np_thread_name may store it meanwhile, byte by byte. */
+static void stream_name(const struct np_rec_stream *s, char name[sizeof s->name])
+{
+    for (size_t i = 0; i < sizeof s->name; i++)
+        name[i] = __atomic_load_n(&s->name[i], __ATOMIC_RELAXED);
+    name[sizeof s->name - 1] = 0;
+}
+
 static void write_thread(int fd, struct np_rec_stream *s)
 {
     uint8_t tmp[NP_TRACE_CHUNK_HEADER + 4 + 2 + 16];
-    chunk_write(fd, tmp, np_trace_thread_chunk(tmp, sizeof tmp, (uint32_t)s->tid, s->name, strnlen(s->name, sizeof s->name)));
-    memcpy(s->w.sent_name, s->name, sizeof s->name);
+    char name[sizeof s->name];
+    stream_name(s, name);
+    chunk_write(fd, tmp, np_trace_thread_chunk(tmp, sizeof tmp, (uint32_t)s->tid, name, strlen(name)));
+    memcpy(s->w.sent_name, name, sizeof name);
     s->w.thread_sent = 1;
 }
 
@@ -818,7 +828,9 @@ void np_rec_write_stream_end(int fd, struct np_rec_stream *s, int mode)
         held_release_all(w, e); /* calls open at the end: kept */
         enc_flush(e);
     }
-    if (w->thread_sent && strncmp(w->sent_name, s->name, sizeof s->name) != 0)
+    char name[sizeof s->name];
+    stream_name(s, name);
+    if (w->thread_sent && strncmp(w->sent_name, name, sizeof name) != 0)
         write_thread(fd, s);
 }
 

@@ -23,6 +23,7 @@ void (*np_rec_attach_hook)(struct np_thread *t);
 void (*np_rec_exit_hook)(struct np_thread *t);
 void (*np_rec_jump_hook)(struct np_thread *t, unsigned kind, const void *env);
 void (*np_rec_switch_hook)(struct np_thread *from, struct np_thread *to);
+void (*np_rec_name_hook)(struct np_thread *t, int now);
 
 /* The OS thread ends (the port calls this on it): the recorder hands its
  * last buffer to the writer, and function cost merges its sums (a thread
@@ -123,4 +124,31 @@ void np_thread_switch(np_thread *from, np_thread *to)
     void (*rec)(struct np_thread *, struct np_thread *) = __atomic_load_n(&np_rec_switch_hook, __ATOMIC_ACQUIRE);
     if (rec)
         rec(from, to);
+}
+
+/* The name is copied: an RTOS's task name may live in memory the task
+ * gives back (FreeRTOS's TCB), and the recorder writes it later. Cut at
+ * NP_THREAD_NAME_MAX bytes. Nothing but the copy and the recorder's hook:
+ * cheap enough for a kernel's task-creation hook. */
+int np_thread_name(np_thread *t, const char *name)
+{
+    struct np_thread *self = np_self();
+    if (!t)
+        t = self;
+    size_t n = 0;
+    if (name)
+        while (n < NP_THREAD_NAME_MAX && name[n])
+            n++;
+    /* byte by byte: a switch to T in the middle (an RTOS's, from an
+     * interrupt) reads whole bytes, and the hook then writes it again */
+    for (size_t i = 0; i <= NP_THREAD_NAME_MAX; i++)
+        __atomic_store_n(&t->name[i], i < n ? name[i] : 0, __ATOMIC_RELAXED);
+    void (*rec)(struct np_thread *, int) = __atomic_load_n(&np_rec_name_hook, __ATOMIC_ACQUIRE);
+    if (rec) {
+        int now = np_thread_lock(self); /* what the recorder writes is not recorded */
+        rec(t, now);
+        if (now)
+            np_thread_unlock(self);
+    }
+    return NP_OK;
 }

@@ -209,6 +209,7 @@ struct np_thread {
     uint64_t off;          /* ticks this thread was switched out */
     uint64_t out_at;       /* raw time of np_thread_switch away, or 0 */
     long tid;
+    char name[NP_THREAD_NAME_MAX + 1]; /* np_thread_name's, or empty */
     struct np_calltrace_state ct;
     struct np_cost_state cost;
 #if NP_PORT_HOSTED /* setjmp interposition is a hosted part */
@@ -221,7 +222,9 @@ struct np_thread {
         uint32_t gen;      /* the trace these fields belong to */
         uint32_t tid;      /* the thread's id in it */
         uint64_t out;      /* when it was switched out, or 0 */
-        uint64_t lost;     /* events lost that its stream has not said yet */
+        uint32_t lost;     /* events lost that its stream has not said yet
+                              (a LOST record says at most 2^32 - 1) */
+        uint32_t named;    /* its THREAD chunk holds its name as it is */
     } tt;
 #endif
 };

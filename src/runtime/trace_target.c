@@ -49,6 +49,7 @@ void np_tt_event(struct np_thread *t, uint64_t fn, int exit)
 #else
 
 _Static_assert(NP_TRACE_BUFFER_MIN >= NP_TRACE_ENC_MIN, "NP_TRACE_BUFFER_MIN below the encoder's minimum");
+_Static_assert(NP_TRACE_BUFFER_MIN >= NP_TRACE_CHUNK_HEADER + 4 + 2 + NP_THREAD_NAME_MAX, "a THREAD chunk fits");
 
 static struct {
     struct np_trace_enc enc;
@@ -122,17 +123,31 @@ static void write_chunk(struct np_trace_enc *e, void *ctx)
     tt.calls = tt.carried = 0;
 }
 
+/* T's THREAD chunk: its id and its name (np_thread_name's: the bytes
+ * copied, no text made), with the encoder empty. A thread named again
+ * has a THREAD chunk again: the reader takes the last. */
+static void write_thread(struct np_thread *t)
+{
+    t->tt.named = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* a name given meanwhile clears it */
+    size_t n = 0;
+    while (n < NP_THREAD_NAME_MAX && t->name[n])
+        n++;
+    uint8_t *p = field(field(PAYLOAD, t->tt.tid, 4), n, 2);
+    __builtin_memcpy(p, t->name, n);
+    write_chunk_of(NP_CHUNK_THREAD, p + n);
+}
+
 /* T's records start a chunk of their own, after T's THREAD chunk when
- * this trace has not seen T yet. */
+ * this trace has not seen T yet, or T's name changed since it. */
 static void begin_thread(struct np_thread *t)
 {
     np_trace_enc_flush(&tt.enc);
     if (t->tt.gen != tt.gen) {
         t->tt = (struct np_tt_thread){ .gen = tt.gen, .tid = ++tt.tids };
-        /* THREAD: its id, and an empty name (the id's high bytes: an
-         * RTOS's threads have no name the runtime knows; the views
-         * number them) */
-        write_chunk_of(NP_CHUNK_THREAD, field(PAYLOAD, t->tt.tid, 4 + 2));
+        write_thread(t);
+    } else if (!t->tt.named) {
+        write_thread(t);
     }
     tt.cur = t;
     np_trace_enc_thread(&tt.enc, t->tt.tid);
@@ -173,6 +188,21 @@ static int lock(struct np_thread *t)
 static void unlock(void)
 {
     __atomic_store_n(&tt.lock, 0, __ATOMIC_RELEASE);
+}
+
+/* np_thread_name: a thread this trace has seen gets its THREAD chunk
+ * again now, or, when the caller cannot write (inside a hook) or another
+ * thread holds the encoder, before its next records; one it has not
+ * seen, with its first ones. */
+static void on_name(struct np_thread *t, int now)
+{
+    t->tt.named = 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (!now || !tt.on || t->tt.gen != tt.gen || !take())
+        return;
+    np_trace_enc_flush(&tt.enc);
+    write_thread(t);
+    unlock();
 }
 
 void np_tt_event(struct np_thread *t, uint64_t fn, int exit)
@@ -303,6 +333,7 @@ int np_trace_init(void *buf, size_t size)
     __builtin_memset(&tt.cur, 0, sizeof tt - __builtin_offsetof(__typeof__(tt), cur));
     np_tt_dropped = 0;
     np_rec_switch_hook = on_switch;
+    np_rec_name_hook = on_name;
     tt.on = 1;
     t->flags |= NP_F_REC_ON;
     np_thread_unlock(t);
@@ -326,6 +357,7 @@ static int finish(const char *who, int stop)
     if (stop) {
         tt.on = 0;
         np_rec_switch_hook = NULL;
+        np_rec_name_hook = NULL;
         t->flags &= ~(uint32_t)NP_F_REC_ON;
         /* END: the end tick, the events lost, ns_per_tick (1.0) */
         uint8_t *p = field(field(PAYLOAD, now_ticks(), 8), np_trace_lost(), 8);

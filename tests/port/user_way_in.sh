@@ -9,7 +9,13 @@
 # masked. Then app_timed.c, built the same way, which reads the time
 # (function cost, a section): exact counts, times that make sense, and
 # SysTick's handler linked for the clock, where app.c with
-# -lnanoprof-calltrace links neither.
+# -lnanoprof-calltrace links neither. Then app_libc.c, ordinary firmware
+# built the same way: newlib's printf (line-buffered, in order with the
+# runtime's dump, flushed at exit), malloc and free on the heap of
+# link.ld up to __HeapLimit, main(argc, argv); its output compared
+# exactly; again with the two additions docs/porting.md names: floats
+# in printf (-u _printf_float) and the command line from semihosting
+# (startup.c built with -DNP_BOARD_CMDLINE=N).
 set -u
 CMAKE=$1
 ARM_CC=$2
@@ -32,6 +38,37 @@ calltrace: log mode, thread 0, lr=SITE, 8 records, 0 lost
   mid: lr=SITE
 top: lr=SITE
 END
+# app_libc.c's output, the call trace's functions by name, call sites
+# masked; ARGS and FLOAT differ between the two builds
+libc_expected() {
+    printf '%s' "$1"
+    cat <<'END'
+-42 42 beef str c     7|8  |
+END
+    printf 'float [%s]\n' "$2"
+    cat <<'END'
+the call trace:
+calltrace: log mode, thread 0, lr=SITE, 8 records, 0 lost
+    leaf: lr=SITE
+    leaf: lr=SITE
+  mid: lr=SITE
+    leaf: lr=SITE
+    leaf: lr=SITE
+    leaf: lr=SITE
+  mid: lr=SITE
+top: lr=SITE
+after it
+heap: full at __HeapLimit
+END
+    printf 'no newline at the end: exit flushes it'
+}
+libc_expected 'argc 0
+' '' > "$TMP/expected_libc"
+libc_expected 'argc 3
+argv[0] "fw.elf"
+argv[1] "one"
+argv[2] "2"
+' '2.625' > "$TMP/expected_libc_args"
 # app NAME LIB [FLAGS...]: tests/port/NAME.c built as a user builds it,
 # against the install (P, B, cpu: the board's; known_calls.h beside it)
 # and FLAGS, into $dir/NAME.elf
@@ -42,10 +79,22 @@ app() {
         "$SRC/tests/port/$a_name.c" "$B/startup.c" -T "$B/link.ld" -L "$P/lib" -l"$a_lib" \
         -nostartfiles --specs=nano.specs --specs=nosys.specs -o "$dir/$a_name.elf"
 }
-# run ELF OUT: ELF on the board under QEMU, its output in OUT; the exit status
+# run ELF OUT [SEMIHOSTING_ARGS]: ELF on the board under QEMU, its output
+# in OUT; the exit status
 run() {
     timeout 120 "$QEMU" -M "$board" -nographic -monitor none -serial none \
-        -semihosting-config enable=on,target=native -icount shift=0 -kernel "$1" > "$2" 2>&1
+        -semihosting-config enable=on,target=native${3:-} -icount shift=0 -kernel "$1" > "$2" 2>&1
+}
+# named ELF OUT GOT: OUT with leaf, mid and top named (from nm: a Thumb
+# function's address is the symbol's value with bit 0 set) and call sites
+# masked, into GOT
+named() {
+    : > "$dir/names.sed"
+    for fn in leaf mid top; do
+        addr=$("$NM" "$1" | awk -v f=$fn '$3 == f { print $1 }')
+        printf 's/^\\( *\\)0x%x:/\\1%s:/\n' $((0x$addr | 1)) $fn >> "$dir/names.sed"
+    done
+    sed -f "$dir/names.sed" -e 's/lr=0x[0-9a-f]*/lr=SITE/g' "$2" > "$3"
 }
 fail=0
 for arg in "$@"; do
@@ -65,13 +114,7 @@ for arg in "$@"; do
     fi
     run "$dir/app.elf" "$dir/out"
     rc=$?
-    # function addresses (Thumb: the symbol's value with bit 0 set) to names
-    : > "$dir/names.sed"
-    for fn in leaf mid top; do
-        addr=$("$NM" "$dir/app.elf" | awk -v f=$fn '$3 == f { print $1 }')
-        printf 's/^\\( *\\)0x%x:/\\1%s:/\n' $((0x$addr | 1)) $fn >> "$dir/names.sed"
-    done
-    sed -f "$dir/names.sed" -e 's/lr=0x[0-9a-f]*/lr=SITE/g' "$dir/out" > "$dir/got"
+    named "$dir/app.elf" "$dir/out" "$dir/got"
     if [ $rc -ne 8 ] || ! cmp -s "$TMP/expected" "$dir/got"; then
         echo "FAIL: $board ($cpu): exit status $rc (want 8), output:"
         sed 's/^/  /' "$dir/out"
@@ -103,6 +146,50 @@ for arg in "$@"; do
         fail=1
     else
         echo "ok: $board ($cpu): app_timed built, timed and counted"
+    fi
+    # ordinary firmware: the C library beside the runtime (app_libc.c),
+    # by the user's line alone, then with floats and the command line
+    if ! app app_libc nanoprof; then
+        echo "FAIL: $board: app_libc (printf, malloc, main's arguments) does not build against the install"
+        fail=1
+        continue
+    fi
+    run "$dir/app_libc.elf" "$dir/out_libc"
+    rc=$?
+    named "$dir/app_libc.elf" "$dir/out_libc" "$dir/got_libc"
+    if [ $rc -ne 0 ] || ! cmp -s "$TMP/expected_libc" "$dir/got_libc"; then
+        echo "FAIL: $board ($cpu): app_libc: exit status $rc (want 0: the check that failed), output:"
+        sed 's/^/  /' "$dir/out_libc"
+        diff "$TMP/expected_libc" "$dir/got_libc" | sed 's/^/  /'
+        fail=1
+    else
+        echo "ok: $board ($cpu): app_libc: printf, malloc up to __HeapLimit, main(argc, argv)"
+    fi
+    if ! app app_libc nanoprof -u _printf_float -DNP_BOARD_CMDLINE=64; then
+        echo "FAIL: $board: app_libc with floats and the command line does not build"
+        fail=1
+        continue
+    fi
+    run "$dir/app_libc.elf" "$dir/out_libc_args" ",arg=fw.elf,arg=one,arg=2"
+    rc=$?
+    named "$dir/app_libc.elf" "$dir/out_libc_args" "$dir/got_libc_args"
+    if [ $rc -ne 0 ] || ! cmp -s "$TMP/expected_libc_args" "$dir/got_libc_args"; then
+        echo "FAIL: $board ($cpu): app_libc with floats and arguments: exit status $rc, output:"
+        sed 's/^/  /' "$dir/out_libc_args"
+        diff "$TMP/expected_libc_args" "$dir/got_libc_args" | sed 's/^/  /'
+        fail=1
+    else
+        echo "ok: $board ($cpu): app_libc: %f with -u _printf_float, argv from semihosting"
+    fi
+    # a command line longer than startup.c's buffer: one line, status 98
+    run "$dir/app_libc.elf" "$dir/out_long" ",arg=fw.elf,arg=$(printf '%070d' 0)"
+    rc=$?
+    if [ $rc -ne 98 ] || [ "$(cat "$dir/out_long")" != "startup.c: the command line is longer than NP_BOARD_CMDLINE - 1 bytes" ]; then
+        echo "FAIL: $board ($cpu): a command line too long: exit status $rc (want 98), output:"
+        sed 's/^/  /' "$dir/out_long"
+        fail=1
+    else
+        echo "ok: $board ($cpu): a command line too long for startup.c: said, exit 98"
     fi
 done
 exit $fail

@@ -47,7 +47,11 @@
  *                    ua calls f1 once per turn, ub f2 twice, three turns
  *                    each, main f3 between turns (linked builds only);
  *                    with REC_PROG_BURN set, ua's first turn also spins
- *                    150 ms of CPU in spin (for the sampler)
+ *                    150 ms of CPU in spin (for the sampler); with
+ *                    REC_PROG_NAMES set, np_thread_name names ua "reader"
+ *                    before it first runs, ub "writer-thread-long-name"
+ *                    (cut to 15 bytes) in its first turn, and the OS
+ *                    thread "boss" once it recorded
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -76,6 +80,7 @@ extern void np_enter(const char *name) __attribute__((weak));
 extern void np_exit(void) __attribute__((weak));
 extern void *np_thread_init(void *mem, size_t size) __attribute__((weak));
 extern void np_thread_switch(void *from, void *to) __attribute__((weak));
+extern int np_thread_name(void *t, const char *name) __attribute__((weak));
 static int sink;
 #define TOUCH() __atomic_add_fetch(&sink, 1, __ATOMIC_RELAXED) /* threads too */
 static int *volatile nowhere; /* NULL */
@@ -256,6 +261,8 @@ KEEP void ua(void)
 
 KEEP void ub(void)
 {
+    if (getenv("REC_PROG_NAMES"))
+        np_thread_name(NULL, "writer-thread-long-name");
     for (int turn = 0; turn < 3; turn++) {
         f2();
         f2();
@@ -277,6 +284,10 @@ NOPROF static int uthreads(void)
         uc_thread[i].uc_stack.ss_size = sizeof stack[i];
         uc_thread[i].uc_link = &uc_main;
         makecontext(&uc_thread[i], i ? ub : ua, 0);
+    }
+    if (getenv("REC_PROG_NAMES")) {
+        np_thread_name(np_uthread[0], "reader");
+        np_thread_name(NULL, "boss");
     }
     for (int turn = 0; turn < 3; turn++) {
         for (int i = 0; i < 2; i++) {
