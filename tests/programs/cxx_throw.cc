@@ -1,0 +1,77 @@
+// cxx_throw.cc - a C++ program whose exceptions leave instrumented frames,
+// for test_cxx_throw.sh, built with g++ and with clang++. Parser::parse
+// calls level1, level2 and level3, and check, called by level3, throws
+// for a negative number: the exception leaves check, level3, level2 and
+// level1 and Parser::parse catches it. After the loop, main calls scale,
+// which calls twice: the depths there tell whether the frames the
+// exceptions left are still counted as open. Built with NP_DUMPS it
+// measures function cost and keeps a call trace (the runtime's API), and
+// prints the calls open in the last twice and, at the end, both.
+#include <cstdio>
+#include <stdexcept>
+#ifdef NP_DUMPS
+#include <nanoprof/nanoprof.h>
+static uint64_t stats[8192], cost[8192], trace[4096];
+#endif
+
+class Parser {
+public:
+    // V, less four, or -1 when V is negative
+    int parse(int v) const;
+};
+
+__attribute__((noinline)) int check(int v)
+{
+    if (v < 0)
+        throw std::invalid_argument("negative");
+    return v;
+}
+__attribute__((noinline)) int level3(int v) { return check(v - 1) + 1; }
+__attribute__((noinline)) int level2(int v) { return level3(v - 1) + 1; }
+__attribute__((noinline)) int level1(int v) { return level2(v - 1) + 1; }
+
+int Parser::parse(int v) const
+{
+    try {
+        return level1(v) - 7;
+    } catch (const std::invalid_argument &) {
+        return -1;
+    }
+}
+
+__attribute__((noinline)) int twice(int v)
+{
+#ifdef NP_DUMPS
+    if (v == 3)
+        np_calltrace_dump(); // the calls open now: twice, in scale
+#endif
+    return v + v;
+}
+__attribute__((noinline)) int scale(int v) { return twice(v) + 1; }
+
+int main()
+{
+#ifdef NP_DUMPS
+    np_stats_init(stats, sizeof stats);
+    np_cost_init(cost, sizeof cost);
+    np_calltrace_init(trace, sizeof trace, NP_CALLTRACE_STACK);
+#endif
+    const Parser parser;
+    int sum = 0, errors = 0;
+    for (int i = 0; i < 6; i++) {
+        int v = parser.parse(i % 2 ? 10 + i : -i);
+        if (v < 0)
+            errors++;
+        else
+            sum += v;
+    }
+    for (int i = 0; i < 4; i++)
+        sum += scale(i);
+    std::printf("errors %d sum %d\n", errors, sum);
+#ifdef NP_DUMPS
+    np_calltrace_dump();
+    np_stats_calc(stats);
+    np_stats_dump(stats);
+#endif
+    return 0;
+}
