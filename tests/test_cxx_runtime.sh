@@ -1,50 +1,83 @@
 #!/bin/sh
-# test_cxx_runtime.sh LIBNANOPROF INCLUDE_DIR CXX_THROW_SOURCE - what the
-# runtime prints inside a C++ program (function cost and call trace,
-# through its API: tests/programs/cxx_throw.cc built with NP_DUMPS and
-# linked with the shared runtime) names its functions as every view
-# does, demangled and short (`Parser::parse`, not `_ZNK6Parser5parseEi`),
-# with exact call counts.
+# test_cxx_runtime.sh NANOPROF LIBNANOPROF INCLUDE_DIR CXX_THROW_SOURCE -
+# the runtime inside a C++ program whose exceptions leave instrumented
+# frames: tests/programs/cxx_throw.cc, built with g++ and with clang++, at
+# -O0 and -O2. Clang's -finstrument-functions runs no exit hook for a
+# frame an exception leaves (GCC's does); the runtime closes those calls
+# when the exception is caught, and never twice. For each build:
+# - built with NP_DUMPS and linked with the shared runtime, its dumps
+#   (function cost, call trace: the API) name the functions demangled and
+#   short (`Parser::parse`), with exact counts, and the calls open in the
+#   last `twice` are twice and scale alone;
+# - recorded by `nanoprof record` (with no filter, and with -F and -N),
+#   its call tree has the exact calls and depths.
+# The four builds give the same text.
 set -u
-lib=$1
-inc=$2
-src=$3
-np=true np_cmd=true
+np=$1
+lib=$2
+inc=$3
+src=$4
+np_cmd=tree
 . "$(dirname "$0")/cli_test.sh"
 need g++ clang++
 export LC_ALL=C
 libdir=$(dirname "$lib")
 
-# dumps CXX: the program built by CXX with NP_DUMPS, run; its output in
-# $tmp/CXX/dump
-dumps() {
-    d=$tmp/$1
-    mkdir -p "$d"
-    if ! $1 -g -O0 -finstrument-functions -DNP_DUMPS -I"$inc" "$src" -o "$d/prog" -L"$libdir" -lnanoprof \
-        -Wl,-rpath,"$libdir" 2>"$d/cc_err"; then
-        bad "$1: build: $(cat "$d/cc_err")"
-        return 1
-    fi
-    "$d/prog" >"$d/dump" 2>&1 || { bad "$1: the program failed: $(cat "$d/dump")"; return 1; }
-}
+for cxx in g++ clang++; do
+    for opt in -O0 -O2; do
+        b="$cxx $opt"
+        d=$tmp/$cxx$opt
+        mkdir -p "$d"
+        if ! $cxx -g $opt -finstrument-functions -DNP_DUMPS -I"$inc" "$src" -o "$d/dumps" -L"$libdir" -lnanoprof \
+            -Wl,-rpath,"$libdir" 2>"$d/cc_err" ||
+            ! $cxx -g $opt -finstrument-functions "$src" -o "$d/prog" 2>"$d/cc_err"; then
+            bad "$b: build: $(cat "$d/cc_err")"
+            continue
+        fi
 
-if dumps g++; then
-    d=$tmp/g++
-    grep -q '_Z' "$d/dump" && bad "g++: mangled names in the dumps: $(grep _Z "$d/dump")" ||
-        ok "g++: no mangled name in the dumps"
-    grep -E '^[^ ]+: count ' "$d/dump" | sed 's/, cost .*//' | sort >"$d/cost"
-    same "g++: function cost: names and counts" "$d/cost" "Parser::parse: count 6
+        # ---- the dumps
+        "$d/dumps" >"$d/out" 2>"$d/dump" || { bad "$b: the program failed: $(cat "$d/dump")"; continue; }
+        same "$b: the program's output" "$d/out" "errors 3 sum 34"
+        grep -q '_Z' "$d/dump" && bad "$b: mangled names in the dumps: $(grep _Z "$d/dump")" ||
+            ok "$b: no mangled name in the dumps"
+        grep -E '^[^ ]+: count ' "$d/dump" | sed 's/, cost .*//' | sort >"$d/cost"
+        same "$b: function cost: names and counts" "$d/cost" "Parser::parse: count 6
 check: count 6
 level1: count 6
 level2: count 6
 level3: count 6
 scale: count 4
 twice: count 4"
-    awk 'on && !/: lr=0x/ { exit } on { sub(/: lr=0x[0-9a-f]*$/, ""); print } /^calltrace: .* 2 records, 0 lost$/ { on = 1 }' \
-        "$d/dump" >"$d/open"
-    same "g++: call trace in twice: the calls open" "$d/open" "  twice
+        awk 'on && !/: lr=0x/ { exit } on { sub(/: lr=0x[0-9a-f]*$/, ""); print }
+            /^calltrace: .* records, 0 lost$/ { on = 1 }' "$d/dump" >"$d/open"
+        same "$b: call trace in the last twice: the calls open" "$d/open" "  twice
 scale"
-    grep -q '^calltrace: stack mode, thread [0-9]*, lr=0x[0-9a-f]*, 0 records, 0 lost$' "$d/dump" &&
-        ok "g++: call trace: no call open at the end" || bad "g++: call trace: $(grep calltrace "$d/dump")"
-fi
+        grep -q '^calltrace: stack mode, thread [0-9]*, lr=0x[0-9a-f]*, 0 records, 0 lost$' "$d/dump" &&
+            ok "$b: call trace: no call open at the end" || bad "$b: call trace: $(grep calltrace "$d/dump")"
+
+        # ---- the recording
+        if ! "$np" record -o "$d/trace" -- "$d/prog" >"$d/out" 2>"$d/rec_err"; then
+            bad "$b: record: $(cat "$d/rec_err")"
+            continue
+        fi
+        "$np" tree --ascii "$d/trace" >"$d/tree_full" 2>"$d/tree_err"
+        awk 'NR > 3 { print $1, substr($0, index($0, "%") + 1) }' "$d/tree_full" >"$d/tree"
+        same "$b: recorded call tree: calls and depths" "$d/tree" "1   \`- main
+6      |- Parser::parse
+6      |  \`- level1
+6      |     \`- level2
+6      |        \`- level3
+6      |           \`- check
+4      \`- scale
+4         \`- twice"
+        [ ! -s "$d/tree_err" ] && ok "$b: tree: nothing to say" || bad "$b: tree: $(cat "$d/tree_err")"
+        # the recorder's filtering writer (-F, -N) closes them too
+        "$np" record -F 'Parser::parse' -N check -o "$d/trace_f" -- "$d/prog" >/dev/null 2>&1
+        "$np" tree --ascii "$d/trace_f" 2>/dev/null | awk 'NR > 3 { print $1, substr($0, index($0, "%") + 1) }' >"$d/tree"
+        same "$b: recorded with -F Parser::parse -N check: calls and depths" "$d/tree" "6   \`- Parser::parse
+6      \`- level1
+6         \`- level2
+6            \`- level3"
+    done
+done
 finish
