@@ -13,8 +13,12 @@
  * (__cxa_begin_catch, called by the catching function) the open calls
  * whose frames lay below the handler's stack pointer are closed, at that
  * time (np_catch_abandoned
- * matches calls to frames). Calls that GCC's hooks already closed are not
- * open, so nothing is closed twice. Each real function is found with
+ * matches calls to frames). The same is done when the C++ personality
+ * routine has a landing pad run (__gxx_personality_v0: a cleanup, the
+ * destructors of an abandoned frame's locals, or the handler), so that what
+ * a destructor calls while the exception unwinds is its frame's, not an
+ * abandoned call's. Calls that GCC's hooks already closed are not open,
+ * so nothing is closed twice. Each real function is found with
  * dlsym(RTLD_NEXT) (the unwinder's walk with RTLD_DEFAULT) when first
  * needed: a program that throws has loaded them.
  *
@@ -68,8 +72,9 @@ struct snapshot {
     struct np_throw_frame f[NP_THROW_FRAMES];
 };
 static pthread_key_t snap_key;
+static int snap_ready; /* snap_key was made */
 static pthread_once_t snap_once = PTHREAD_ONCE_INIT;
-static void snap_init(void) { (void)pthread_key_create(&snap_key, free); }
+static void snap_init(void) { snap_ready = pthread_key_create(&snap_key, free) == 0; }
 
 typedef _Unwind_Reason_Code (*raise_fn)(struct _Unwind_Exception *);
 typedef _Unwind_Reason_Code (*backtrace_fn)(_Unwind_Trace_Fn, void *);
@@ -113,8 +118,8 @@ static __attribute__((noinline)) void note_throw(void)
     if (t == NP_UNATTACHED || !(t->flags & (NP_F_CT_INIT | NP_F_COST_INIT | NP_F_REC_ON)))
         return;
     pthread_once(&snap_once, snap_init);
-    struct snapshot *s = pthread_getspecific(snap_key);
-    if (!s && (s = malloc(sizeof *s)) != NULL && pthread_setspecific(snap_key, s) != 0) {
+    struct snapshot *s = snap_ready ? pthread_getspecific(snap_key) : NULL;
+    if (snap_ready && !s && (s = malloc(sizeof *s)) != NULL && pthread_setspecific(snap_key, s) != 0) {
         free(s);
         s = NULL;
     }
@@ -145,16 +150,18 @@ static uint64_t cost_fn(const void *ctx, size_t i)
     return fn & NP_COST_NAMED ? 0 : fn;
 }
 
-/* A handler begins, its function's stack pointer SP (the CFA of the
- * call it makes, as the frames'). */
+/* A handler or a cleanup begins, its function's stack pointer SP (the
+ * CFA of the call it makes, as the frames'). */
 static void note_catch(uint64_t sp)
 {
     struct np_thread *t = np_cur;
-    struct snapshot *s = pthread_getspecific(snap_key);
+    pthread_once(&snap_once, snap_init);
+    struct snapshot *s = snap_ready ? pthread_getspecific(snap_key) : NULL;
     if (t == NP_UNATTACHED || !s || !s->n)
         return;
+    /* kept after the catch: an exception caught while another unwinds
+     * (in a destructor) left the frames of the other's catch in it */
     size_t n = s->n;
-    s->n = 0; /* one catch per throw */
     if (!np_thread_lock(t))
         return; /* thrown in a hook (a user hook's): left alone */
     if ((t->flags & NP_F_REC_ON) && np_rec_catch_hook)
@@ -186,6 +193,27 @@ NP_HOOK _Unwind_Reason_Code _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *
 {
     note_throw();
     return ((raise_fn)next_fn(RTLD_NEXT, (void **)&real_rethrow, "_Unwind_Resume_or_Rethrow"))(e);
+}
+
+/* The C++ personality routine, which the unwinder calls for each frame
+ * with exception-handling information: when it has the unwinder run one
+ * of its frame's landing pads (a handler, or a cleanup: the destructors
+ * of its locals), the calls below that frame are over before that code
+ * runs, so that what a cleanup calls is that frame's. The context's
+ * CFA, here as in a walk, is the frame's stack pointer. */
+typedef _Unwind_Reason_Code (*personality_fn)(int, _Unwind_Action, _Unwind_Exception_Class,
+                                              struct _Unwind_Exception *, struct _Unwind_Context *);
+static personality_fn real_personality;
+
+NP_HOOK _Unwind_Reason_Code __gxx_personality_v0(int version, _Unwind_Action actions, _Unwind_Exception_Class cls,
+                                                 struct _Unwind_Exception *e, struct _Unwind_Context *ctx)
+{
+    personality_fn p = (personality_fn)next_fn(RTLD_NEXT, (void **)&real_personality, "__gxx_personality_v0");
+    _Unwind_Reason_Code r = p(version, actions, cls, e, ctx);
+    get_fn cfa = __atomic_load_n(&get_cfa, __ATOMIC_ACQUIRE); /* found at the throw */
+    if (r == _URC_INSTALL_CONTEXT && (actions & _UA_CLEANUP_PHASE) && cfa)
+        note_catch((uint64_t)cfa(ctx));
+    return r;
 }
 
 NP_HOOK void *__cxa_begin_catch(void *e)

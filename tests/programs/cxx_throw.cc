@@ -2,7 +2,9 @@
 // for test_cxx_throw.sh, built with g++ and with clang++. Parser::parse
 // calls level1, level2 and level3, and check, called by level3, throws
 // for a negative number: the exception leaves check, level3, level2 and
-// level1 and Parser::parse catches it. After the loop, main calls scale,
+// level1 and Parser::parse catches it. Then an exception is rethrown,
+// and one is caught in a destructor while another unwinds (outer,
+// unwound). At the end main calls scale,
 // which calls twice: the depths there tell whether the frames the
 // exceptions left are still counted as open. Built with NP_DUMPS it
 // measures function cost and keeps a call trace (the runtime's API), and
@@ -39,6 +41,52 @@ int Parser::parse(int v) const
     }
 }
 
+// Rethrown: middle catches what inner let through and rethrows it
+// (`throw;`), outer catches it.
+__attribute__((noinline)) int inner(int v) { return check(v) + 1; }
+__attribute__((noinline)) int middle(int v)
+{
+    try {
+        return inner(v) + 1;
+    } catch (...) {
+        throw;
+    }
+}
+__attribute__((noinline)) int outer(int v)
+{
+    try {
+        return middle(v);
+    } catch (const std::invalid_argument &) {
+        return -2;
+    }
+}
+
+// Caught while another unwinds: the exception inner lets through leaves
+// guarded, whose Guard's destructor throws and catches one of its own;
+// guarded's caller catches the first.
+struct Guard {
+    ~Guard()
+    {
+        try {
+            check(-1);
+        } catch (const std::invalid_argument &) {
+        }
+    }
+};
+__attribute__((noinline)) int guarded(int v)
+{
+    Guard g;
+    return inner(v);
+}
+__attribute__((noinline)) int unwound(int v)
+{
+    try {
+        return guarded(v);
+    } catch (const std::invalid_argument &) {
+        return -3;
+    }
+}
+
 __attribute__((noinline)) int twice(int v)
 {
 #ifdef NP_DUMPS
@@ -65,6 +113,7 @@ int main()
         else
             sum += v;
     }
+    errors += (outer(-1) == -2) + (outer(-2) == -2) + (unwound(-1) == -3);
     for (int i = 0; i < 4; i++)
         sum += scale(i);
     std::printf("errors %d sum %d\n", errors, sum);
