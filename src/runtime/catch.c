@@ -69,6 +69,7 @@ size_t np_catch_abandoned(const struct np_throw_frame *f, size_t n, uint64_t sp,
 struct snapshot {
     size_t n;
     uint64_t own; /* frames at or below it are the runtime's and the unwinder's */
+    uint64_t done; /* the stack pointer of the last catch or cleanup seen to */
     struct np_throw_frame f[NP_THROW_FRAMES];
 };
 static pthread_key_t snap_key;
@@ -126,6 +127,7 @@ static __attribute__((noinline)) void note_throw(void)
     if (!s)
         return;
     s->n = 0;
+    s->done = 0;
     s->own = (uint64_t)(uintptr_t)__builtin_dwarf_cfa();
     if (next_fn(RTLD_DEFAULT, (void **)&walk, "_Unwind_Backtrace") &&
         next_fn(RTLD_DEFAULT, (void **)&get_cfa, "_Unwind_GetCFA") &&
@@ -157,8 +159,9 @@ static void note_catch(uint64_t sp)
     struct np_thread *t = np_cur;
     pthread_once(&snap_once, snap_init);
     struct snapshot *s = snap_ready ? pthread_getspecific(snap_key) : NULL;
-    if (t == NP_UNATTACHED || !s || !s->n)
-        return;
+    if (t == NP_UNATTACHED || !s || !s->n || s->done == sp)
+        return; /* (the handler that the personality routine had run) */
+    s->done = sp;
     /* kept after the catch: an exception caught while another unwinds
      * (in a destructor) left the frames of the other's catch in it */
     size_t n = s->n;
