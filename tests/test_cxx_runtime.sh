@@ -3,7 +3,8 @@
 # the runtime inside a C++ program whose exceptions leave instrumented
 # frames: tests/programs/cxx_throw.cc, built with g++ and with clang++, at
 # -O0 and -O2 (thrown through three calls, rethrown, thrown and caught in
-# a destructor while another unwinds). Clang's -finstrument-functions
+# a destructor while another unwinds, caught by a recursive function's
+# outer call). Clang's -finstrument-functions
 # runs no exit hook for a frame an exception leaves (GCC's does); the
 # runtime closes those calls when a landing pad or handler of an outer
 # frame runs, and never twice. For each build:
@@ -46,13 +47,14 @@ for cxx in g++ clang++; do
 
         # ---- the dumps
         "$d/dumps" >"$d/out" 2>"$d/dump" || { bad "$b: the program failed: $(cat "$d/dump")"; continue; }
-        same "$b: the program's output" "$d/out" "errors 6 sum 34"
+        same "$b: the program's output" "$d/out" "errors 7 sum 34"
         grep -q '_Z' "$d/dump" && bad "$b: mangled names in the dumps: $(grep _Z "$d/dump")" ||
             ok "$b: no mangled name in the dumps"
         grep -E '^[^ ]+: count ' "$d/dump" | sed 's/, cost .*//' | sort >"$d/cost"
         same "$b: function cost: names and counts" "$d/cost" "Guard::~Guard: count 1
 Parser::parse: count 6
-check: count 10
+check: count 11
+descend: count 4
 guarded: count 1
 inner: count 3
 level1: count 6
@@ -83,6 +85,11 @@ scale"
 /main/Parser::parse/level1/level2 6
 /main/Parser::parse/level1/level2/level3 6
 /main/Parser::parse/level1/level2/level3/check 6
+/main/descend 1
+/main/descend/descend 1
+/main/descend/descend/descend 1
+/main/descend/descend/descend/descend 1
+/main/descend/descend/descend/descend/check 1
 /main/outer 2
 /main/outer/middle 2
 /main/outer/middle/inner 2
@@ -97,12 +104,16 @@ scale"
 /main/unwound/guarded/inner/check 1"
         [ ! -s "$d/tree_err" ] && ok "$b: tree: nothing to say" || bad "$b: tree: $(cat "$d/tree_err")"
         # the recorder's filtering writer (-F, -N) closes them too
-        "$np" record -F 'Parser::parse' -F outer -F unwound -N check -o "$d/trace_f" -- "$d/prog" >/dev/null 2>&1
+        "$np" record -F 'Parser::parse' -F outer -F unwound -F descend -N check -o "$d/trace_f" -- "$d/prog" >/dev/null 2>&1
         "$np" tree --ascii "$d/trace_f" 2>/dev/null | paths >"$d/tree"
         same "$b: recorded with -F and -N: calls and depths" "$d/tree" "/Parser::parse 6
 /Parser::parse/level1 6
 /Parser::parse/level1/level2 6
 /Parser::parse/level1/level2/level3 6
+/descend 1
+/descend/descend 1
+/descend/descend/descend 1
+/descend/descend/descend/descend 1
 /outer 2
 /outer/middle 2
 /outer/middle/inner 2

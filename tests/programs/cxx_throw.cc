@@ -3,8 +3,9 @@
 // calls level1, level2 and level3, and check, called by level3, throws
 // for a negative number: the exception leaves check, level3, level2 and
 // level1 and Parser::parse catches it. Then an exception is rethrown,
-// and one is caught in a destructor while another unwinds (outer,
-// unwound). At the end main calls scale,
+// one is caught in a destructor while another unwinds (outer, unwound),
+// and a recursive function catches what a deeper call of it throws
+// (descend). At the end main calls scale,
 // which calls twice: the depths there tell whether the frames the
 // exceptions left are still counted as open. Built with NP_DUMPS it
 // measures function cost and keeps a call trace (the runtime's API), and
@@ -87,6 +88,21 @@ __attribute__((noinline)) int unwound(int v)
     }
 }
 
+// Recursive: descend(2) catches what descend(0) throws, through
+// descend(1); descend(3) goes on.
+__attribute__((noinline)) int descend(int n)
+{
+    if (n == 0)
+        return check(-1);
+    if (n != 2)
+        return descend(n - 1) + 1;
+    try {
+        return descend(n - 1) + 1;
+    } catch (const std::invalid_argument &) {
+        return -4;
+    }
+}
+
 __attribute__((noinline)) int twice(int v)
 {
 #ifdef NP_DUMPS
@@ -113,7 +129,7 @@ int main()
         else
             sum += v;
     }
-    errors += (outer(-1) == -2) + (outer(-2) == -2) + (unwound(-1) == -3);
+    errors += (outer(-1) == -2) + (outer(-2) == -2) + (unwound(-1) == -3) + (descend(3) == -3);
     for (int i = 0; i < 4; i++)
         sum += scale(i);
     std::printf("errors %d sum %d\n", errors, sum);
