@@ -88,6 +88,11 @@ int np_port_symbolize(const void *addr, char *buf, size_t len);
 /* The same, and *OFFSET (when found and OFFSET is not NULL) gets ADDR's
  * distance from the function's start. */
 int np_port_symbolize_at(const void *addr, char *buf, size_t len, uint64_t *offset);
+/* NAME (LEN bytes: a name np_port_symbolize wrote) made the name views
+ * show, in place: a C++ name's short demangled form (common/demangle.h)
+ * where the port can demangle; otherwise left as it is. Allocates: never
+ * in a signal handler (nor is symbolizing). */
+void np_port_display_name(char *name, size_t len);
 
 /* ---- hardware event counters (sections) ---------------------------------------
  * Two counters per OS thread (Linux: user-space instructions and cache

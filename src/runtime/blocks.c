@@ -354,6 +354,7 @@ int np_blocks_dump(void)
         }
         char name[256];
         if (np_port_symbolize_at((const void *)(uintptr_t)pc, name, sizeof name, &off)) {
+            np_port_display_name(name, sizeof name);
             np_line_str(&l, name);
             np_line_str(&l, "+");
             np_line_hex(&l, off);

@@ -62,6 +62,12 @@
 #ifndef NP_JMP_MARKS
 #define NP_JMP_MARKS 8
 #endif
+/* Frames of the stack an exception is thrown from that are kept (the
+ * innermost ones): a catch further out than that leaves the calls between
+ * open (catch.c). */
+#ifndef NP_THROW_FRAMES
+#define NP_THROW_FRAMES 128
+#endif
 /* Sets of user hooks kept alive after np_hooks_set replaced them: a hook
  * still running on another thread reads a whole set unless the hooks are
  * replaced this many times meanwhile. */

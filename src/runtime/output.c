@@ -103,6 +103,7 @@ void np_line_func(struct np_line *l, const void *fn, int named)
     if (named) {
         np_line_str(l, (const char *)fn);
     } else if (np_port_symbolize(fn, name, sizeof name)) {
+        np_port_display_name(name, sizeof name); /* as the views name it */
         np_line_str(l, name);
     } else {
         np_line_hex(l, (uint64_t)(uintptr_t)fn);

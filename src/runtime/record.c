@@ -33,6 +33,7 @@
  * after that is not written. */
 #define _GNU_SOURCE
 #include "record_hot.h"
+#include "catch.h"
 #include "blocks_table.h"
 #include "cost_hot.h"
 #include "nanoprof/blocks.h"
@@ -778,6 +779,42 @@ static void rec_jump(struct np_thread *t, unsigned kind, const void *env)
     np_rec_event(t, (uint64_t)kind << NP_RAW_SHIFT | ((uint64_t)(uintptr_t)env & NP_ADDR_MASK));
 }
 
+/* catch.c, with the thread busy: a caught exception goes into the stream,
+ * the CATCH record and its frames in one buffer (record_write.c closes
+ * the calls the exception abandoned). A catch there is no buffer for is
+ * counted lost. */
+static void rec_catch(struct np_thread *t, uint64_t sp, const struct np_throw_frame *f, size_t n)
+{
+    struct np_rec_stream *s = t->rec;
+    /* what the slow path may put before it: lost events, a switch, a sample */
+    size_t before = 8 + (NP_SAMPLE_MAX_FRAMES + 1) / 2, most = R.nrec > before + 8 ? R.nrec - before - 8 : 0;
+    if (n + 1 > most)
+        n = most ? most - 1 : 0; /* the innermost frames: those that count */
+    if (!n || LOAD(&R.stopping))
+        return;
+    uint64_t w0 = (uint64_t)NP_RAW_CATCH << NP_RAW_SHIFT | n;
+    struct np_rec_buf *b = s->buf;
+    np_raw *p = s->pos;
+    if (!b || !p || (size_t)(b->recs + b->cap - 2 - p) < before + 2 + n) {
+        if (!refill(s)) {
+            count_lost(s, w0);
+            return;
+        }
+    }
+    np_rec_slow(t, w0); /* what was pending, then the CATCH record */
+    b = s->buf;
+    p = s->pos;
+    if (!b || !p || p <= b->recs || p[-1].w0 != w0 || (size_t)(b->recs + b->cap - 2 - p) < 1 + n)
+        return; /* the trace ended */
+    p[0].w0 = sp;
+    p[0].w1 = 0;
+    for (size_t i = 0; i < n; i++) {
+        p[1 + i].w0 = f[i].start;
+        p[1 + i].w1 = f[i].sp;
+    }
+    STORE(&s->pos, p + 1 + n);
+}
+
 /* ---- the end ------------------------------------------------------------- */
 
 static void nap_ms(long ms)
@@ -1158,6 +1195,7 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv, char **
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     __atomic_store_n(&np_rec_exit_hook, rec_thread_exit, __ATOMIC_RELEASE);
     __atomic_store_n(&np_rec_jump_hook, rec_jump, __ATOMIC_RELEASE);
+    __atomic_store_n(&np_rec_catch_hook, rec_catch, __ATOMIC_RELEASE);
     __atomic_store_n(&np_rec_attach_hook, rec_attach, __ATOMIC_RELEASE);
     __atomic_store_n(&np_rec_switch_hook, rec_switch, __ATOMIC_RELEASE);
     __atomic_store_n(&np_rec_name_hook, rec_name, __ATOMIC_RELEASE);

@@ -41,6 +41,10 @@ enum np_raw_kind {
     /* a sample (sample.c), value: frames | overrun << 8 | skipped << 32;
      * the frames follow, two per record (w0, w1), in (frames + 1) / 2 */
     NP_RAW_SAMPLE = 7,
+    /* a caught C++ exception (catch.c), value: the throw's frames; the
+     * next record's w0 is the handler's stack pointer, then one record
+     * per frame (w0 its function's start, w1 its stack pointer) */
+    NP_RAW_CATCH = 8,
     /* an entry of NP_ENTER(name), value: the name's address. The hooks'
      * NP_REC_NAMED bit (63) is this kind, so they pass it as it is. */
     NP_RAW_NAMED = (int)(NP_REC_NAMED >> NP_RAW_SHIFT)
@@ -114,6 +118,9 @@ struct np_rec_wstate {
     unsigned jnext;
     int thread_sent;
     char sent_name[16];
+    uint64_t *fns;           /* per open call (plain mode: calls whose entries
+                                were lost counted in): its function, or 0 */
+    size_t fcap;
     uint64_t *held_frames;   /* samples the time filter holds: n, overrun,
                                 skipped, frames... (pend value: index) */
     size_t hflen, hfcap;

@@ -5,6 +5,9 @@
 #ifndef NP_RECORD_HOOKS_H
 #define NP_RECORD_HOOKS_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 struct np_thread;
 
 /* A thread is attached (its first hook), and an OS thread ends. */
@@ -13,6 +16,11 @@ extern void (*np_rec_exit_hook)(struct np_thread *t);
 /* setjmp.c: a setjmp or longjmp (KIND) on ENV, on a recorded thread that
  * is marked busy. */
 extern void (*np_rec_jump_hook)(struct np_thread *t, unsigned kind, const void *env);
+/* catch.c: a C++ exception thrown from the N frames F (innermost first)
+ * is caught by a handler whose stack pointer is SP, on a recorded thread
+ * that is marked busy. */
+struct np_throw_frame;
+extern void (*np_rec_catch_hook)(struct np_thread *t, uint64_t sp, const struct np_throw_frame *f, size_t n);
 /* np_thread_switch between user-level threads (thread.c): FROM leaves the
  * OS thread, TO runs on it from now. */
 extern void (*np_rec_switch_hook)(struct np_thread *from, struct np_thread *to);

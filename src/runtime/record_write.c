@@ -17,6 +17,7 @@
  *      the buffer ends. */
 #define _GNU_SOURCE
 #include "record.h"
+#include "catch.h"
 #include "blocks_table.h"
 #include "trace_encode.h"
 #include "../common/trace_format.h"
@@ -619,6 +620,56 @@ static struct enc *enc_for(int fd, struct np_rec_stream *s, int mode)
     return e;
 }
 
+/* Caught exceptions (catch.c): the function of each open call, by its
+ * position, so that a CATCH record's frames can be matched to the calls. */
+static __attribute__((noinline)) int fns_grow(struct np_rec_wstate *w, size_t i)
+{
+    size_t cap = w->fcap ? w->fcap : 256;
+    while (cap <= i)
+        cap *= 2;
+    uint64_t *f = realloc(w->fns, cap * sizeof *f);
+    if (!f)
+        return 0; /* the calls past it: no function known */
+    w->fns = f;
+    w->fcap = cap;
+    return 1;
+}
+
+static inline void fn_note(struct np_rec_wstate *w, size_t i, uint64_t fn)
+{
+    if (i < w->fcap || fns_grow(w, i))
+        w->fns[i] = fn;
+}
+
+/* calls opened while events were lost, from position I: no function */
+static void fns_unknown(struct np_rec_wstate *w, size_t i, uint64_t n)
+{
+    for (; n && i < w->fcap; n--, i++)
+        w->fns[i] = 0;
+}
+
+static uint64_t fn_at(const void *ctx, size_t i)
+{
+    const struct np_rec_wstate *w = ctx;
+    return i < w->fcap ? w->fns[i] : 0;
+}
+
+/* The open calls a CATCH record (R[0], of the N records at R) abandoned,
+ * DEPTH open; *SLOTS: the records it takes. */
+static size_t catch_unwind(const struct np_rec_wstate *w, const np_raw *r, size_t n, size_t depth, size_t *slots)
+{
+    struct np_throw_frame f[NP_THROW_FRAMES];
+    size_t nf = (size_t)(r[0].w0 & NP_RAW_VALUE);
+    *slots = nf + 1 < n ? nf + 1 : n - 1;
+    if (nf > NP_THROW_FRAMES || nf + 1 >= n)
+        return 0; /* not one the runtime writes */
+    for (size_t i = 0; i < nf; i++) {
+        f[i].start = r[2 + i].w0;
+        f[i].sp = r[2 + i].w1;
+    }
+    return np_catch_abandoned(f, nf, r[1].w0, depth, fn_at, w);
+}
+
 /* setjmp and longjmp (setjmp.c): a setjmp notes how many calls are open;
  * a longjmp to it closes the calls opened since, which it left without
  * their exits, with EXIT records at the time of the longjmp. */
@@ -683,8 +734,12 @@ static void encode_plain(struct np_rec_wstate *w, struct enc *e, const np_raw *r
         switch (w0 >> NP_RAW_SHIFT) {
         case NP_RAW_NAMED:
             name_update(e->fd, v);
-            /* fall through */
+            fn_note(w, depth + unknown, 0);
+            depth++;
+            plain_put(&p, e, NP_EV_ENTRY, v, tick);
+            break;
         case NP_RAW_ENTRY:
+            fn_note(w, depth + unknown, v);
             depth++;
             plain_put(&p, e, NP_EV_ENTRY, v, tick);
             break;
@@ -711,6 +766,7 @@ static void encode_plain(struct np_rec_wstate *w, struct enc *e, const np_raw *r
                 unknown--;
             for (; closed && depth; closed--, depth--)
                 plain_put(&p, e, NP_EV_EXIT, 0, tick);
+            fns_unknown(w, depth + unknown, opened);
             unknown += opened;
             break;
         }
@@ -718,7 +774,11 @@ static void encode_plain(struct np_rec_wstate *w, struct enc *e, const np_raw *r
             jmp_mark(w, v, depth + unknown);
             break;
         case NP_RAW_LONGJMP:
-            for (size_t k = jmp_unwind(w, v, depth + unknown); k; k--) {
+        case NP_RAW_CATCH: {
+            size_t slots = 0;
+            size_t k = w0 >> NP_RAW_SHIFT == NP_RAW_LONGJMP ? jmp_unwind(w, v, depth + unknown)
+                                                           : catch_unwind(w, r + i, n - i, depth + unknown, &slots);
+            for (; k; k--) {
                 if (unknown) {
                     unknown--;
                 } else {
@@ -726,7 +786,9 @@ static void encode_plain(struct np_rec_wstate *w, struct enc *e, const np_raw *r
                     plain_put(&p, e, NP_EV_EXIT, 0, tick);
                 }
             }
+            i += slots;
             break;
+        }
         case NP_RAW_SAMPLE: { /* rare: through the encoder's state in E */
             uint64_t frames[NP_SAMPLE_MAX_FRAMES];
             unsigned nf = NP_RAW_SAMPLE_FRAMES(v);
@@ -776,9 +838,11 @@ void np_rec_write_events(int fd, struct np_rec_stream *s, const np_raw *r, size_
         switch (r[i].w0 >> NP_RAW_SHIFT) {
         case NP_RAW_NAMED:
             name_update(e->fd, v);
+            fn_note(w, w->depth + w->overflow, 0);
             do_entry(w, e, v, 1, tick);
             break;
         case NP_RAW_ENTRY:
+            fn_note(w, w->depth + w->overflow, v);
             do_entry(w, e, v, 0, tick);
             break;
         case NP_RAW_EXIT:
@@ -793,10 +857,14 @@ void np_rec_write_events(int fd, struct np_rec_stream *s, const np_raw *r, size_
         case NP_RAW_LOST:
             lost_n = v;
             break;
-        case NP_RAW_LOST_NEST:
-            do_lost(w, e, lost_n, v & NP_RAW_NEST_MASK, v >> NP_RAW_NEST_BITS, tick);
+        case NP_RAW_LOST_NEST: {
+            uint64_t opened = v >> NP_RAW_NEST_BITS;
+            do_lost(w, e, lost_n, v & NP_RAW_NEST_MASK, opened, tick);
+            size_t open = w->depth + w->overflow;
+            fns_unknown(w, open > opened ? open - opened : 0, opened);
             lost_n = 0;
             break;
+        }
         case NP_RAW_SETJMP:
             jmp_mark(w, v, w->depth + w->overflow);
             break;
@@ -804,6 +872,13 @@ void np_rec_write_events(int fd, struct np_rec_stream *s, const np_raw *r, size_
             for (size_t k = jmp_unwind(w, v, w->depth + w->overflow); k; k--)
                 do_exit(w, e, tick);
             break;
+        case NP_RAW_CATCH: {
+            size_t slots;
+            for (size_t k = catch_unwind(w, r + i, n - i, w->depth + w->overflow, &slots); k; k--)
+                do_exit(w, e, tick);
+            i += slots;
+            break;
+        }
         case NP_RAW_SAMPLE: { /* kept whatever the call filters say */
             size_t slots = raw_sample_slots(r, i, n);
             if ((NP_RAW_SAMPLE_FRAMES(v) + 1) / 2 == slots)
@@ -851,6 +926,9 @@ void np_rec_wstate_free(struct np_rec_wstate *w)
     free(w->pend);
     free(w->pidx);
     free(w->held_frames);
+    free(w->fns);
+    w->fns = NULL;
+    w->fcap = 0;
     w->stack = NULL;
     w->pend = NULL;
     w->pidx = NULL;

@@ -22,6 +22,7 @@ void (*np_cost_exit_hook)(struct np_thread *t);
 void (*np_rec_attach_hook)(struct np_thread *t);
 void (*np_rec_exit_hook)(struct np_thread *t);
 void (*np_rec_jump_hook)(struct np_thread *t, unsigned kind, const void *env);
+void (*np_rec_catch_hook)(struct np_thread *t, uint64_t sp, const struct np_throw_frame *f, size_t n);
 void (*np_rec_switch_hook)(struct np_thread *from, struct np_thread *to);
 void (*np_rec_name_hook)(struct np_thread *t, int now);
 

@@ -105,6 +105,11 @@ int np_port_symbolize_at(const void *addr, char *buf, size_t len, uint64_t *offs
     return 0; /* the host has the firmware's ELF: dumps print addresses */
 }
 
+void np_port_display_name(char *name, size_t len)
+{
+    (void)name, (void)len; /* no names here (above) */
+}
+
 /* ---- hardware event counters: none ---------------------------------------------- */
 
 int np_port_hw_open(const char **reason)

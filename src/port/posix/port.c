@@ -537,6 +537,16 @@ int np_posix_demangle(const char *name, char *full, size_t full_len, char *short
     return 1;
 }
 
+void np_port_display_name(char *name, size_t len)
+{
+    char full[1024], short_name[512];
+    if (!len || !np_posix_demangle(name, full, sizeof full, short_name, sizeof short_name))
+        return;
+    size_t n = strlen(short_name) < len - 1 ? strlen(short_name) : len - 1;
+    memcpy(name, short_name, n);
+    name[n] = 0;
+}
+
 /* ---- hardware event counters -------------------------------------------
  * One perf_event group per thread: instructions leading, cache misses in
  * its group, user space only (what perf_event_paranoid 2 still allows),
