@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/byte_cursor.h"
@@ -31,11 +32,13 @@
 #include "trace_read.h"
 
 #define SEARCH_SLACK (64u << 20) /* bytes the search may checksum beyond 4 times the capture's */
+#define ENTRY_CACHE 1024         /* ENTRY addresses known checked without a hash (a power of 2) */
 
 struct np_capture {
     const char *name;            /* the capture's path, for messages */
     uint8_t *cap;
     size_t len;
+    size_t mapped;               /* its bytes when mapped (munmap), else 0 (free) */
     unsigned flags;
     const struct np_trace_hooks *hooks;
     struct np_trace_summary *sum;
@@ -59,7 +62,8 @@ struct np_capture {
     /* the read */
     const struct np_event_sink *out;
     struct np_hmap seen;         /* ENTRY addresses checked for a NAME */
-    uint64_t last_entry;         /* the last of them (most calls repeat one) */
+    uint64_t recent[ENTRY_CACHE]; /* some of them, by their low bits: the
+                                     calls of a run repeat a few (0: none) */
     struct np_capture_found found;
     char ending[1024];
     char msg[NP_TRACE_MSG_MAX];
@@ -91,7 +95,8 @@ static int say(struct np_capture *c, enum np_diag_level level, int status, const
 
 /* ---- the capture ----------------------------------------------------------------- */
 
-/* PATH's bytes into c->cap; 0, or -1 after the line. */
+/* PATH's bytes at c->cap: a regular file mapped (read where it is, no
+ * copy), anything else read. 0, or -1 after the line. */
 static int read_capture(struct np_capture *c, const char *path)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -102,8 +107,18 @@ static int read_capture(struct np_capture *c, const char *path)
             close(fd);
         return FAIL(c, NP_TRACE_ENOENT, "%s: %s", path, strerror(e));
     }
-    /* a regular file's size is known; a pipe's grows as it comes */
-    size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 1 << 16, n = 0;
+    c->sum->files = 1;
+    if (S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= SIZE_MAX) {
+        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        if (m != MAP_FAILED) {
+            close(fd);
+            c->cap = m;
+            c->len = c->mapped = (size_t)st.st_size;
+            return 0;
+        }
+    }
+    /* a pipe's size is not known: it grows as it comes */
+    size_t cap = 1 << 16, n = 0;
     uint8_t *buf = malloc(cap);
     int err = buf ? 0 : ENOMEM;
     while (buf && !err) {
@@ -133,7 +148,6 @@ static int read_capture(struct np_capture *c, const char *path)
     }
     c->cap = buf;
     c->len = n;
-    c->sum->files = 1;
     return 0;
 }
 
@@ -456,11 +470,18 @@ static size_t string_at(Elf *elf, uint64_t addr, char *out)
 
 /* ---- the read: the sink between the reader and the caller's ---------------------- */
 
+/* ADDR's place in c->recent: its bits mixed (functions' addresses are
+ * aligned, and often a power of 2 apart). */
+static inline size_t recent_slot(uint64_t addr)
+{
+    return (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 54) & (ENTRY_CACHE - 1);
+}
+
 /* ENTRY address ADDR, seen for the first time: a NAME for it before its
  * first call when it is a string of the ELF's in no function. */
 static int name_entry(struct np_capture *c, uint64_t addr)
 {
-    c->last_entry = addr;
+    c->recent[recent_slot(addr)] = addr;
     if (!c->elf || np_hmap_find(&c->seen, addr))
         return 0;
     if (np_hmap_put(&c->seen, addr, 1))
@@ -512,7 +533,10 @@ static int on_events(void *ctx, uint32_t tid, const struct np_event *ev, size_t 
     /* the NAMEs of the run's new addresses first (before their calls is
      * all a NAME needs) */
     for (size_t i = 0; i < n && c->elf; i++) {
-        int rc = ev[i].kind == NP_EVENT_ENTER && ev[i].arg != c->last_entry ? name_entry(c, ev[i].arg) : 0;
+        uint64_t a = ev[i].arg;
+        /* (no branch on the kind: calls and returns alternate at random) */
+        bool check = (ev[i].kind == NP_EVENT_ENTER) & (c->recent[recent_slot(a)] != a);
+        int rc = __builtin_expect(check, 0) ? name_entry(c, a) : 0;
         if (rc) {
             *done = 0;
             return rc;
@@ -663,7 +687,10 @@ void np_capture_free(struct np_capture *c)
         close(c->fd);
     np_hmap_free(&c->seen);
     free(c->elf_path);
-    free(c->cap);
+    if (c->mapped)
+        munmap(c->cap, c->mapped);
+    else
+        free(c->cap);
     free(c);
 }
 

@@ -29,6 +29,7 @@
 
 struct np_ahead {
     int fd;
+    const uint8_t *mem;          /* the file's bytes when they are in memory, else NULL */
     unsigned hsize;              /* a chunk header's bytes */
     struct np_trace_process proc;
     struct np_ahead_chunk *chunks;
@@ -79,6 +80,10 @@ static bool read_payload(struct np_ahead *a, const struct np_ahead_chunk *c)
     uint8_t *p = a->payload;
     size_t n = c->len;
     off_t off = (off_t)(c->off + a->hsize);
+    if (a->mem) { /* (the reader checked every chunk's bounds) */
+        memcpy(p, a->mem + off, n);
+        return true;
+    }
     while (n) {
         ssize_t got = pread(a->fd, p, n, off);
         if (got < 0 && errno == EINTR)
@@ -154,13 +159,14 @@ static void free_ahead(struct np_ahead *a)
     free(a);
 }
 
-struct np_ahead *np_ahead_start(int fd, const struct np_trace_process *p, const struct np_ahead_chunk *chunks,
-                                size_t n, unsigned hsize)
+struct np_ahead *np_ahead_start(int fd, const uint8_t *mem, const struct np_trace_process *p,
+                                const struct np_ahead_chunk *chunks, size_t n, unsigned hsize)
 {
     struct np_ahead *a = calloc(1, sizeof *a);
     if (!a)
         return NULL;
     a->fd = fd;
+    a->mem = mem;
     a->hsize = hsize;
     a->proc = *p;
     a->nchunks = n;

@@ -1295,8 +1295,8 @@ static int read_items(struct reader *r)
             break;
         /* INFO gave the clock: the events can be decoded ahead (times
          * from ticks: the counts go on across a thread's chunks) */
-        if (i == 0 && r->nchunks >= AHEAD_MIN_CHUNKS && !r->counted && !r->mem)
-            r->ahead = np_ahead_start(r->fd, &r->proc, r->chunks, r->nchunks, r->hsize);
+        if (i == 0 && r->nchunks >= AHEAD_MIN_CHUNKS && !r->counted)
+            r->ahead = np_ahead_start(r->fd, r->mem, &r->proc, r->chunks, r->nchunks, r->hsize);
         progress(r, i + 1 < r->nitems ? r->items[i + 1].off : r->walk_end);
     }
     if (!st && r->walk_status) {
