@@ -15,6 +15,8 @@
  *   --unknown-kind N  the Nth EVENTS chunk (from 1) ends in a record of
  *                     kind 7, which no nanoprof writes (its checksum good)
  *   --no-end          no END chunk (np_trace_stop was not called)
+ *   --map FILE        a line per EVENTS chunk into FILE: its offset, its
+ *                     end's, and the events of it and the chunks before
  * Prints "events E calls C chunks K", and with --unknown-kind "before B":
  * the events before the unknown record. */
 #define _GNU_SOURCE
@@ -34,7 +36,7 @@
 #define THREADS 3
 #define MAX_DEPTH 12
 
-static FILE *out;
+static FILE *out, *map;
 static uint64_t events, calls, chunks, written, recorded;
 static uint64_t bad_chunk, before_bad; /* --unknown-kind */
 static unsigned nchunk;                /* EVENTS chunks written */
@@ -78,8 +80,11 @@ static void flush_chunk(struct np_trace_enc *e, void *ctx)
         e->len += n;
         e->count++;
     }
+    uint64_t at = written;
     put(e->buf, np_trace_enc_chunk(e));
     chunks++;
+    if (map)
+        fprintf(map, "%" PRIu64 " %" PRIu64 " %" PRIu64 "\n", at, written, recorded);
     if (next_rand() % 8 == 0)
         text();
 }
@@ -93,11 +98,17 @@ int main(int argc, char **argv)
             bad_chunk = strtoull(argv[++a], NULL, 0);
         else if (!strcmp(argv[a], "--no-end"))
             end = false;
+        else if (!strcmp(argv[a], "--map") && a + 1 < argc) {
+            if (!(map = fopen(argv[++a], "w"))) {
+                perror(argv[a]);
+                return 1;
+            }
+        }
         else
             break;
     }
     if (argc - a != 3) {
-        fprintf(stderr, "usage: gen_capture [--unknown-kind N] [--no-end] OUT BYTES ELF\n");
+        fprintf(stderr, "usage: gen_capture [--unknown-kind N] [--no-end] [--map FILE] OUT BYTES ELF\n");
         return 2;
     }
     uint64_t want = strtoull(argv[a + 1], NULL, 0);
@@ -180,6 +191,10 @@ int main(int argc, char **argv)
     if (bad_chunk)
         printf(" before %" PRIu64, before_bad);
     printf("\n");
+    if (map && fclose(map) != 0) {
+        perror("gen_capture: the map");
+        return 1;
+    }
     np_elf_funcs_free(&funcs);
     elf_end(elf);
     close(fd);
