@@ -32,7 +32,7 @@
 #include "trace_read.h"
 
 #define SEARCH_SLACK (64u << 20) /* bytes the search may checksum beyond 4 times the capture's */
-#define ENTRY_CACHE 1024         /* ENTRY addresses known checked without a hash (a power of 2) */
+#define ENTRY_SETS 2048          /* ENTRY addresses known checked without a hash: sets of 2 (a power of 2) */
 
 struct np_capture {
     const char *name;            /* the capture's path, for messages */
@@ -62,8 +62,8 @@ struct np_capture {
     /* the read */
     const struct np_event_sink *out;
     struct np_hmap seen;         /* ENTRY addresses checked for a NAME */
-    uint64_t recent[ENTRY_CACHE]; /* some of them, by their low bits: the
-                                     calls of a run repeat a few (0: none) */
+    uint64_t recent[ENTRY_SETS][2]; /* some of them, by their bits mixed:
+                                       a run's calls repeat a few (0: none) */
     struct np_capture_found found;
     char ending[1024];
     char msg[NP_TRACE_MSG_MAX];
@@ -470,18 +470,27 @@ static size_t string_at(Elf *elf, uint64_t addr, char *out)
 
 /* ---- the read: the sink between the reader and the caller's ---------------------- */
 
-/* ADDR's place in c->recent: its bits mixed (functions' addresses are
+/* ADDR's set in c->recent: its bits mixed (functions' addresses are
  * aligned, and often a power of 2 apart). */
-static inline size_t recent_slot(uint64_t addr)
+static inline size_t recent_set(uint64_t addr)
 {
-    return (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 54) & (ENTRY_CACHE - 1);
+    return (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 53) & (ENTRY_SETS - 1);
+}
+
+/* Whether ADDR is in c->recent. */
+static inline bool recent(const struct np_capture *c, uint64_t addr)
+{
+    const uint64_t *set = c->recent[recent_set(addr)];
+    return (set[0] == addr) | (set[1] == addr);
 }
 
 /* ENTRY address ADDR, seen for the first time: a NAME for it before its
  * first call when it is a string of the ELF's in no function. */
 static int name_entry(struct np_capture *c, uint64_t addr)
 {
-    c->recent[recent_slot(addr)] = addr;
+    uint64_t *set = c->recent[recent_set(addr)];
+    set[1] = set[0]; /* the older one goes */
+    set[0] = addr;
     if (!c->elf || np_hmap_find(&c->seen, addr))
         return 0;
     if (np_hmap_put(&c->seen, addr, 1))
@@ -531,12 +540,14 @@ static int on_events(void *ctx, uint32_t tid, const struct np_event *ev, size_t 
     struct np_capture *c = ctx;
     const struct np_event_sink *s = c->out;
     /* the NAMEs of the run's new addresses first (before their calls is
-     * all a NAME needs) */
-    for (size_t i = 0; i < n && c->elf; i++) {
+     * all a NAME needs); whether there is any, found without a branch on
+     * the kind (calls and returns alternate at random) */
+    unsigned any = 0;
+    for (size_t i = 0; i < n && c->elf; i++)
+        any |= (unsigned)(ev[i].kind == NP_EVENT_ENTER) & (unsigned)!recent(c, ev[i].arg);
+    for (size_t i = 0; i < n && any; i++) {
         uint64_t a = ev[i].arg;
-        /* (no branch on the kind: calls and returns alternate at random) */
-        bool check = (ev[i].kind == NP_EVENT_ENTER) & (c->recent[recent_slot(a)] != a);
-        int rc = __builtin_expect(check, 0) ? name_entry(c, a) : 0;
+        int rc = ev[i].kind == NP_EVENT_ENTER && !recent(c, a) ? name_entry(c, a) : 0;
         if (rc) {
             *done = 0;
             return rc;

@@ -1,11 +1,13 @@
 /* trace_ahead.c - the read-ahead thread (design in trace_ahead.h).
  *
  * One producer (the thread), one consumer (the reader), a ring of SLOTS
- * batches under one mutex. Counters only grow: the thread fills slot
- * tail % SLOTS, the reader reads slot head % SLOTS, and a slot is the
- * reader's from the moment tail passes it until its release. A batch
- * holds thousands of events, so the lock is taken rarely. Everything the
- * thread reads was copied at the start, or is its own. */
+ * batches. Counters only grow: the thread fills slot tail % SLOTS, the
+ * reader reads slot head % SLOTS, and a slot is the reader's from the
+ * moment tail passes it until its release. The mutex is taken only to
+ * wait (free_slot, np_ahead_next) and to wake: a capture's chunks are
+ * small, a batch each, and a lock per batch cost more than decoding
+ * them. Everything the thread reads was copied at the start, or is its
+ * own. */
 #define _GNU_SOURCE
 #include "trace_ahead.h"
 #include "common/trace_format.h"
@@ -49,25 +51,38 @@ struct np_ahead {
     struct np_stream_buf stream;
 };
 
+/* head, tail, stop and the two waits are read without the lock on the
+ * way that finds what it needs (a slot free, a batch filled: no lock
+ * taken per batch, which costs more than a small chunk's decoding), and
+ * written with it or atomically. A side that waits says so (*_waits)
+ * before it checks again and waits, under the lock; the other stores
+ * its counter, then reads that flag: one of the two sees the other's
+ * store (both sequentially consistent), so no wake-up is lost. */
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
+#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
+
 /* The next slot to fill, once the reader has freed it; NULL on stop. */
 static struct np_ahead_batch *free_slot(struct np_ahead *a)
 {
+    if (!LOAD(a->stop) && a->tail - LOAD(a->head) < SLOTS)
+        return &a->slots[a->tail % SLOTS];
     pthread_mutex_lock(&a->lock);
-    while (!a->stop && a->tail - a->head == SLOTS) {
-        a->thread_waits = true;
+    STORE(a->thread_waits, true);
+    while (!LOAD(a->stop) && a->tail - LOAD(a->head) == SLOTS)
         pthread_cond_wait(&a->cond, &a->lock);
-        a->thread_waits = false;
-    }
-    struct np_ahead_batch *b = a->stop ? NULL : &a->slots[a->tail % SLOTS];
+    STORE(a->thread_waits, false);
+    struct np_ahead_batch *b = LOAD(a->stop) ? NULL : &a->slots[a->tail % SLOTS];
     pthread_mutex_unlock(&a->lock);
     return b;
 }
 
 static void publish(struct np_ahead *a)
 {
+    STORE(a->tail, a->tail + 1); /* (the thread alone writes it) */
+    if (!LOAD(a->reader_waits))
+        return;
     pthread_mutex_lock(&a->lock);
-    a->tail++;
-    if (a->reader_waits && a->tail - a->head >= WAKE_READY)
+    if (LOAD(a->reader_waits) && a->tail - LOAD(a->head) >= WAKE_READY)
         pthread_cond_broadcast(&a->cond);
     pthread_mutex_unlock(&a->lock);
 }
@@ -198,22 +213,28 @@ struct np_ahead *np_ahead_start(int fd, const uint8_t *mem, const struct np_trac
 
 const struct np_ahead_batch *np_ahead_next(struct np_ahead *a, uint64_t off)
 {
-    pthread_mutex_lock(&a->lock);
-    while (a->head == a->tail && !a->finished) {
-        a->reader_waits = true;
-        pthread_cond_wait(&a->cond, &a->lock);
-        a->reader_waits = false;
+    const struct np_ahead_batch *b = NULL;
+    if (a->head != LOAD(a->tail)) { /* (the reader alone writes head) */
+        b = &a->slots[a->head % SLOTS];
+    } else {
+        pthread_mutex_lock(&a->lock);
+        STORE(a->reader_waits, true);
+        while (a->head == LOAD(a->tail) && !a->finished)
+            pthread_cond_wait(&a->cond, &a->lock);
+        STORE(a->reader_waits, false);
+        b = a->head == LOAD(a->tail) ? NULL : &a->slots[a->head % SLOTS];
+        pthread_mutex_unlock(&a->lock);
     }
-    const struct np_ahead_batch *b = a->head == a->tail ? NULL : &a->slots[a->head % SLOTS];
-    pthread_mutex_unlock(&a->lock);
     return b && b->chunk == off ? b : NULL;
 }
 
 void np_ahead_release(struct np_ahead *a)
 {
+    STORE(a->head, a->head + 1);
+    if (!LOAD(a->thread_waits))
+        return;
     pthread_mutex_lock(&a->lock);
-    a->head++;
-    if (a->thread_waits && SLOTS - (a->tail - a->head) >= WAKE_FREE)
+    if (LOAD(a->thread_waits) && SLOTS - (LOAD(a->tail) - a->head) >= WAKE_FREE)
         pthread_cond_broadcast(&a->cond);
     pthread_mutex_unlock(&a->lock);
 }
@@ -223,7 +244,7 @@ void np_ahead_stop(struct np_ahead *a)
     if (!a)
         return;
     pthread_mutex_lock(&a->lock);
-    a->stop = true;
+    STORE(a->stop, true);
     pthread_cond_broadcast(&a->cond);
     pthread_mutex_unlock(&a->lock);
     pthread_join(a->thread, NULL);
