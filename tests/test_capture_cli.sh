@@ -5,8 +5,9 @@
 # runtime's encoder (its own ELF is the firmware's): a whole one (every
 # event, the same report both ways), then bad input, each said in one line
 # naming what and where, nothing before the damage lost: a cut capture, a
-# damaged chunk, a ring that wrapped over the trace's start, the wrong
-# ELF, a record of an unknown kind, no END, no trace, a header cut short.
+# damaged chunk, a ring that wrapped (over the trace's start; its older
+# chunks after its newer), the wrong ELF, a record of an unknown kind, no
+# END, no trace, a header cut short.
 set -u
 np=$1
 gen=$2
@@ -86,6 +87,42 @@ np_cmd=report
 run "$tmp/ring" --elf "$gen"
 np_cmd=import
 status "ring wrapped: report --elf, one line, exit 1" 1 "no NPTRACE header, but a whole trace chunk"
+
+# a ring that wrapped with its start kept: the chunks from the 60th on,
+# then the older ones from the 1st (the header, INFO, MODULE and the
+# first THREAD before them). Without END: read up to where a thread's time
+# goes back, said there, exit 1; with END in the middle: read up to END,
+# the chunks after it said
+for end in no-end end; do
+    opt=$([ $end = end ] || echo --no-end)
+    # shellcheck disable=SC2086
+    "$gen" $opt --map "$tmp/map.r" "$tmp/ring.src" 100000 "$gen" >/dev/null
+    first=$(sed -n 1p "$tmp/map.r" | cut -d' ' -f1)
+    mid=$(sed -n 60p "$tmp/map.r" | cut -d' ' -f1)
+    before=$(sed -n 59p "$tmp/map.r" | cut -d' ' -f3)
+    { head -c "$first" "$tmp/ring.src"; tail -c +$((mid + 1)) "$tmp/ring.src"
+      head -c "$mid" "$tmp/ring.src" | tail -c +$((first + 1)); } >"$tmp/ring.$end"
+    run "$tmp/ring.$end" --elf "$gen" -o "$tmp/t.ring.$end"
+    n=$(($(sed -n '$p' "$tmp/map.r" | cut -d' ' -f3) - before))
+    if [ $end = no-end ]; then
+        # the first record of the oldest chunk: after its chunk header (12
+        # bytes) and EVENTS fields (21)
+        at=$(($(wc -c <"$tmp/ring.src") - mid + first + 33))
+        if [ $rc = 1 ] && head -n 1 "$tmp/err" | grep -q "^nanoprof import: $tmp/ring.no-end: offset $at: events of thread 1 at [0-9]*, before its events so far (to [0-9]*): the chunks are out of order from here (a ring that wrapped?)$" &&
+            grep -qx "nanoprof import: $n events of 3 threads, 0 lost, into $tmp/t.ring.no-end" "$tmp/err"; then
+            ok "ring wrapped, no END: read up to where time goes back ($n events), said with its offset, exit 1"
+        else
+            bad "ring wrapped, no END: exit $rc:"; cat "$tmp/err"
+        fi
+    else
+        if [ $rc = 0 ] && grep -qx "nanoprof import: $n events of 1 thread, 0 lost, into $tmp/t.ring.end" "$tmp/err" &&
+            grep -q "^nanoprof import: whole chunks follow the trace's END, from offset [0-9]*: not read (a ring that wrapped" "$tmp/err"; then
+            ok "ring wrapped, END in the middle: read to END ($n events), the chunks after it said"
+        else
+            bad "ring wrapped, END in the middle: exit $rc:"; cat "$tmp/err"
+        fi
+    fi
+done
 
 # ---- the wrong ELF: nanoprof's own ---------------------------------------------------------
 run "$tmp/cap" --elf "$np" -o "$tmp/t.elf"

@@ -54,6 +54,7 @@ struct np_capture {
     size_t build_id_len;
     size_t cut_at, cut_have, cut_want; /* a chunk the capture cuts (cut_want 0: none) */
     size_t next_trace;           /* another trace's offset, or 0 */
+    size_t after_end;            /* a whole chunk's after END (before another trace), or 0 */
     /* the ELF */
     char *elf_path;              /* absolute, as the module's path */
     int fd;
@@ -381,12 +382,17 @@ static int walk(struct np_capture *c, const struct np_source_options *o)
         if (take_chunk(c, n.type, n.at, n.len))
             return -1;
         at = n.at + c->hsize + (size_t)n.len;
-        if (c->has_end) { /* the trace ends: the rest is the firmware's */
+        if (c->has_end) { /* the trace ends: the rest is the firmware's, */
             const uint8_t *next = len - at >= NP_TRACE_MAGIC_LEN
                                       ? memmem(cap + at, len - at, NP_TRACE_MAGIC, NP_TRACE_MAGIC_LEN)
                                       : NULL;
             if (next)
                 c->next_trace = (size_t)(next - cap);
+            /* but for whole chunks before another trace: a ring that
+             * wrapped put older ones after END */
+            struct next after = find_next(c, at);
+            if (after.kind == NEXT_CHUNK)
+                c->after_end = after.at;
             break;
         }
     }
@@ -621,6 +627,10 @@ struct np_capture *np_capture_open(const char *capture, const char *elf, unsigne
         np_trace_listed_stop(c->listed, NP_TRACE_ETRUNC, c->cut_at, line);
         n += (size_t)snprintf(c->ending + n, sizeof c->ending - n, "%s\n", line);
     }
+    if (c->after_end && n < sizeof c->ending)
+        n += (size_t)snprintf(c->ending + n, sizeof c->ending - n, "%s%swhole chunks follow the trace's END, from "
+                              "offset %zu: not read (a ring that wrapped, its older chunks after its newer?)\n",
+                              prefix, sep, c->after_end);
     if (c->next_trace && n < sizeof c->ending)
         snprintf(c->ending + n, sizeof c->ending - n, "%s%sanother trace starts at offset %zu: not %s\n", prefix, sep,
                  c->next_trace, flags & NP_CAPTURE_KEEP_ENDING ? "imported" : "read");

@@ -744,6 +744,13 @@ static int deliver(struct reader *r, uint32_t tid, const struct np_event *ev, ui
 {
     if (!n)
         return 0;
+    const uint64_t *last;
+    /* a trace among other bytes may hold its chunks out of order (a ring
+     * that wrapped): a thread's time going back there is where it stops */
+    if (r->listed && (last = np_hmap_find(&r->last, tid)) && ev[0].time_ns < *last)
+        return fail(r, NP_TRACE_ECORRUPT, where_off(w, from),
+                    "events of thread %" PRIu32 " at %" PRIu64 ", before its events so far (to %" PRIu64 "): the "
+                    "chunks are out of order from here (a ring that wrapped?)", tid, ev[0].time_ns, *last);
     if (np_hmap_put(&r->last, tid, ev[n - 1].time_ns)) /* where a damaged chunk's loss point goes */
         return fail(r, NP_TRACE_ENOMEM, where_off(w, from), "out of memory");
     if (!r->sink)

@@ -35,7 +35,9 @@ int np_trace_read_fd(int fd, const char *name, const struct np_event_sink *sink,
  * capture, source_capture.c): the caller finds its chunks and lists them
  * in order, whole ones and damaged stretches, and the reader decodes them
  * as it decodes a file's (pass two, trace_read.c), to a sink, with
- * offsets in those bytes and NAME in its lines. */
+ * offsets in those bytes and NAME in its lines. Their chunks may be out
+ * of order (a ring that wrapped): events of a thread earlier than those
+ * it had stop the read there (NP_TRACE_ECORRUPT, said). */
 struct np_trace_listed;
 
 #define NP_TRACE_LISTED_WHAT 96      /* bytes of a damaged stretch's description */
