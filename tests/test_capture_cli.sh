@@ -141,6 +141,10 @@ if [ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 2 ] &&
 else
     bad "unknown kind: exit $rc:"; cat "$tmp/err"
 fi
+"$np" report --strict "$tmp/t.kind" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc = 3 ] && grep -q "no END chunk" "$tmp/err" && ok "unknown kind: the imported trace says it is cut short there" ||
+    { bad "unknown kind: report --strict of the import: exit $rc:"; cat "$tmp/err"; }
 np_cmd=report
 run "$tmp/kind" --elf "$gen"
 np_cmd=import

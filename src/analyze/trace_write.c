@@ -618,6 +618,11 @@ struct np_event_sink np_trace_write_sink(struct np_trace_write_sink *s)
                                    .name = ws_name, .events = ws_events, .damaged = ws_damaged };
 }
 
+void np_trace_write_sink_stopped(struct np_trace_write_sink *s)
+{
+    s->has_end = false;
+}
+
 bool np_trace_write_sink_begun(const struct np_trace_write_sink *s)
 {
     return s && s->w;

@@ -96,6 +96,9 @@ struct np_trace_write_sink;
  * source, nothing written. */
 struct np_trace_write_sink *np_trace_write_sink_new(const char *path, int (*prepare)(void *ctx), void *ctx);
 struct np_event_sink np_trace_write_sink(struct np_trace_write_sink *s);
+/* The source stopped short of its end (a corrupt chunk): the file gets
+ * no END, so that its readers say it is cut short. */
+void np_trace_write_sink_stopped(struct np_trace_write_sink *s);
 /* Whether begin() came: the file exists. */
 bool np_trace_write_sink_begun(const struct np_trace_write_sink *s);
 /* Ends the file and frees S. 0, or -1 with the first failure's line in

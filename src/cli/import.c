@@ -131,6 +131,8 @@ int np_cmd_import(int argc, char **argv)
     int st = np_capture_read(cap, &sink);
     bool written = np_trace_write_sink_begun(ws);
     rc = st > NP_TRACE_ETRUNC ? 1 : 0;
+    if (rc) /* what came before the problem: a trace cut short there */
+        np_trace_write_sink_stopped(ws);
     if (np_trace_write_sink_close(ws, err, sizeof err)) {
         fprintf(stderr, "nanoprof import: %s\n", err);
         rc = 1;
