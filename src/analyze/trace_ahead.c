@@ -1,8 +1,8 @@
 /* trace_ahead.c - the read-ahead thread (design in trace_ahead.h).
  *
- * One producer (the thread), one consumer (the reader), a ring of SLOTS
- * batches. Counters only grow: the thread fills slot tail % SLOTS, the
- * reader reads slot head % SLOTS, and a slot is the reader's from the
+ * One producer (the thread), one consumer (the reader), a ring of nslots
+ * batches. Counters only grow: the thread fills slot tail % nslots, the
+ * reader reads slot head % nslots, and a slot is the reader's from the
  * moment tail passes it until its release. The mutex is taken only to
  * wait (free_slot, np_ahead_next) and to wake: a capture's chunks are
  * small, a batch each, and a lock per batch cost more than decoding
@@ -20,14 +20,19 @@
 
 #define SLOTS 16
 #define BATCH 4096 /* events per batch */
-/* The thread, once it waits for free slots, is woken when this many are
- * free: it then fills them in one go instead of waking for each. */
-#define WAKE_FREE (SLOTS / 2)
-/* The same for the reader: once it waits for batches, it is woken when
- * this many are ready (or the last is). Each wake-up costs both threads
- * a few microseconds (more in a virtual machine), and with one per batch
- * they add up to a tenth of a read. */
-#define WAKE_READY (SLOTS / 2)
+/* When every chunk is small (a target's capture: chunks of a few hundred
+ * bytes, a batch each) the ring has more slots of fewer events, as many
+ * events in all: a chunk of SMALL_CHUNK bytes holds at most as many. */
+#define SLOTS_SMALL 64
+#define SMALL_CHUNK (SLOTS * BATCH / SLOTS_SMALL)
+/* The thread, once it waits for free slots, is woken when half of them
+ * are free (WAKE_FREE): it then fills them in one go instead of waking
+ * for each. The same for the reader: once it waits for batches, it is
+ * woken when half are ready (or the last is). Each wake-up costs both
+ * threads a few microseconds (more in a virtual machine), and with one
+ * per batch they add up to a tenth of a read. */
+#define WAKE_FREE(a) ((a)->nslots / 2)
+#define WAKE_READY(a) ((a)->nslots / 2)
 
 struct np_ahead {
     int fd;
@@ -40,7 +45,9 @@ struct np_ahead {
 
     pthread_mutex_t lock;
     pthread_cond_t cond;         /* either side waiting for the other */
-    struct np_ahead_batch slots[SLOTS];
+    struct np_ahead_batch slots[SLOTS_SMALL];
+    unsigned nslots;             /* used: SLOTS, or SLOTS_SMALL */
+    uint32_t batch;              /* events a slot holds: BATCH, or SMALL_CHUNK */
     uint64_t head, tail;         /* batches released, batches filled */
     bool finished;               /* the thread filled its last batch */
     bool stop;                   /* the reader wants no more */
@@ -64,14 +71,14 @@ struct np_ahead {
 /* The next slot to fill, once the reader has freed it; NULL on stop. */
 static struct np_ahead_batch *free_slot(struct np_ahead *a)
 {
-    if (!LOAD(a->stop) && a->tail - LOAD(a->head) < SLOTS)
-        return &a->slots[a->tail % SLOTS];
+    if (!LOAD(a->stop) && a->tail - LOAD(a->head) < a->nslots)
+        return &a->slots[a->tail % a->nslots];
     pthread_mutex_lock(&a->lock);
     STORE(a->thread_waits, true);
-    while (!LOAD(a->stop) && a->tail - LOAD(a->head) == SLOTS)
+    while (!LOAD(a->stop) && a->tail - LOAD(a->head) == a->nslots)
         pthread_cond_wait(&a->cond, &a->lock);
     STORE(a->thread_waits, false);
-    struct np_ahead_batch *b = LOAD(a->stop) ? NULL : &a->slots[a->tail % SLOTS];
+    struct np_ahead_batch *b = LOAD(a->stop) ? NULL : &a->slots[a->tail % a->nslots];
     pthread_mutex_unlock(&a->lock);
     return b;
 }
@@ -82,7 +89,7 @@ static void publish(struct np_ahead *a)
     if (!LOAD(a->reader_waits))
         return;
     pthread_mutex_lock(&a->lock);
-    if (LOAD(a->reader_waits) && a->tail - LOAD(a->head) >= WAKE_READY)
+    if (LOAD(a->reader_waits) && a->tail - LOAD(a->head) >= WAKE_READY(a))
         pthread_cond_broadcast(&a->cond);
     pthread_mutex_unlock(&a->lock);
 }
@@ -130,7 +137,7 @@ static bool decode_chunk(struct np_ahead *a, const struct np_ahead_chunk *c)
     struct np_events_head head = b->head;
     struct np_decode d = { .p = stream, .end = stream + head.declen, .tick = head.tick };
     for (uint32_t i = 0;;) {
-        uint32_t max = head.count - i < BATCH ? head.count - i : BATCH;
+        uint32_t max = head.count - i < a->batch ? head.count - i : a->batch;
         b->chunk = c->off;
         b->decoded = true;
         b->head = head;
@@ -166,7 +173,7 @@ static void *run(void *arg)
 
 static void free_ahead(struct np_ahead *a)
 {
-    for (size_t i = 0; i < SLOTS; i++)
+    for (size_t i = 0; i < SLOTS_SMALL; i++)
         free(a->slots[i].ev);
     free(a->chunks);
     free(a->payload);
@@ -185,9 +192,16 @@ struct np_ahead *np_ahead_start(int fd, const uint8_t *mem, const struct np_trac
     a->hsize = hsize;
     a->proc = *p;
     a->nchunks = n;
+    a->nslots = SLOTS_SMALL;
+    a->batch = SMALL_CHUNK;
+    for (size_t i = 0; i < n && a->nslots == SLOTS_SMALL; i++)
+        if (chunks[i].len > SMALL_CHUNK) {
+            a->nslots = SLOTS;
+            a->batch = BATCH;
+        }
     bool ok = (a->chunks = malloc(n * sizeof *chunks)) != NULL;
-    for (size_t i = 0; ok && i < SLOTS; i++)
-        ok = (a->slots[i].ev = malloc(BATCH * sizeof *a->slots[i].ev)) != NULL;
+    for (size_t i = 0; ok && i < a->nslots; i++)
+        ok = (a->slots[i].ev = malloc(a->batch * sizeof *a->slots[i].ev)) != NULL;
     if (!ok) {
         free_ahead(a);
         return NULL;
@@ -215,14 +229,14 @@ const struct np_ahead_batch *np_ahead_next(struct np_ahead *a, uint64_t off)
 {
     const struct np_ahead_batch *b = NULL;
     if (a->head != LOAD(a->tail)) { /* (the reader alone writes head) */
-        b = &a->slots[a->head % SLOTS];
+        b = &a->slots[a->head % a->nslots];
     } else {
         pthread_mutex_lock(&a->lock);
         STORE(a->reader_waits, true);
         while (a->head == LOAD(a->tail) && !a->finished)
             pthread_cond_wait(&a->cond, &a->lock);
         STORE(a->reader_waits, false);
-        b = a->head == LOAD(a->tail) ? NULL : &a->slots[a->head % SLOTS];
+        b = a->head == LOAD(a->tail) ? NULL : &a->slots[a->head % a->nslots];
         pthread_mutex_unlock(&a->lock);
     }
     return b && b->chunk == off ? b : NULL;
@@ -234,7 +248,7 @@ void np_ahead_release(struct np_ahead *a)
     if (!LOAD(a->thread_waits))
         return;
     pthread_mutex_lock(&a->lock);
-    if (LOAD(a->thread_waits) && SLOTS - (LOAD(a->tail) - a->head) >= WAKE_FREE)
+    if (LOAD(a->thread_waits) && a->nslots - (LOAD(a->tail) - a->head) >= WAKE_FREE(a))
         pthread_cond_broadcast(&a->cond);
     pthread_mutex_unlock(&a->lock);
 }
