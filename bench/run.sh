@@ -29,14 +29,16 @@
 #
 # Then one NP_SECTION_BEGIN/END pair against two counter reads
 # (bench_sections, NP_BENCH_PROCS processes, the best ratio), the start-up
-# of `nanoprof record` (startup.sh), the recording figures (record.sh) and
-# the memory of the streaming views (stream.sh).
+# of `nanoprof record` (startup.sh), the recording figures (record.sh),
+# the memory of the streaming views (stream.sh) and the speed of
+# `nanoprof import` on a 100 MB capture (capture.sh).
 #
 # Overhead per call = (time of the variant - time uninstrumented) / calls,
 # where calls is counted by bench_<w>_count (hooks that count entries).
 #
 # NP_BENCH_PARTS (default all) runs only some parts, e.g. "calls startup":
-# calls sections startup record stream sample accuracy loss deep emu target
+# calls sections startup record stream capture sample accuracy loss deep emu
+# target
 # ("none": only the lines that open and end the output).
 #
 # The whole output, stderr included, goes to the terminal and to
@@ -353,6 +355,8 @@ if part startup; then sh "$(dirname "$0")/startup.sh" "$BUILD"; fi
 if part record; then sh "$(dirname "$0")/record.sh" "$BUILD"; fi
 # The memory of replay and the Chrome export, which stream (stream.sh).
 if part stream; then sh "$(dirname "$0")/stream.sh" "$BUILD"; fi
+# `nanoprof import` on a 100 MB capture, in MB/s (capture.sh).
+if part capture; then sh "$(dirname "$0")/capture.sh" "$BUILD"; fi
 # The sampling figure (nanoprof record --sample on the uninstrumented build).
 if part sample; then sh "$(dirname "$0")/sample.sh" "$BUILD"; fi
 # How close the sampled shares come to the true ones (sample_accuracy.sh).

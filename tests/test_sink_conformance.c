@@ -144,10 +144,10 @@ static void conformance(void **state)
     static char *inc[] = { include }, *exc[] = { exclude };
     static uint32_t tids[] = { 2 };
     const struct np_source_options sources[] = {
-        { 0, NP_METRIC_TIME, NULL },
-        { 0, NP_METRIC_COUNT, NULL },
-        { 3e6, NP_METRIC_TIME, NULL },    /* 333.33 ns a cycle: rounding */
-        { 250e6, NP_METRIC_TIME, NULL },
+        { 0, NP_METRIC_TIME, NULL, NULL },
+        { 0, NP_METRIC_COUNT, NULL, NULL },
+        { 3e6, NP_METRIC_TIME, NULL, NULL },    /* 333.33 ns a cycle: rounding */
+        { 250e6, NP_METRIC_TIME, NULL, NULL },
     };
     const struct np_model_options filters[] = {
         { 0 },
@@ -184,7 +184,7 @@ static void conformance_ns(void **state)
     check(&s, "ns-chunks.npt", &mo);
     s = cycles_script(0);
     s.process.time_unit = s.process.count_unit = NULL;
-    mo = (struct np_model_options){ .source = { 1e6, NP_METRIC_TIME, NULL } };
+    mo = (struct np_model_options){ .source = { 1e6, NP_METRIC_TIME, NULL, NULL } };
     check(&s, "clock-named.npt", &mo);
 }
 
@@ -225,7 +225,7 @@ static void conformance_long(void **state)
     script.nevents = n;
     script.end_tick = ticks[1] > ticks[2] ? ticks[1] + 1 : ticks[2] + 1;
     const struct np_source_options sources[] = {
-        { 0, NP_METRIC_TIME, NULL }, { 0, NP_METRIC_COUNT, NULL }, { 7e6, NP_METRIC_TIME, NULL } };
+        { 0, NP_METRIC_TIME, NULL, NULL }, { 0, NP_METRIC_COUNT, NULL, NULL }, { 7e6, NP_METRIC_TIME, NULL, NULL } };
     for (size_t i = 0; i < sizeof sources / sizeof *sources; i++) {
         struct np_model_options mo = { .source = sources[i] };
         check(&script, "long.npt", &mo);
@@ -329,7 +329,7 @@ static void resync_rules(void **state)
 
     /* instructions: leaf 9-20 (11) and 40-55 (15); the count metric has
      * no end time of its own: the last event's */
-    struct np_source_options count = { 0, NP_METRIC_COUNT, NULL };
+    struct np_source_options count = { 0, NP_METRIC_COUNT, NULL, NULL };
     c = load("rules.npt", &count);
     m = c.m;
     assert_int_equal(c.status, NP_TRACE_OK);
@@ -341,7 +341,7 @@ static void resync_rules(void **state)
     cf_model_free(&c);
 
     /* 250 MHz: 4 ns a cycle after the start time */
-    struct np_source_options clock = { 250e6, NP_METRIC_TIME, NULL };
+    struct np_source_options clock = { 250e6, NP_METRIC_TIME, NULL, NULL };
     c = load("rules.npt", &clock);
     m = c.m;
     assert_int_equal(np_model_time_unit(m), NP_UNIT_NS);
@@ -372,11 +372,11 @@ static void options_refused(void **state)
         struct np_source_options o;
         const char *says;
     } cases[] = {
-        { "nocount.npt", { 0, NP_METRIC_COUNT, NULL }, "no second counter to count with" },
-        { "ns-only.npt", { 1e6, NP_METRIC_TIME, NULL }, "a clock rate applies to a trace in cycles; this one's "
+        { "nocount.npt", { 0, NP_METRIC_COUNT, NULL, NULL }, "no second counter to count with" },
+        { "ns-only.npt", { 1e6, NP_METRIC_TIME, NULL, NULL }, "a clock rate applies to a trace in cycles; this one's "
                                                          "clock (monotonic) counts ns" },
-        { "both.npt", { 1e6, NP_METRIC_COUNT, NULL }, "not the second counter (instructions)" },
-        { "both.npt", { 1e-6, NP_METRIC_TIME, NULL }, "clock rate 1e-06 Hz is out of range" },
+        { "both.npt", { 1e6, NP_METRIC_COUNT, NULL, NULL }, "not the second counter (instructions)" },
+        { "both.npt", { 1e-6, NP_METRIC_TIME, NULL, NULL }, "clock rate 1e-06 Hz is out of range" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct cf_model c = load(cases[i].file, &cases[i].o);
@@ -393,7 +393,7 @@ static void options_refused(void **state)
     mkdir(in_dir("refused"), 0777);
     assert_int_equal(cf_write_script(&s, in_dir("refused/1.npt"), err, sizeof err), 0);
     assert_int_equal(cf_write_script(&s, in_dir("refused/2.npt"), err, sizeof err), 0);
-    struct np_source_options clock_count = { 1e6, NP_METRIC_COUNT, NULL };
+    struct np_source_options clock_count = { 1e6, NP_METRIC_COUNT, NULL, NULL };
     struct cf_model c = load("refused", &clock_count);
     assert_int_equal(c.status, NP_TRACE_EOPTION);
     assert_int_equal(c.sum.files, 1);
@@ -721,7 +721,7 @@ static void conformance_notices(void **state)
     assert_string_equal(msg, "thread 1: closed_at_resync 0 != 2");
     cf_model_free(&fed);
     /* in another unit */
-    struct np_source_options count = { 0, NP_METRIC_COUNT, NULL };
+    struct np_source_options count = { 0, NP_METRIC_COUNT, NULL, NULL };
     struct np_model_options mo = { .source = count };
     struct cf_model counted;
     cf_model_load(in_dir("notice.npt"), &mo, &counted);

@@ -160,6 +160,12 @@ struct np_event_sink {
      * Returns 0, or non-zero with *DONE the events handled before the one
      * that stopped. */
     int (*events)(void *ctx, uint32_t tid, const struct np_event *ev, size_t n, size_t *done);
+    /* Optional, for a sink that writes a trace: N bytes of the input that
+     * a source holding them in memory skipped as damage (said, counted),
+     * so that it keeps them where they were and a reader of what it
+     * writes finds them. A sink with it gets them in place of the loss
+     * points they make (that reader makes them). */
+    int (*damaged)(void *ctx, const uint8_t *bytes, size_t n);
 };
 
 /* How the caller hears about problems and progress; any member may be

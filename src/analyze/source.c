@@ -4,17 +4,21 @@
 #include "source.h"
 #include <elf.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/trace_format.h"
 #include "trace_read.h"
 #include "source_emu.h"
+#include "source_capture.h"
 
 const struct np_source np_sources[] = {
     { "emu", "ARM firmware (a 32-bit ELF) run in the emulator (docs/emulator.md)", np_probe_arm_elf,
       np_source_emu_read },
     { "trace", "a trace directory or .npt file (nanoprof record)", np_probe_trace, np_trace_read_with },
+    { "capture", "a Cortex-M firmware's captured output holding its trace (elf=FILE names it)", NULL,
+      np_source_capture_read },
     { NULL, NULL, NULL, NULL },
 };
 
@@ -37,7 +41,19 @@ const struct np_source *np_source_for(const char *path)
 int np_source_read(const char *path, const struct np_source_options *o, const struct np_event_sink *sink,
                    const struct np_trace_hooks *hooks, struct np_trace_summary *summary)
 {
-    return np_source_for(path)->read(path, o, sink, hooks, summary);
+    const struct np_source *s = o && o->source ? np_source_find(o->source) : np_source_for(path);
+    if (!s) {
+        struct np_trace_summary local;
+        if (!summary)
+            summary = &local;
+        memset(summary, 0, sizeof *summary);
+        snprintf(summary->message, sizeof summary->message, "%s: no source called '%s'", path, o->source);
+        if (hooks && hooks->diag)
+            hooks->diag(hooks->ctx, NP_DIAG_ERROR, summary->message);
+        summary->status = NP_TRACE_EOPTION;
+        return summary->status;
+    }
+    return s->read(path, o, sink, hooks, summary);
 }
 
 /* ---- probes ------------------------------------------------------------------ */

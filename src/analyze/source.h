@@ -1,5 +1,6 @@
 /* source.h - the sources of events, one line per source in the table of
- * source.c: the trace-file reader, and an emulator's run of firmware.
+ * source.c: the trace-file reader, an emulator's run of firmware, and a
+ * target's capture (its output holding the trace it recorded).
  *
  * A source reads a path and tells what it finds to a sink (events.h):
  * the model, and so every view and exporter, work alike on any of them.
@@ -26,6 +27,9 @@ struct np_source_options {
                                 without one fails with NP_TRACE_EOPTION */
     const char *const *args; /* source-specific settings ("name=value"),
                                 NULL-terminated; NULL: none */
+    const char *source;      /* the source's name: the path is read with it,
+                                whatever it looks like (a capture is any
+                                bytes); NULL: np_source_for's choice */
 };
 
 struct np_source {
@@ -47,7 +51,8 @@ extern const struct np_source np_sources[];
 const struct np_source *np_source_for(const char *path);
 /* The source called NAME, or NULL. */
 const struct np_source *np_source_find(const char *name);
-/* np_source_for(PATH)->read(...). */
+/* The source O names (O->source), else np_source_for(PATH); its read(...).
+ * A name no source has: NP_TRACE_EOPTION. */
 int np_source_read(const char *path, const struct np_source_options *o, const struct np_event_sink *sink,
                    const struct np_trace_hooks *hooks, struct np_trace_summary *summary);
 

@@ -1,11 +1,13 @@
 /* trace_ahead.c - the read-ahead thread (design in trace_ahead.h).
  *
- * One producer (the thread), one consumer (the reader), a ring of SLOTS
- * batches under one mutex. Counters only grow: the thread fills slot
- * tail % SLOTS, the reader reads slot head % SLOTS, and a slot is the
- * reader's from the moment tail passes it until its release. A batch
- * holds thousands of events, so the lock is taken rarely. Everything the
- * thread reads was copied at the start, or is its own. */
+ * One producer (the thread), one consumer (the reader), a ring of nslots
+ * batches. Counters only grow: the thread fills slot tail % nslots, the
+ * reader reads slot head % nslots, and a slot is the reader's from the
+ * moment tail passes it until its release. The mutex is taken only to
+ * wait (free_slot, np_ahead_next) and to wake: a capture's chunks are
+ * small, a batch each, and a lock per batch cost more than decoding
+ * them. Everything the thread reads was copied at the start, or is its
+ * own. */
 #define _GNU_SOURCE
 #include "trace_ahead.h"
 #include "common/trace_format.h"
@@ -18,17 +20,23 @@
 
 #define SLOTS 16
 #define BATCH 4096 /* events per batch */
-/* The thread, once it waits for free slots, is woken when this many are
- * free: it then fills them in one go instead of waking for each. */
-#define WAKE_FREE (SLOTS / 2)
-/* The same for the reader: once it waits for batches, it is woken when
- * this many are ready (or the last is). Each wake-up costs both threads
- * a few microseconds (more in a virtual machine), and with one per batch
- * they add up to a tenth of a read. */
-#define WAKE_READY (SLOTS / 2)
+/* When every chunk is small (a target's capture: chunks of a few hundred
+ * bytes, a batch each) the ring has more slots of fewer events, as many
+ * events in all: a chunk of SMALL_CHUNK bytes holds at most as many. */
+#define SLOTS_SMALL 64
+#define SMALL_CHUNK (SLOTS * BATCH / SLOTS_SMALL)
+/* The thread, once it waits for free slots, is woken when half of them
+ * are free (WAKE_FREE): it then fills them in one go instead of waking
+ * for each. The same for the reader: once it waits for batches, it is
+ * woken when half are ready (or the last is). Each wake-up costs both
+ * threads a few microseconds (more in a virtual machine), and with one
+ * per batch they add up to a tenth of a read. */
+#define WAKE_FREE(a) ((a)->nslots / 2)
+#define WAKE_READY(a) ((a)->nslots / 2)
 
 struct np_ahead {
     int fd;
+    const uint8_t *mem;          /* the file's bytes when they are in memory, else NULL */
     unsigned hsize;              /* a chunk header's bytes */
     struct np_trace_process proc;
     struct np_ahead_chunk *chunks;
@@ -37,7 +45,9 @@ struct np_ahead {
 
     pthread_mutex_t lock;
     pthread_cond_t cond;         /* either side waiting for the other */
-    struct np_ahead_batch slots[SLOTS];
+    struct np_ahead_batch slots[SLOTS_SMALL];
+    unsigned nslots;             /* used: SLOTS, or SLOTS_SMALL */
+    uint32_t batch;              /* events a slot holds: BATCH, or SMALL_CHUNK */
     uint64_t head, tail;         /* batches released, batches filled */
     bool finished;               /* the thread filled its last batch */
     bool stop;                   /* the reader wants no more */
@@ -48,25 +58,38 @@ struct np_ahead {
     struct np_stream_buf stream;
 };
 
+/* head, tail, stop and the two waits are read without the lock on the
+ * way that finds what it needs (a slot free, a batch filled: no lock
+ * taken per batch, which costs more than a small chunk's decoding), and
+ * written with it or atomically. A side that waits says so (*_waits)
+ * before it checks again and waits, under the lock; the other stores
+ * its counter, then reads that flag: one of the two sees the other's
+ * store (both sequentially consistent), so no wake-up is lost. */
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
+#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
+
 /* The next slot to fill, once the reader has freed it; NULL on stop. */
 static struct np_ahead_batch *free_slot(struct np_ahead *a)
 {
+    if (!LOAD(a->stop) && a->tail - LOAD(a->head) < a->nslots)
+        return &a->slots[a->tail % a->nslots];
     pthread_mutex_lock(&a->lock);
-    while (!a->stop && a->tail - a->head == SLOTS) {
-        a->thread_waits = true;
+    STORE(a->thread_waits, true);
+    while (!LOAD(a->stop) && a->tail - LOAD(a->head) == a->nslots)
         pthread_cond_wait(&a->cond, &a->lock);
-        a->thread_waits = false;
-    }
-    struct np_ahead_batch *b = a->stop ? NULL : &a->slots[a->tail % SLOTS];
+    STORE(a->thread_waits, false);
+    struct np_ahead_batch *b = LOAD(a->stop) ? NULL : &a->slots[a->tail % a->nslots];
     pthread_mutex_unlock(&a->lock);
     return b;
 }
 
 static void publish(struct np_ahead *a)
 {
+    STORE(a->tail, a->tail + 1); /* (the thread alone writes it) */
+    if (!LOAD(a->reader_waits))
+        return;
     pthread_mutex_lock(&a->lock);
-    a->tail++;
-    if (a->reader_waits && a->tail - a->head >= WAKE_READY)
+    if (LOAD(a->reader_waits) && a->tail - LOAD(a->head) >= WAKE_READY(a))
         pthread_cond_broadcast(&a->cond);
     pthread_mutex_unlock(&a->lock);
 }
@@ -79,6 +102,10 @@ static bool read_payload(struct np_ahead *a, const struct np_ahead_chunk *c)
     uint8_t *p = a->payload;
     size_t n = c->len;
     off_t off = (off_t)(c->off + a->hsize);
+    if (a->mem) { /* (the reader checked every chunk's bounds) */
+        memcpy(p, a->mem + off, n);
+        return true;
+    }
     while (n) {
         ssize_t got = pread(a->fd, p, n, off);
         if (got < 0 && errno == EINTR)
@@ -110,7 +137,7 @@ static bool decode_chunk(struct np_ahead *a, const struct np_ahead_chunk *c)
     struct np_events_head head = b->head;
     struct np_decode d = { .p = stream, .end = stream + head.declen, .tick = head.tick };
     for (uint32_t i = 0;;) {
-        uint32_t max = head.count - i < BATCH ? head.count - i : BATCH;
+        uint32_t max = head.count - i < a->batch ? head.count - i : a->batch;
         b->chunk = c->off;
         b->decoded = true;
         b->head = head;
@@ -146,7 +173,7 @@ static void *run(void *arg)
 
 static void free_ahead(struct np_ahead *a)
 {
-    for (size_t i = 0; i < SLOTS; i++)
+    for (size_t i = 0; i < SLOTS_SMALL; i++)
         free(a->slots[i].ev);
     free(a->chunks);
     free(a->payload);
@@ -154,19 +181,27 @@ static void free_ahead(struct np_ahead *a)
     free(a);
 }
 
-struct np_ahead *np_ahead_start(int fd, const struct np_trace_process *p, const struct np_ahead_chunk *chunks,
-                                size_t n, unsigned hsize)
+struct np_ahead *np_ahead_start(int fd, const uint8_t *mem, const struct np_trace_process *p,
+                                const struct np_ahead_chunk *chunks, size_t n, unsigned hsize)
 {
     struct np_ahead *a = calloc(1, sizeof *a);
     if (!a)
         return NULL;
     a->fd = fd;
+    a->mem = mem;
     a->hsize = hsize;
     a->proc = *p;
     a->nchunks = n;
+    a->nslots = SLOTS_SMALL;
+    a->batch = SMALL_CHUNK;
+    for (size_t i = 0; i < n && a->nslots == SLOTS_SMALL; i++)
+        if (chunks[i].len > SMALL_CHUNK) {
+            a->nslots = SLOTS;
+            a->batch = BATCH;
+        }
     bool ok = (a->chunks = malloc(n * sizeof *chunks)) != NULL;
-    for (size_t i = 0; ok && i < SLOTS; i++)
-        ok = (a->slots[i].ev = malloc(BATCH * sizeof *a->slots[i].ev)) != NULL;
+    for (size_t i = 0; ok && i < a->nslots; i++)
+        ok = (a->slots[i].ev = malloc(a->batch * sizeof *a->slots[i].ev)) != NULL;
     if (!ok) {
         free_ahead(a);
         return NULL;
@@ -192,22 +227,28 @@ struct np_ahead *np_ahead_start(int fd, const struct np_trace_process *p, const 
 
 const struct np_ahead_batch *np_ahead_next(struct np_ahead *a, uint64_t off)
 {
-    pthread_mutex_lock(&a->lock);
-    while (a->head == a->tail && !a->finished) {
-        a->reader_waits = true;
-        pthread_cond_wait(&a->cond, &a->lock);
-        a->reader_waits = false;
+    const struct np_ahead_batch *b = NULL;
+    if (a->head != LOAD(a->tail)) { /* (the reader alone writes head) */
+        b = &a->slots[a->head % a->nslots];
+    } else {
+        pthread_mutex_lock(&a->lock);
+        STORE(a->reader_waits, true);
+        while (a->head == LOAD(a->tail) && !a->finished)
+            pthread_cond_wait(&a->cond, &a->lock);
+        STORE(a->reader_waits, false);
+        b = a->head == LOAD(a->tail) ? NULL : &a->slots[a->head % a->nslots];
+        pthread_mutex_unlock(&a->lock);
     }
-    const struct np_ahead_batch *b = a->head == a->tail ? NULL : &a->slots[a->head % SLOTS];
-    pthread_mutex_unlock(&a->lock);
     return b && b->chunk == off ? b : NULL;
 }
 
 void np_ahead_release(struct np_ahead *a)
 {
+    STORE(a->head, a->head + 1);
+    if (!LOAD(a->thread_waits))
+        return;
     pthread_mutex_lock(&a->lock);
-    a->head++;
-    if (a->thread_waits && SLOTS - (a->tail - a->head) >= WAKE_FREE)
+    if (LOAD(a->thread_waits) && a->nslots - (LOAD(a->tail) - a->head) >= WAKE_FREE(a))
         pthread_cond_broadcast(&a->cond);
     pthread_mutex_unlock(&a->lock);
 }
@@ -217,7 +258,7 @@ void np_ahead_stop(struct np_ahead *a)
     if (!a)
         return;
     pthread_mutex_lock(&a->lock);
-    a->stop = true;
+    STORE(a->stop, true);
     pthread_cond_broadcast(&a->cond);
     pthread_mutex_unlock(&a->lock);
     pthread_join(a->thread, NULL);

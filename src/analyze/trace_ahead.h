@@ -49,11 +49,11 @@ struct np_ahead_batch {
 struct np_ahead;
 
 /* Starts decoding the N chunks CHUNKS (copied) of the file open on FD,
- * whose chunk headers take HSIZE bytes and whose times P gives (copied;
- * times from ticks, never the count). NULL when it cannot start: the
- * reader then does it all itself. */
-struct np_ahead *np_ahead_start(int fd, const struct np_trace_process *p, const struct np_ahead_chunk *chunks,
-                                size_t n, unsigned hsize);
+ * or held in memory at MEM (not NULL), whose chunk headers take HSIZE
+ * bytes and whose times P gives (copied; times from ticks, never the
+ * count). NULL when it cannot start: the reader then does it all itself. */
+struct np_ahead *np_ahead_start(int fd, const uint8_t *mem, const struct np_trace_process *p,
+                                const struct np_ahead_chunk *chunks, size_t n, unsigned hsize);
 /* The next batch when it belongs to the chunk at OFF (waiting for it),
  * else NULL. Valid until np_ahead_release. */
 const struct np_ahead_batch *np_ahead_next(struct np_ahead *a, uint64_t off);

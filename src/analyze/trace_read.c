@@ -75,7 +75,8 @@ enum damage {
     DAMAGE_NONE,
     DAMAGE_SUM,      /* its checksum fails */
     DAMAGE_TOO_LONG, /* it claims more than NP_TRACE_CHUNK_MAX bytes */
-    DAMAGE_PAST_END  /* it claims more than the file holds, and a chunk follows */
+    DAMAGE_PAST_END, /* it claims more than the file holds, and a chunk follows */
+    DAMAGE_LISTED    /* bytes the caller found damaged (np_trace_listed_damage) */
 };
 
 /* One chunk of the file (pass one's list): a good one, or a damaged one
@@ -89,12 +90,17 @@ struct chunk {
     bool has_tid;    /* damaged: it reads as EVENTS, this tid */
     uint32_t tid;
     uint64_t bytes;  /* damaged: the bytes skipped, from OFF */
+    uint32_t what;   /* DAMAGE_LISTED: its description, r->whats[what] */
 };
 
 struct reader {
     const struct np_source_options *opt;
     const char *name;
     int fd;
+    const uint8_t *mem;   /* the bytes, when they are in memory (np_trace_listed) */
+    unsigned listed;      /* np_trace_listed: its flags, NP_TRACE_LISTED_ON set */
+    char (*whats)[NP_TRACE_LISTED_WHAT]; /* what the caller's damaged stretches are */
+    size_t nwhats, whatscap;
     uint64_t size;
     unsigned version;     /* the file's format version */
     unsigned hsize;       /* its chunk headers' bytes */
@@ -172,6 +178,16 @@ static void diag(struct reader *r, enum np_diag_level level, const char *line)
         r->hooks->diag(r->hooks->ctx, level, line);
 }
 
+/* r->msg and STATUS into the summary, unsaid; returns STATUS. */
+static int record(struct reader *r, int status)
+{
+    if (status > r->sum->status) {
+        r->sum->status = status;
+        snprintf(r->sum->message, sizeof r->sum->message, "%s", r->msg);
+    }
+    return status;
+}
+
 /* Hands r->msg to the caller and the summary; returns STATUS. */
 static int report(struct reader *r, int status)
 {
@@ -191,6 +207,12 @@ static int report(struct reader *r, int status)
 static int read_at(struct reader *r, void *dst, size_t n, uint64_t off)
 {
     uint8_t *p = dst;
+    if (r->mem) {
+        if (off > r->size || n > r->size - off) /* the caller's listing is checked: cannot happen */
+            return fail(r, NP_TRACE_ETRUNC, off, "a chunk past the end of the bytes");
+        memcpy(p, r->mem + off, n);
+        return 0;
+    }
     while (n) {
         ssize_t got = pread(r->fd, p, n, (off_t)off);
         if (got < 0 && errno == EINTR)
@@ -722,6 +744,13 @@ static int deliver(struct reader *r, uint32_t tid, const struct np_event *ev, ui
 {
     if (!n)
         return 0;
+    const uint64_t *last;
+    /* a trace among other bytes may hold its chunks out of order (a ring
+     * that wrapped): a thread's time going back there is where it stops */
+    if (r->listed && (last = np_hmap_find(&r->last, tid)) && ev[0].time_ns < *last)
+        return fail(r, NP_TRACE_ECORRUPT, where_off(w, from),
+                    "events of thread %" PRIu32 " at %" PRIu64 ", before its events so far (to %" PRIu64 "): the "
+                    "chunks are out of order from here (a ring that wrapped?)", tid, ev[0].time_ns, *last);
     if (np_hmap_put(&r->last, tid, ev[n - 1].time_ns)) /* where a damaged chunk's loss point goes */
         return fail(r, NP_TRACE_ENOMEM, where_off(w, from), "out of memory");
     if (!r->sink)
@@ -1171,11 +1200,31 @@ static void walk_file(struct reader *r, uint64_t pos)
     r->walk_end = pos;
 }
 
+/* The damaged stretch C the caller listed (np_trace_listed_damage):
+ * said in the caller's words, counted, and given to a sink that keeps
+ * damage (np_event_sink.damaged) in place of the loss points it makes
+ * (a reader of what that sink writes makes them). */
+static int listed_damage(struct reader *r, const struct chunk *c, bool first)
+{
+    const char *what = r->whats[c->what];
+    if (first)
+        return fail(r, NP_TRACE_ECORRUPT, c->off, "damaged %s where INFO should be: the trace cannot be read", what);
+    fail(r, NP_TRACE_OK, c->off, "damaged %s: skipped %" PRIu64 " bytes", what, c->bytes);
+    count_damage(r, c->bytes);
+    if (r->sink && r->sink->damaged) {
+        int rc = r->sink->damaged(r->sink->ctx, r->mem + c->off, (size_t)c->bytes);
+        return rc ? stopped(r, rc, c->off) : 0;
+    }
+    return damage_loss(r, c);
+}
+
 /* The damaged chunk C, which pass one found: said, counted and skipped;
  * the FIRST chunk (INFO) fails the file. */
 static int do_damage(struct reader *r, const struct chunk *c, bool first)
 {
     char kind[64], why[96], thread[32] = "";
+    if (c->damage == DAMAGE_LISTED)
+        return listed_damage(r, c, first);
     const char *name = np_trace_chunk_name(c->type);
     if (name)
         snprintf(kind, sizeof kind, "%s chunk", name);
@@ -1210,8 +1259,8 @@ static void progress(struct reader *r, uint64_t pos)
         r->hooks->progress(r->hooks->ctx, r->done_before + pos, r->total);
 }
 
-/* Reads the file open on r->fd; returns its status (reported). */
-static int read_file(struct reader *r)
+/* A file's read begins: what the last one left is cleared. */
+static void file_begin(struct reader *r)
 {
     memset(&r->proc, 0, sizeof r->proc);
     r->proc.file = r->name;
@@ -1222,11 +1271,28 @@ static int read_file(struct reader *r)
     np_hmap_clear(&r->counts);
     np_hmap_clear(&r->last);
     r->sum->files++;
+}
+
+static int read_items(struct reader *r);
+
+/* Reads the file open on r->fd; returns its status (reported). */
+static int read_file(struct reader *r)
+{
+    file_begin(r);
     uint64_t pos = 0;
     int st = read_header(r, &pos);
     if (st)
         return report(r, st);
     walk_file(r, pos);
+    return read_items(r);
+}
+
+/* Pass two over the chunks pass one (or the caller) listed: the file's
+ * status (reported). */
+static int read_items(struct reader *r)
+{
+    int st;
+    bool quiet_end = r->listed & NP_TRACE_LISTED_QUIET_END, walk_stopped = false;
     if (r->has_units && (st = read_units(r)))
         return report(r, st);
     for (size_t i = 0; i < r->nitems; i++) {
@@ -1237,18 +1303,19 @@ static int read_file(struct reader *r)
         /* INFO gave the clock: the events can be decoded ahead (times
          * from ticks: the counts go on across a thread's chunks) */
         if (i == 0 && r->nchunks >= AHEAD_MIN_CHUNKS && !r->counted)
-            r->ahead = np_ahead_start(r->fd, &r->proc, r->chunks, r->nchunks, r->hsize);
+            r->ahead = np_ahead_start(r->fd, r->mem, &r->proc, r->chunks, r->nchunks, r->hsize);
         progress(r, i + 1 < r->nitems ? r->items[i + 1].off : r->walk_end);
     }
     if (!st && r->walk_status) {
         memcpy(r->msg, r->walk_msg, sizeof r->msg);
         st = r->walk_status;
+        walk_stopped = true;
     }
     np_ahead_stop(r->ahead);
     r->ahead = NULL;
     if (!r->end_seen) {
         r->sum->files_unfinished++;
-        if (!st && r->begun) {
+        if (!st && r->begun && !quiet_end) {
             snprintf(r->msg, sizeof r->msg, "%s: no END chunk: %s; using what it recorded", r->name,
                      r->damaged ? "the program did not exit normally, or its END was damaged"
                                 : "the program did not exit normally");
@@ -1257,7 +1324,10 @@ static int read_file(struct reader *r)
     }
     if (!st && !r->begun)
         st = fail(r, NP_TRACE_ETRUNC, r->walk_end, "no INFO chunk: the file holds a header only");
-    report(r, st);
+    if (walk_stopped && quiet_end)
+        record(r, st); /* the caller says where the trace stops */
+    else
+        report(r, st);
     if (r->begun && r->sink && r->sink->end) {
         int rc = r->sink->end(r->sink->ctx);
         if (rc && !st)
@@ -1284,6 +1354,7 @@ static void reader_init(struct reader *r, const struct np_source_options *o, con
 
 static void reader_free(struct reader *r)
 {
+    free(r->whats);
     free(r->buf);
     np_stream_buf_free(&r->stream);
     free(r->arena);
@@ -1473,4 +1544,90 @@ int np_trace_read_with(const char *path, const struct np_source_options *o, cons
         read_path(&r, path);
     reader_free(&r);
     return summary->status;
+}
+
+/* ---- a trace among other bytes ----------------------------------------------------- */
+
+struct np_trace_listed {
+    struct reader r;
+    struct np_trace_summary local;
+    bool end, nomem;     /* take_chunk's: END seen; no room for the read-ahead's list */
+};
+
+struct np_trace_listed *np_trace_listed_new(const uint8_t *bytes, uint64_t size, unsigned version, const char *name,
+                                            unsigned flags, const struct np_source_options *o,
+                                            const struct np_trace_hooks *hooks, struct np_trace_summary *summary)
+{
+    struct np_trace_listed *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    struct reader *r = &t->r;
+    reader_init(r, o, NULL, hooks, summary ? summary : &t->local);
+    r->mem = bytes;
+    r->size = r->total = r->walk_end = size;
+    r->name = name;
+    r->listed = flags | NP_TRACE_LISTED_ON;
+    r->version = version;
+    r->hsize = np_trace_chunk_header_size(version);
+    r->sum->bytes += size;
+    file_begin(r);
+    if (version == NP_TRACE_VERSION_V1) {
+        r->sum->files_unchecked++;
+        fail(r, NP_TRACE_OK, NO_OFFSET, "trace format version 1: chunks carry no checksums, damage may go unseen");
+        diag(r, NP_DIAG_NOTE, r->msg);
+    }
+    return t;
+}
+
+int np_trace_listed_chunk(struct np_trace_listed *t, uint64_t off, uint32_t type, uint32_t len)
+{
+    struct chunk c = { .off = off, .type = type, .len = len };
+    /* (the payload is read again where it is needed: pass two reads
+     * chunks into its buffer) */
+    return take_chunk(&t->r, &c, NULL, &t->end, &t->nomem) ? 0 : NP_TRACE_ENOMEM;
+}
+
+int np_trace_listed_damage(struct np_trace_listed *t, uint64_t off, uint64_t bytes, const char *what)
+{
+    struct reader *r = &t->r;
+    struct chunk c = { .off = off, .damage = DAMAGE_LISTED, .bytes = bytes, .what = (uint32_t)r->nwhats };
+    if (NP_GROW(r->whats, r->whatscap, r->nwhats + 1) < 0 || NP_GROW(r->items, r->itemscap, r->nitems + 1) < 0)
+        return NP_TRACE_ENOMEM;
+    snprintf(r->whats[r->nwhats++], sizeof *r->whats, "%s", what);
+    /* its thread, when it reads as an EVENTS chunk (damage_loss) */
+    if (bytes >= 4)
+        c.type = np_get_u32(r->mem + off);
+    if (c.type == NP_CHUNK_EVENTS && bytes >= (uint64_t)r->hsize + 4) {
+        c.has_tid = true;
+        c.tid = np_get_u32(r->mem + off + r->hsize);
+    }
+    r->items[r->nitems++] = c;
+    return 0;
+}
+
+void np_trace_listed_stop(struct np_trace_listed *t, int status, uint64_t off, const char *line)
+{
+    struct reader *r = &t->r;
+    snprintf(r->msg, sizeof r->msg, "%s", line);
+    np_scrub_line(r->msg);
+    walk_stop(r, status, off);
+}
+
+int np_trace_listed_read(struct np_trace_listed *t, const struct np_event_sink *sink)
+{
+    struct reader *r = &t->r;
+    r->sink = sink;
+    if (t->nomem)
+        r->nchunks = 0;
+    int st = read_items(r);
+    progress(r, r->size);
+    return st;
+}
+
+void np_trace_listed_free(struct np_trace_listed *t)
+{
+    if (!t)
+        return;
+    reader_free(&t->r);
+    free(t);
 }

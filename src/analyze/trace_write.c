@@ -269,6 +269,26 @@ int np_trace_writer_thread(struct np_trace_writer *w, uint32_t tid, const char *
     return chunk_end(w, NP_CHUNK_THREAD, "THREAD");
 }
 
+int np_trace_writer_name(struct np_trace_writer *w, uint64_t address, const char *name)
+{
+    size_t n = strlen(name);
+    if (w->failed || !string_fits(w, "a name", n))
+        return -1;
+    chunk_begin(w);
+    put_u64(w, address);
+    put_string(w, name, n);
+    return chunk_end(w, NP_CHUNK_NAME, "NAME");
+}
+
+static int flush_thread(struct np_trace_writer *w, struct wthread *t);
+
+int np_trace_writer_raw(struct np_trace_writer *w, const uint8_t *bytes, size_t n)
+{
+    for (size_t i = 0; i < w->nthreads && !w->failed; i++)
+        flush_thread(w, &w->threads[i]);
+    return w->failed ? -1 : write_all(w, bytes, n);
+}
+
 /* ---- events ------------------------------------------------------------------- */
 
 /* Writes T's buffered records as an EVENTS chunk and empties it. */
@@ -408,12 +428,13 @@ static void free_writer(struct np_trace_writer *w)
     free(w);
 }
 
-int np_trace_writer_close(struct np_trace_writer *w, uint64_t end_tick, uint64_t events_lost, char *err,
-                          size_t errsize)
+/* np_trace_writer_close, with END when END is true. */
+static int finish(struct np_trace_writer *w, bool end, uint64_t end_tick, uint64_t events_lost, char *err,
+                  size_t errsize)
 {
     for (size_t i = 0; i < w->nthreads && !w->failed; i++)
         flush_thread(w, &w->threads[i]);
-    if (!w->failed) {
+    if (!w->failed && end) {
         chunk_begin(w);
         put_u64(w, end_tick);
         put_u64(w, events_lost);
@@ -430,6 +451,17 @@ int np_trace_writer_close(struct np_trace_writer *w, uint64_t end_tick, uint64_t
     return rc;
 }
 
+int np_trace_writer_close(struct np_trace_writer *w, uint64_t end_tick, uint64_t events_lost, char *err,
+                          size_t errsize)
+{
+    return finish(w, true, end_tick, events_lost, err, errsize);
+}
+
+int np_trace_writer_close_unended(struct np_trace_writer *w, char *err, size_t errsize)
+{
+    return finish(w, false, 0, 0, err, errsize);
+}
+
 void np_trace_writer_abandon(struct np_trace_writer *w)
 {
     if (!w)
@@ -437,4 +469,182 @@ void np_trace_writer_abandon(struct np_trace_writer *w)
     if (w->fd >= 0)
         close(w->fd);
     free_writer(w);
+}
+
+/* ---- a sink that writes ------------------------------------------------------------ */
+
+struct np_trace_write_sink {
+    char *path;
+    int (*prepare)(void *ctx);
+    void *prepare_ctx;
+    struct np_trace_writer *w;
+    uint64_t start_tick;     /* a time is a tick less this */
+    bool has_end;
+    uint64_t end_tick, events_lost;
+    char err[NP_TRACE_MSG_MAX];
+};
+
+struct np_trace_write_sink *np_trace_write_sink_new(const char *path, int (*prepare)(void *ctx), void *ctx)
+{
+    struct np_trace_write_sink *s = calloc(1, sizeof *s);
+    if (s && !(s->path = strdup(path))) {
+        free(s);
+        s = NULL;
+    }
+    if (s) {
+        s->prepare = prepare;
+        s->prepare_ctx = ctx;
+    }
+    return s;
+}
+
+/* A writer call's -1: the writer's line kept, the read stopped (EIO). */
+static int sink_failed(struct np_trace_write_sink *s)
+{
+    if (!s->err[0])
+        snprintf(s->err, sizeof s->err, "%s", np_trace_writer_error(s->w));
+    return NP_TRACE_EIO;
+}
+
+#define SINK_DO(s, call) ((call) ? sink_failed(s) : 0)
+
+/* INFO as the source's times say: a tick is one unit of them, counted
+ * from START_TICK (from 0: start_ns is a time in ns; else the clock's
+ * start tick), so that a reader gives back the same times. */
+static int ws_begin(void *ctx, const struct np_trace_process *p)
+{
+    struct np_trace_write_sink *s = ctx;
+    if (s->w)
+        return NP_TRACE_ECORRUPT; /* one process a file */
+    int rc = s->prepare ? s->prepare(s->prepare_ctx) : 0;
+    if (rc)
+        return rc;
+    bool ns = p->time_unit == NP_UNIT_NS;
+    const char *clock = p->clock ? p->clock : "";
+    bool clock_says = (strcmp(clock, "cycles") == 0) == (p->time_unit == NP_UNIT_CYCLES);
+    struct np_trace_writer_process wp = { 0 };
+    wp.pid = p->pid;
+    wp.ppid = p->ppid;
+    wp.clock = clock;
+    wp.ns_per_tick = 1.0;
+    s->start_tick = ns ? 0 : p->start_tick;
+    wp.start_tick = ns ? p->start_ns : p->start_tick;
+    wp.start_ns = ns ? p->start_ns : 0;
+    wp.argc = p->argc;
+    wp.argv = p->argv;
+    /* UNITS only when the clock's name does not say the unit */
+    wp.time_unit = clock_says ? NULL : np_time_unit_name(p->time_unit);
+    s->has_end = p->has_end;
+    s->end_tick = p->end_ns + s->start_tick;
+    s->events_lost = p->events_lost;
+    s->w = np_trace_writer_open(s->path, &wp, s->err, sizeof s->err);
+    return s->w ? 0 : NP_TRACE_EIO;
+}
+
+static int ws_module(void *ctx, const struct np_trace_module *m)
+{
+    struct np_trace_write_sink *s = ctx;
+    return SINK_DO(s, np_trace_writer_module(s->w, m));
+}
+
+static int ws_thread(void *ctx, uint32_t tid, const char *name)
+{
+    struct np_trace_write_sink *s = ctx;
+    return SINK_DO(s, np_trace_writer_thread(s->w, tid, name));
+}
+
+static int ws_name(void *ctx, uint64_t address, const char *name)
+{
+    struct np_trace_write_sink *s = ctx;
+    return SINK_DO(s, np_trace_writer_name(s->w, address, name));
+}
+
+/* A run of thread TID's events, each at its time plus BASE ticks: event()
+ * with the thread looked up once (a writer without a second counter). 0,
+ * or -1 with *DONE the events written. */
+static int events_run(struct np_trace_writer *w, uint32_t tid, const struct np_event *ev, size_t n, uint64_t base,
+                      size_t *done)
+{
+    struct wthread *t = w->last < w->nthreads && w->threads[w->last].tid == tid ? &w->threads[w->last]
+                                                                                : thread_of(w, tid);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t ticks = ev[i].time_ns + base;
+        if (__builtin_expect(w->failed || !t || !t->records || ticks < t->prev ||
+                                 (ticks - t->prev) >> (64 - NP_EV_KIND_BITS), 0) &&
+            event_check(w, t, tid, ticks, 0)) {
+            *done = i;
+            return -1;
+        }
+        uint8_t *p = t->buf + PREFIX + t->len;
+        /* the sink's kinds are the format's (events.h) */
+        t->len += np_trace_put_record(p, ticks - t->prev, ev[i].kind, ev[i].arg, &t->addr);
+        t->prev = ticks;
+        t->records++;
+        if ((t->len >= w->chunk_bytes || t->records >= UINT32_MAX - 2) && flush_thread(w, t)) {
+            *done = i + 1;
+            return -1;
+        }
+    }
+    *done = n;
+    return 0;
+}
+
+static int ws_events(void *ctx, uint32_t tid, const struct np_event *ev, size_t n, size_t *done)
+{
+    struct np_trace_write_sink *s = ctx;
+    struct np_trace_writer *w = s->w;
+    uint64_t base = s->start_tick;
+    if (!w->counted)
+        return events_run(w, tid, ev, n, base, done) ? sink_failed(s) : 0;
+    for (size_t i = 0; i < n; i++) {
+        if (event(w, tid, ev[i].kind, ev[i].time_ns + base, 0, ev[i].arg)) {
+            *done = i;
+            return sink_failed(s);
+        }
+    }
+    *done = n;
+    return 0;
+}
+
+static int ws_damaged(void *ctx, const uint8_t *bytes, size_t n)
+{
+    struct np_trace_write_sink *s = ctx;
+    return SINK_DO(s, np_trace_writer_raw(s->w, bytes, n));
+}
+
+struct np_event_sink np_trace_write_sink(struct np_trace_write_sink *s)
+{
+    return (struct np_event_sink){ .ctx = s, .begin = ws_begin, .module = ws_module, .thread = ws_thread,
+                                   .name = ws_name, .events = ws_events, .damaged = ws_damaged };
+}
+
+void np_trace_write_sink_stopped(struct np_trace_write_sink *s)
+{
+    s->has_end = false;
+}
+
+bool np_trace_write_sink_begun(const struct np_trace_write_sink *s)
+{
+    return s && s->w;
+}
+
+int np_trace_write_sink_close(struct np_trace_write_sink *s, char *err, size_t errsize)
+{
+    int rc = 0;
+    if (s->err[0]) {
+        snprintf(err, errsize, "%s", s->err);
+        rc = -1;
+    }
+    if (s->w) {
+        char e[NP_TRACE_MSG_MAX];
+        int wrc = s->has_end ? np_trace_writer_close(s->w, s->end_tick, s->events_lost, e, sizeof e)
+                             : np_trace_writer_close_unended(s->w, e, sizeof e);
+        if (wrc && !rc) {
+            snprintf(err, errsize, "%s", e);
+            rc = -1;
+        }
+    }
+    free(s->path);
+    free(s);
+    return rc;
 }

@@ -17,6 +17,7 @@
 #ifndef NP_ANALYZE_TRACE_WRITE_H
 #define NP_ANALYZE_TRACE_WRITE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "events.h"
@@ -48,6 +49,12 @@ int np_trace_writer_module(struct np_trace_writer *w, const struct np_trace_modu
 /* A THREAD chunk: thread TID's name. */
 int np_trace_writer_thread(struct np_trace_writer *w, uint32_t tid, const char *name);
 
+/* A NAME chunk: ENTRY records at ADDRESS are of the region NAME. */
+int np_trace_writer_name(struct np_trace_writer *w, uint64_t address, const char *name);
+/* N bytes as they are (damage a source kept, np_event_sink.damaged),
+ * after every thread's buffered events. */
+int np_trace_writer_raw(struct np_trace_writer *w, const uint8_t *bytes, size_t n);
+
 /* Events of thread TID at TICKS with the second counter at COUNT. */
 int np_trace_writer_enter(struct np_trace_writer *w, uint32_t tid, uint64_t ticks, uint64_t count,
                           uint64_t address);
@@ -64,10 +71,38 @@ int np_trace_writer_switch(struct np_trace_writer *w, uint32_t tid, uint64_t tic
  * file and frees W. 0, or -1 with the first failure's line in ERR. */
 int np_trace_writer_close(struct np_trace_writer *w, uint64_t end_tick, uint64_t events_lost, char *err,
                           size_t errsize);
+/* The same without END: what is buffered is written (a trace whose
+ * recording did not end). */
+int np_trace_writer_close_unended(struct np_trace_writer *w, char *err, size_t errsize);
 /* Closes and frees W without END (W may be NULL): the file stays, as a
  * process killed leaves it. */
 void np_trace_writer_abandon(struct np_trace_writer *w);
 /* The line saying why a call failed ("" when none did). */
 const char *np_trace_writer_error(const struct np_trace_writer *w);
+
+/* ---- a sink that writes -------------------------------------------------------------
+ *
+ * A sink (events.h) that writes what a source tells it as the trace file
+ * PATH, created at begin(): INFO, MODULE, THREAD and NAME chunks as told,
+ * the events, the damage a source kept (np_event_sink.damaged), and END
+ * when the process told has one. A tick of the file is one unit of the
+ * times told (INFO's ns_per_tick 1; UNITS when the clock's name does not
+ * say the unit), so a reader gives back the same times. Takes one
+ * process; samples and blocks are not written. A writer's failure stops
+ * the source (NP_TRACE_EIO); np_trace_write_sink_close gives its line. */
+struct np_trace_write_sink;
+/* PREPARE (may be NULL) is called at begin(), before the file is
+ * created (a directory made for it); its non-zero return stops the
+ * source, nothing written. */
+struct np_trace_write_sink *np_trace_write_sink_new(const char *path, int (*prepare)(void *ctx), void *ctx);
+struct np_event_sink np_trace_write_sink(struct np_trace_write_sink *s);
+/* The source stopped short of its end (a corrupt chunk): the file gets
+ * no END, so that its readers say it is cut short. */
+void np_trace_write_sink_stopped(struct np_trace_write_sink *s);
+/* Whether begin() came: the file exists. */
+bool np_trace_write_sink_begun(const struct np_trace_write_sink *s);
+/* Ends the file and frees S. 0, or -1 with the first failure's line in
+ * ERR. */
+int np_trace_write_sink_close(struct np_trace_write_sink *s, char *err, size_t errsize);
 
 #endif

@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/trace_format.h"
-#include "import.h"
 
 /* Below any command's own long option values, above any character. */
 enum {
@@ -231,46 +230,23 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
     np_progress_update(&v->progress, done, total);
 }
 
-/* The file a capture was imported into (load_capture), while it is read. */
-static const char *imported_file;
-
-/* np_view_diag, but for the reader's lines on the damage in the imported
- * file: the import said each already, at its offset in the capture. */
-static void capture_diag(void *ctx, enum np_diag_level level, const char *line)
-{
-    size_t n = strlen(imported_file);
-    if (level == NP_DIAG_WARNING && !strncmp(line, imported_file, n) && !strncmp(line + n, ": offset ", 9) &&
-        strstr(line + n, ": damaged "))
-        return;
-    np_view_diag(ctx, level, line);
-}
-
-/* With --elf, PATH is a target's capture: its trace, imported into a
- * directory of its own under TMPDIR, is what the model reads. */
+/* With --elf, PATH is a target's capture, read by the capture source
+ * (analyze/source_capture.h) with the ELF named. */
 static int load_capture(struct np_view *v, struct np_model **m)
 {
-    struct np_import *im = np_import_read(v->cmd, v->path, v->elf);
-    if (!im)
-        return -1;
-    const char *tmp = getenv("TMPDIR");
-    char dir[PATH_MAX], file[PATH_MAX + 32];
-    snprintf(dir, sizeof dir, "%s/nanoprof-capture.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        fprintf(stderr, "nanoprof %s: %s: %s\n", v->cmd, dir, strerror(errno));
-        np_import_free(im);
+    struct np_trace_hooks hooks = { v, np_view_diag, on_progress };
+    char *elf = NULL;
+    if (asprintf(&elf, "elf=%s", v->elf) < 0) {
+        fprintf(stderr, "nanoprof %s: out of memory\n", v->cmd);
         return -1;
     }
-    snprintf(file, sizeof file, "%s/firmware%s", dir, NP_TRACE_FILE_SUFFIX);
-    int status = -1;
-    if (np_import_write(im, file, NULL) == 0) {
-        struct np_trace_hooks hooks = { v, capture_diag, on_progress };
-        imported_file = file;
-        status = np_model_load(dir, &v->opt, &hooks, m, &v->summary);
-        imported_file = NULL;
-    }
-    unlink(file);
-    rmdir(dir);
-    np_import_free(im);
+    const char *args[] = { elf, NULL };
+    v->opt.source.args = args;
+    v->opt.source.source = "capture";
+    int status = np_model_load(v->path, &v->opt, &hooks, m, &v->summary);
+    v->opt.source.args = NULL;
+    v->opt.source.source = NULL;
+    free(elf);
     return status;
 }
 

@@ -1,5 +1,5 @@
 /* byte_cursor.h - a bounds-checked cursor over a chunk's payload, for the
- * readers of the trace format (analyze/trace_read.c, cli/import.c):
+ * readers of the trace format (analyze/trace_read.c, source_capture.c):
  * reading past its end sets bad and yields zeros, so that a chunk's
  * fields are read one after the other and checked once. */
 #ifndef NP_BYTE_CURSOR_H
