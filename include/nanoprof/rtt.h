@@ -35,8 +35,8 @@ enum np_rtt_mode {
  * of the RTT control block, in MODE, and the output writer
  * (np_output_set(np_rtt_write, NULL)): the trace, dumps and error lines go
  * into it from now on. The control block's ID is written last, so a host
- * never finds it half made. NP_EINVAL (BUF NULL, MODE unknown), NP_ESMALL,
- * NP_EALREADY (called before). */
+ * never finds it half made. NP_EINVAL (BUF NULL, MODE unknown, SIZE over
+ * 2 GiB), NP_ESMALL, NP_EALREADY (called before). */
 NP_API int np_rtt_init(void *buf, size_t size, enum np_rtt_mode mode);
 /* The writer np_rtt_init sets (an np_write_fn), for a writer of the
  * firmware's that passes bytes on. Bytes before np_rtt_init are dropped

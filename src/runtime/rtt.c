@@ -117,8 +117,10 @@ int np_rtt_init(void *buf, size_t size, enum np_rtt_mode mode)
     struct np_rtt_control *cb = &np_rtt_control;
     if (!buf || (mode != NP_RTT_SKIP && mode != NP_RTT_BLOCK))
         return np_error(NP_EINVAL, "np_rtt_init", "the buffer is NULL or the mode neither NP_RTT_SKIP nor NP_RTT_BLOCK");
-    if (size < NP_RTT_BUFFER_MIN || size > 0x7fffffffu)
+    if (size < NP_RTT_BUFFER_MIN)
         return np_error(NP_ESMALL, "np_rtt_init", "the buffer is under NP_RTT_BUFFER_MIN (16) bytes");
+    if (size > 0x7fffffffu) /* SizeOfBuffer is 32 bits */
+        return np_error(NP_EINVAL, "np_rtt_init", "the buffer is over 2 GiB");
     if (cb->up[0].size)
         return np_error(NP_EALREADY, "np_rtt_init", "the RTT ring is set already");
     cb->max_up = 1;
