@@ -14,8 +14,9 @@
  * i at 24 + 24 * i (RTT_CHANNEL_SIZE_32; 32 with 64-bit pointers) with sName,
  * pBuffer, SizeOfBuffer, WrOff, RdOff, Flags at 0, 4, 8, 12, 16, 20 (0, 8, 16,
  * 20, 24, 28), skips a buffer of size under 2, and writes RdOff back after
- * reading. probe-rs and pyOCD read the same, and probe-rs takes the block
- * from the symbol _SEGGER_RTT when the ELF has it: that is its name. No
+ * reading. probe-rs and pyOCD read SEGGER's layout too (checked here
+ * against OpenOCD's source only); probe-rs takes the block from the symbol
+ * _SEGGER_RTT when the ELF has it: that is its name. No
  * down-buffer (MaxNumDownBuffers 0): the firmware reads nothing from the
  * host, and the block stays 48 bytes. */
 #include "hooks.h"
