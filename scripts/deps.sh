@@ -2,7 +2,7 @@
 # deps.sh - installs the Debian packages nanoprof needs to build, test and
 # benchmark (apt-get when root), or prints the exact apt line and fails.
 set -eu
-PKGS="cmake make gcc g++ clang pkg-config libelf-dev libdw-dev libzstd-dev libunwind-dev libcmocka-dev uftrace valgrind binutils libc6-dev jq libxml2-utils nodejs gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi qemu-user qemu-system-arm libunicorn-dev libcapstone-dev"
+PKGS="cmake make gcc g++ clang pkg-config libelf-dev libdw-dev libzstd-dev libunwind-dev libcmocka-dev uftrace valgrind binutils libc6-dev jq libxml2-utils nodejs gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi qemu-user qemu-system-arm gdb-multiarch libunicorn-dev libcapstone-dev"
 missing=""
 # `deps.sh bench`: also what make bench needs: npm, which fetches the
 # SQLite and zstd sources (bench/fetch_sources.sh); a node.js that ships

@@ -104,5 +104,6 @@ NP_END_DECLS
 #include "nanoprof/sample.h"
 #include "nanoprof/gprof.h"
 #include "nanoprof/trace.h"
+#include "nanoprof/rtt.h"
 
 #endif
