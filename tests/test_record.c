@@ -106,16 +106,11 @@ static void signal_case(const char *how, int sig, int end)
 {
     struct run r;
     run_init(&r, how);
-    /* A sanitizer's own SIGSEGV handler would come before the recorder's.
-     * Under ThreadSanitizer a stack that overflows while the thread waits
-     * for the writer overflows inside the sanitizer's pthread_cond_timedwait,
-     * whose locks its write() then needs in the handler (a hang, seen once
-     * in 5 runs): there the overflow is recorded dropping, not waiting. */
-    int drop = UNDER_TSAN && !strcmp(how, "overflow");
+    /* A sanitizer's own SIGSEGV handler would come before the recorder's. */
     run_prog(&r, ARGS("signal", (char *)how),
              (const char *const[]){ "NANOPROF_BUFFER=4k", "ASAN_OPTIONS=handle_segv=0",
                                        "TSAN_OPTIONS=handle_segv=0:atexit_sleep_ms=0",
-                                       drop ? "NANOPROF_DROP=1" : "NANOPROF_DROP=0", NULL }, 1);
+                                       "NANOPROF_DROP=0", NULL }, 1);
     assert_true(WIFSIGNALED(r.status));
     assert_int_equal(WTERMSIG(r.status), sig);
     /* SIGKILL comes while the writer may be writing a chunk */
@@ -145,8 +140,18 @@ static void test_sigint(void **state) { (void)state; signal_case("int", SIGINT, 
 static void test_sigsegv(void **state) { (void)state; signal_case("segv", SIGSEGV, 1); }
 static void test_sigabrt(void **state) { (void)state; signal_case("abort", SIGABRT, 1); }
 static void test_sigkill(void **state) { (void)state; signal_case("kill", SIGKILL, 0); }
-/* the handler runs on the signal stack the recorder gave the thread */
-static void test_stack_overflow(void **state) { (void)state; signal_case("overflow", SIGSEGV, 1); }
+/* the handler runs on the signal stack the recorder gave the thread. Not
+ * under ThreadSanitizer: there the overflow can come inside the
+ * sanitizer's own atomic operation of a hook, which holds its lock, and
+ * the handler's first atomic load waits on that lock for ever (a hang,
+ * seen with gdb in __tsan_atomic64_load under on_fatal) */
+static void test_stack_overflow(void **state)
+{
+    (void)state;
+    if (UNDER_TSAN)
+        skip();
+    signal_case("overflow", SIGSEGV, 1);
+}
 
 static void test_fork(void **state)
 {
