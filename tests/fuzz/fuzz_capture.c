@@ -21,29 +21,13 @@
 #include "analyze/trace_read.h"
 #include "analyze/trace_write.h"
 #include "../timeline.h"
+#include "fuzz_invariant.h"
 
 #ifndef NP_FUZZ_CAPTURE_ELF
 #error "NP_FUZZ_CAPTURE_ELF: the corpus's firmware ELF"
 #endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void check_invariant(const struct np_model *m)
-{
-    size_t nf, nt;
-    const struct np_function *f = np_model_functions(m, &nf);
-    const struct np_thread *t = np_model_threads(m, &nt);
-    uint64_t self = 0, total = 0; /* both wrap alike on absurd times */
-    for (size_t i = 0; i < nf; i++) {
-        self += f[i].self_ns;
-        if (f[i].calls && f[i].min_ns > f[i].max_ns)
-            abort();
-    }
-    for (size_t i = 0; i < nt; i++)
-        total += t[i].total_ns;
-    if (self != total)
-        abort();
-}
 
 /* A memfd holding DATA: its path in PATH. -1 when it cannot be made. */
 static int memfile(const char *name, const uint8_t *data, size_t size, char *path, size_t cap)

@@ -12,25 +12,9 @@
 #include "analyze/model.h"
 #include "analyze/trace_read.h"
 #include "../timeline.h"
+#include "fuzz_invariant.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void check_invariant(const struct np_model *m)
-{
-    size_t nf, nt;
-    const struct np_function *f = np_model_functions(m, &nf);
-    const struct np_thread *t = np_model_threads(m, &nt);
-    uint64_t self = 0, total = 0; /* both wrap alike on absurd times */
-    for (size_t i = 0; i < nf; i++) {
-        self += f[i].self_ns;
-        if (f[i].calls && f[i].min_ns > f[i].max_ns)
-            abort();
-    }
-    for (size_t i = 0; i < nt; i++)
-        total += t[i].total_ns;
-    if (self != total)
-        abort();
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
