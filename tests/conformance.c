@@ -160,6 +160,7 @@ static int threads(struct cmp *c)
         FIELD(c, what, x, y, closed_at_loss);
         FIELD(c, what, x, y, closed_at_cut);
         FIELD(c, what, x, y, closed_at_resync);
+        FIELD(c, what, x, y, unmatched_exits);
     }
     return 0;
 }

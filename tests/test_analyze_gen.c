@@ -260,6 +260,21 @@ static void ties(struct tb *b)
     tb_end(b, 200, 0, 1.0);
 }
 
+/* Recording began inside two calls (a forked child, a late start): their
+ * returns come first, with no call open, then one whole call. */
+static void before(struct tb *b)
+{
+    struct tb_sample s;
+    begin_self(b, 7, &s);
+    tb_events_begin(b, 7, 100);
+    tb_enter(b, 100, s.leaf);
+    tb_exit(b, 110);
+    tb_exit(b, 120); /* of a call that began before recording */
+    tb_exit(b, 130); /* and of its caller */
+    tb_events_end(b, NP_COMPRESS_NONE);
+    tb_end(b, 200, 0, 1.0);
+}
+
 /* Small traces for the fuzzer to start from: valid ones using every
  * chunk and event kind, and a few damaged ones. */
 /* The offset of the Nth (from 1) chunk of TYPE in B. */
@@ -429,7 +444,7 @@ static void gmon(struct tb *b)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fputs("usage: test_analyze_gen sample|noend|truncated|v1|damaged|impossible|version|corrupt|ties|blocks|blocks_corrupt|samples|samples_calls|gmon|gmon_empty|gmon_saturate|lossy|big|deep|deep-N|deepab-N|deepmix|twins|hostile|corpus DIR\n", stderr);
+        fputs("usage: test_analyze_gen sample|noend|truncated|v1|damaged|impossible|version|corrupt|ties|blocks|blocks_corrupt|samples|samples_calls|gmon|gmon_empty|gmon_saturate|lossy|before|big|deep|deep-N|deepab-N|deepmix|twins|hostile|corpus DIR\n", stderr);
         return 2;
     }
     const char *kind = argv[1];
@@ -466,6 +481,9 @@ int main(int argc, char **argv)
         tb_event_kind(&b, 12, 7);
         tb_events_end(&b, NP_COMPRESS_NONE);
         save(&b, "1.npt", b.len);
+    } else if (!strcmp(kind, "before")) {
+        before(&b);
+        save(&b, "7.npt", b.len);
     } else if (!strcmp(kind, "ties")) {
         ties(&b);
         save(&b, "7.npt", b.len);

@@ -14,7 +14,7 @@ gen=$2
 # the tools that read the formats back: a missing one fails the test
 need jq xmllint callgrind_annotate
 
-for kind in lossy sample noend blocks; do
+for kind in lossy sample noend blocks before; do
     "$gen" "$kind" "$tmp/$kind" >/dev/null || { echo "FAIL generating $kind"; exit 1; }
 done
 L=$tmp/lossy
@@ -167,6 +167,20 @@ rc=$?
 same "blocks: one warning" "$tmp/err" "nanoprof blocks: warning: 7 block executions were not counted (the program's table was full: raise NANOPROF_BLOCKS)"
 line 2 "$tmp/out" >"$tmp/got"
 same "blocks: the note" "$tmp/got" "# 7 block executions were not counted (the program's table was full: raise NANOPROF_BLOCKS): counts and times around the losses are incomplete"
+
+# ---- returns of calls that began before recording: a note, not a loss ----
+for cmd in report tree; do
+    "$np" "$cmd" "$tmp/before" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    same "began before: $cmd says it once" "$tmp/err" \
+"nanoprof $cmd: note: 2 returns without their call in the trace, in 1 thread: they began before the thread's recording (at a fork, a task's first switch, np_trace_init) and are not counted"
+    [ "$rc" = 0 ] && ok "began before: $cmd exit 0" || bad "began before: $cmd exit $rc"
+done
+"$np" report --strict "$tmp/before" >/dev/null 2>&1
+rc=$?
+[ "$rc" = 0 ] && ok "began before --strict: exit 0 (nothing was lost)" || bad "began before --strict: exit $rc"
+"$np" report --format=json "$tmp/before" 2>/dev/null | jq -e '.threads[0].unmatched_exits == 2' >/dev/null &&
+    ok "began before: json threads[].unmatched_exits 2" || bad "began before: json unmatched_exits"
 
 # ---- nothing lost: nothing said ----
 for cmd in report graph tree replay; do

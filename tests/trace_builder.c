@@ -420,7 +420,6 @@ void tb_sample_trace(struct tb *b, const struct tb_sample *s, bool with_end)
     tb_exit(b, 2020);
     tb_switch(b, 2030, 5);
     tb_exit(b, 2040);
-    tb_exit(b, 2050);
     tb_enter(b, 2060, s->twice);
     tb_enter(b, 2090, s->square);
     tb_exit(b, 2100);

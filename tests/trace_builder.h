@@ -116,7 +116,7 @@ void tb_sample_functions(struct tb_sample *s);
  *     1200 fib { 1210 fib { 1220 fib } 1230 } 1240 1250 fib } 1255 } 1300
  *   thread 101 "worker", one zstd chunk:
  *     2000 square { 2010 [0x10] } 2020; switched out 5 ticks at 2030; } 2040
- *     exit 2050 with nothing open (ignored); 2060 twice { 2090 square } 2100
+ *     2060 twice { 2090 square } 2100
  *     (twice still open: it ends at 2100)
  *   END at tick 3000, no event lost.
  * Expected, in ns: main 1 call total 100 self 50; helper 1/50/20; leaf

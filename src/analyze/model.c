@@ -909,8 +909,10 @@ HOT int exit_call(struct np_model *m, struct cur *c, uint64_t time_ns)
         ts->overflow--;
         return 0;
     }
-    if (!c->depth) /* nothing open: began before recording */
+    if (!c->depth) { /* nothing open: began before recording, or before a loss (said already) */
+        c->th->unmatched_exits += !c->th->lost && !c->th->closed_at_resync;
         return 0;
+    }
     int rc = TELL_KEPT(m, c, t);
     return rc ? rc : close_call(m, c, t, false);
 }

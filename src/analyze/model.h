@@ -140,6 +140,10 @@ struct np_thread {
     uint64_t closed_at_cut;  /* kept calls open when a file without END ended,
                                 closed at the thread's last event */
     uint64_t closed_at_resync; /* kept calls closed by a RESYNC */
+    uint64_t unmatched_exits; /* returns with no call open, before any LOST or
+                                 RESYNC on the thread: calls that began before
+                                 its recording did (at a fork, a task's first
+                                 switch, np_trace_init), left out */
 };
 
 struct np_function {

@@ -285,7 +285,8 @@ static void print_json_threads(const struct np_model *m)
         json_u64("lost", t[i].lost, ",");
         json_u64("closed_at_loss", t[i].closed_at_loss, ",");
         json_u64("closed_at_cut", t[i].closed_at_cut, ",");
-        json_u64("closed_at_resync", t[i].closed_at_resync, "}");
+        json_u64("closed_at_resync", t[i].closed_at_resync, ",");
+        json_u64("unmatched_exits", t[i].unmatched_exits, "}");
         puts(i + 1 < n ? "," : "");
     }
     puts("  ],");

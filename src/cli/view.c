@@ -287,6 +287,7 @@ int np_view_load(struct np_view *v, struct np_model **m, int *rc)
     }
     np_view_count_loss(v, *m);
     np_view_warn_loss(v);
+    np_view_note_unmatched_exits(v, *m);
     np_view_warn_patterns(v, *m);
     return 0;
 }
@@ -383,6 +384,26 @@ static void loss_what(const struct np_view_loss *l, char *buf, size_t size, size
         ADD("%s%" PRIu64 " call%s closed by re-synchronisation (marked (?))", sep, l->resynced,
             plural(l->resynced, "s"));
 #undef ADD
+}
+
+void np_view_note_unmatched_exits(struct np_view *v, const struct np_model *m)
+{
+    size_t nt, threads = 0;
+    uint64_t n = 0;
+    const struct np_thread *t = np_model_threads(m, &nt);
+    for (size_t k = 0; k < nt; k++) {
+        n += t[k].unmatched_exits;
+        threads += t[k].unmatched_exits != 0;
+    }
+    if (!n)
+        return;
+    char line[256];
+    snprintf(line, sizeof line,
+             "%" PRIu64 " return%s without %s call in the trace, in %zu thread%s: %s began before the thread's "
+             "recording (at a fork, a task's first switch, np_trace_init) and %s not counted",
+             n, plural(n, "s"), n == 1 ? "its" : "their", threads, plural(threads, "s"), n == 1 ? "it" : "they",
+             n == 1 ? "is" : "are");
+    np_view_diag(v, NP_DIAG_NOTE, line);
 }
 
 void np_view_warn_loss(struct np_view *v)

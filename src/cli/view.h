@@ -154,6 +154,10 @@ void np_view_count_loss(struct np_view *v, const struct np_model *m);
  * events lost in 1 of 2 threads (tid 100); calls around the losses are
  * closed at the loss points". */
 void np_view_warn_loss(struct np_view *v);
+/* Returns of calls the trace never saw begin (np_thread.unmatched_exits):
+ * one note on stderr, not a loss (--strict lets it pass): nothing was
+ * dropped, the calls began before recording. */
+void np_view_note_unmatched_exits(struct np_view *v, const struct np_model *m);
 /* The note for a header or a comment ("7 events lost in 1 thread: counts
  * and times around the losses are incomplete") in BUF; NULL when nothing
  * was lost. */
