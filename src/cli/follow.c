@@ -18,11 +18,14 @@ int np_follow_start(void)
     return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
-static void reap(void)
+/* Reaps the children that ended; false when none is left at all. */
+static int reap(void)
 {
     int st;
-    while (waitpid(-1, &st, WNOHANG) > 0)
+    pid_t p;
+    while ((p = waitpid(-1, &st, WNOHANG)) > 0)
         ;
+    return !(p < 0 && errno == ECHILD);
 }
 
 struct proc {
@@ -85,7 +88,12 @@ static int is_in(const pid_t *set, size_t n, pid_t pid)
 
 size_t np_follow_running(pid_t *pids, size_t max)
 {
-    reap();
+    /* A subreaper without children has no descendant left: an orphan
+     * comes to the nearest subreaper above it, which would be this
+     * process or a descendant still running. Reading /proc is for when
+     * some are left (a few ms where processes are many). */
+    if (!reap())
+        return 0;
     struct proc *all;
     size_t n = processes(&all), found = 0;
     pid_t *mine = malloc((n + 1) * sizeof *mine);
