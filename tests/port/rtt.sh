@@ -22,41 +22,14 @@ SRC=$4
 NP=$5
 shift 5
 FILES="$*"
-BOARDS=$SRC/boards/cortex_m
 TMP=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
-fail=0
 if ! command -v "$GDB" > /dev/null 2>&1; then
     echo "FAIL: $GDB is missing: scripts/deps.sh installs it (Debian 12 package gdb-multiarch)"
     exit 1
 fi
-CFLAGS="-mthumb -O2 -g -std=gnu11 -ffreestanding -ffunction-sections -fdata-sections -Wall -Wextra -Werror \
--I$SRC/include -I$SRC/src -I$SRC/src/port/cortex_m"
-LDFLAGS="-mthumb -nostartfiles --specs=nano.specs -Wl,--build-id -Wl,--gc-sections"
-
-say_fail() {
-    echo "FAIL: $*"
-    fail=1
-}
-
-# build DIR CPU LD [FLAGS...] - DIR/fw.elf: the runtime, startup.c, check.c
-# and rtt_fw.c (instrumented, built with FLAGS)
-build() {
-    dir=$1 cpu=$2 ld=$3
-    shift 3
-    mkdir -p "$dir"
-    objs=""
-    for f in $FILES; do
-        o=$dir/$(echo "$f" | tr / _).o
-        "$CC" -mcpu=$cpu $CFLAGS -c "$SRC/src/$f" -o "$o" || return 1
-        objs="$objs $o"
-    done
-    "$CC" -mcpu=$cpu $CFLAGS "$@" -finstrument-functions -c "$SRC/tests/port/rtt_fw.c" -o "$dir/fw.o" &&
-        "$CC" -mcpu=$cpu $CFLAGS -c "$SRC/tests/target/check.c" -o "$dir/check.o" &&
-        "$CC" -mcpu=$cpu $CFLAGS -c "$BOARDS/startup.c" -o "$dir/start.o" &&
-        "$CC" -mcpu=$cpu $LDFLAGS -T "$BOARDS/$ld.ld" -T "$BOARDS/sections.ld" -o "$dir/fw.elf" \
-            "$dir/start.o" "$dir/fw.o" "$dir/check.o" $objs -lc -lgcc
-}
+. "$SRC/tests/port/fw_build.sh"
+fw="$SRC/tests/port/rtt_fw.c $SRC/tests/target/check.c"
 
 # sym NAME - the address of DIR/fw.elf's symbol NAME, in hex
 sym() {
@@ -109,7 +82,7 @@ for board in mps2-an385:cortex-m3:mps2 mps2-an386:cortex-m4:mps2 microbit:cortex
     ld=${rest#*:}
     # the same firmware through semihosting: the counts to get
     semi=$TMP/$name-semihost
-    if ! build "$semi" $cpu $ld -DSEMIHOST; then
+    if ! fw_build "$semi" $cpu $ld -DSEMIHOST $fw; then
         say_fail "$name: build (semihosting)"
         continue
     fi
@@ -126,7 +99,7 @@ for board in mps2-an385:cortex-m3:mps2 mps2-an386:cortex-m4:mps2 microbit:cortex
 
     # block mode: a 256-byte ring, drained by the host while the calls run
     dir=$TMP/$name-block
-    if ! build "$dir" $cpu $ld -DRING_BYTES=256; then
+    if ! fw_build "$dir" $cpu $ld -DRING_BYTES=256 $fw; then
         say_fail "$name: build (RTT)"
         continue
     fi
@@ -151,7 +124,7 @@ done
 # skip mode: a burst of calls far beyond what a 1 KiB ring holds between
 # two polls (100 ms): chunks dropped, their events lost, said exactly
 dir=$TMP/skip
-if build "$dir" cortex-m3 mps2 -DSKIP -DRING_BYTES=1024 && probe mps2-an385 "$dir" 100; then
+if fw_build "$dir" cortex-m3 mps2 -DSKIP -DRING_BYTES=1024 $fw && probe mps2-an385 "$dir" 100; then
     lost=$(sed -n 's/^lost \([0-9]*\) dropped [0-9]*$/\1/p' "$dir/out")
     dropped=$(sed -n 's/^lost [0-9]* dropped \([0-9]*\)$/\1/p' "$dir/out")
     if ! "$NP" import "$dir/capture" --elf "$dir/fw.elf" -o "$dir/trace" 2> "$dir/import.err" ||

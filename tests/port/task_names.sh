@@ -28,46 +28,15 @@ SRC=$3
 NP=$4
 shift 4
 FILES="$*"
-BOARDS=$SRC/boards/cortex_m
 TMP=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
-fail=0
-CFLAGS="-mthumb -O2 -g -std=gnu11 -ffreestanding -ffunction-sections -fdata-sections -Wall -Wextra -Werror \
--I$SRC/include -I$SRC/src -I$SRC/src/port/cortex_m -DNP_BINS_MAX=16"
-LDFLAGS="-mthumb -nostartfiles --specs=nano.specs -Wl,--build-id -Wl,--gc-sections"
+FW_DEFINES=-DNP_BINS_MAX=16
+RT_FLAGS=-DNP_CM_SYSTICK_HANDLER=0 # the firmware's SysTick handler
+. "$SRC/tests/port/fw_build.sh"
+fw="$SRC/tests/port/tasks_fw.c $SRC/tests/target/check.c"
 for tool in jq "$CC" "$QEMU"; do
     command -v "$tool" > /dev/null || { echo "FAIL: $tool is not installed (scripts/deps.sh installs it)"; exit 1; }
 done
-
-say_fail() {
-    echo "FAIL: $*"
-    fail=1
-}
-
-# build DIR CPU LD [FLAG...] - DIR/fw.elf: the runtime, startup.c,
-# check.c (built once per CPU, in $TMP/CPU), and tasks_fw.c
-# instrumented, with FLAGs
-build() {
-    dir=$1 cpu=$2 ld=$3
-    shift 3
-    mkdir -p "$dir"
-    rt=$TMP/$cpu
-    objs=""
-    if [ ! -f "$rt/done" ]; then
-        mkdir -p "$rt"
-        "$CC" -mcpu=$cpu $CFLAGS -c "$SRC/tests/target/check.c" -o "$rt/check.o" || return 1
-        "$CC" -mcpu=$cpu $CFLAGS -c "$BOARDS/startup.c" -o "$rt/start.o" || return 1
-    fi
-    for f in $FILES; do
-        o=$rt/$(echo "$f" | tr / _).o
-        [ -f "$rt/done" ] || "$CC" -mcpu=$cpu $CFLAGS -DNP_CM_SYSTICK_HANDLER=0 -c "$SRC/src/$f" -o "$o" || return 1
-        objs="$objs $o"
-    done
-    touch "$rt/done"
-    "$CC" -mcpu=$cpu $CFLAGS "$@" -finstrument-functions -c "$SRC/tests/port/tasks_fw.c" -o "$dir/fw.o" &&
-        "$CC" -mcpu=$cpu $LDFLAGS -T "$BOARDS/$ld.ld" -T "$BOARDS/sections.ld" -o "$dir/fw.elf" \
-            "$rt/start.o" "$dir/fw.o" "$rt/check.o" $objs -lc -lgcc
-}
 
 # run DIR BOARD [NOTE] - DIR/capture from QEMU, the firmware's checks
 # passed, imported into DIR/trace, report and tree saying nothing on
@@ -118,7 +87,7 @@ for board in mps2-an385:cortex-m3:mps2:25000000 mps2-an386:cortex-m4:mps2:250000
     ld=${rest%%:*}
     hz=${rest#*:}
     dir=$TMP/$name
-    if ! build "$dir" $cpu $ld -DTC_CPU_HZ=${hz}u; then
+    if ! fw_build "$dir" $cpu $ld -DTC_CPU_HZ=${hz}u $fw; then
         say_fail "$name: build"
         continue
     fi
@@ -183,7 +152,7 @@ for board in mps2-an385:cortex-m3:mps2:25000000 mps2-an386:cortex-m4:mps2:250000
 
     # ---- the switch inside an instrumented function: why it must not be ----
     dir=$TMP/inside-$name
-    if ! build "$dir" $cpu $ld -DTC_CPU_HZ=${hz}u -DSWITCH_INSIDE; then
+    if ! fw_build "$dir" $cpu $ld -DTC_CPU_HZ=${hz}u -DSWITCH_INSIDE $fw; then
         say_fail "$name: build -DSWITCH_INSIDE"
         continue
     fi
@@ -214,7 +183,7 @@ thread's recording (at a fork, a task's first switch, np_trace_init) and are not
     # ---- PendSV as a naked C function, as FreeRTOS's ARMv7-M ports ----------
     [ $cpu = cortex-m0 ] && continue
     dir=$TMP/naked-$name
-    if build "$dir" $cpu $ld -DTC_CPU_HZ=${hz}u -DNAKED_PENDSV=1; then
+    if fw_build "$dir" $cpu $ld -DTC_CPU_HZ=${hz}u -DNAKED_PENDSV=1 $fw; then
         run "$dir" "$name" && [ "$(calls sched_pick "$dir/report")" = "$(grep -a '^picks ' "$dir/capture" | cut -d' ' -f2)" ] ||
             say_fail "$name: naked PendSV, not instrumented: does not switch as the assembly one"
     else
@@ -224,7 +193,7 @@ thread's recording (at a fork, a task's first switch, np_trace_init) and are not
     # holds EXC_RETURN, kept in r4, the task's own r4, and no push), and
     # the handler's bx lr is then no exception return: the run fails
     dir=$TMP/naked-hooked-$name
-    if build "$dir" $cpu $ld -DTC_CPU_HZ=${hz}u -DNAKED_PENDSV=2; then
+    if fw_build "$dir" $cpu $ld -DTC_CPU_HZ=${hz}u -DNAKED_PENDSV=2 $fw; then
         "${CC%gcc}objdump" -d "$dir/fw.elf" 2> /dev/null |
             awk '/<PendSV_Handler>:$/ { on = 1; next } on && /mrs.*(psp|PSP)/ { exit } on { print }' > "$dir/head"
         if ! grep -q 'mov[[:space:]]*r4, lr' "$dir/head" || ! grep -q 'bl[[:space:]].*<__cyg_profile_func_enter>' "$dir/head" ||

@@ -19,42 +19,10 @@ QEMU=$2
 SRC=$3
 NP=$4
 shift 4
-BOARDS=$SRC/boards/cortex_m
 TMP=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
-fail=0
-CFLAGS="-mthumb -O2 -g -std=gnu11 -ffreestanding -ffunction-sections -fdata-sections -Wall -Wextra -Werror \
--I$SRC/include -I$SRC/src -I$SRC/src/port/cortex_m -DNP_BLOCKS_SLOTS=64 -DNP_BINS_MAX=16"
-LDFLAGS="-mthumb -nostartfiles --specs=nano.specs -Wl,--build-id -Wl,--gc-sections"
-
-say_fail() {
-    echo "FAIL: $*"
-    fail=1
-}
-
-# build DIR CPU LD MAIN... - DIR/fw.elf (EXTRA: more compiler flags): the runtime, startup.c and the
-# instrumented MAIN files (each -finstrument-functions but for uart.c)
-build() {
-    dir=$1 cpu=$2 ld=$3
-    shift 3
-    mkdir -p "$dir"
-    objs=""
-    for f in $FILES; do
-        o=$dir/$(echo "$f" | tr / _).o
-        "$CC" -mcpu=$cpu $CFLAGS -c "$SRC/src/$f" -o "$o" || return 1
-        objs="$objs $o"
-    done
-    for f in "$@"; do
-        inst=-finstrument-functions
-        case $f in */uart.c | */check.c) inst= ;; esac
-        o=$dir/$(basename "$f" .c).main.o
-        "$CC" -mcpu=$cpu $CFLAGS ${EXTRA:-} $inst -I"$(dirname "$f")" -c "$f" -o "$o" || return 1
-        objs="$objs $o"
-    done
-    "$CC" -mcpu=$cpu $CFLAGS -c "$BOARDS/startup.c" -o "$dir/start.o" || return 1
-    "$CC" -mcpu=$cpu $LDFLAGS -T "$BOARDS/$ld.ld" -T "$BOARDS/sections.ld" -o "$dir/fw.elf" \
-        "$dir/start.o" $objs -lc -lgcc
-}
+FW_DEFINES="-DNP_BLOCKS_SLOTS=64 -DNP_BINS_MAX=16"
+. "$SRC/tests/port/fw_build.sh"
 
 # calls NAME REPORT - the Calls column of NAME's row in a flat report
 calls() {
@@ -83,7 +51,7 @@ for board in mps2-an385:cortex-m3:mps2 mps2-an386:cortex-m4:mps2 microbit:cortex
     cpu=${rest%%:*}
     ld=${rest#*:}
     dir=$TMP/$name
-    if ! build "$dir" $cpu $ld "$SRC/tests/port/trace_fw.c" "$SRC/tests/target/check.c"; then
+    if ! fw_build "$dir" $cpu $ld "$SRC/tests/port/trace_fw.c" "$SRC/tests/target/check.c"; then
         say_fail "$name: build"
         continue
     fi
@@ -127,7 +95,7 @@ for board in mps2-an385:cortex-m3 mps2-an386:cortex-m4; do
     cpu=${board#*:}
     dir=$TMP/uart-$name
     ex=$SRC/examples/cortex_m/uart
-    if ! build "$dir" $cpu mps2 "$ex/main.c" "$ex/uart.c"; then
+    if ! fw_build "$dir" $cpu mps2 "$ex/main.c" "$ex/uart.c"; then
         say_fail "uart $name: build"
         continue
     fi
@@ -145,7 +113,7 @@ done
 
 # ---- a chunk the writer refused: lost, and said ---------------------------------------
 dir=$TMP/lossy
-if EXTRA=-DLOSSY build "$dir" cortex-m3 mps2 "$SRC/tests/port/trace_fw.c" "$SRC/tests/target/check.c"; then
+if fw_build "$dir" cortex-m3 mps2 -DLOSSY "$SRC/tests/port/trace_fw.c" "$SRC/tests/target/check.c"; then
     timeout 120 "$QEMU" -M mps2-an385 -icount shift=0 -nographic -monitor none -serial none \
         -semihosting-config enable=on,target=native -kernel "$dir/fw.elf" > "$dir/capture" 2>&1
     rc=$?

@@ -1,0 +1,52 @@
+# fw_build.sh - sourced by the firmware tests in tests/port: the flags a
+# test firmware is built with, say_fail, and fw_build. Needs CC (the
+# cross compiler), SRC (the source tree), FILES (the core and the port,
+# relative to $SRC/src) and TMP set; FW_DEFINES adds flags to every file,
+# RT_FLAGS to the runtime's only.
+BOARDS=$SRC/boards/cortex_m
+CFLAGS="-mthumb -O2 -g -std=gnu11 -ffreestanding -ffunction-sections -fdata-sections -Wall -Wextra -Werror \
+-I$SRC/include -I$SRC/src -I$SRC/src/port/cortex_m ${FW_DEFINES:-}"
+LDFLAGS="-mthumb -nostartfiles --specs=nano.specs -Wl,--build-id -Wl,--gc-sections"
+fail=0
+
+say_fail() {
+    echo "FAIL: $*"
+    fail=1
+}
+
+# fw_build DIR CPU LD [-FLAG...] SOURCE... - DIR/fw.elf on the board's
+# linker script LD: startup.c and the runtime (built once per CPU, in
+# $TMP/rt-CPU), and the SOURCEs, built with the FLAGs and their own
+# folder on the include path, instrumented (-finstrument-functions) but
+# check.c and uart.c, which report and transmit.
+fw_build() {
+    dir=$1 cpu=$2 ld=$3
+    shift 3
+    mkdir -p "$dir"
+    rt=$TMP/rt-$cpu
+    objs=""
+    if [ ! -f "$rt/done" ]; then
+        mkdir -p "$rt"
+        "$CC" -mcpu=$cpu $CFLAGS -c "$BOARDS/startup.c" -o "$rt/start.o" || return 1
+    fi
+    for f in $FILES; do
+        o=$rt/$(echo "$f" | tr / _).o
+        [ -f "$rt/done" ] || "$CC" -mcpu=$cpu $CFLAGS ${RT_FLAGS:-} -c "$SRC/src/$f" -o "$o" || return 1
+        objs="$objs $o"
+    done
+    touch "$rt/done"
+    flags=""
+    while [ $# -gt 0 ] && [ "${1#-}" != "$1" ]; do
+        flags="$flags $1"
+        shift
+    done
+    for f in "$@"; do
+        inst=-finstrument-functions
+        case $f in */uart.c | */check.c) inst= ;; esac
+        o=$dir/$(basename "$f" .c).main.o
+        "$CC" -mcpu=$cpu $CFLAGS $flags $inst -I"$(dirname "$f")" -c "$f" -o "$o" || return 1
+        objs="$objs $o"
+    done
+    "$CC" -mcpu=$cpu $LDFLAGS -T "$BOARDS/$ld.ld" -T "$BOARDS/sections.ld" -o "$dir/fw.elf" \
+        "$rt/start.o" $objs -lc -lgcc
+}
