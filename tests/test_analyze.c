@@ -740,14 +740,21 @@ static void listener_stops_reading(void **state)
 
 /* ---- event rules --------------------------------------------------------------- */
 
+/* A trace of pid 1 at 1 ns a tick, clock "c", the running executable as
+ * its module: what the event-rule tests write their events after. */
+static void begin_trace(struct tb *b)
+{
+    tb_init(b);
+    tb_header(b);
+    tb_info(b, 1, 0, 1.0, 0, 0, "c", 0, NULL);
+    tb_module_self(b);
+}
+
 static void lost_closes_open_calls(void **state)
 {
     (void)state;
     struct tb b;
-    tb_init(&b);
-    tb_header(&b);
-    tb_info(&b, 1, 0, 1.0, 0, 0, "c", 0, NULL);
-    tb_module_self(&b);
+    begin_trace(&b);
     tb_events_begin(&b, 7, 0);
     tb_enter(&b, 0, fns.main);
     tb_enter(&b, 10, fns.leaf);
@@ -778,10 +785,7 @@ static void exits_before_recording(void **state)
 {
     (void)state;
     struct tb b;
-    tb_init(&b);
-    tb_header(&b);
-    tb_info(&b, 1, 0, 1.0, 0, 0, "c", 0, NULL);
-    tb_module_self(&b);
+    begin_trace(&b);
     tb_events_begin(&b, 7, 0);
     tb_exit(&b, 5);        /* began before recording */
     tb_enter(&b, 10, fns.leaf);
@@ -810,10 +814,7 @@ static void indirect_recursion_arcs(void **state)
 {
     (void)state;
     struct tb b;
-    tb_init(&b);
-    tb_header(&b);
-    tb_info(&b, 1, 0, 1.0, 0, 0, "c", 0, NULL);
-    tb_module_self(&b);
+    begin_trace(&b);
     tb_sampling(&b, 0, 1000, NP_UNWIND_FP, NP_SAMPLING_CPU_TIME | NP_SAMPLING_RETURN_ADDRS, 1000000, 128);
     tb_events_begin(&b, 1, 0);
     /* 0 fib { 10 helper { 20 fib { 30 helper { } 50 } 60 } 70 } 80 */
@@ -859,10 +860,7 @@ static void stacks_merge_runs(void **state)
 {
     (void)state;
     struct tb b;
-    tb_init(&b);
-    tb_header(&b);
-    tb_info(&b, 1, 0, 1.0, 0, 0, "c", 0, NULL);
-    tb_module_self(&b);
+    begin_trace(&b);
     tb_events_begin(&b, 1, 0);
     uint64_t t = 0;
     for (int level = 1; level <= 110; level++) {
