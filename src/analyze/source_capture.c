@@ -66,32 +66,12 @@ struct np_capture {
     uint64_t recent[ENTRY_SETS][2]; /* some of them, by their bits mixed:
                                        a run's calls repeat a few (0: none) */
     struct np_capture_found found;
-    uint32_t *tids;              /* the THREAD chunks' distinct ids: a thread
-                                    named again has another chunk */
-    size_t ntids, tids_cap;
+    struct np_hmap tids;         /* the THREAD chunks' distinct ids (found.threads
+                                    counts them): a thread named again has
+                                    another chunk */
     char ending[1024];
     char msg[NP_TRACE_MSG_MAX];
 };
-
-/* TID among the distinct thread ids (c->found.threads counts them); a
- * few threads, seen once each or so: a linear search. Nonzero: no memory. */
-static int add_tid(struct np_capture *c, uint32_t tid)
-{
-    for (size_t i = 0; i < c->ntids; i++)
-        if (c->tids[i] == tid)
-            return 0;
-    if (c->ntids == c->tids_cap) {
-        size_t cap = c->tids_cap ? 2 * c->tids_cap : 16;
-        uint32_t *t = realloc(c->tids, cap * sizeof *t);
-        if (!t)
-            return -1;
-        c->tids = t;
-        c->tids_cap = cap;
-    }
-    c->tids[c->ntids++] = tid;
-    c->found.threads = (uint32_t)c->ntids;
-    return 0;
-}
 
 /* ---- messages ------------------------------------------------------------------- */
 
@@ -324,9 +304,10 @@ static int take_chunk(struct np_capture *c, uint32_t type, size_t off, uint32_t 
         break;
     }
     case NP_CHUNK_THREAD:
-        if (len >= 4 && add_tid(c, (uint32_t)payload[0] | (uint32_t)payload[1] << 8 | (uint32_t)payload[2] << 16 |
-                                       (uint32_t)payload[3] << 24))
+        if (len >= 4 && np_hmap_put(&c->tids, (uint32_t)payload[0] | (uint32_t)payload[1] << 8 |
+                                                  (uint32_t)payload[2] << 16 | (uint32_t)payload[3] << 24, 1))
             return FAIL(c, NP_TRACE_ENOMEM, "out of memory");
+        c->found.threads = (uint32_t)c->tids.len;
         break;
     case NP_CHUNK_END:
         c->has_end = true;
@@ -637,6 +618,7 @@ struct np_capture *np_capture_open(const char *capture, const char *elf, unsigne
     c->sum = summary;
     c->fd = -1;
     np_hmap_init(&c->seen);
+    np_hmap_init(&c->tids);
     if (read_capture(c, capture) || walk(c, o) || (elf && check_elf(c, elf))) {
         np_capture_free(c);
         return NULL;
@@ -733,7 +715,7 @@ void np_capture_free(struct np_capture *c)
         close(c->fd);
     np_hmap_free(&c->seen);
     free(c->elf_path);
-    free(c->tids);
+    np_hmap_free(&c->tids);
     if (c->mapped)
         munmap(c->cap, c->mapped);
     else

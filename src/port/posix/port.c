@@ -667,14 +667,11 @@ int np_port_hw_read(uint64_t v[NP_HW_EVENTS])
     uint64_t buf[1 + NP_HW_EVENTS]; /* PERF_FORMAT_GROUP: nr, then values */
     if (hw_fd < 0)
         return 0;
-    if (hw_software) {
-        buf[0] = NP_HW_EVENTS;
-        if (read(hw_fd, &buf[1], sizeof buf[1]) != (ssize_t)sizeof buf[1] ||
-            read(hw_fd2, &buf[2], sizeof buf[2]) != (ssize_t)sizeof buf[2])
-            return 0;
-    } else if (read(hw_fd, buf, sizeof buf) != (ssize_t)sizeof buf || buf[0] != NP_HW_EVENTS) {
+    if (hw_software) /* apart: one value each */
+        return read(hw_fd, &v[0], sizeof v[0]) == (ssize_t)sizeof v[0] &&
+               read(hw_fd2, &v[1], sizeof v[1]) == (ssize_t)sizeof v[1];
+    if (read(hw_fd, buf, sizeof buf) != (ssize_t)sizeof buf || buf[0] != NP_HW_EVENTS)
         return 0;
-    }
     for (int i = 0; i < NP_HW_EVENTS; i++)
         v[i] = buf[1 + i];
     return 1;
