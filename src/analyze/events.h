@@ -166,6 +166,12 @@ struct np_event_sink {
      * writes finds them. A sink with it gets them in place of the loss
      * points they make (that reader makes them). */
     int (*damaged)(void *ctx, const uint8_t *bytes, size_t n);
+    /* Optional: a REPORT chunk's record (common/report_format.h), in
+     * stream order: its TYPE and its N values (for a type this nanoprof
+     * knows, at least as many as the type has: the reader fails a
+     * record with fewer; a type it does not know comes as written).
+     * NULL: reports are ignored. */
+    int (*report)(void *ctx, unsigned type, const uint64_t *values, unsigned n);
 };
 
 /* How the caller hears about problems and progress; any member may be

@@ -26,8 +26,10 @@
 #include "common/byte_cursor.h"
 #include "common/debug_file.h"
 #include "common/elf_symtab.h"
+#include "common/report_format.h"
 #include "common/trace_format.h"
 #include "containers.h"
+#include "report_names.h"
 #include "textfmt.h"
 #include "trace_read.h"
 
@@ -50,6 +52,10 @@ struct np_capture {
     bool spent;                  /* it is spent: no more chunks are found */
     size_t chunks;               /* whole chunks listed */
     bool has_info, has_module, has_end;
+    bool has_events;             /* THREAD or EVENTS chunks: a trace, not only reports */
+    size_t *report_at;           /* the REPORT chunks' offsets, in order */
+    size_t nreports, reports_cap;
+    size_t reports_told;         /* of them, read so far */
     const uint8_t *build_id;
     size_t build_id_len;
     size_t cut_at, cut_have, cut_want; /* a chunk the capture cuts (cut_want 0: none) */
@@ -60,6 +66,7 @@ struct np_capture {
     int fd;
     Elf *elf;
     struct np_elf_funcs funcs;
+    struct np_elf_names names;   /* what reports name */
     /* the read */
     const struct np_event_sink *out;
     struct np_hmap seen;         /* ENTRY addresses checked for a NAME */
@@ -225,7 +232,7 @@ static struct next find_next(struct np_capture *c, size_t at)
             return (struct next){ NEXT_TRACE, p, 0, 0 };
         if (!chunk_start(cap + p, c->len - p))
             continue;
-        uint32_t type = 0, len = 0;
+        uint32_t type = cap[p], len = 0; /* (chunk_start: its type's bytes are there) */
         enum np_chunk_check k = chunk_at(c, p, &type, &len);
         if (c->spent)
             break;
@@ -253,7 +260,9 @@ static int between(struct np_capture *c, size_t from, size_t to)
     if (c->version == NP_TRACE_VERSION_V1 || !memchr(p + from, 0, to - from))
         return 0;
     size_t at = from, end = to;
-    while (at < to && (p[at] == '\n' || p[at] == '\r' || (p[at] >= ' ' && p[at] < 0x7f)))
+    /* (a REPORT chunk's type, 10, reads as a newline: a chunk ends the text) */
+    while (at < to && !chunk_start(p + at, to - at) &&
+           (p[at] == '\n' || p[at] == '\r' || (p[at] >= ' ' && p[at] < 0x7f)))
         at++;
     uint32_t type, len;
     char what[NP_TRACE_LISTED_WHAT];
@@ -303,7 +312,16 @@ static int take_chunk(struct np_capture *c, uint32_t type, size_t off, uint32_t 
         c->has_module = true;
         break;
     }
+    case NP_CHUNK_EVENTS:
+        c->has_events = true;
+        break;
+    case NP_CHUNK_REPORT:
+        if (NP_GROW(c->report_at, c->reports_cap, c->nreports + 1) < 0)
+            return FAIL(c, NP_TRACE_ENOMEM, "out of memory");
+        c->report_at[c->nreports++] = off;
+        break;
     case NP_CHUNK_THREAD:
+        c->has_events = true;
         if (len >= 4 && np_hmap_put(&c->tids, (uint32_t)payload[0] | (uint32_t)payload[1] << 8 |
                                                   (uint32_t)payload[2] << 16 | (uint32_t)payload[3] << 24, 1))
             return FAIL(c, NP_TRACE_ENOMEM, "out of memory");
@@ -329,6 +347,21 @@ static size_t headless_chunk(struct np_capture *c)
     c->budget = 4 * (uint64_t)c->len + SEARCH_SLACK;
     struct next n = find_next(c, 0);
     return n.kind == NEXT_CHUNK ? n.at : c->len;
+}
+
+/* After the trace's END the firmware's reports may follow (it stopped
+ * its trace, then dumped): they are read as the trace's chunks are. Any
+ * other chunk there, N (from AT on), ends the walk: the rest is the
+ * firmware's, whole chunks said and not read (a ring that wrapped put
+ * older ones after END), and another trace's start. */
+static void past_end(struct np_capture *c, size_t at, const struct next *n)
+{
+    const uint8_t *next =
+        c->len - at >= NP_TRACE_MAGIC_LEN ? memmem(c->cap + at, c->len - at, NP_TRACE_MAGIC, NP_TRACE_MAGIC_LEN) : NULL;
+    if (next)
+        c->next_trace = (size_t)(next - c->cap);
+    if (n->kind == NEXT_CHUNK)
+        c->after_end = n->at;
 }
 
 /* Finds the trace in the capture and lists its chunks. 0, or -1 after
@@ -370,6 +403,10 @@ static int walk(struct np_capture *c, const struct np_source_options *o)
     at += head;
     for (;;) {
         struct next n = find_next(c, at);
+        if (c->has_end && n.kind != NEXT_NONE && n.kind != NEXT_TRACE && n.type != NP_CHUNK_REPORT) {
+            past_end(c, at, &n);
+            break;
+        }
         if (between(c, at, n.at))
             return -1;
         if (n.kind == NEXT_TRACE)
@@ -388,19 +425,6 @@ static int walk(struct np_capture *c, const struct np_source_options *o)
         if (take_chunk(c, n.type, n.at, n.len))
             return -1;
         at = n.at + c->hsize + (size_t)n.len;
-        if (c->has_end) { /* the trace ends: the rest is the firmware's, */
-            const uint8_t *next = len - at >= NP_TRACE_MAGIC_LEN
-                                      ? memmem(cap + at, len - at, NP_TRACE_MAGIC, NP_TRACE_MAGIC_LEN)
-                                      : NULL;
-            if (next)
-                c->next_trace = (size_t)(next - cap);
-            /* but for whole chunks before another trace: a ring that
-             * wrapped put older ones after END */
-            struct next after = find_next(c, at);
-            if (after.kind == NEXT_CHUNK)
-                c->after_end = after.at;
-            break;
-        }
     }
     if (!c->has_info)
         return FAIL(c, NP_TRACE_ECORRUPT, "%s: the trace at offset %zu has no INFO chunk", c->name, c->trace_at);
@@ -449,34 +473,7 @@ static int check_elf(struct np_capture *c, const char *elf)
                     want);
     if (np_elf_funcs_read(c->elf, NULL, &c->funcs) < 0)
         return FAIL(c, NP_TRACE_ENOMEM, "out of memory");
-    return 0;
-}
-
-/* The string at ADDR in the ELF's loaded bytes (a firmware's constants
- * may share .text: the caller knows ADDR is in no function), at most
- * NP_TRACE_NAME_MAX bytes, into OUT, NUL-terminated; its length, 0 when
- * there is none. */
-static size_t string_at(Elf *elf, uint64_t addr, char *out)
-{
-    Elf_Scn *scn = NULL;
-    while ((scn = elf_nextscn(elf, scn))) {
-        GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || sh.sh_type != SHT_PROGBITS ||
-            addr < sh.sh_addr || addr - sh.sh_addr >= sh.sh_size)
-            continue;
-        Elf_Data *d = elf_getdata(scn, NULL);
-        if (!d || !d->d_buf || addr - sh.sh_addr >= d->d_size)
-            return 0;
-        const char *p = (const char *)d->d_buf + (addr - sh.sh_addr);
-        size_t left = d->d_size - (addr - sh.sh_addr), n = 0;
-        while (n < left && n < NP_TRACE_NAME_MAX && p[n] >= ' ' && p[n] < 0x7f)
-            n++;
-        if (n == 0 || n == left || p[n] != 0)
-            return 0; /* not a C string */
-        memcpy(out, p, n);
-        out[n] = 0;
-        return n;
-    }
+    np_elf_names_init(&c->names, c->elf, &c->funcs);
     return 0;
 }
 
@@ -508,7 +505,7 @@ static int name_entry(struct np_capture *c, uint64_t addr)
     if (np_hmap_put(&c->seen, addr, 1))
         return NP_TRACE_ENOMEM;
     char name[NP_TRACE_NAME_MAX + 1];
-    if (np_elf_funcs_find(&c->funcs, addr) >= 0 || !string_at(c->elf, addr, name))
+    if (np_elf_funcs_find(&c->funcs, addr) >= 0 || !np_elf_string_at(c->elf, addr, name, sizeof name))
         return 0;
     return c->out->name ? c->out->name(c->out->ctx, addr, name) : 0;
 }
@@ -599,6 +596,23 @@ static int fwd_end(void *ctx)
     return c->out->end ? c->out->end(c->out->ctx) : 0;
 }
 
+/* A record of the next REPORT chunk listed (the reader reads them in
+ * order): one of a type this nanoprof does not know is said with the
+ * chunk's offset and skipped. */
+static int fwd_report(void *ctx, unsigned type, const uint64_t *values, unsigned n)
+{
+    struct np_capture *c = ctx;
+    size_t at = c->reports_told < c->nreports ? c->report_at[c->reports_told] : 0;
+    c->reports_told++;
+    if (type < 1 || type > NP_REPORT_TYPE_LAST) {
+        c->found.reports_unknown++;
+        say(c, NP_DIAG_WARNING, 0, "a report record of unknown type %u at offset %zu: skipped", type, at);
+        return 0;
+    }
+    c->found.reports++;
+    return c->out->report ? c->out->report(c->out->ctx, type, values, n) : 0;
+}
+
 /* ---- the source ---------------------------------------------------------------- */
 
 struct np_capture *np_capture_open(const char *capture, const char *elf, unsigned flags,
@@ -629,8 +643,8 @@ struct np_capture *np_capture_open(const char *capture, const char *elf, unsigne
     char line[512];
     if (c->cut_want) {
         snprintf(line, sizeof line, "%s%sthe capture is cut: it ends %zu bytes into the %zu-byte chunk at offset %zu, "
-                 "with no END; the trace holds the %zu whole chunks before it", prefix, sep, c->cut_have, c->cut_want,
-                 c->cut_at, c->chunks);
+                 "%s; the trace holds the %zu whole chunks before it", prefix, sep, c->cut_have, c->cut_want,
+                 c->cut_at, c->has_end ? "after the trace's END" : "with no END", c->chunks);
         np_trace_listed_stop(c->listed, NP_TRACE_ETRUNC, c->cut_at, line);
         n += (size_t)snprintf(c->ending + n, sizeof c->ending - n, "%s\n", line);
     }
@@ -677,9 +691,10 @@ int np_capture_read(struct np_capture *c, const struct np_event_sink *sink)
         .sampling = fwd_sampling,
         .name = fwd_name,
         .damaged = s->damaged ? fwd_damaged : NULL, /* (its presence decides: see events.h) */
+        .report = fwd_report,
     };
     int st = np_trace_listed_read(c->listed, &mine);
-    if (!c->found.has_end && !c->cut_want && c->sum->files_read)
+    if (!c->found.has_end && !c->cut_want && c->sum->files_read && !np_capture_reports_only(c))
         say_unended(c);
     if (!(c->flags & NP_CAPTURE_KEEP_ENDING) && c->hooks && c->hooks->diag) {
         /* each line: a warning, but for another trace's (a note) */
@@ -696,6 +711,16 @@ int np_capture_read(struct np_capture *c, const struct np_event_sink *sink)
 const struct np_capture_found *np_capture_found(const struct np_capture *c)
 {
     return &c->found;
+}
+
+bool np_capture_reports_only(const struct np_capture *c)
+{
+    return c->nreports && !c->has_events;
+}
+
+struct np_report_names np_capture_report_names(struct np_capture *c)
+{
+    return c->elf ? np_elf_report_names(&c->names) : (struct np_report_names){ NULL, NULL, NULL };
 }
 
 const char *np_capture_ending(const struct np_capture *c)
@@ -716,6 +741,7 @@ void np_capture_free(struct np_capture *c)
     np_hmap_free(&c->seen);
     free(c->elf_path);
     np_hmap_free(&c->tids);
+    free(c->report_at);
     if (c->mapped)
         munmap(c->cap, c->mapped);
     else

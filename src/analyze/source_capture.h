@@ -14,13 +14,21 @@
  * a file's. The MODULE's build-id must be the ELF's; the module told has
  * the ELF's path; an ENTRY address that is in no function of the ELF but
  * holds a C string there is an NP_ENTER region, told as a NAME before its
- * first call. */
+ * first call.
+ *
+ * The firmware's reports (REPORT chunks: its dumps and error lines as
+ * records, common/report_format.h) are told to the sink's report
+ * callback in order, those after the trace's END too (a firmware that
+ * stops its trace, then dumps); one of a type this nanoprof does not
+ * know is said with its offset and skipped. A capture may hold reports
+ * only: no THREAD, EVENTS or END, and then no line on a missing END. */
 #ifndef NP_ANALYZE_SOURCE_CAPTURE_H
 #define NP_ANALYZE_SOURCE_CAPTURE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "common/report_text.h"
 #include "events.h"
 #include "source.h"
 
@@ -47,8 +55,16 @@ struct np_capture_found {
     uint32_t threads;        /* the distinct thread ids of THREAD chunks */
     bool has_end;
     uint64_t lost;           /* END's count (has_end) */
+    uint64_t reports;        /* REPORT records told */
+    uint64_t reports_unknown; /* REPORT records of a type this nanoprof does not know: said, skipped */
 };
 const struct np_capture_found *np_capture_found(const struct np_capture *c);
+/* Whether the capture holds the firmware's reports and no trace (REPORT
+ * chunks, no THREAD or EVENTS chunk): known once open. */
+bool np_capture_reports_only(const struct np_capture *c);
+/* What the reports' values name, from the ELF (report_names.h), as long
+ * as C lives; without an ELF, nothing (the formatter shows addresses). */
+struct np_report_names np_capture_report_names(struct np_capture *c);
 /* With NP_CAPTURE_KEEP_ENDING: the lines on how the trace ends, each
  * ending in a newline ("" when none). */
 const char *np_capture_ending(const struct np_capture *c);

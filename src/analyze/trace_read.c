@@ -47,6 +47,7 @@
 #define _GNU_SOURCE
 #include "trace_read.h"
 #include "common/byte_cursor.h"
+#include "common/report_format.h"
 #include "common/trace_format.h"
 #include "events_decode.h"
 #include "trace_ahead.h"
@@ -566,6 +567,29 @@ static int do_blocks(struct reader *r, const struct chunk *c)
     return 0;
 }
 
+/* REPORT: u16 type, then at most NP_REPORT_VALUES_MAX values (u64 each),
+ * exactly; a type this nanoprof knows with every value it has. */
+static int do_report(struct reader *r, const struct chunk *c)
+{
+    static const unsigned char need[] = NP_REPORT_VALUES;
+    struct np_cursor cur = payload(r, c);
+    unsigned type = (unsigned)np_cursor_take(&cur, NP_TRACE_REPORT_TYPE);
+    size_t left = (size_t)(cur.end - cur.p);
+    if (cur.bad || left % NP_TRACE_REPORT_VALUE || left / NP_TRACE_REPORT_VALUE > NP_REPORT_VALUES_MAX)
+        return fail(r, NP_TRACE_ECORRUPT, c->off,
+                    "REPORT chunk of %u bytes is not a record (a %d-byte type, then up to %d values of %d bytes)",
+                    c->len, NP_TRACE_REPORT_TYPE, NP_REPORT_VALUES_MAX, NP_TRACE_REPORT_VALUE);
+    unsigned n = (unsigned)(left / NP_TRACE_REPORT_VALUE);
+    if (type >= 1 && type <= NP_REPORT_TYPE_LAST && n < need[type])
+        return fail(r, NP_TRACE_ECORRUPT, c->off, "REPORT record of type %u holds %u values, its type has %u", type,
+                    n, need[type]);
+    uint64_t v[NP_REPORT_VALUES_MAX];
+    for (unsigned i = 0; i < n; i++)
+        v[i] = np_cursor_take(&cur, NP_TRACE_REPORT_VALUE);
+    SINK(r, c->off, report, type, v, n);
+    return 0;
+}
+
 /* END's fields; 0 or a status. Pass one uses it quietly, pass two checks. */
 static int parse_end(struct reader *r, const struct chunk *c, uint64_t *end_tick, uint64_t *lost, double *nspt)
 {
@@ -961,6 +985,7 @@ static int do_chunk(struct reader *r, const struct chunk *c, bool first)
     case NP_CHUNK_BLOCKS:
     case NP_CHUNK_SAMPLING:
     case NP_CHUNK_UNITS:
+    case NP_CHUNK_REPORT:
         break;
     default:
         return 0; /* unknown types are skipped */
@@ -992,6 +1017,8 @@ static int do_chunk(struct reader *r, const struct chunk *c, bool first)
         return do_sampling(r, c);
     case NP_CHUNK_UNITS:
         return do_units(r, c);
+    case NP_CHUNK_REPORT:
+        return do_report(r, c);
     default:
         return do_end(r, c);
     }

@@ -46,13 +46,17 @@ enum np_chunk_type {
     NP_CHUNK_NAME = 6,
     NP_CHUNK_BLOCKS = 7,
     NP_CHUNK_SAMPLING = 8,
-    NP_CHUNK_UNITS = 9
+    NP_CHUNK_UNITS = 9,
+    NP_CHUNK_REPORT = 10
 };
-#define NP_CHUNK_TYPE_LAST NP_CHUNK_UNITS /* types 1 to this are known */
+#define NP_CHUNK_TYPE_LAST NP_CHUNK_REPORT /* types 1 to this are known */
 #define NP_TRACE_NAME_MAX 255 /* bytes of a NAME chunk's name */
 /* BLOCKS: u64 lost, u32 n, then n entries of u64 address, u64 count */
 #define NP_TRACE_BLOCKS_HEADER 12
 #define NP_TRACE_BLOCK_ENTRY 16
+/* REPORT: u16 record type, then its values, u64 each (report_format.h) */
+#define NP_TRACE_REPORT_TYPE 2
+#define NP_TRACE_REPORT_VALUE 8
 
 enum np_event_kind {
     NP_EV_ENTRY = 0,
@@ -238,7 +242,7 @@ static inline int np_trace_header_sum_ok(const uint8_t *p)
 static inline const char *np_trace_chunk_name(uint32_t type)
 {
     static const char *const names[] = { "INFO", "MODULE", "THREAD", "EVENTS", "END",
-                                         "NAME", "BLOCKS", "SAMPLING", "UNITS" };
+                                         "NAME", "BLOCKS", "SAMPLING", "UNITS", "REPORT" };
     return type >= NP_CHUNK_INFO && type <= NP_CHUNK_TYPE_LAST ? names[type - NP_CHUNK_INFO] : 0;
 }
 

@@ -4,10 +4,15 @@
  * a model (filters and a listener on), whose invariant is checked as
  * fuzz_trace_read.c checks it, and into the trace writer's sink, as
  * `nanoprof import` writes it; that trace read back gives as many events
- * as the writer was told when the capture read without a problem. Built with
- * -DNP_FUZZ=ON under Clang; for every compiler fuzz_replay.c runs it over
- * the corpus (tests/fuzz/corpus_capture: captures of tests/port/trace_fw.c
- * on mps2-an385, taken by the port_trace_import test) in ctest. */
+ * as the writer was told when the capture read without a problem. The
+ * firmware's reports are formatted as import prints them, named from the
+ * ELF: every record the capture source tells is one the formatter takes
+ * (a known type with its values). Built with -DNP_FUZZ=ON under Clang;
+ * for every compiler fuzz_replay.c runs it over the corpus
+ * (tests/fuzz/corpus_capture: captures of tests/port/trace_fw.c on
+ * mps2-an385, taken by the port_trace_import test, and one of them,
+ * trace_fw-m3-reports, with REPORT records added before and after its
+ * END) in ctest. */
 #define _GNU_SOURCE
 #include <stdbool.h>
 #include <stddef.h>
@@ -20,6 +25,7 @@
 #include "analyze/source_capture.h"
 #include "analyze/trace_read.h"
 #include "analyze/trace_write.h"
+#include "common/report_text.h"
 #include "../timeline.h"
 #include "fuzz_invariant.h"
 
@@ -90,6 +96,22 @@ static int count_then_write(void *ctx, uint32_t tid, const struct np_event *ev, 
     return rc;
 }
 
+/* A report formatted, its lines dropped. */
+static struct np_report_names names;
+static void drop_line(void *ctx, const char *line, size_t len)
+{
+    (void)ctx, (void)line, (void)len;
+}
+static int format_report(void *ctx, unsigned type, const uint64_t *values, unsigned n)
+{
+    (void)ctx;
+    if (np_report_text(type, values, n, &names, drop_line, NULL) < 0) {
+        fprintf(stderr, "fuzz_capture: a report of type %u with %u values told, the formatter refused it\n", type, n);
+        abort();
+    }
+    return 0;
+}
+
 static void through_writer(const char *path)
 {
     struct np_trace_summary sum;
@@ -107,6 +129,8 @@ static void through_writer(const char *path)
     writer = np_trace_write_sink(ws);
     struct np_event_sink sink = writer;
     sink.events = count_then_write;
+    sink.report = format_report;
+    names = np_capture_report_names(c);
     told = 0;
     int st = np_capture_read(c, &sink);
     bool begun = np_trace_write_sink_begun(ws);
