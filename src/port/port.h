@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../runtime/np_config.h"
+#include "../common/report_format.h" /* NP_MSG: the reasons below are its values */
 
 /* ---- clock -----------------------------------------------------------------
  * Ticks are the port's unit of time (a CPU's cycle counter, or ns), 64
@@ -104,7 +105,7 @@ void np_port_display_name(char *name, size_t len);
 int np_port_hw_open(const char **reason);
 /* The calling thread's counts since np_port_hw_open; 0 when unreadable. */
 int np_port_hw_read(uint64_t v[NP_HW_EVENTS]);
-/* What counter I counts, as dumps print it ("instructions", ...). */
+/* What counter I counts, as dumps print it ("instructions", ...): an NP_MSG value. */
 const char *np_port_hw_name(int i);
 
 /* ---- periodic tick (bins) -------------------------------------------------------

@@ -3,7 +3,7 @@
  * Everything the tick touches is a lock-free atomic: it runs in a signal
  * handler (or an interrupt), possibly on two threads at once. */
 #include "hooks.h"
-#include "output.h"
+#include "report.h"
 #include "../port/port.h"
 #include "nanoprof/bins.h"
 #include "np_config.h"
@@ -114,14 +114,15 @@ static void forget(void)
     __atomic_store_n(&late_ticks, 0, __ATOMIC_RELAXED);
 }
 
-/* Starts N bins in the table at C and NM (WHERE: the caller's name). */
+/* Starts N bins in the table at C and NM (WHERE: the caller's name, an
+ * NP_MSG value). */
 static int start(const char *where, bin_count *c, const char **nm, unsigned n, unsigned hz)
 {
     if (hz > NP_BINS_HZ_MAX)
-        return np_error(NP_EINVAL, where, "at most " NP_STR(NP_BINS_HZ_MAX) " ticks a second");
+        return np_error_msg(NP_EINVAL, where, NP_MSG("at most " NP_STR(NP_BINS_HZ_MAX) " ticks a second"));
     int expect = 0;
     if (!__atomic_compare_exchange_n(&state, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-        return np_error(NP_EALREADY, where, "already running (np_bins_shutdown first)");
+        return np_error_msg(NP_EALREADY, where, NP_MSG("already running (np_bins_shutdown first)"));
     for (unsigned i = 0; i < n; i++) {
         __atomic_store_n(&c[i], 0, __ATOMIC_RELAXED);
         __atomic_store_n(&nm[i], NULL, __ATOMIC_RELAXED);
@@ -132,12 +133,12 @@ static int start(const char *where, bin_count *c, const char **nm, unsigned n, u
     __atomic_store_n(&np_bin_current, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&nbins, n, __ATOMIC_RELEASE);
     if (hz) {
-        const char *why = NULL;
+        const char *why = NP_MSG("");
         int sig = np_port_tick_start(hz, tick, &why);
         if (!sig) {
             __atomic_store_n(&nbins, 0, __ATOMIC_RELEASE);
             __atomic_store_n(&state, 0, __ATOMIC_RELEASE);
-            return np_error(NP_EINVAL, where, why);
+            return np_error_msg(NP_EINVAL, where, why); /* (the port's: an NP_MSG value) */
         }
         __atomic_store_n(&signo, sig, __ATOMIC_RELAXED);
     }
@@ -151,7 +152,7 @@ int np_bins_init(unsigned n, unsigned hz)
     static const char *table_names[NP_BINS_MAX];
     if (n < 3 || n > NP_BINS_MAX)
         return np_error(NP_EINVAL, "np_bins_init", "needs 3 to " NP_STR(NP_BINS_MAX) " bins (np_bins_max)");
-    return start("np_bins_init", table_counts, table_names, n, hz);
+    return start(NP_MSG("np_bins_init"), table_counts, table_names, n, hz);
 }
 
 int np_bins_init_buf(void *buf, size_t size, unsigned n, unsigned hz)
@@ -163,7 +164,7 @@ int np_bins_init_buf(void *buf, size_t size, unsigned n, unsigned hz)
     if (size < NP_BINS_BUF_BYTES(n))
         return np_error(NP_ESMALL, "np_bins_init_buf", "buffer smaller than NP_BINS_BUF_BYTES(nbins)");
     const char **nm = buf;
-    return start("np_bins_init_buf", (bin_count *)(nm + n), nm, n, hz);
+    return start(NP_MSG("np_bins_init_buf"), (bin_count *)(nm + n), nm, n, hz);
 }
 
 int np_bins_shutdown(void)
@@ -191,16 +192,6 @@ int np_bin_name(unsigned n, const char *name)
     return NP_OK;
 }
 
-/* "(<n><after>" */
-static void note(uint64_t n, const char *after)
-{
-    struct np_line l = { 0 };
-    np_line_str(&l, "(");
-    np_line_u64(&l, n);
-    np_line_str(&l, after);
-    np_line_emit(&l);
-}
-
 int np_bins_dump(void)
 {
     if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 2)
@@ -221,22 +212,14 @@ int np_bins_dump(void)
         /* exchange: a tick between reading and clearing is not lost */
         bin_count c = __atomic_exchange_n(&counts[b], 0, __ATOMIC_RELAXED);
         const char *name = __atomic_load_n(&names[b], __ATOMIC_ACQUIRE);
-        struct np_line l = { 0 };
-        np_line_u64(&l, b);
-        np_line_str(&l, " ");
-        np_line_str(&l, name ? name : "-");
-        np_line_str(&l, " ");
-        np_line_u64(&l, c);
-        if (c == BIN_COUNT_MAX)
-            np_line_str(&l, " (saturated)");
-        np_line_emit(&l);
+        NP_REPORT(NP_REP_BIN, b, NP_RV(name), c, c == BIN_COUNT_MAX);
     }
     uint64_t oor = __atomic_exchange_n(&out_of_range, 0, __ATOMIC_RELAXED);
     uint64_t late = __atomic_exchange_n(&late_ticks, 0, __ATOMIC_RELAXED);
     if (oor)
-        note(oor, " ticks in bins out of range)");
+        NP_REPORT(NP_REP_BINS_OUT_OF_RANGE, oor);
     if (late)
-        note(late, " ticks counted late: the timer signal was blocked or the program was not running)");
+        NP_REPORT(NP_REP_BINS_LATE, late);
     __atomic_store_n(&dumping, 0, __ATOMIC_RELEASE);
     leave_bin(0, prev);
     return NP_OK;

@@ -25,7 +25,7 @@
  * nothing that could call it back. */
 #include "blocks_table.h"
 #include "hooks.h"
-#include "output.h"
+#include "report.h"
 #include "nanoprof/blocks.h"
 #include "../common/parse_size.h"
 #include "../port/port.h"
@@ -326,24 +326,10 @@ int np_blocks_dump(void)
         while (np_blocks_next(&pos, &pc, &count))
             total += count;
     }
-    struct np_line l = { 0 };
-    np_line_str(&l, "blocks: ");
-    np_line_u64(&l, n);
-    np_line_str(&l, " blocks, ");
-    np_line_u64(&l, total);
-    np_line_str(&l, " executions, ");
-    np_line_u64(&l, np_blocks_lost());
-    np_line_str(&l, " lost, ");
-    np_line_u64(&l, np_blocks_capacity());
-    np_line_str(&l, " slots");
-    np_line_emit(&l);
-    if (!np_blocks_capacity()) {
-        np_line_str(&l, "(no table: a target's runtime counts in the one the program gives, np_blocks_init_buf)");
-        np_line_emit(&l);
-    }
+    NP_REPORT(NP_REP_BLOCKS_HEAD, n, total, np_blocks_lost(), np_blocks_capacity());
     uint64_t pos = 0;
     for (size_t i = 0;; i++) {
-        uint64_t pc, count, off = 0;
+        uint64_t pc, count;
         if (all) {
             if (i >= n)
                 break;
@@ -352,18 +338,7 @@ int np_blocks_dump(void)
         } else if (!np_blocks_next(&pos, &pc, &count)) {
             break;
         }
-        char name[256];
-        if (np_port_symbolize_at((const void *)(uintptr_t)pc, name, sizeof name, &off)) {
-            np_port_display_name(name, sizeof name);
-            np_line_str(&l, name);
-            np_line_str(&l, "+");
-            np_line_hex(&l, off);
-        } else {
-            np_line_hex(&l, pc);
-        }
-        np_line_str(&l, ": ");
-        np_line_u64(&l, count);
-        np_line_emit(&l);
+        NP_REPORT(NP_REP_BLOCK, pc, count);
     }
     np_port_free(all);
     return NP_OK;

@@ -2,7 +2,7 @@
  * each call is in calltrace_hot.h. */
 #include "calltrace_hot.h"
 #include "hooks.h"
-#include "output.h"
+#include "report.h"
 
 #define REC sizeof(np_trace_record)
 _Static_assert(sizeof(np_trace_record) == NP_CALLTRACE_RECORD_SIZE, "record size");
@@ -30,12 +30,13 @@ int np_calltrace_init(void *buf, size_t size, np_calltrace_mode mode)
     if (mode != NP_CALLTRACE_STACK && mode != NP_CALLTRACE_LOG)
         return np_error(NP_EINVAL, "np_calltrace_init", "mode must be NP_CALLTRACE_STACK or NP_CALLTRACE_LOG");
     if (((uintptr_t)buf & (_Alignof(np_trace_record) - 1)) != 0)
-        return np_error(NP_EINVAL, "np_calltrace_init",
-                        _Alignof(np_trace_record) == 8 ? "buffer must be 8-byte aligned" : "buffer must be 4-byte aligned");
+        return np_error_msg(NP_EINVAL, NP_MSG("np_calltrace_init"),
+                            _Alignof(np_trace_record) == 8 ? NP_MSG("buffer must be 8-byte aligned")
+                                                           : NP_MSG("buffer must be 4-byte aligned"));
     if (size < REC || size / REC > 0xffffffffu)
-        return np_error(NP_ESMALL, "np_calltrace_init",
-                        REC == 16 ? "buffer too small: need at least 16 bytes (one record)"
-                                  : "buffer too small: need at least 12 bytes (one record)");
+        return np_error_msg(NP_ESMALL, NP_MSG("np_calltrace_init"),
+                            REC == 16 ? NP_MSG("buffer too small: need at least 16 bytes (one record)")
+                                      : NP_MSG("buffer too small: need at least 12 bytes (one record)"));
     if (!np_api_enter(t, "np_calltrace_init"))
         return NP_EBUSY;
     struct np_calltrace_state *c = &t->ct;
@@ -65,14 +66,15 @@ int np_calltrace_shutdown(void)
     return NP_OK;
 }
 
-static int set_on(const char *who, int on)
+static int set_on(const char *who, int on) /* WHO: an NP_MSG value */
 {
-    return np_switch_mechanism(who, NP_F_CT_INIT, NP_F_CT_ON, on, "call trace not initialised on this thread");
+    return np_switch_mechanism(who, NP_F_CT_INIT, NP_F_CT_ON, on,
+                               NP_MSG("call trace not initialised on this thread"));
 }
 
-int np_calltrace_enable(void) { return set_on("np_calltrace_enable", 1); }
-int np_calltrace_disable(void) { return set_on("np_calltrace_disable", 0); }
-int np_calltrace_restore(int previous) { return set_on("np_calltrace_restore", previous != 0); }
+int np_calltrace_enable(void) { return set_on(NP_MSG("np_calltrace_enable"), 1); }
+int np_calltrace_disable(void) { return set_on(NP_MSG("np_calltrace_disable"), 0); }
+int np_calltrace_restore(int previous) { return set_on(NP_MSG("np_calltrace_restore"), previous != 0); }
 
 int np_calltrace_clear(void)
 {
@@ -161,27 +163,11 @@ __attribute__((noinline)) int np_calltrace_dump(void)
         return NP_EBUSY;
     const struct np_calltrace_state *c = &t->ct;
     uint32_t n = held(c);
-    struct np_line l = { 0 };
-    np_line_str(&l, "calltrace: ");
-    np_line_str(&l, c->mode == NP_CALLTRACE_STACK ? "stack" : "log");
-    np_line_str(&l, " mode, thread ");
-    np_line_u64(&l, (uint64_t)t->tid);
-    np_line_str(&l, ", lr=");
-    np_line_hex(&l, (uint64_t)(uintptr_t)lr);
-    np_line_str(&l, ", ");
-    np_line_u64(&l, n);
-    np_line_str(&l, " records, ");
-    np_line_u64(&l, lost_of(c));
-    np_line_str(&l, " lost");
-    np_line_emit(&l);
+    NP_REPORT(NP_REP_CALLTRACE_HEAD, c->mode == NP_CALLTRACE_STACK, (uint64_t)t->tid, NP_RV(lr), n, lost_of(c));
     for (uint32_t i = 0; i < n; i++) {
         np_calltrace_entry e;
         decode(nth_newest(c, i), &e);
-        np_line_indent(&l, 2 * (e.depth < 64 ? e.depth : 64));
-        np_line_func(&l, e.fn, e.named);
-        np_line_str(&l, ": lr=");
-        np_line_hex(&l, (uint64_t)(uintptr_t)e.site);
-        np_line_emit(&l);
+        NP_REPORT(NP_REP_CALLTRACE_CALL, e.depth, NP_RV(e.fn), (uint64_t)e.named, NP_RV(e.site));
     }
     np_thread_unlock(t);
     return NP_OK;

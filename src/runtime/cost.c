@@ -196,14 +196,15 @@ int np_cost_shutdown(void)
     return NP_OK;
 }
 
-static int set_on(const char *who, int on)
+static int set_on(const char *who, int on) /* WHO: an NP_MSG value */
 {
-    return np_switch_mechanism(who, NP_F_COST_INIT, NP_F_COST_ON, on, "cost measurement not initialised on this thread");
+    return np_switch_mechanism(who, NP_F_COST_INIT, NP_F_COST_ON, on,
+                               NP_MSG("cost measurement not initialised on this thread"));
 }
 
-int np_cost_enable(void) { return set_on("np_cost_enable", 1); }
-int np_cost_disable(void) { return set_on("np_cost_disable", 0); }
-int np_cost_restore(int previous) { return set_on("np_cost_restore", previous != 0); }
+int np_cost_enable(void) { return set_on(NP_MSG("np_cost_enable"), 1); }
+int np_cost_disable(void) { return set_on(NP_MSG("np_cost_disable"), 0); }
+int np_cost_restore(int previous) { return set_on(NP_MSG("np_cost_restore"), previous != 0); }
 
 int np_cost_clear(void)
 {

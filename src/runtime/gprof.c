@@ -13,7 +13,7 @@
  * The file's integers are in the target's own byte order and its vma is
  * an address's size: the firmware's ELF is the target's, so both match. */
 #include "hooks.h"
-#include "output.h"
+#include "report.h"
 #include "../common/gmon_format.h"
 #include "../port/port.h"
 #include "nanoprof/nanoprof.h"
@@ -116,24 +116,25 @@ static void write_at_exit(void)
     (void)np_gprof_write(NULL);
 }
 
+/* WHAT: an NP_MSG value */
 static int fail(int status, const char *what)
 {
-    return np_error(status, "np_gprof_init", what);
+    return np_error_msg(status, NP_MSG("np_gprof_init"), what);
 }
 
 int np_gprof_init(const np_gprof_config *c)
 {
     if (g)
-        return fail(NP_EALREADY, "already running");
+        return fail(NP_EALREADY, NP_MSG("already running"));
     if (!c || !c->arcs || !c->hist || ((uintptr_t)c->arcs & 3) || ((uintptr_t)c->hist & 1))
-        return fail(NP_EINVAL, "NULL or misaligned (arcs: 4 bytes, hist: 2)");
+        return fail(NP_EINVAL, NP_MSG("NULL or misaligned (arcs: 4 bytes, hist: 2)"));
     if (!c->hz || c->hz > NP_GPROF_HZ_MAX)
-        return fail(NP_EINVAL, "hz: 1 to " NP_STR(NP_GPROF_HZ_MAX));
+        return fail(NP_EINVAL, NP_MSG("hz: 1 to " NP_STR(NP_GPROF_HZ_MAX)));
     if (c->arcs_size < NP_GPROF_ARCS_SIZE(1))
-        return fail(NP_ESMALL, "arcs_size under NP_GPROF_ARCS_SIZE(1)");
+        return fail(NP_ESMALL, NP_MSG("arcs_size under NP_GPROF_ARCS_SIZE(1)"));
     uintptr_t start = (uintptr_t)c->text_start, end = (uintptr_t)c->text_end;
     if ((!start && !end && !np_port_text(&start, &end)) || end <= start)
-        return fail(NP_EINVAL, "no text range (text_start, text_end)");
+        return fail(NP_EINVAL, NP_MSG("no text range (text_start, text_end)"));
     /* the narrowest bins, a power of two of bytes, that the buffer holds:
      * gprof's bin width is then exact */
     uint32_t shift = 1, nbins;
@@ -146,10 +147,7 @@ int np_gprof_init(const np_gprof_config *c)
         if (nbins <= c->hist_size / 2)
             break;
         if (b == NP_GPROF_BUCKET_MAX) {
-            struct np_line l = { 0 };
-            np_line_str(&l, "nanoprof: np_gprof_init: hist_size under ");
-            np_line_u64(&l, (uint64_t)nbins * 2);
-            np_line_emit(&l);
+            NP_REPORT(NP_REP_GPROF_HIST_SMALL, (uint64_t)nbins * 2);
             return NP_ESMALL;
         }
     }
@@ -160,10 +158,10 @@ int np_gprof_init(const np_gprof_config *c)
     __builtin_memset(p->slots, 0, p->nslots * sizeof *p->slots);
     __builtin_memset(p->bins, 0, nbins * sizeof *p->bins);
     g = p;
-    const char *why = "";
+    const char *why = NP_MSG("");
     if (!np_port_pc_sample_start(c->hz, sample, &why)) {
         g = NULL;
-        return fail(NP_EINVAL, why);
+        return fail(NP_EINVAL, why); /* (the port's: an NP_MSG value) */
     }
     np_port_arcs_start(count_arc);
     np_port_at_exit(write_at_exit);
@@ -189,16 +187,11 @@ struct __attribute__((packed)) arc_record {
     uint32_t count;
 };
 
-/* "nanoprof: np_gprof_write: <n><what>", when N is not 0 */
-static void say_lost(uint32_t n, const char *what)
+/* A count of what the file misses, when there is any. */
+static void say_lost(unsigned type, uint32_t n)
 {
-    if (!n)
-        return;
-    struct np_line l = { 0 };
-    np_line_str(&l, "nanoprof: np_gprof_write: ");
-    np_line_u64(&l, n);
-    np_line_str(&l, what);
-    np_line_emit(&l);
+    if (n)
+        NP_REPORT(type, n);
 }
 
 int np_gprof_write(const char *path)
@@ -233,9 +226,9 @@ int np_gprof_write(const char *path)
     }
     if (failed)
         return np_error(NP_EINVAL, "np_gprof_write", "the host refused the file (no semihosting?)");
-    say_lost(p->outside, " samples outside the text");
-    say_lost(p->lost_calls, " calls lost (arc table full)");
-    say_lost(p->lost_samples, " samples lost (a bin at 65535)");
+    say_lost(NP_REP_GPROF_OUTSIDE, p->outside);
+    say_lost(NP_REP_GPROF_ARCS_LOST, p->lost_calls);
+    say_lost(NP_REP_GPROF_SAMPLES_LOST, p->lost_samples);
     return p->lost_calls || p->lost_samples ? NP_EFULL : NP_OK;
 }
 

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include "thread.h"
+#include "../common/report_format.h"
 
 #define NP_HOOK __attribute__((no_instrument_function, visibility("default")))
 /* What libnanoprof-hooks.a, linked into a program, reaches in
@@ -57,13 +58,19 @@ extern const unsigned np_hooks_mechanisms;
 #define np_hooks_have(m) ((np_hooks_mechanisms & (m)) != 0)
 #endif
 
-/* output.c: one error line "nanoprof: <where>: <what>" on the sink */
-int np_error(int status, const char *where, const char *what);
+/* output.c: the error "nanoprof: <where>: <what>" reported (an ERROR
+ * record, report.h); returns STATUS. np_error takes literals, np_error_msg
+ * NP_MSG values (a caller's WHERE passed on). */
+int np_error_msg(int status, const char *where, const char *what);
+#define np_error(status, where, what) np_error_msg((status), NP_MSG(where), NP_MSG(what))
 /* Marks T busy for an API call; on failure (called from inside a hook, e.g.
- * a signal handler) writes the error line and returns 0. */
-int np_api_enter(struct np_thread *t, const char *where);
+ * a signal handler) reports the error and returns 0. WHERE: an NP_MSG
+ * value with np_api_enter_msg, a literal with np_api_enter. */
+int np_api_enter_msg(struct np_thread *t, const char *where);
+#define np_api_enter(t, where) np_api_enter_msg((t), NP_MSG(where))
 /* Enable/disable/restore of one mechanism on the calling thread: returns
- * the previous state (1 on, 0 off) or a negative np_status. */
+ * the previous state (1 on, 0 off) or a negative np_status. WHO and
+ * NOT_INIT: NP_MSG values. */
 int np_switch_mechanism(const char *who, uint32_t init_flag, uint32_t on_flag, int on, const char *not_init);
 
 /* The default statistics table (the last one initialised), into which a

@@ -44,6 +44,14 @@
 
 /* ---- the core -------------------------------------------------------------- */
 
+/* Reports (dumps, notes, error lines) as records that the host formats
+ * with the firmware's ELF (1: a microcontroller's default: no text, no
+ * formatting code, no names in its ROM), or as text made here (0: a
+ * host's runtime, and a target's libnanoprof-text). */
+#ifndef NP_REPORT_RECORDS
+#define NP_REPORT_RECORDS NP_CONFIG_SMALL
+#endif
+
 /* Bytes of one output line (dumps, errors): a symbol name and its figures;
  * the line lives on the stack of whoever dumps. */
 #ifndef NP_LINE_MAX

@@ -1,5 +1,5 @@
-/* output.h - building text lines and sending them to the output sink,
- * without printf (the runtime also runs where there is none). */
+/* output.h - the output sink: where reports (report.h) and a target's
+ * trace go. */
 #ifndef NP_OUTPUT_H
 #define NP_OUTPUT_H
 
@@ -7,21 +7,12 @@
 #include <stdint.h>
 #include "np_config.h"
 
-struct np_line {
-    size_t n;
-    char buf[NP_LINE_MAX];
-};
-
-void np_line_str(struct np_line *l, const char *s);
-void np_line_u64(struct np_line *l, uint64_t v);
-void np_line_hex(struct np_line *l, uint64_t v);    /* 0x-prefixed */
-void np_line_indent(struct np_line *l, unsigned n); /* n spaces */
-/* Appends the name of FN (a function address, or a string when NAMED). */
-void np_line_func(struct np_line *l, const void *fn, int named);
-/* Ends the line with '\n', writes it to the sink and empties L. */
-void np_line_emit(struct np_line *l);
-
 void np_write(const char *bytes, size_t len);
+/* Whether the writer's stream had its opening (report.c, on a target):
+ * 0 again when the program sets another writer; but while a trace is
+ * recorded (np_output_tracing), the trace's stream stays the one reports
+ * go into, whatever the writer. */
+extern int np_output_opened, np_output_tracing;
 /* Times a writer said it failed (np_output_failed). */
 extern uint32_t np_output_failures;
 

@@ -521,9 +521,9 @@ static void arm_cb(struct np_rec_stream *s, void *ctx)
 static int set_rate(const char *who, unsigned hz)
 {
     if (!np_rec_active())
-        return np_error(NP_ENOTINIT, who, "not recording (NANOPROF_RECORD is not set)");
+        return np_error_msg(NP_ENOTINIT, who, NP_MSG("not recording (NANOPROF_RECORD is not set)"));
     struct np_thread *t = np_self();
-    if (!np_api_enter(t, who))
+    if (!np_api_enter_msg(t, who))
         return NP_EBUSY;
     if (hz) {
         STORE(&S.wanted, 1);
@@ -532,7 +532,7 @@ static int set_rate(const char *who, unsigned hz)
     }
     if (hz && !LOAD(&S.installed)) {
         np_thread_unlock(t);
-        return np_error(NP_EINVAL, who, "cannot install the SIGPROF handler");
+        return np_error_msg(NP_EINVAL, who, NP_MSG("cannot install the SIGPROF handler"));
     }
     if (hz || LOAD(&S.hz)) {
         STORE(&S.hz, hz);
@@ -548,12 +548,12 @@ int np_sample_start(unsigned hz)
         return np_error(NP_EINVAL, "np_sample_start", "sampling is not supported on this machine");
     if (!hz || hz > NP_SAMPLE_HZ_MAX)
         return np_error(NP_EINVAL, "np_sample_start", "the rate must be 1 to 100000 Hz");
-    return set_rate("np_sample_start", hz);
+    return set_rate(NP_MSG("np_sample_start"), hz);
 }
 
 int np_sample_stop(void)
 {
-    return set_rate("np_sample_stop", 0);
+    return set_rate(NP_MSG("np_sample_stop"), 0);
 }
 
 /* ---- interposed: pthread_create, sigaction, signal ------------------------ */

@@ -6,7 +6,7 @@
  * same section all add up. */
 #include "ns.h"
 #include "hooks.h"
-#include "output.h"
+#include "report.h"
 #include "../port/port.h"
 #include "nanoprof/sections.h"
 #include "np_config.h"
@@ -75,16 +75,17 @@ static int said_bad_id, said_unmatched;
 
 /* One line per kind of misuse per process: a section in a loop must not
  * flood the output. */
+/* WHERE, WHAT (and the helpers' WHERE below): NP_MSG values */
 static int misuse(int *said, const char *where, const char *what)
 {
     if (!__atomic_exchange_n(said, 1, __ATOMIC_RELAXED))
-        np_error(NP_EINVAL, where, what);
+        np_error_msg(NP_EINVAL, where, what);
     return NP_EINVAL;
 }
 
 static int bad_id(const char *where)
 {
-    return misuse(&said_bad_id, where, "section id out of range (see np_sections_max; reported once)");
+    return misuse(&said_bad_id, where, NP_MSG("section id out of range (see np_sections_max; reported once)"));
 }
 
 static void open_hw(struct section_thread *s)
@@ -167,7 +168,7 @@ static __attribute__((noinline)) struct section_thread *thread_start(void)
     return s;
 }
 
-static const char no_table[] = "no table: np_sections_init or np_sections_init_buf first";
+#define NO_TABLE "no table: np_sections_init or np_sections_init_buf first"
 
 /* No state for the thread: no table, or (where the OS runs threads) no
  * memory for it. Said once. */
@@ -176,18 +177,18 @@ static int no_memory(const char *where)
     static int said;
 #if NP_PORT_OS_THREADS
     if (have_table())
-        return misuse(&said, where, "no memory for this thread's sections (reported once)");
+        return misuse(&said, where, NP_MSG("no memory for this thread's sections (reported once)"));
 #endif
-    return misuse(&said, where, no_table);
+    return misuse(&said, where, NP_MSG(NO_TABLE));
 }
 
 int np_section_begin(unsigned id)
 {
     struct section_thread *s = me;
     if (__builtin_expect(!s || !s->ready, 0) && !(s = thread_start()))
-        return no_memory("np_section_begin");
+        return no_memory(NP_MSG("np_section_begin"));
     if (__builtin_expect(id >= __atomic_load_n(&nmax, __ATOMIC_RELAXED), 0))
-        return bad_id("np_section_begin");
+        return bad_id(NP_MSG("np_section_begin"));
     struct open_section *o = &s->open[id];
     if (o->depth++ != 0)
         return NP_OK;
@@ -210,10 +211,11 @@ int np_section_end(unsigned id)
 {
     uint64_t now = np_port_wall_ticks(); /* first: the time leaves out the rest */
     if (__builtin_expect(id >= __atomic_load_n(&nmax, __ATOMIC_RELAXED), 0))
-        return bad_id("np_section_end");
+        return bad_id(NP_MSG("np_section_end"));
     struct section_thread *s = me;
     if (__builtin_expect(!s || s->open[id].depth == 0, 0))
-        return misuse(&said_unmatched, "np_section_end", "section ended without a begin on this thread (reported once)");
+        return misuse(&said_unmatched, NP_MSG("np_section_end"),
+                      NP_MSG("section ended without a begin on this thread (reported once)"));
     struct open_section *o = &s->open[id];
     if (--o->depth != 0)
         return NP_OK;
@@ -228,16 +230,16 @@ int np_section_end(unsigned id)
 /* NP_OK when there is a table, else NP_ENOTINIT, said as WHERE. */
 static int need_table(const char *where)
 {
-    return have_table() ? NP_OK : np_error(NP_ENOTINIT, where, no_table);
+    return have_table() ? NP_OK : np_error_msg(NP_ENOTINIT, where, NP_MSG(NO_TABLE));
 }
 
 int np_section_name(unsigned id, const char *name)
 {
-    int rc = need_table("np_section_name");
+    int rc = need_table(NP_MSG("np_section_name"));
     if (rc != NP_OK)
         return rc;
     if (id >= nmax)
-        return bad_id("np_section_name");
+        return bad_id(NP_MSG("np_section_name"));
     __atomic_store_n(&table[id].name, name, __ATOMIC_RELEASE);
     return NP_OK;
 }
@@ -265,16 +267,12 @@ static int start(const char *where, unsigned flags)
     if (!s)
         return no_memory(where);
     if (flags & NP_SECTIONS_HW) {
-        const char *why = NULL;
+        const char *why = NP_MSG("");
         if (np_port_hw_open(&why)) {
             s->hw = 1;
             __atomic_store_n(&hw_on, 1, __ATOMIC_RELEASE);
         } else {
-            struct np_line l = { 0 };
-            np_line_str(&l, "nanoprof: np_sections_init: hardware events unavailable (");
-            np_line_str(&l, why);
-            np_line_str(&l, "): sections measure time only");
-            np_line_emit(&l);
+            NP_REPORT(NP_REP_SECTIONS_HW_OFF, NP_RV(why)); /* (the port's: an NP_MSG value) */
         }
     }
     return NP_OK;
@@ -287,7 +285,7 @@ int np_sections_init(unsigned flags)
     if (__atomic_exchange_n(&initialised, 1, __ATOMIC_ACQ_REL))
         return np_error(NP_EALREADY, "np_sections_init", "already initialised");
     builtin_table(); /* or the one sections already use */
-    return start("np_sections_init", flags);
+    return start(NP_MSG("np_sections_init"), flags);
 }
 
 int np_sections_init_buf(void *buf, size_t size, unsigned flags)
@@ -315,7 +313,7 @@ int np_sections_init_buf(void *buf, size_t size, unsigned flags)
     for (uint64_t *w = (uint64_t *)buf, *e = (uint64_t *)((char *)buf + (size & ~(size_t)7)); w < e; w++)
         __atomic_store_n(w, 0, __ATOMIC_RELAXED);
     set_table((struct section *)t, (unsigned)n, (struct section *)t + n);
-    return start("np_sections_init_buf", flags);
+    return start(NP_MSG("np_sections_init_buf"), flags);
 }
 
 int np_sections_clear(void)
@@ -343,7 +341,7 @@ static void read_section(unsigned id, uint64_t ns_per_tick, np_section_stats *ou
 
 int np_sections_get(unsigned id, np_section_stats *out)
 {
-    int rc = need_table("np_sections_get");
+    int rc = need_table(NP_MSG("np_sections_get"));
     if (rc != NP_OK)
         return rc;
     if (id >= nmax || !out)
@@ -355,49 +353,13 @@ int np_sections_get(unsigned id, np_section_stats *out)
 
 static void dump_line(unsigned id, const np_section_stats *s, uint64_t global_ns)
 {
-    struct np_line l = { 0 };
-    if (s->name) {
-        np_line_str(&l, s->name);
-    } else if (id == NP_SECTION_GLOBAL) {
-        np_line_str(&l, "global");
-    } else {
-        np_line_str(&l, "section ");
-        np_line_u64(&l, id);
-    }
-    np_line_str(&l, ": count ");
-    np_line_u64(&l, s->count);
-    np_line_str(&l, ", time ");
-    np_line_u64(&l, s->time_ns);
-    np_line_str(&l, ", ");
-    if (global_ns) {
-        /* the ratio in 32 bits: no 64-bit division on a target */
-        uint64_t t = s->time_ns, g = global_ns;
-        while ((t | g) >> 22)
-            t >>= 1, g >>= 1;
-        uint32_t tenths = g ? ((uint32_t)t * 1000u + (uint32_t)g / 2) / (uint32_t)g : 0;
-        np_line_u64(&l, tenths / 10);
-        np_line_str(&l, ".");
-        np_line_u64(&l, tenths % 10);
-    } else {
-        np_line_str(&l, "-");
-    }
-    np_line_str(&l, "% of global");
-    if (s->hw) {
-        np_line_str(&l, ", ");
-        np_line_str(&l, np_port_hw_name(0));
-        np_line_str(&l, " ");
-        np_line_u64(&l, s->instructions);
-        np_line_str(&l, ", ");
-        np_line_str(&l, np_port_hw_name(1));
-        np_line_str(&l, " ");
-        np_line_u64(&l, s->cache_misses);
-    }
-    np_line_emit(&l);
+    NP_REPORT(NP_REP_SECTION, id, NP_RV(s->name), s->count, s->time_ns, global_ns,
+              s->hw ? NP_RV(np_port_hw_name(0)) : 0, s->instructions, NP_RV(np_port_hw_name(1)), s->cache_misses);
 }
 
 int np_sections_dump(void)
 {
-    int rc = need_table("np_sections_dump");
+    int rc = need_table(NP_MSG("np_sections_dump"));
     if (rc != NP_OK)
         return rc;
     np_port_clock_init();
@@ -412,13 +374,7 @@ int np_sections_dump(void)
     }
     dump_line(NP_SECTION_GLOBAL, &global, global.time_ns);
     uint32_t refused = __atomic_load_n(&hw_refused_threads, __ATOMIC_RELAXED);
-    if (global.hw && refused) {
-        struct np_line l = { 0 };
-        np_line_str(&l, "(hardware events missing from ");
-        np_line_u64(&l, refused);
-        np_line_str(&l, refused == 1 ? " thread: its counters" : " threads: their counters");
-        np_line_str(&l, " could not be opened)");
-        np_line_emit(&l);
-    }
+    if (global.hw && refused)
+        NP_REPORT(NP_REP_SECTIONS_HW_MISSING, refused);
     return NP_OK;
 }

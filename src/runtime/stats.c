@@ -14,7 +14,7 @@
  * times add, minima and maxima combine. */
 #include "ns.h"
 #include "hooks.h"
-#include "output.h"
+#include "report.h"
 #include "../port/port.h"
 
 #define STATS_MAGIC 0x4e505354u /* "NPST" */
@@ -133,11 +133,12 @@ static void rebuild_index(struct stats_hdr *h)
     }
 }
 
+/* WHO: an NP_MSG value */
 static struct stats_hdr *table(void *stats, const char *who)
 {
     struct stats_hdr *h = stats;
     if (!h || ((uintptr_t)h & 7) || h->magic != STATS_MAGIC) {
-        np_error(NP_EINVAL, who, "not a statistics table (np_stats_init first)");
+        np_error_msg(NP_EINVAL, who, NP_MSG("not a statistics table (np_stats_init first)"));
         return NULL;
     }
     return h;
@@ -199,7 +200,7 @@ int np_stats_merge(void *stats, struct np_thread *t)
 
 int np_stats_calc(void *stats)
 {
-    struct stats_hdr *h = table(stats, "np_stats_calc");
+    struct stats_hdr *h = table(stats, NP_MSG("np_stats_calc"));
     if (!h)
         return NP_EINVAL;
     struct np_thread *t = np_self();
@@ -267,7 +268,7 @@ static void sort_by_total(struct stats_hdr *h, uint32_t *v, uint32_t n)
 
 int np_stats_dump(void *stats)
 {
-    struct stats_hdr *h = table(stats, "np_stats_dump");
+    struct stats_hdr *h = table(stats, NP_MSG("np_stats_dump"));
     if (!h)
         return NP_EINVAL;
     struct np_thread *t = np_self();
@@ -279,37 +280,17 @@ int np_stats_dump(void *stats)
     for (uint32_t k = 0; k < h->count; k++)
         v[k] = k + 1;
     sort_by_total(h, v, h->count);
-    struct np_line l = { 0 };
     for (uint32_t k = 0; k < h->count; k++) {
         np_func_stats s;
         to_public(&entries(h)[v[k] - 1], ns, &s);
-        if (!s.calls)
-            continue;
-        np_line_func(&l, s.fn, s.named);
-        np_line_str(&l, ": count ");
-        np_line_u64(&l, s.calls);
-        np_line_str(&l, ", cost ");
-        np_line_u64(&l, s.total_ns);
-        np_line_str(&l, ", self ");
-        np_line_u64(&l, s.self_ns);
-        np_line_str(&l, ", min ");
-        np_line_u64(&l, s.min_ns);
-        np_line_str(&l, ", max ");
-        np_line_u64(&l, s.max_ns);
-        np_line_emit(&l);
+        if (s.calls)
+            NP_REPORT(NP_REP_COST_FN, NP_RV(s.fn), (uint64_t)s.named, s.calls, s.total_ns, s.self_ns, s.min_ns,
+                      s.max_ns);
     }
-    if (h->lost) {
-        np_line_str(&l, "(");
-        np_line_u64(&l, h->lost);
-        np_line_str(&l, " records lost: a measurement buffer was full, or a thread ended without np_stats_calc)");
-        np_line_emit(&l);
-    }
-    if (h->full) {
-        np_line_str(&l, "(statistics table full: ");
-        np_line_u64(&l, h->full);
-        np_line_str(&l, " calls of functions not counted; give np_stats_init a larger buffer)");
-        np_line_emit(&l);
-    }
+    if (h->lost)
+        NP_REPORT(NP_REP_COST_LOST, h->lost);
+    if (h->full)
+        NP_REPORT(NP_REP_COST_FULL, h->full);
     rebuild_index(h);
     int status = h->full ? NP_EFULL : NP_OK;
     unlock(h, held);
@@ -319,7 +300,7 @@ int np_stats_dump(void *stats)
 
 int np_stats_shutdown(void *stats)
 {
-    struct stats_hdr *h = table(stats, "np_stats_shutdown");
+    struct stats_hdr *h = table(stats, NP_MSG("np_stats_shutdown"));
     if (!h)
         return NP_EINVAL;
     struct np_thread *t = np_self();
@@ -336,13 +317,13 @@ int np_stats_shutdown(void *stats)
 
 int np_stats_count(void *stats)
 {
-    struct stats_hdr *h = table(stats, "np_stats_count");
+    struct stats_hdr *h = table(stats, NP_MSG("np_stats_count"));
     return h ? (int)__atomic_load_n(&h->count, __ATOMIC_ACQUIRE) : NP_EINVAL;
 }
 
 int np_stats_get(void *stats, int i, np_func_stats *out)
 {
-    struct stats_hdr *h = table(stats, "np_stats_get");
+    struct stats_hdr *h = table(stats, NP_MSG("np_stats_get"));
     if (!h)
         return NP_EINVAL;
     if (!out || i < 0)
@@ -362,7 +343,7 @@ int np_stats_get(void *stats, int i, np_func_stats *out)
 
 int np_stats_find(void *stats, const void *fn, np_func_stats *out)
 {
-    struct stats_hdr *h = table(stats, "np_stats_find");
+    struct stats_hdr *h = table(stats, NP_MSG("np_stats_find"));
     if (!h)
         return NP_EINVAL;
     if (!out)
@@ -384,6 +365,6 @@ int np_stats_find(void *stats, const void *fn, np_func_stats *out)
 
 uint64_t np_stats_lost(void *stats)
 {
-    struct stats_hdr *h = table(stats, "np_stats_lost");
+    struct stats_hdr *h = table(stats, NP_MSG("np_stats_lost"));
     return h ? h->lost : 0;
 }

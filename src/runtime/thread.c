@@ -67,8 +67,8 @@ int np_switch_mechanism(const char *who, uint32_t init_flag, uint32_t on_flag, i
 {
     struct np_thread *t = np_self();
     if (!(t->flags & init_flag))
-        return np_error(NP_ENOTINIT, who, not_init);
-    if (!np_api_enter(t, who))
+        return np_error_msg(NP_ENOTINIT, who, not_init);
+    if (!np_api_enter_msg(t, who))
         return NP_EBUSY;
     int was = (t->flags & on_flag) != 0;
     if (on)

@@ -12,6 +12,7 @@
 #include "trace_target.h"
 #include "hooks.h"
 #include "output.h"
+#include "report.h"
 #include "record_hooks.h"
 #include "trace_encode.h"
 #include "nanoprof/trace.h"
@@ -75,10 +76,10 @@ static void write_bytes(size_t n)
     np_write((const char *)tt.enc.buf, n);
 }
 
-/* The header chunks are built here field by field, not with
- * trace_encode's bounds-checked builders: the buffer holds each of them
- * (NP_TRACE_BUFFER_MIN, and np_trace_init checks MODULE's build-id), and
- * the code is a third of theirs. */
+/* THREAD and END are built here field by field, not with trace_encode's
+ * bounds-checked builders: the buffer holds each of them
+ * (NP_TRACE_BUFFER_MIN), and the code is a third of theirs. The stream's
+ * opening (header, INFO, MODULE) is report.c's. */
 
 /* V's low N bytes at P, little-endian; past them. */
 static __attribute__((noinline)) uint8_t *field(uint8_t *p, uint64_t v, unsigned n)
@@ -252,83 +253,32 @@ static void on_switch(struct np_thread *from, struct np_thread *to)
     to->flags = f | NP_F_REC_ON;
 }
 
-/* The build-id of the firmware, from its .note.gnu.build-id note, which
- * the boards' linker scripts keep between these symbols (weak: a script
- * without them gives an empty build-id). */
-extern const uint32_t __np_build_id_start[] __attribute__((weak));
-extern const uint32_t __np_build_id_end[] __attribute__((weak));
-
-static const uint8_t *build_id(size_t *len)
-{
-    /* the note, 4-byte aligned, its words in the target's byte order: u32
-     * namesz (4), u32 descsz, u32 type, "GNU\0", the build-id (descsz
-     * bytes) */
-    const uint32_t *w = __np_build_id_start;
-    size_t n = 0;
-    if (w && __np_build_id_end - w >= 4 && w[0] == 4) {
-        n = w[1];
-        if (n > 4 * (size_t)(__np_build_id_end - w) - 16)
-            n = 0;
-    }
-    *len = n;
-    return (const uint8_t *)(w + 4);
-}
-
-/* The file header and INFO, constant bytes (the least code on a
- * target): no pid, no ppid, ns_per_tick 1.0, start tick 0 (times count
- * from the clock's start, np_port_clock_init), no wall-clock time, the
- * clock "cycles" (a target's ticks: the reader shows them as they are, or
- * as time given the clock's rate), no command line. INFO's checksum is
- * filled in as it goes out (np_trace_init). */
-#define CRC_BYTES(v) (uint8_t)(v), (uint8_t)((v) >> 8), (uint8_t)((v) >> 16), (uint8_t)((v) >> 24)
-static const uint8_t head_info[] = {
-    'N', 'P', 'T', 'R', 'A', 'C', 'E', 0, NP_TRACE_VERSION, 0, NP_TRACE_HEADER_SIZE, 0, /* header */
-    CRC_BYTES(NP_TRACE_HEADER_CRC),                  /* the header's checksum */
-    NP_CHUNK_INFO, 0, 0, 0, 42, 0, 0, 0, 0, 0, 0, 0, /* INFO, 42 bytes, its checksum */
-    0, 0, 0, 0, 0, 0, 0, 0,                          /* pid, ppid */
-    0, 0, 0, 0, 0, 0, 0xf0, 0x3f,                    /* ns_per_tick: 1.0 */
-    0, 0, 0, 0, 0, 0, 0, 0,                          /* start tick */
-    0, 0, 0, 0, 0, 0, 0, 0,                          /* start time */
-    6, 0, 'c', 'y', 'c', 'l', 'e', 's', 0, 0         /* clock, argc */
-};
-_Static_assert(sizeof head_info == NP_TRACE_HEADER_SIZE + NP_TRACE_CHUNK_HEADER + 42, "INFO's 42 bytes");
-_Static_assert(sizeof head_info <= NP_TRACE_BUFFER_MIN, "the buffer holds the header and INFO");
-
 /* The calling thread, marked busy for the API call WHO, or NULL. */
-static struct np_thread *enter(const char *who)
+static struct np_thread *enter(const char *who) /* WHO: an NP_MSG value */
 {
     struct np_thread *t = np_self();
-    return np_api_enter(t, who) ? t : NULL;
+    return np_api_enter_msg(t, who) ? t : NULL;
 }
 
 int np_trace_init(void *buf, size_t size)
 {
-    static const char who[] = "np_trace_init";
-    size_t id_len;
-    const uint8_t *id = build_id(&id_len);
-    /* MODULE: u64 bias, start, end, the build-id, an empty path */
-    int st = !buf ? NP_EINVAL
-             : size < NP_TRACE_BUFFER_MIN || NP_TRACE_CHUNK_HEADER + 3 * 8 + 2 + id_len + 2 > size ? NP_ESMALL
-             : tt.on ? NP_EALREADY : NP_OK;
-    if (st)
-        return np_error(st, who,
-                        st == NP_EINVAL   ? "buffer is NULL"
-                        : st == NP_ESMALL ? "buffer too small"
-                                          : "already started");
+    const char *who = NP_MSG("np_trace_init");
+    if (!buf)
+        return np_error_msg(NP_EINVAL, who, NP_MSG("buffer is NULL"));
+    if (size < NP_TRACE_BUFFER_MIN)
+        return np_error_msg(NP_ESMALL, who, NP_MSG("buffer too small"));
+    if (tt.on)
+        return np_error_msg(NP_EALREADY, who, NP_MSG("already started"));
     struct np_thread *t = enter(who);
     if (!t)
         return NP_EBUSY;
     np_port_clock_init();
     (void)np_trace_enc_init(&tt.enc, buf, size, 0, write_chunk, NULL);
-    __builtin_memcpy(tt.enc.buf, head_info, sizeof head_info);
-    np_trace_seal(tt.enc.buf + NP_TRACE_HEADER_SIZE);
-    write_bytes(sizeof head_info);
-    /* MODULE: bias 0, start 0, end (the firmware is one module: every
-     * address is its own), the build-id, an empty path */
-    uint8_t *p = field(field(PAYLOAD, 0, 16), (uint64_t)1 << NP_ADDR_BITS, 8);
-    p = field(p, id_len, 2);
-    __builtin_memcpy(p, id, id_len);
-    write_chunk_of(NP_CHUNK_MODULE, field(p + id_len, 0, 2));
+    /* the stream's opening, which the firmware's reports may have sent
+     * already; a trace after another opens a stream of its own (the
+     * host reads each from its header) */
+    np_stream_open(tt.gen != 0);
+    np_output_tracing = 1;
     tt.gen++;
     __builtin_memset(&tt.cur, 0, sizeof tt - __builtin_offsetof(__typeof__(tt), cur));
     np_tt_dropped = 0;
@@ -342,20 +292,21 @@ int np_trace_init(void *buf, size_t size)
 
 /* np_trace_flush, np_trace_stop (STOP): the chunk being filled goes out;
  * stopping, the END chunk after it. */
-static int finish(const char *who, int stop)
+static int finish(const char *who, int stop) /* WHO: an NP_MSG value */
 {
     if (!tt.on)
-        return np_error(NP_ENOTINIT, who, "not started");
+        return np_error_msg(NP_ENOTINIT, who, NP_MSG("not started"));
     struct np_thread *t = enter(who);
     if (!t)
         return NP_EBUSY;
     if (!take()) {
         np_thread_unlock(t);
-        return np_error(NP_EBUSY, who, "another thread is in it");
+        return np_error_msg(NP_EBUSY, who, NP_MSG("another thread is in it"));
     }
     np_trace_enc_flush(&tt.enc);
     if (stop) {
         tt.on = 0;
+        np_output_tracing = 0;
         np_rec_switch_hook = NULL;
         np_rec_name_hook = NULL;
         t->flags &= ~(uint32_t)NP_F_REC_ON;
@@ -370,12 +321,12 @@ static int finish(const char *who, int stop)
 
 int np_trace_flush(void)
 {
-    return finish("np_trace_flush", 0);
+    return finish(NP_MSG("np_trace_flush"), 0);
 }
 
 int np_trace_stop(void)
 {
-    return finish("np_trace_stop", 1);
+    return finish(NP_MSG("np_trace_stop"), 1);
 }
 
 uint64_t np_trace_lost(void)

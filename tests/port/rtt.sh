@@ -109,12 +109,15 @@ for board in mps2-an385:cortex-m3:mps2 mps2-an386:cortex-m4:mps2 microbit:cortex
     # each poll reads at most 255 bytes: the ring was drained while it ran
     [ "$bytes" -gt 4000 ] && [ "$polls" -ge $((bytes / 255)) ] ||
         say_fail "$name: $bytes bytes in $polls polls"
-    if ! "$NP" import "$dir/capture" --elf "$dir/fw.elf" -o "$dir/trace" 2> "$dir/import.err"; then
+    if ! "$NP" import "$dir/capture" --elf "$dir/fw.elf" -o "$dir/trace" > "$dir/reports" 2> "$dir/import.err"; then
         say_fail "$name: import: $(cat "$dir/import.err")"
         continue
     fi
-    grep -qx "nanoprof import: 4800 events of 1 thread, 0 lost, into $dir/trace" "$dir/import.err" ||
-        say_fail "$name: import said: $(cat "$dir/import.err")"
+    # the trace, and the one error the firmware made while the ring was
+    # the writer (a second np_rtt_init), a record printed by import
+    grep -qx "nanoprof import: 4800 events of 1 thread, 0 lost, 1 report, into $dir/trace" "$dir/import.err" &&
+        [ "$(cat "$dir/reports")" = "nanoprof: np_rtt_init: the RTT ring is set already" ] ||
+        say_fail "$name: import said: $(cat "$dir/import.err"); printed: $(cat "$dir/reports")"
     counts "$dir/trace" > "$dir/counts"
     cmp -s "$semi/counts" "$dir/counts" ||
         say_fail "$name: counts through RTT: $(cat "$dir/counts"), through semihosting: $(cat "$semi/counts")"
@@ -127,8 +130,8 @@ dir=$TMP/skip
 if fw_build "$dir" cortex-m3 mps2 -DSKIP -DRING_BYTES=1024 $fw && probe mps2-an385 "$dir" 100; then
     lost=$(sed -n 's/^lost \([0-9]*\) dropped [0-9]*$/\1/p' "$dir/out")
     dropped=$(sed -n 's/^lost [0-9]* dropped \([0-9]*\)$/\1/p' "$dir/out")
-    if ! "$NP" import "$dir/capture" --elf "$dir/fw.elf" -o "$dir/trace" 2> "$dir/import.err" ||
-        ! grep -q " $lost lost, into" "$dir/import.err"; then
+    if ! "$NP" import "$dir/capture" --elf "$dir/fw.elf" -o "$dir/trace" > /dev/null 2> "$dir/import.err" ||
+        ! grep -q " $lost lost, 1 report, into" "$dir/import.err"; then
         say_fail "skip: the firmware lost $lost events; import: $(cat "$dir/import.err")"
     else
         "$NP" report --strict "$dir/trace" > "$dir/report" 2> "$dir/report.err"

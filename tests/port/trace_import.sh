@@ -189,14 +189,18 @@ if [ -f "$good/capture" ]; then
     u32() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }
     events=$(u32 "$good/capture" $((chunk + 24)))
     len=$(u32 "$good/capture" $((chunk + 4)))
-    # the bytes skipped: the chunk's; with its length one more, as many
-    # as it claims (the firmware's text follows it: no other length shows)
-    for spot in count:$((chunk + 25)):$((len + 12)) length:$((chunk + 4)):$(((len ^ 1) + 12)); do
+    # the bytes skipped: the chunk's; with its length made a few bytes
+    # longer (its lowest clear bit of 1 to 8 set), as many as it claims:
+    # it then ends in the firmware's text after the chunk, and no other
+    # length shows
+    for b in 1 2 4 8; do [ $((len & b)) = 0 ] && break; done
+    for spot in count:$((chunk + 25)):$((len + 12)):1 length:$((chunk + 4)):$(((len | b) + 12)):$b; do
         what=${spot%%:*} rest=${spot#*:}
-        at=${rest%%:*} size=${rest#*:}
+        at=${rest%%:*} rest=${rest#*:}
+        size=${rest%%:*} bit=${rest#*:}
         cp "$good/capture" "$bad/$what"
         byte=$(od -An -tu1 -j "$at" -N1 "$bad/$what" | tr -d ' ')
-        printf "\\$(printf %o $((byte ^ 1)))" | dd of="$bad/$what" bs=1 seek="$at" conv=notrunc 2> /dev/null
+        printf "\\$(printf %o $((byte ^ bit)))" | dd of="$bad/$what" bs=1 seek="$at" conv=notrunc 2> /dev/null
         rm -rf "$bad/$what.trace"
         if ! "$NP" import "$bad/$what" --elf "$good/fw.elf" -o "$bad/$what.trace" 2> "$bad/$what.err"; then
             say_fail "damaged $what: import: $(cat "$bad/$what.err")"

@@ -1,16 +1,18 @@
 #!/bin/sh
-# user_way_in.sh CMAKE ARM_CC QEMU SRC_DIR BOARD:CPU... - a user's way in for a
+# user_way_in.sh CMAKE ARM_CC QEMU SRC_DIR NANOPROF BOARD:CPU... - a user's way in for a
 # Cortex-M board (docs/porting.md, "Building for a board"): configure the
 # source with cmake/arm-none-eabi.cmake and NP_BOARD in an empty build
 # directory, build, install into an empty prefix, then build app.c with
 # the installed library, headers, startup.c and link.ld alone, run it
 # under qemu-system-arm and check its exit status (main's return value)
-# and its call trace exactly: functions by name (from nm), call sites
-# masked. Then app_timed.c, built the same way, which reads the time
+# and its call trace exactly, sent as records and printed by `nanoprof
+# import` with names from the ELF (call sites masked); no text of the
+# runtime in the firmware's output. Then app_timed.c, built the same way, which reads the time
 # (function cost, a section): exact counts, times that make sense, and
 # SysTick's handler linked for the clock, where app.c with
 # -lnanoprof-calltrace links neither. Then app_libc.c, ordinary firmware
-# built the same way: newlib's printf (line-buffered, in order with the
+# built the same way but with -lnanoprof-text, whose dumps are text made
+# on the target (functions by address, named from nm here): newlib's printf (line-buffered, in order with the
 # runtime's dump, flushed at exit), malloc and free on the heap of
 # link.ld up to __HeapLimit, main(argc, argv); its output compared
 # exactly; again with the two additions docs/porting.md names: floats
@@ -21,7 +23,8 @@ CMAKE=$1
 ARM_CC=$2
 QEMU=$3
 SRC=$4
-shift 4
+NANOPROF=$5
+shift 5
 NM=$(dirname "$ARM_CC")/arm-none-eabi-nm
 TMP=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
@@ -114,14 +117,22 @@ for arg in "$@"; do
     fi
     run "$dir/app.elf" "$dir/out"
     rc=$?
-    named "$dir/app.elf" "$dir/out" "$dir/got"
-    if [ $rc -ne 8 ] || ! cmp -s "$TMP/expected" "$dir/got"; then
-        echo "FAIL: $board ($cpu): exit status $rc (want 8), output:"
-        sed 's/^/  /' "$dir/out"
+    # -lnanoprof sends its dump as records: the host names and prints them
+    "$NANOPROF" import "$dir/out" --elf "$dir/app.elf" -o "$dir/trace" > "$dir/imported" 2> "$dir/import.err"
+    irc=$?
+    sed 's/lr=0x[0-9a-f]*/lr=SITE/g' "$dir/imported" > "$dir/got"
+    # linked by the user's line (no --gc-sections): no formatter, no
+    # floating point, no message text in the image the board loads
+    formats=$("$NM" "$dir/app.elf" | grep -c -e ' np_report_text$' -e ' __aeabi_d[a-z]*$' -e ' printf$')
+    "$(dirname "$ARM_CC")/arm-none-eabi-objcopy" -O binary "$dir/app.elf" "$dir/app.elf.bin"
+    if [ $rc -ne 8 ] || [ $irc -ne 0 ] || ! cmp -s "$TMP/expected" "$dir/got" || grep -aq 'calltrace' "$dir/out" ||
+        [ "$formats" != 0 ] || grep -aq 'not initialised' "$dir/app.elf.bin"; then
+        echo "FAIL: $board ($cpu): exit status $rc (want 8), import's $irc, text or $formats formatting symbols in the firmware, or:"
+        sed 's/^/  /' "$dir/import.err"
         diff "$TMP/expected" "$dir/got" | sed 's/^/  /'
         fail=1
     else
-        echo "ok: $board ($cpu): installed, app built and traced"
+        echo "ok: $board ($cpu): installed, app built and traced, its records imported"
     fi
     # the call trace reads no time: with its own library, neither the
     # clock nor SysTick's handler comes into the app (the board's weak one
@@ -149,7 +160,7 @@ for arg in "$@"; do
     fi
     # ordinary firmware: the C library beside the runtime (app_libc.c),
     # by the user's line alone, then with floats and the command line
-    if ! app app_libc nanoprof; then
+    if ! app app_libc nanoprof-text; then
         echo "FAIL: $board: app_libc (printf, malloc, main's arguments) does not build against the install"
         fail=1
         continue
@@ -165,7 +176,7 @@ for arg in "$@"; do
     else
         echo "ok: $board ($cpu): app_libc: printf, malloc up to __HeapLimit, main(argc, argv)"
     fi
-    if ! app app_libc nanoprof -u _printf_float -DNP_BOARD_CMDLINE=64; then
+    if ! app app_libc nanoprof-text -u _printf_float -DNP_BOARD_CMDLINE=64; then
         echo "FAIL: $board: app_libc with floats and the command line does not build"
         fail=1
         continue

@@ -39,22 +39,22 @@ fail=0
 # small tables: the microbit has 16 KiB of RAM
 CFLAGS="-mthumb -O2 -g -std=gnu11 -ffreestanding -Wall -Wextra -Werror -I$SRC/include -I$SRC/src \
 -I$SRC/src/port/cortex_m -DNP_BINS_MAX=16"
-RT_FLAGS=""        # the runtime's build choices
+RT_FLAGS="-DNP_REPORT_RECORDS=0" # the runtime's build choices: libnanoprof-text's (the firmwares check the text)
 FW_FLAGS=""        # the firmware's own
 FW_PATH=$HERE/$FW.c
 COVERED=""         # a file built with the coverage callback
 BOARD_LIST="mps2-an385:cortex-m3:mps2:25000000 mps2-an386:cortex-m4:mps2:25000000 microbit:cortex-m0:microbit:16000000"
 case $FW in
 smoke) FW_PATH=$SRC/tests/port/smoke.c ;;
-rtos) RT_FLAGS="-DNP_CM_SYSTICK_HANDLER=0" ;;
+rtos) RT_FLAGS="$RT_FLAGS -DNP_CM_SYSTICK_HANDLER=0" ;;
 bins32) FW_PATH=$HERE/bins.c; FW_FLAGS="-DTC_BIN_BITS=32" ;;
-bins16) FW_PATH=$HERE/bins.c; FW_FLAGS="-DTC_BIN_BITS=16"; RT_FLAGS="-DNP_BIN_COUNTER_BITS=16" ;;
+bins16) FW_PATH=$HERE/bins.c; FW_FLAGS="-DTC_BIN_BITS=16"; RT_FLAGS="$RT_FLAGS -DNP_BIN_COUNTER_BITS=16" ;;
 blocks) COVERED=blocks_covered.c ;;
 sections|badinput|clock) ;;
-clock_rtos) FW_PATH=$HERE/clock.c; FW_FLAGS="-DTC_RTOS"; RT_FLAGS="-DNP_CM_SYSTICK_HANDLER=0" ;;
+clock_rtos) FW_PATH=$HERE/clock.c; FW_FLAGS="-DTC_RTOS"; RT_FLAGS="$RT_FLAGS -DNP_CM_SYSTICK_HANDLER=0" ;;
 dwt_gap) BOARD_LIST="unicorn:cortex-m4:mps2:25000000"; FW_FLAGS="-DTC_DWT_SCALE=4096" ;;
 dwt_gap_rtos) FW_PATH=$HERE/dwt_gap.c; BOARD_LIST="unicorn:cortex-m4:mps2:25000000"
-    FW_FLAGS="-DTC_DWT_SCALE=4096 -DTC_RTOS"; RT_FLAGS="-DNP_CM_SYSTICK_HANDLER=0" ;;
+    FW_FLAGS="-DTC_DWT_SCALE=4096 -DTC_RTOS"; RT_FLAGS="$RT_FLAGS -DNP_CM_SYSTICK_HANDLER=0" ;;
 *) echo "run.sh: no firmware $FW"; exit 2 ;;
 esac
 

@@ -115,7 +115,7 @@ void np_port_display_name(char *name, size_t len)
 int np_port_hw_open(const char **reason)
 {
     if (reason)
-        *reason = "this port has no hardware event counters";
+        *reason = NP_MSG("this port has no hardware event counters");
     return 0;
 }
 
@@ -127,7 +127,7 @@ int np_port_hw_read(uint64_t v[NP_HW_EVENTS])
 
 const char *np_port_hw_name(int i)
 {
-    return i == 0 ? "instructions" : i == 1 ? "cache-misses" : "?";
+    return i == 0 ? NP_MSG("instructions") : i == 1 ? NP_MSG("cache-misses") : NP_MSG("?");
 }
 
 /* ---- the GNU profiler (gprof.c): the text, the end, the host's files ----------- */

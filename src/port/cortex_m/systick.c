@@ -119,16 +119,6 @@ uint64_t np_port_resync(uint64_t *switched)
     return np_port_counter();
 }
 
-double np_port_ns_per_tick(void)
-{
-    return 1e9 / (double)cpu_hz;
-}
-
-double np_port_ns_per_tick_soon(void)
-{
-    return np_port_ns_per_tick();
-}
-
 uint64_t np_port_ns_per_tick_q32(void)
 {
     /* 10^9 * 2^32 / cpu_hz, the fraction bit by bit: no 64-bit division */
@@ -207,11 +197,11 @@ static int systick_rate(unsigned hz, const char **reason)
     np_port_clock_init();
     uint32_t period = hz ? cpu_hz / hz : 0;
     if (period < 64 || period > SYST_PERIOD_MAX) {
-        *reason = "the tick rate does not fit SysTick at this core clock (np_cm_set_cpu_hz)";
+        *reason = NP_MSG("the tick rate does not fit SysTick at this core clock (np_cm_set_cpu_hz)");
         return 0;
     }
     if ((tick_fn || pc_fn) && period != np_cm_clock.period) {
-        *reason = "SysTick ticks for bins or gprof at another rate: give both the same";
+        *reason = NP_MSG("SysTick ticks for bins or gprof at another rate: give both the same");
         return 0;
     }
     if (period != np_cm_clock.period)
@@ -243,7 +233,9 @@ void np_port_tick_stop(void)
 void np_port_delay_us(uint32_t us)
 {
     np_port_clock_init();
-    uint64_t end = np_port_counter() + (uint64_t)us * cpu_hz / 1000000u;
+    /* in ms and µs, by 32-bit divisions (no 64-bit division linked) */
+    uint32_t per_ms = cpu_hz / 1000u;
+    uint64_t end = np_port_counter() + (uint64_t)(us / 1000u) * per_ms + (us % 1000u) * per_ms / 1000u;
     while ((int64_t)(np_port_counter() - end) < 0)
         ;
 }
