@@ -51,7 +51,7 @@ fw() { # (sh has no local variables: fw's own start with f_)
     "$CC" -mcpu="$f_cpu" -mthumb -O2 -I "$f_p/include" $f_flags -c "$@" -o "$f_out.o" 2>"$f_out.err" &&
         "$CC" -mcpu="$f_cpu" -mthumb -O2 -c "$f_bd/startup.c" -o "$f_out.start.o" 2>>"$f_out.err" &&
         "$CC" -mcpu="$f_cpu" -mthumb "$f_out.o" "$f_out.start.o" $f_link -T "$f_bd/link.ld" \
-            -nostartfiles --specs=nano.specs --specs=nosys.specs -Wl,--gc-sections -Wl,--build-id -o "$f_out" 2>>"$f_out.err" || {
+            -nostartfiles --specs=nano.specs --specs=nosys.specs ${GC--Wl,--gc-sections} -Wl,--build-id -o "$f_out" 2>>"$f_out.err" || {
         echo "target.sh: $f_out does not build:" >&2
         cat "$f_out.err" >&2
         exit 1
@@ -100,6 +100,28 @@ for m in calltrace:nanoprof-calltrace:-finstrument-functions cost:nanoprof-cost:
     echo "$line"
 done
 echo "(ROM/RAM bytes: text + data / data + bss)"
+
+# The same, linked by docs/porting.md's line as it is: no --gc-sections,
+# so a library object brings all of its functions.
+echo
+echo "footprint by the documented line (-L P/lib -lnanoprof, no --gc-sections), M4, the runtime at -O2"
+printf '%-52s %12s\n' "mechanism (library)" "ROM/RAM"
+d=$T/mps2-an386-RelWithDebInfo
+GC= # (fw's link flag: none)
+for m in calltrace:nanoprof-calltrace:-finstrument-functions cost:nanoprof-cost:-finstrument-functions \
+         calltrace:nanoprof:-finstrument-functions cost:nanoprof:-finstrument-functions \
+         sections:nanoprof: bins:nanoprof: blocks:nanoprof:-fsanitize-coverage=trace-pc \
+         gprof:nanoprof:-pg,-fno-optimize-sibling-calls trace:nanoprof:-finstrument-functions; do
+    mech=${m%%:*} rest=${m#*:}
+    lib=${rest%%:*}
+    flags=$(echo "${rest#*:}" | tr , ' ')
+    e=$d/line_${mech}_$lib
+    fw "$d" mps2-an386 cortex-m4 "$e.elf" "$lib" $flags -DMECH="$mech" -- "$HERE/target/footprint.c"
+    fw "$d" mps2-an386 cortex-m4 "${e}_stub.elf" stubs $flags -DMECH_STUB -- "$HERE/target/footprint.c"
+    printf '%-52s %12s\n' "by the line: $mech (lib$lib.a)" \
+        "$(($(rom "$e.elf") - $(rom "${e}_stub.elf")))/$(($(ram "$e.elf") - $(ram "${e}_stub.elf")))"
+done
+unset GC
 
 fw "$T/mps2-an386-RelWithDebInfo" mps2-an386 cortex-m4 "$T/insns.elf" nanoprof -finstrument-functions -- "$HERE/target/insns.c"
 "$INSNS" "$T/insns.elf" >"$T/insns.out" || { echo "target.sh: target_insns failed" >&2; exit 1; }
