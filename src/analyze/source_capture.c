@@ -693,9 +693,17 @@ int np_capture_read(struct np_capture *c, const struct np_event_sink *sink)
         .damaged = s->damaged ? fwd_damaged : NULL, /* (its presence decides: see events.h) */
         .report = fwd_report,
     };
+    if (np_capture_reports_only(c))
+        np_trace_listed_no_trace(c->listed); /* nothing to end: no trace file cut short */
     int st = np_trace_listed_read(c->listed, &mine);
     if (!c->found.has_end && !c->cut_want && c->sum->files_read && !np_capture_reports_only(c))
         say_unended(c);
+    if (!(c->flags & NP_CAPTURE_KEEP_ENDING) && c->hooks && c->hooks->diag && np_capture_reports_only(c)) {
+        char line[512];
+        snprintf(line, sizeof line, "%s: the firmware's reports (%" PRIu64 ") and no trace: `nanoprof import` prints "
+                 "them", c->name, c->found.reports);
+        c->hooks->diag(c->hooks->ctx, NP_DIAG_NOTE, line);
+    }
     if (!(c->flags & NP_CAPTURE_KEEP_ENDING) && c->hooks && c->hooks->diag) {
         /* each line: a warning, but for another trace's (a note) */
         for (char *line = c->ending, *nl; *line; line = nl + 1) {

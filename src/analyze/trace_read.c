@@ -1340,7 +1340,7 @@ static int read_items(struct reader *r)
     }
     np_ahead_stop(r->ahead);
     r->ahead = NULL;
-    if (!r->end_seen) {
+    if (!r->end_seen && !(r->listed & NP_TRACE_LISTED_NO_TRACE)) {
         r->sum->files_unfinished++;
         if (!st && r->begun && !quiet_end) {
             snprintf(r->msg, sizeof r->msg, "%s: no END chunk: %s; using what it recorded", r->name,
@@ -1630,6 +1630,11 @@ int np_trace_listed_damage(struct np_trace_listed *t, uint64_t off, uint64_t byt
     }
     r->items[r->nitems++] = c;
     return 0;
+}
+
+void np_trace_listed_no_trace(struct np_trace_listed *t)
+{
+    t->r.listed |= NP_TRACE_LISTED_NO_TRACE;
 }
 
 void np_trace_listed_stop(struct np_trace_listed *t, int status, uint64_t off, const char *line)

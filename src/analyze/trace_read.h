@@ -45,6 +45,9 @@ struct np_trace_listed;
 /* A flag: the caller says where the trace stops (np_trace_listed_stop's
  * line) and that it has no END, the reader only counts them. */
 #define NP_TRACE_LISTED_QUIET_END (1u << 1)
+/* A flag (np_trace_listed_no_trace): the listing holds no trace, a
+ * target's reports alone, so no END is missing. */
+#define NP_TRACE_LISTED_NO_TRACE (1u << 2)
 
 /* The trace in BYTES (SIZE of them), of format VERSION, whose file header
  * the caller checked; read as options O say (NULL: the defaults). NULL
@@ -65,6 +68,8 @@ int np_trace_listed_damage(struct np_trace_listed *t, uint64_t off, uint64_t byt
 /* The listing stops short at OFF with STATUS (NP_TRACE_ETRUNC: the bytes
  * end inside a chunk); LINE says so after the chunks before it. */
 void np_trace_listed_stop(struct np_trace_listed *t, int status, uint64_t off, const char *line);
+/* Says the listing holds no trace to end (NP_TRACE_LISTED_NO_TRACE). */
+void np_trace_listed_no_trace(struct np_trace_listed *t);
 /* Decodes what was listed, to SINK (may be NULL); summary->status. */
 int np_trace_listed_read(struct np_trace_listed *t, const struct np_event_sink *sink);
 void np_trace_listed_free(struct np_trace_listed *t);

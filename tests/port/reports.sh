@@ -7,7 +7,8 @@
 # wrote beside each record ("want: ..."), its functions named from the
 # ELF's symbols here (an address in a function: NAME+0xOFFSET, as a
 # block's line has it), its errors' text read from .np_msg. The runtime
-# itself writes no text: no line of the output starts with "nanoprof".
+# itself writes no text: no line of the output starts with "nanoprof". A
+# view of the capture says, in one note, that it holds reports alone.
 set -u
 CC=$1
 QEMU=$2
@@ -74,6 +75,11 @@ for board in mps2-an385:cortex-m3:mps2 mps2-an386:cortex-m4:mps2 microbit:cortex
     else
         echo "ok: $name ($cpu): $lines report lines imported as the firmware made them"
     fi
+    # a view of the capture: no trace in it to be cut short, one note
+    "$NP" report --strict "$dir/out" --elf "$dir/fw.elf" > /dev/null 2> "$dir/view.err" ||
+        say_fail "$name: report --strict of the capture: exit $?: $(cat "$dir/view.err")"
+    [ "$(cat "$dir/view.err")" = "nanoprof report: note: $dir/out: the firmware's reports ($lines) and no trace: \`nanoprof import\` prints them" ] ||
+        say_fail "$name: report of the capture said: $(cat "$dir/view.err")"
     # each mechanism's lines, named (not only as the firmware made them)
     for line in 'nanoprof: np_stats_dump: not a statistics table (np_stats_init first)' \
         'top: count 1, cost ' 'mid: count 2, ' 'leaf: count 6, ' 'region: count 1, ' '    leaf: lr=0x' \
