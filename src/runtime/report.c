@@ -53,15 +53,17 @@ static void send(uint8_t *buf, uint32_t type, const uint8_t *end)
     np_write((const char *)buf, n);
 }
 
-/* The file header and INFO, constant bytes: no pid, no ppid, ns_per_tick
- * 1.0, start tick 0 (times count from the clock's start), no wall-clock
- * time, the clock "cycles" (a target's ticks: the reader shows them as
- * they are, or as time given the clock's rate), no command line. */
+/* The file header and INFO, constant bytes, their checksums too: no pid,
+ * no ppid, ns_per_tick 1.0, start tick 0 (times count from the clock's
+ * start), no wall-clock time, the clock "cycles" (a target's ticks: the
+ * reader shows them as they are, or as time given the clock's rate), no
+ * command line. Every import of a target's capture reads them. */
 #define CRC_BYTES(v) (uint8_t)(v), (uint8_t)((v) >> 8), (uint8_t)((v) >> 16), (uint8_t)((v) >> 24)
+#define INFO_CRC 0xcd618205u
 static const uint8_t head_info[] = {
     'N', 'P', 'T', 'R', 'A', 'C', 'E', 0, NP_TRACE_VERSION, 0, NP_TRACE_HEADER_SIZE, 0, /* header */
     CRC_BYTES(NP_TRACE_HEADER_CRC),                  /* the header's checksum */
-    NP_CHUNK_INFO, 0, 0, 0, 42, 0, 0, 0, 0, 0, 0, 0, /* INFO, 42 bytes, its checksum (sent) */
+    NP_CHUNK_INFO, 0, 0, 0, 42, 0, 0, 0, CRC_BYTES(INFO_CRC), /* INFO, 42 bytes, its checksum */
     0, 0, 0, 0, 0, 0, 0, 0,                          /* pid, ppid */
     0, 0, 0, 0, 0, 0, 0xf0, 0x3f,                    /* ns_per_tick: 1.0 */
     0, 0, 0, 0, 0, 0, 0, 0,                          /* start tick */
@@ -78,22 +80,26 @@ void np_stream_open(int fresh)
     if ((np_output_opened || np_output_tracing) && !fresh)
         return;
     np_output_opened = 1;
-    /* (MODULE: 3 u64, the build-id and the empty path's lengths, u16 each) */
-    enum { MODULE_MAX = NP_TRACE_CHUNK_HEADER + 28 + BUILD_ID_MAX };
-    uint8_t buf[sizeof head_info > MODULE_MAX ? sizeof head_info : MODULE_MAX];
-    __builtin_memcpy(buf, head_info, sizeof head_info);
-    np_trace_chunk_seal(buf + NP_TRACE_HEADER_SIZE);
-    np_write((const char *)buf, sizeof head_info);
+    np_write((const char *)head_info, sizeof head_info);
     /* MODULE: bias 0, start 0, end (the firmware is one module: every
-     * address is its own), the build-id, an empty path */
+     * address is its own), the build-id, an empty path; sent in pieces,
+     * the build-id from where it is (nothing copied, no memcpy linked) */
     size_t id_len;
     const uint8_t *id = np_build_id(&id_len);
     if (id_len > BUILD_ID_MAX)
         id_len = 0;
-    uint8_t *p = field(field(buf + NP_TRACE_CHUNK_HEADER, 0, 16), (uint64_t)1 << NP_ADDR_BITS, 8);
-    p = field(p, id_len, 2);
-    __builtin_memcpy(p, id, id_len);
-    send(buf, NP_CHUNK_MODULE, field(p + id_len, 0, 2));
+    uint8_t head[NP_TRACE_CHUNK_HEADER + 26], path[2] = { 0, 0 };
+    uint8_t *p = field(field(head + NP_TRACE_CHUNK_HEADER, 0, 16), (uint64_t)1 << NP_ADDR_BITS, 8);
+    field(p, id_len, 2);
+    np_trace_chunk_header(head, NP_CHUNK_MODULE, (uint32_t)(26 + id_len + 2));
+    uint32_t crc = np_crc32c_update(NP_CRC32C_INIT, head, NP_TRACE_CHUNK_SUMMED);
+    crc = np_crc32c_update(crc, head + NP_TRACE_CHUNK_HEADER, 26);
+    crc = np_crc32c_update(np_crc32c_update(crc, id, id_len), path, 2) ^ NP_CRC32C_XOROUT;
+    np_put_u32(head + 8, crc);
+    np_write((const char *)head, sizeof head);
+    if (id_len)
+        np_write((const char *)id, id_len);
+    np_write((const char *)path, 2);
 }
 
 #endif

@@ -62,13 +62,13 @@ static NOPROF void one_record(int rc, int want, const char *what)
 static uint8_t trace_buf[512];
 
 #ifdef LOSSY
-/* A writer that refuses the trace's fifth write (an EVENTS chunk of the
+/* A writer that refuses the trace's second EVENTS chunk (one of the
  * 200 calls' loop) and says so: that chunk's events are lost. At the
  * next write, an RTOS switches threads inside it (as PendSV would): the
  * thread switched in calls leaf, then the writer's thread comes back;
  * the trace is in use meanwhile, so the call (2 events) and the two
  * switches are lost. */
-static unsigned nwrites;
+static unsigned nevents, nwrites; /* EVENTS chunks written; writes since the refused one, and it */
 static uint32_t refused;    /* events of the refused chunk */
 static np_thread *other;
 
@@ -77,17 +77,18 @@ static NOPROF void lossy(void *ctx, const char *bytes, size_t len)
     (void)ctx;
     extern void np_port_write_default(const char *bytes, size_t len);
     const uint8_t *b = (const uint8_t *)bytes;
-    if (++nwrites == 5) {
-        /* the event count: after the 12-byte chunk header, tid and base tick */
-        refused = (uint32_t)(b[24] | b[25] << 8 | b[26] << 16 | (uint32_t)b[27] << 24);
-        np_output_failed();
-        return;
-    }
-    if (nwrites == 6) {
+    if (nwrites && ++nwrites == 2) { /* the write after the refused one */
         np_thread *mine = np_thread_current();
         np_thread_switch(mine, other);
         leaf();
         np_thread_switch(other, mine);
+    }
+    if (!nwrites && len > 28 && b[0] == NP_CHUNK_EVENTS && ++nevents == 2) {
+        /* the event count: after the 12-byte chunk header, tid and base tick */
+        refused = (uint32_t)(b[24] | b[25] << 8 | b[26] << 16 | (uint32_t)b[27] << 24);
+        nwrites = 1;
+        np_output_failed();
+        return;
     }
     np_port_write_default(bytes, len);
 }
