@@ -43,16 +43,6 @@ static uint8_t *field(uint8_t *p, uint64_t v, unsigned n)
     return p;
 }
 
-/* The chunk of TYPE in BUF whose payload ends at END, checksummed, to
- * the writer. */
-static void send(uint8_t *buf, uint32_t type, const uint8_t *end)
-{
-    size_t n = (size_t)(end - buf);
-    np_trace_chunk_header(buf, type, (uint32_t)(n - NP_TRACE_CHUNK_HEADER));
-    np_trace_chunk_seal(buf);
-    np_write((const char *)buf, n);
-}
-
 /* The file header and INFO, constant bytes, their checksums too: no pid,
  * no ppid, ns_per_tick 1.0, start tick 0 (times count from the clock's
  * start), no wall-clock time, the clock "cycles" (a target's ticks: the
@@ -105,6 +95,16 @@ void np_stream_open(int fresh)
 #endif
 
 #if NP_REPORT_RECORDS
+
+/* The chunk of TYPE in BUF whose payload ends at END, checksummed, to
+ * the writer. */
+static void send(uint8_t *buf, uint32_t type, const uint8_t *end)
+{
+    size_t n = (size_t)(end - buf);
+    np_trace_chunk_header(buf, type, (uint32_t)(n - NP_TRACE_CHUNK_HEADER));
+    np_trace_chunk_seal(buf);
+    np_write((const char *)buf, n);
+}
 
 void np_report(unsigned type, const uint64_t *v, unsigned n)
 {
