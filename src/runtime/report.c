@@ -33,6 +33,13 @@ const uint8_t *np_build_id(size_t *len)
     return (const uint8_t *)(w + 4);
 }
 
+/* The checksum's register after N bytes at P: out of line, its loop
+ * once in the firmware. */
+static __attribute__((noinline)) uint32_t crc_of(uint32_t crc, const void *p, size_t n)
+{
+    return np_crc32c_update(crc, p, n);
+}
+
 /* V's low N bytes at P, little-endian; past them. */
 static uint8_t *field(uint8_t *p, uint64_t v, unsigned n)
 {
@@ -82,9 +89,9 @@ void np_stream_open(int fresh)
     uint8_t *p = field(field(head + NP_TRACE_CHUNK_HEADER, 0, 16), (uint64_t)1 << NP_ADDR_BITS, 8);
     field(p, id_len, 2);
     np_trace_chunk_header(head, NP_CHUNK_MODULE, (uint32_t)(26 + id_len + 2));
-    uint32_t crc = np_crc32c_update(NP_CRC32C_INIT, head, NP_TRACE_CHUNK_SUMMED);
-    crc = np_crc32c_update(crc, head + NP_TRACE_CHUNK_HEADER, 26);
-    crc = np_crc32c_update(np_crc32c_update(crc, id, id_len), path, 2) ^ NP_CRC32C_XOROUT;
+    uint32_t crc = crc_of(NP_CRC32C_INIT, head, NP_TRACE_CHUNK_SUMMED);
+    crc = crc_of(crc, head + NP_TRACE_CHUNK_HEADER, 26);
+    crc = crc_of(crc_of(crc, id, id_len), path, 2) ^ NP_CRC32C_XOROUT;
     np_put_u32(head + 8, crc);
     np_write((const char *)head, sizeof head);
     if (id_len)
@@ -102,7 +109,8 @@ static void send(uint8_t *buf, uint32_t type, const uint8_t *end)
 {
     size_t n = (size_t)(end - buf);
     np_trace_chunk_header(buf, type, (uint32_t)(n - NP_TRACE_CHUNK_HEADER));
-    np_trace_chunk_seal(buf);
+    uint32_t crc = crc_of(NP_CRC32C_INIT, buf, NP_TRACE_CHUNK_SUMMED);
+    np_put_u32(buf + 8, crc_of(crc, buf + NP_TRACE_CHUNK_HEADER, n - NP_TRACE_CHUNK_HEADER) ^ NP_CRC32C_XOROUT);
     np_write((const char *)buf, n);
 }
 
