@@ -63,6 +63,11 @@ rom() { "$SIZE" "$1" | awk 'NR == 2 { print $1 + $2 }'; }
 ram() { "$SIZE" "$1" | awk 'NR == 2 { print $2 + $3 }'; }
 
 mkdir -p "$T"
+# each mechanism's firmware: name, library, instrumentation (commas for spaces)
+MECHS="calltrace:nanoprof-calltrace:-finstrument-functions cost:nanoprof-cost:-finstrument-functions
+calltrace:nanoprof:-finstrument-functions cost:nanoprof:-finstrument-functions
+sections:nanoprof: bins:nanoprof: blocks:nanoprof:-fsanitize-coverage=trace-pc
+gprof:nanoprof:-pg,-fno-optimize-sibling-calls trace:nanoprof:-finstrument-functions"
 CONFIGS="mps2-an386:cortex-m4:RelWithDebInfo mps2-an386:cortex-m4:MinSizeRel microbit:cortex-m0:MinSizeRel"
 for c in $CONFIGS; do
     board=${c%%:*} type=${c##*:}
@@ -74,10 +79,7 @@ echo "beside the same firmware whose instrumentation calls empty hooks; the user
 echo "The runtime built as the default build (-O2) or MinSizeRel (-Os)."
 printf '%-40s %-20s %12s %12s %12s\n' "mechanism (instrumentation)" "library" "M4 -O2" "M4 -Os" "M0 -Os"
 ok_rom=1 ok_ram=1
-for m in calltrace:nanoprof-calltrace:-finstrument-functions cost:nanoprof-cost:-finstrument-functions \
-         calltrace:nanoprof:-finstrument-functions cost:nanoprof:-finstrument-functions \
-         sections:nanoprof: bins:nanoprof: blocks:nanoprof:-fsanitize-coverage=trace-pc \
-         gprof:nanoprof:-pg,-fno-optimize-sibling-calls trace:nanoprof:-finstrument-functions; do
+for m in $MECHS; do
     mech=${m%%:*} rest=${m#*:}
     lib=${rest%%:*}
     flags=$(echo "${rest#*:}" | tr , ' ')
@@ -108,10 +110,7 @@ echo "footprint by the documented line (-L P/lib -lnanoprof, no --gc-sections), 
 printf '%-52s %12s\n' "mechanism (library)" "ROM/RAM"
 d=$T/mps2-an386-RelWithDebInfo
 GC= # (fw's link flag: none)
-for m in calltrace:nanoprof-calltrace:-finstrument-functions cost:nanoprof-cost:-finstrument-functions \
-         calltrace:nanoprof:-finstrument-functions cost:nanoprof:-finstrument-functions \
-         sections:nanoprof: bins:nanoprof: blocks:nanoprof:-fsanitize-coverage=trace-pc \
-         gprof:nanoprof:-pg,-fno-optimize-sibling-calls trace:nanoprof:-finstrument-functions; do
+for m in $MECHS; do
     mech=${m%%:*} rest=${m#*:}
     lib=${rest%%:*}
     flags=$(echo "${rest#*:}" | tr , ' ')

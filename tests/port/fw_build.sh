@@ -1,7 +1,7 @@
 # fw_build.sh - sourced by the firmware tests in tests/port: the flags a
 # test firmware is built with, say_fail, and fw_build. Needs CC (the
 # cross compiler), SRC (the source tree), FILES (the core and the port,
-# relative to $SRC/src) and TMP set; FW_DEFINES adds flags to every file,
+# relative to $SRC/src), TMP and, for fw_run, QEMU set; FW_DEFINES adds flags to every file,
 # RT_FLAGS to the runtime's only.
 BOARDS=$SRC/boards/cortex_m
 CFLAGS="-mthumb -O2 -g -std=gnu11 -ffreestanding -ffunction-sections -fdata-sections -Wall -Wextra -Werror \
@@ -12,6 +12,19 @@ fail=0
 say_fail() {
     echo "FAIL: $*"
     fail=1
+}
+
+# fw_run DIR BOARD OUT - DIR/fw.elf run on QEMU's BOARD under -icount,
+# its output (semihosting's) into OUT: 0 when it exits 0 having printed
+# PASSED, else 1 after saying which of its checks failed.
+fw_run() {
+    timeout 120 "$QEMU" -M "$2" -icount shift=0 -nographic -monitor none -serial none \
+        -semihosting-config enable=on,target=native -kernel "$1/fw.elf" > "$3" 2>&1
+    r_rc=$?
+    [ $r_rc -eq 0 ] && grep -aqx PASSED "$3" && return 0
+    say_fail "$2: the firmware's checks, exit status $r_rc:"
+    grep -a '^ok \|^FAIL ' "$3" | sed 's/^/  /'
+    return 1
 }
 
 # fw_build DIR CPU LD [-FLAG...] SOURCE... - DIR/fw.elf on the board's

@@ -54,14 +54,7 @@ for board in mps2-an385:cortex-m3:mps2 mps2-an386:cortex-m4:mps2 microbit:cortex
         say_fail "$name: the firmware does not build"
         continue
     fi
-    timeout 120 "$QEMU" -M "$name" -icount shift=0 -nographic -monitor none -serial none \
-        -semihosting-config enable=on,target=native -kernel "$dir/fw.elf" > "$dir/out" 2>&1
-    rc=$?
-    if [ $rc -ne 0 ] || ! grep -aqx PASSED "$dir/out"; then
-        say_fail "$name: the firmware's checks, exit status $rc:"
-        grep -a '^ok \|^FAIL ' "$dir/out" | sed 's/^/  /'
-        continue
-    fi
+    fw_run "$dir" "$name" "$dir/out" || continue
     grep -a '^want: ' "$dir/out" | sed 's/^want: //' > "$dir/want.raw"
     named "$dir/fw.elf" "$dir/want.raw" > "$dir/want"
     "$NP" import "$dir/out" --elf "$dir/fw.elf" -o "$dir/trace" > "$dir/got" 2> "$dir/err"

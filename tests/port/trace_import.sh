@@ -55,14 +55,7 @@ for board in mps2-an385:cortex-m3:mps2 mps2-an386:cortex-m4:mps2 microbit:cortex
         say_fail "$name: build"
         continue
     fi
-    timeout 120 "$QEMU" -M "$name" -icount shift=0 -nographic -monitor none -serial none \
-        -semihosting-config enable=on,target=native -kernel "$dir/fw.elf" > "$dir/capture" 2>&1
-    rc=$?
-    if [ $rc -ne 0 ] || ! grep -aqx PASSED "$dir/capture"; then
-        say_fail "$name ($cpu): the firmware's checks, exit status $rc:"
-        grep -a '^ok \|^FAIL ' "$dir/capture" | sed 's/^/  /'
-        continue
-    fi
+    fw_run "$dir" "$name" "$dir/capture" || continue
     if ! "$NP" import "$dir/capture" --elf "$dir/fw.elf" -o "$dir/trace" 2> "$dir/import.err"; then
         say_fail "$name: import: $(cat "$dir/import.err")"
         continue
