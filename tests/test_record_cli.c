@@ -490,15 +490,18 @@ static void test_daemon(void **state)
     want_line(r.err, 2, want);
     no_cut_short(&r);
 
-    /* not waited for: said, and its file is not cut short but still being written */
+    /* not waited for: said, and its file is not cut short but still being
+     * written; on a busy machine the daemon may not have opened it yet when
+     * record ends: then the trace has one file, and none is said written */
     RECORD(&r, "-o", r.dir, "--no-wait-daemons", "--strict", prog, "daemon");
     assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
     child = printed(&r, "child");
     assert_int_equal(count_lines(r.err, NULL, 0), 1);
     char got[2048];
     line_of(r.err, 1, got, sizeof got);
-    snprintf(want, sizeof want, "; left running: pid %ld (1 file still being written)", child);
-    if (!strstr(got, want))
+    int opened = strstr(got, ": 2 files, ") != NULL;
+    snprintf(want, sizeof want, "; left running: pid %ld%s", child, opened ? " (1 file still being written)" : "");
+    if (!strstr(got, want) || (!opened && !strstr(got, ": 1 file, ")) || (!opened && strstr(got, "being written")))
         fail_msg("'%s' lacks '%s'", got, want);
     no_cut_short(&r);
     /* it ends by itself, with every call */
