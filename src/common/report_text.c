@@ -3,13 +3,13 @@
  * links no 64-bit division (div10). */
 #include "report_text.h"
 #include "report_format.h"
+#include "../runtime/np_config.h" /* NP_LINE_MAX */
 
-#define LINE_MAX_BYTES 512 /* a line: a name and its figures */
 #define NAME_MAX_BYTES 256
 
 struct line {
     size_t n;
-    char buf[LINE_MAX_BYTES];
+    char buf[NP_LINE_MAX];
 };
 
 static void put(struct line *l, char c)

@@ -52,7 +52,8 @@
 #define NP_REPORT_RECORDS NP_CONFIG_SMALL
 #endif
 
-/* Bytes of one output line (dumps, errors): a symbol name and its figures;
+/* Bytes of one report line (dumps, errors: report_text.c makes them on a
+ * host, in import and in libnanoprof-text): a symbol name and its figures;
  * the line lives on the stack of whoever dumps. */
 #ifndef NP_LINE_MAX
 #define NP_LINE_MAX 512
