@@ -313,6 +313,7 @@ static int take_chunk(struct np_capture *c, uint32_t type, size_t off, uint32_t 
         break;
     }
     case NP_CHUNK_EVENTS:
+    case NP_CHUNK_RING:
         c->has_events = true;
         break;
     case NP_CHUNK_REPORT:

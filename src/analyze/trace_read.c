@@ -50,6 +50,7 @@
 #include "common/report_format.h"
 #include "common/trace_format.h"
 #include "events_decode.h"
+#include "target_ring.h"
 #include "trace_ahead.h"
 #include "containers.h"
 #include "textfmt.h"
@@ -132,6 +133,7 @@ struct reader {
     struct np_ahead_chunk *chunks; /* the file's EVENTS chunks (pass one) */
     size_t nchunks, chunkscap;
     struct np_ahead *ahead;        /* decoding them ahead, or NULL */
+    struct np_ring_dec ring;       /* the file's RING chunks' decoder */
     struct np_trace_block *blocks; /* a BLOCKS chunk's entries */
     size_t blockscap;
 
@@ -927,6 +929,39 @@ static int do_events(struct reader *r, const struct chunk *c)
     return st;
 }
 
+/* A RING chunk's EVENTS chunk (CHUNK, N bytes, its header included),
+ * read as if the file held it where the RING chunk is. */
+struct ring_read {
+    struct reader *r;
+    const struct chunk *c;
+};
+
+static int ring_events(void *ctx, const uint8_t *chunk, size_t n)
+{
+    struct ring_read *x = ctx;
+    struct reader *r = x->r;
+    struct chunk e = { .off = x->c->off, .type = NP_CHUNK_EVENTS, .len = (uint32_t)(n - NP_TRACE_CHUNK_HEADER) };
+    uint8_t *ring = r->buf;
+    r->buf = (uint8_t *)chunk + NP_TRACE_CHUNK_HEADER; /* do_events reads r->buf, and nothing grows it */
+    int st = do_events(r, &e);
+    r->buf = ring;
+    return st;
+}
+
+/* A target's raw call words (np_trace_init_ring), decoded into EVENTS
+ * chunks that are read as the file's own. */
+static int do_ring(struct reader *r, const struct chunk *c)
+{
+    const char *err;
+    if (r->version == NP_TRACE_VERSION_V1)
+        return fail(r, NP_TRACE_ECORRUPT, c->off, "RING chunk in a version 1 trace");
+    struct ring_read x = { r, c };
+    int st = np_ring_decode(&r->ring, r->buf, c->len, ring_events, &x, &err);
+    if (st < 0)
+        return fail(r, strcmp(err, "out of memory") ? NP_TRACE_ECORRUPT : NP_TRACE_ENOMEM, c->off, "%s", err);
+    return st;
+}
+
 /* The read-ahead stopped at a sample, event I of chunk C, at offset POS
  * of the stream (it decodes calls only): the rest of the chunk is read
  * here, from the decoder's state in D. */
@@ -986,6 +1021,7 @@ static int do_chunk(struct reader *r, const struct chunk *c, bool first)
     case NP_CHUNK_SAMPLING:
     case NP_CHUNK_UNITS:
     case NP_CHUNK_REPORT:
+    case NP_CHUNK_RING:
         break;
     default:
         return 0; /* unknown types are skipped */
@@ -1019,6 +1055,8 @@ static int do_chunk(struct reader *r, const struct chunk *c, bool first)
         return do_units(r, c);
     case NP_CHUNK_REPORT:
         return do_report(r, c);
+    case NP_CHUNK_RING:
+        return do_ring(r, c);
     default:
         return do_end(r, c);
     }
@@ -1188,6 +1226,7 @@ static void walk_file(struct reader *r, uint64_t pos)
     r->nitems = r->nchunks = 0;
     r->walk_status = NP_TRACE_OK;
     np_hmap_clear(&r->file_tids);
+    r->ring.n_out = 0; /* (a file's threads are its own) */
     while (pos < r->size) {
         struct chunk c = { .off = pos };
         uint64_t left = r->size - pos;
@@ -1390,6 +1429,7 @@ static void reader_free(struct reader *r)
     free(r->items);
     free(r->win);
     free(r->blocks);
+    np_ring_dec_free(&r->ring);
     np_hmap_free(&r->counts);
     np_hmap_free(&r->file_tids);
     np_hmap_free(&r->last);

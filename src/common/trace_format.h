@@ -47,9 +47,10 @@ enum np_chunk_type {
     NP_CHUNK_BLOCKS = 7,
     NP_CHUNK_SAMPLING = 8,
     NP_CHUNK_UNITS = 9,
-    NP_CHUNK_REPORT = 10
+    NP_CHUNK_REPORT = 10,
+    NP_CHUNK_RING = 11
 };
-#define NP_CHUNK_TYPE_LAST NP_CHUNK_REPORT /* types 1 to this are known */
+#define NP_CHUNK_TYPE_LAST NP_CHUNK_RING /* types 1 to this are known */
 #define NP_TRACE_NAME_MAX 255 /* bytes of a NAME chunk's name */
 /* BLOCKS: u64 lost, u32 n, then n entries of u64 address, u64 count */
 #define NP_TRACE_BLOCKS_HEADER 12
@@ -242,7 +243,7 @@ static inline int np_trace_header_sum_ok(const uint8_t *p)
 static inline const char *np_trace_chunk_name(uint32_t type)
 {
     static const char *const names[] = { "INFO", "MODULE", "THREAD", "EVENTS", "END",
-                                         "NAME", "BLOCKS", "SAMPLING", "UNITS", "REPORT" };
+                                         "NAME", "BLOCKS", "SAMPLING", "UNITS", "REPORT", "RING" };
     return type >= NP_CHUNK_INFO && type <= NP_CHUNK_TYPE_LAST ? names[type - NP_CHUNK_INFO] : 0;
 }
 
@@ -299,6 +300,42 @@ static inline int np_trace_chunk_plausible(const uint8_t *h, uint64_t left)
     return np_trace_chunk_check(h, NP_TRACE_CHUNK_HEADER, left, &type, &len) == NP_CHUNK_WHOLE &&
            np_trace_chunk_name(type);
 }
+
+/* ---- RING ------------------------------------------------------------------- */
+
+/* A RING chunk: a target's raw call records, as its hooks wrote them into
+ * RAM (nanoprof/trace.h, np_trace_init_ring), which the host decodes into
+ * EVENTS (analyze/target_ring.c). Its payload: u32 base (the code window's
+ * start: an entry keeps its function's low NP_RING_FN_BITS bits), u32 tid
+ * (the thread running at the first word), u64 clock (the clock at the
+ * last TIME word before the first word, its low NP_RING_TIME_BITS bits
+ * zero), u32 flags (0), then little-endian u32 words, each a record:
+ *   bit 0 = 1       ENTRY: bits 0..19 the function's address less base's
+ *                   high bits (a Thumb address is odd), bits 20..31 the
+ *                   clock's low 12 bits
+ *   bits 1..0 = 00  EXIT: bits 2..31 the clock's low 30 bits (the decoder
+ *                   takes its low 12)
+ *   bits 1..0 = 10  a control word: bits 2..7 its kind (NP_RING_*), bits
+ *                   8..31 its 24-bit value
+ * Every word stands alone, so the records can be found from any 4-byte
+ * boundary. */
+#define NP_RING_HEAD 20
+#define NP_RING_FN_BITS 20
+#define NP_RING_FN_MASK ((1u << NP_RING_FN_BITS) - 1)
+#define NP_RING_TIME_BITS 12
+#define NP_RING_TIME_MASK ((1u << NP_RING_TIME_BITS) - 1)
+enum np_ring_ctl {
+    NP_RING_TIME = 1,    /* the clock's bits 12..35 from here on */
+    NP_RING_TIME_HI = 2, /* the clock's bits 36..59 (before a TIME word) */
+    NP_RING_THREAD = 3,  /* a switch to thread (bits 0..11) at the clock's low
+                            12 bits (bits 12..23) */
+    NP_RING_LOST = 4,    /* that many events lost here */
+    NP_RING_FAR_LO = 5,  /* an entry's address bits 0..23 (a name's, or a
+                            function beyond the window), for FAR_HI */
+    NP_RING_FAR_HI = 6   /* its bits 24..31 (bits 0..7) and the clock's low
+                            12 bits (bits 8..19): the entry */
+};
+#define NP_RING_CTL(kind, v) ((uint32_t)(v) << 8 | (uint32_t)(kind) << 2 | 2u)
 
 /* ---- EVENTS ------------------------------------------------------------------ */
 
