@@ -26,6 +26,16 @@ NP_BEGIN_DECLS
  * it is given. NP_EINVAL (BUF NULL, or a hosted library), NP_ESMALL,
  * NP_EALREADY (running). */
 NP_API int np_trace_init(void *buf, size_t size);
+/* As np_trace_init, the calls kept as raw words in BUF (4 bytes an entry
+ * or exit, a few more where the clock's low 12 bits wrap), which go out
+ * as RING chunks when BUF fills, at np_trace_flush and np_trace_stop; the
+ * host decodes them (`nanoprof import`). With the DWT cycle counter as the
+ * clock and a buffer of NP_TRACE_RING_FAST bytes or more, the hooks
+ * write each word themselves (about 20 instructions). The firmware's
+ * instrumented functions lie in the 1 MiB window this library's code is
+ * in; a call to a function beyond takes 8 bytes. */
+#define NP_TRACE_RING_FAST 4096
+NP_API int np_trace_init_ring(void *buf, size_t size);
 /* Writes the calls in the buffer now, without stopping. NP_ENOTINIT. */
 NP_API int np_trace_flush(void);
 /* Writes the calls in the buffer and the trace's END chunk (with the

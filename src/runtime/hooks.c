@@ -401,6 +401,10 @@ NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_enter
         return;
     }
 #endif
+#if NP_HOOKS_MECHANISMS & NP_MECH_TRACE
+    if ((g & NP_CT_MASK) == NP_F_REC_ON && np_tt_ring_put((uint32_t)(uintptr_t)fn, 0))
+        return; /* the ring trace alone, on its own path */
+#endif
     hook_rest_enter(fn, site, t, g);
 }
 
@@ -411,6 +415,16 @@ NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_exit(
 #if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
     if (log_mode_alone(g)) {
         np_ct_log_exit(t);
+        return;
+    }
+#endif
+#if NP_HOOKS_MECHANISMS & NP_MECH_TRACE
+    /* the ring trace alone: its own path, else the full one, which an
+     * exit asks no site of here (no call trace, no user hooks): the
+     * register it frees spares the path a save */
+    if ((g & NP_CT_MASK) == NP_F_REC_ON) {
+        if (!np_tt_ring_put(0, 1))
+            np_hooks_full_exit(fn, NULL);
         return;
     }
 #endif

@@ -27,6 +27,11 @@ int np_trace_init(void *buf, size_t size)
     return np_error(NP_EINVAL, "np_trace_init", "records on a target; on a host, `nanoprof record` does");
 }
 
+int np_trace_init_ring(void *buf, size_t size)
+{
+    return np_trace_init(buf, size);
+}
+
 int np_trace_flush(void)
 {
     return np_error(NP_ENOTINIT, "np_trace_flush", "no trace is being recorded (np_trace_init starts one)");
@@ -65,6 +70,21 @@ static struct {
     uint32_t carried;      /* events its LOST records say */
     uint32_t tids;         /* thread ids given so far */
 } tt;
+
+struct np_tt_ring np_tt_ring = { NULL, NP_TT_RING_CLOSED };
+
+/* The ring mode's state beside the hooks' (np_tt_ring). */
+static struct {
+    int on;
+    uint32_t *words, *end;  /* the ring's words, after room for the chunk's
+                               header and the RING fields */
+    uint32_t base;          /* the code window's start */
+    uint64_t clock;         /* bits 12.. of the clock at the last TIME word */
+    uint32_t tid;           /* the thread whose records come now */
+    uint64_t head_clock;    /* clock and tid at words[0] */
+    uint32_t head_tid;
+    int fast;               /* the clock is NP_PORT_CYCLES32 */
+} rg;
 
 /* The trace's ticks are cycles (INFO's clock "cycles", below): END's
  * ns_per_tick is 1.0, as a double's bits. */
@@ -206,9 +226,18 @@ static void on_name(struct np_thread *t, int now)
     unlock();
 }
 
+static void ring_event(struct np_thread *t, uint64_t fn, int exit, uint64_t now);
+
 void np_tt_event(struct np_thread *t, uint64_t fn, int exit)
 {
     uint64_t now = now_ticks();
+    if (rg.on) {
+        if (!lock(t))
+            return;
+        ring_event(t, fn, exit, now);
+        unlock();
+        return;
+    }
     if (!tt.on) {
         t->flags &= ~(uint32_t)NP_F_REC_ON; /* stopped meanwhile */
         return;
@@ -290,6 +319,223 @@ int np_trace_init(void *buf, size_t size)
     return NP_OK;
 }
 
+/* ---- the ring (np_trace_init_ring) ---- */
+
+/* Events in words [A, B): entries and exits (the rest are control words). */
+static uint32_t ring_events(const uint32_t *a, const uint32_t *b)
+{
+    uint32_t n = 0;
+    for (; a < b; a++)
+        n += (*a & 3) != 2;
+    return n;
+}
+
+/* The words written so far go out as one RING chunk, built in place before
+ * them (its header and fields fill the room np_trace_init_ring kept);
+ * refused, their events are lost. The ring starts again, its head state
+ * the state now. */
+static void ring_drain(void)
+{
+    uint32_t *p = np_tt_ring.pos;
+    if (p != rg.words) {
+        uint8_t *h = (uint8_t *)rg.words - NP_RING_HEAD - NP_TRACE_CHUNK_HEADER;
+        uint8_t *f = h + NP_TRACE_CHUNK_HEADER;
+        uint32_t n = (uint32_t)((uint8_t *)p - f);
+        np_put_u32(f, rg.base);
+        np_put_u32(f + 4, rg.head_tid);
+        np_put_u64(f + 8, rg.head_clock);
+        np_put_u32(f + 16, 0);
+        np_trace_chunk_header(h, NP_CHUNK_RING, n);
+        np_trace_chunk_seal(h);
+        uint32_t failed = np_output_failures;
+        np_write((const char *)h, NP_TRACE_CHUNK_HEADER + n);
+        if (np_output_failures != failed)
+            tt.lost += ring_events(rg.words, p);
+    }
+    np_tt_ring.pos = rg.words;
+    rg.head_tid = rg.tid;
+    rg.head_clock = rg.clock;
+}
+
+/* One word at the ring's end, draining it when full. */
+static void ring_word(uint32_t w)
+{
+    if (np_tt_ring.pos == rg.end)
+        ring_drain();
+    *np_tt_ring.pos++ = w;
+}
+
+/* The clock NOW said (a TIME word, TIME_HI first when its high bits
+ * changed) unless the last TIME word says it already. */
+static void ring_time(uint64_t now)
+{
+    uint64_t c = now >> NP_RING_TIME_BITS;
+    if (c == rg.clock >> NP_RING_TIME_BITS)
+        return;
+    if ((c >> 24) != (rg.clock >> (NP_RING_TIME_BITS + 24)))
+        ring_word(NP_RING_CTL(NP_RING_TIME_HI, (c >> 24) & 0xffffff));
+    ring_word(NP_RING_CTL(NP_RING_TIME, c & 0xffffff));
+    rg.clock = c << NP_RING_TIME_BITS;
+}
+
+/* The hooks' path closed, while np_tt_event writes. */
+static void ring_close(void)
+{
+    np_tt_ring.epoch = NP_TT_RING_CLOSED;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/* The hooks' path open again with the DWT clock, the ring drained first
+ * when it has not the room they may take. */
+static void ring_reopen(void)
+{
+    if (!rg.fast || !rg.on)
+        return;
+    if (rg.end - np_tt_ring.pos < NP_TT_RING_GUARD)
+        ring_drain();
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    np_tt_ring.epoch = (uint32_t)rg.clock >> NP_RING_TIME_BITS;
+}
+
+/* A LOST word for T's events not said yet; a THREAD word when T is not the
+ * thread of the records now (a switch np_tt_event saw first). */
+static void ring_thread(struct np_thread *t, uint64_t now)
+{
+    if (t->tt.gen != tt.gen) {
+        t->tt = (struct np_tt_thread){ .gen = tt.gen, .tid = ++tt.tids };
+        write_thread(t);
+    } else if (!t->tt.named) {
+        write_thread(t);
+    }
+    if (t->tt.tid != rg.tid) {
+        rg.tid = t->tt.tid;
+        tt.cur = t;
+        ring_word(NP_RING_CTL(NP_RING_THREAD, (rg.tid & 0xfff) | ((uint32_t)now & NP_RING_TIME_MASK) << 12));
+    }
+    while (t->tt.lost) {
+        uint32_t n = t->tt.lost > 0xffffff ? 0xffffff : t->tt.lost;
+        t->tt.lost -= n;
+        ring_word(NP_RING_CTL(NP_RING_LOST, n));
+    }
+}
+
+/* The hooks' path closed, and room for a slow record's words (at most a
+ * TIME_HI, TIME, THREAD, LOST, FAR_LO and FAR_HI), so that none is split
+ * across two chunks. */
+static void ring_begin(void)
+{
+    ring_close();
+    if (rg.end - np_tt_ring.pos < 8)
+        ring_drain();
+}
+
+static void ring_event(struct np_thread *t, uint64_t fn, int exit, uint64_t now)
+{
+    ring_begin();
+    ring_time(now);
+    ring_thread(t, now);
+    uint32_t lo = (uint32_t)now & NP_RING_TIME_MASK;
+    if (exit) {
+        ring_word((uint32_t)now << 2);
+    } else {
+        /* a Thumb function's address has bit 0 set, which an ENTRY word
+         * keeps as its tag; an NP_ENTER name's is the string's, which the
+         * host reads from the ELF: FAR words, as a function's beyond the
+         * window */
+        int named = (fn & NP_REC_NAMED) != 0;
+        uint32_t a = (uint32_t)(named ? fn & NP_ADDR_MASK : fn & ~(uint64_t)1);
+        if (!named && (a & ~NP_RING_FN_MASK) == rg.base) {
+            ring_word((a & NP_RING_FN_MASK) | 1 | lo << NP_RING_FN_BITS);
+        } else {
+            ring_word(NP_RING_CTL(NP_RING_FAR_LO, a & 0xffffff));
+            ring_word(NP_RING_CTL(NP_RING_FAR_HI, a >> 24 | lo << 8));
+        }
+    }
+    ring_reopen();
+}
+
+static void ring_switch(struct np_thread *from, struct np_thread *to)
+{
+    uint32_t f = to->flags;
+    to->flags = f | NP_F_BUSY;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    (void)from;
+    if (take()) {
+        uint64_t now = now_ticks();
+        ring_begin();
+        ring_time(now);
+        ring_thread(to, now);
+        ring_reopen();
+        unlock();
+    } else {
+        __atomic_fetch_add(&np_tt_dropped, 1, __ATOMIC_RELAXED);
+    }
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    to->flags = f | NP_F_REC_ON;
+}
+
+/* Room for the THREAD chunk (the largest but MODULE, written first) and
+ * END. */
+#define RING_SCRATCH (NP_TRACE_CHUNK_HEADER + 4 + 2 + NP_THREAD_NAME_MAX + 4)
+_Static_assert(NP_TRACE_BUFFER_MIN >= NP_TRACE_CHUNK_HEADER + NP_RING_HEAD + RING_SCRATCH + 16, "a ring of words");
+_Static_assert(NP_TRACE_RING_FAST >= NP_TRACE_CHUNK_HEADER + NP_RING_HEAD + RING_SCRATCH + 4 * NP_TT_RING_GUARD,
+               "a drain holds as many words as the hooks may write in a burst");
+
+/* np_thread_name in ring mode: T's THREAD chunk at once when it can be,
+ * else with its next slow record. */
+static void ring_name(struct np_thread *t, int now)
+{
+    t->tt.named = 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (!now || !rg.on || t->tt.gen != tt.gen || !take())
+        return;
+    write_thread(t);
+    unlock();
+}
+
+int np_trace_init_ring(void *buf, size_t size)
+{
+    static const char who[] = "np_trace_init_ring";
+    uintptr_t a = ((uintptr_t)buf + 3) & ~(uintptr_t)3;
+    size_t head = NP_TRACE_CHUNK_HEADER + NP_RING_HEAD;
+    if (buf && size >= NP_TRACE_BUFFER_MIN + 8 && !tt.on) {
+        size -= a - (uintptr_t)buf;
+        int st = np_trace_init((void *)a, size);
+        if (st)
+            return st;
+        struct np_thread *t = enter(who);
+        if (!t)
+            return NP_EBUSY;
+        /* the ring's words between the RING chunk's header and, at the
+         * buffer's end, room for the THREAD and END chunks */
+        rg.words = (uint32_t *)(a + head);
+        rg.end = (uint32_t *)((a + size - RING_SCRATCH) & ~(uintptr_t)3);
+        tt.enc.buf = (uint8_t *)rg.end;
+        /* the window: the 1 MiB of code this function is in */
+        rg.base = (uint32_t)(uintptr_t)np_trace_init_ring & ~NP_RING_FN_MASK;
+        rg.clock = ~(uint64_t)0;
+        rg.tid = 0;
+#ifdef NP_PORT_CYCLES32
+        rg.fast = np_cm_clock.dwt != 0 && size >= NP_TRACE_RING_FAST;
+#endif
+        uint64_t now = now_ticks();
+        np_tt_ring.pos = rg.words;
+        ring_time(now);
+        rg.head_clock = rg.clock;
+        np_tt_ring.pos = rg.words; /* its TIME word is the head's clock */
+        rg.on = 1;
+        ring_thread(t, now);
+        rg.head_tid = rg.tid;
+        np_tt_ring.pos = rg.words;
+        np_rec_switch_hook = ring_switch;
+        np_rec_name_hook = ring_name;
+        ring_reopen();
+        np_thread_unlock(t);
+        return NP_OK;
+    }
+    return np_trace_init(buf, size);
+}
+
 /* np_trace_flush, np_trace_stop (STOP): the chunk being filled goes out;
  * stopping, the END chunk after it. */
 static int finish(const char *who, int stop) /* WHO: an NP_MSG value */
@@ -303,7 +549,18 @@ static int finish(const char *who, int stop) /* WHO: an NP_MSG value */
         np_thread_unlock(t);
         return np_error_msg(NP_EBUSY, who, NP_MSG("another thread is in it"));
     }
-    np_trace_enc_flush(&tt.enc);
+    if (rg.on) {
+        ring_close();
+        ring_drain();
+        if (stop) {
+            rg.on = 0;
+            np_tt_ring.pos = NULL;
+        } else {
+            ring_reopen();
+        }
+    } else {
+        np_trace_enc_flush(&tt.enc);
+    }
     if (stop) {
         tt.on = 0;
         np_output_tracing = 0;
