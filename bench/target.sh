@@ -127,8 +127,9 @@ fw "$T/mps2-an386-RelWithDebInfo" mps2-an386 cortex-m4 "$T/insns.elf" nanoprof -
 per() { awk -v p="$1" -v n="$2" '$2 == p { printf "%.1f", $4 / n }' "$T/insns.out"; }
 calls=1000
 log=$(per 2 $calls) stack=$(per 3 $calls) cost=$(per 4 $calls) idle=$(per 1 $calls)
-sect=$(per 6 $calls) calc=$(per 5 1) trace=$(per 7 $calls)
+sect=$(per 6 $calls) calc=$(per 5 1) trace=$(per 7 $calls) ring=$(per 8 $calls) rdrain=$(per 9 1)
 tbytes=$(awk -v n=$calls '$1 == "trace_bytes" { printf "%.1f", $2 / n }' "$T/insns.out")
+rbytes=$(awk -v n=$calls '$1 == "ring_bytes" { printf "%.1f", $2 / n }' "$T/insns.out")
 echo
 echo "instructions a call (entry and exit) on a Cortex-M4, executed path, mean of $calls calls"
 echo "(the DWT cycle counter as the clock, as on the hardware)"
@@ -138,6 +139,9 @@ printf '%-52s %10s %10s\n' "function cost (np_stats_calc apart)" "$cost" "<= 60"
 printf '%-52s %10s\n' "call trace, stack mode" "$stack"
 printf '%-52s %10s\n' "trace recorded on the target (np_trace_init), all in" "$trace"
 printf '%-52s %10s\n' "  its bytes a call, headers and END included" "$tbytes"
+printf '%-52s %10s %10s\n' "ring trace on the target (np_trace_init_ring), hooks" "$ring" "<= 40"
+printf '%-52s %10s\n' "  np_trace_stop's drain of the $calls calls, whole" "$rdrain"
+printf '%-52s %10s %10s\n' "  the ring's bytes a call, headers and END included" "$rbytes" "<= 8"
 printf '%-52s %10s\n' "hooks with no mechanism on" "$idle"
 printf '%-52s %10s\n' "NP_SECTION_BEGIN/END pair" "$sect"
 printf '%-52s %10s\n' "  np_stats_calc at the end (one function), whole" "$calc"
@@ -146,5 +150,7 @@ echo "== target ratios (PASS when at or under the target)"
 verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v + 0 <= t + 0) ? "PASS" : "MISS" }'; }
 printf '%-52s %10s %10s %s\n' "log-mode call trace, instructions a call (M4)" "<= 30" "$log" "$(verdict "$log" 30)"
 printf '%-52s %10s %10s %s\n' "function cost, instructions a call (M4)" "<= 60" "$cost" "$(verdict "$cost" 60)"
+printf '%-52s %10s %10s %s\n' "ring trace, instructions a call (M4)" "<= 40" "$ring" "$(verdict "$ring" 40)"
+printf '%-52s %10s %10s %s\n' "ring trace, bytes a call (M4)" "<= 8" "$rbytes" "$(verdict "$rbytes" 8)"
 printf '%-52s %10s %10s %s\n' "ROM of each mechanism, every build above" "<= 2048" "" "$([ $ok_rom = 1 ] && echo PASS || echo MISS)"
 printf '%-52s %10s %10s %s\n' "RAM beyond the user's buffers, every build above" "0" "" "$([ $ok_ram = 1 ] && echo PASS || echo MISS)"

@@ -12,7 +12,8 @@
  *
  *   target_insns FIRMWARE.elf
  * prints one line per phase: "phase N insns I calls C" (I in total over
- * the phase, C the calls of measured functions), "trace_bytes B" (the
+ * the phase, C the calls of measured functions), "trace_bytes B" and
+ * "ring_bytes B" (bench_trace_bytes[0] and [1]: the
  * bytes of trace the firmware's writer took), and exits 1 when the
  * firmware says a step failed or does not end. */
 #include <stdint.h>
@@ -21,7 +22,7 @@
 #include <string.h>
 #include "arm_elf.h"
 
-#define PHASES 8
+#define PHASES 10
 #define MAX_INSNS 50000000ull
 
 /* the runtime functions whose instructions are counted */
@@ -180,9 +181,9 @@ int main(int argc, char **argv)
         if (calls[p])
             printf("phase %u insns %llu calls %llu\n", p, (unsigned long long)insns[p], (unsigned long long)calls[p]);
     if (bytes_addr) {
-        uint32_t bytes = 0;
-        uc_mem_read(uc, bytes_addr, &bytes, 4);
-        printf("trace_bytes %u\n", bytes);
+        uint32_t bytes[2] = { 0, 0 };
+        uc_mem_read(uc, bytes_addr, bytes, sizeof bytes);
+        printf("trace_bytes %u\nring_bytes %u\n", bytes[0], bytes[1]);
     }
     uc_close(uc);
     elf_end(e);
