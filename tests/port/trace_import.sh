@@ -45,13 +45,22 @@ check_report() {
 }
 
 FILES="$*"
+# each board twice: the trace as EVENTS chunks (np_trace_init), and as raw
+# words in a ring (np_trace_init_ring, the firmware's calls renamed), which
+# import decodes into the same events
+for mode in chunks ring; do
 for board in mps2-an385:cortex-m3:mps2 mps2-an386:cortex-m4:mps2 microbit:cortex-m0:microbit; do
     name=${board%%:*}
     rest=${board#*:}
     cpu=${rest%%:*}
     ld=${rest#*:}
     dir=$TMP/$name
-    if ! fw_build "$dir" $cpu $ld "$SRC/tests/port/trace_fw.c" "$SRC/tests/target/check.c"; then
+    flag=
+    if [ $mode = ring ]; then
+        dir=$TMP/$name-ring
+        flag=-Dnp_trace_init=np_trace_init_ring
+    fi
+    if ! fw_build "$dir" $cpu $ld $flag "$SRC/tests/port/trace_fw.c" "$SRC/tests/target/check.c"; then
         say_fail "$name: build"
         continue
     fi
@@ -79,7 +88,8 @@ for board in mps2-an385:cortex-m3:mps2 mps2-an386:cortex-m4:mps2 microbit:cortex
     else
         say_fail "$name: report --elf: $(cat "$dir/direct.err")"
     fi
-    [ $fail = 0 ] && echo "ok: $name ($cpu): trace imported, counts exact"
+    [ $fail = 0 ] && echo "ok: $name ($cpu), $mode: trace imported, counts exact"
+done
 done
 
 # ---- the UART example, on QEMU's serial port ------------------------------------
