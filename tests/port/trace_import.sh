@@ -224,30 +224,33 @@ if [ -f "$good/capture" ]; then
     done
     [ $fail = 0 ] && echo "ok: a damaged chunk ($events events) in a capture: skipped, said, the rest exact"
     # a bit flipped anywhere in the capture, 200 times (seeded, the seed
-    # said): the report read from it with --elf is the undamaged one at
-    # exit 0 with nothing said, or the status is not 0 and a line says why
+    # said), in the EVENTS chunks' capture and in the RING chunks' one: the
+    # report read from it with --elf is the undamaged one at exit 0 with
+    # nothing said, or the status is not 0 and a line says why
     seed=${NP_BITFLIP_SEED:-$(date +%s)}
-    cp "$good/capture" "$bad/flip" # its name is in the report's title
-    "$NP" report --strict "$bad/flip" --elf "$good/fw.elf" > "$bad/flip.good" 2> /dev/null
-    n=$(wc -c < "$good/capture")
-    same=0 said=0
-    for bit in $(awk -v s="$seed" -v n="$n" 'BEGIN { srand(s); for (i = 0; i < 200; i++) printf "%d ", int(rand() * 8 * n) }'); do
-        cp "$good/capture" "$bad/flip"
-        at=$((bit / 8))
-        byte=$(od -An -tu1 -j "$at" -N1 "$bad/flip" | tr -d ' ')
-        printf "\\$(printf %o $((byte ^ (1 << (bit % 8)))))" | dd of="$bad/flip" bs=1 seek="$at" conv=notrunc 2> /dev/null
-        "$NP" report --strict "$bad/flip" --elf "$good/fw.elf" > "$bad/flip.out" 2> "$bad/flip.err"
-        rc=$?
-        if [ $rc = 0 ] && [ ! -s "$bad/flip.err" ] && cmp -s "$bad/flip.out" "$bad/flip.good"; then
-            same=$((same + 1))
-        elif [ $rc != 0 ] && [ -s "$bad/flip.err" ] && [ "$(grep -vc '^nanoprof report: ' "$bad/flip.err")" = 0 ]; then
-            said=$((said + 1))
-        else
-            say_fail "capture bit $bit flipped (seed $seed): report --strict exit $rc: $(cat "$bad/flip.err")"
-            break
-        fi
+    for fg in "$good" "$TMP/mps2-an385-ring"; do
+        cp "$fg/capture" "$bad/flip" # its name is in the report's title
+        "$NP" report --strict "$bad/flip" --elf "$fg/fw.elf" > "$bad/flip.good" 2> /dev/null
+        n=$(wc -c < "$fg/capture")
+        same=0 said=0
+        for bit in $(awk -v s="$seed" -v n="$n" 'BEGIN { srand(s); for (i = 0; i < 200; i++) printf "%d ", int(rand() * 8 * n) }'); do
+            cp "$fg/capture" "$bad/flip"
+            at=$((bit / 8))
+            byte=$(od -An -tu1 -j "$at" -N1 "$bad/flip" | tr -d ' ')
+            printf "\\$(printf %o $((byte ^ (1 << (bit % 8)))))" | dd of="$bad/flip" bs=1 seek="$at" conv=notrunc 2> /dev/null
+            "$NP" report --strict "$bad/flip" --elf "$fg/fw.elf" > "$bad/flip.out" 2> "$bad/flip.err"
+            rc=$?
+            if [ $rc = 0 ] && [ ! -s "$bad/flip.err" ] && cmp -s "$bad/flip.out" "$bad/flip.good"; then
+                same=$((same + 1))
+            elif [ $rc != 0 ] && [ -s "$bad/flip.err" ] && [ "$(grep -vc '^nanoprof report: ' "$bad/flip.err")" = 0 ]; then
+                said=$((said + 1))
+            else
+                say_fail "capture bit $bit flipped (seed $seed): report --strict exit $rc: $(cat "$bad/flip.err")"
+                break
+            fi
+        done
+        [ $fail = 0 ] && echo "ok: 200 bits flipped in the $(basename "$fg") capture (seed $seed): $said said, $same the same report at exit 0"
     done
-    [ $fail = 0 ] && echo "ok: 200 bits flipped in a capture (seed $seed): $said said, $same the same report at exit 0"
     # the M4 firmware's ELF for the M3's capture
     refused "wrong ELF" 1 "is not the firmware that recorded the trace" "$good/capture" \
         --elf "$TMP/mps2-an386/fw.elf"
