@@ -401,7 +401,7 @@ NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_enter
         return;
     }
 #endif
-#if NP_HOOKS_MECHANISMS & NP_MECH_TRACE
+#if (NP_HOOKS_MECHANISMS & NP_MECH_TRACE) && defined(NP_PORT_CYCLES32) /* (else it never writes) */
     if ((g & NP_CT_MASK) == NP_F_REC_ON && np_tt_ring_put((uint32_t)(uintptr_t)fn, 0))
         return; /* the ring trace alone, on its own path */
 #endif
@@ -418,7 +418,7 @@ NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_exit(
         return;
     }
 #endif
-#if NP_HOOKS_MECHANISMS & NP_MECH_TRACE
+#if (NP_HOOKS_MECHANISMS & NP_MECH_TRACE) && defined(NP_PORT_CYCLES32)
     /* the ring trace alone: its own path, else the full one, which an
      * exit asks no site of here (no call trace, no user hooks): the
      * register it frees spares the path a save */
