@@ -28,6 +28,10 @@ SRC=$3
 NP=$4
 shift 4
 FILES="$*"
+# NP_TRACE_RING=1: the trace as a ring's raw words (the firmware's
+# np_trace_init renamed np_trace_init_ring), which import decodes: the same
+# checks hold
+RING=${NP_TRACE_RING:+-Dnp_trace_init=np_trace_init_ring}
 TMP=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
 FW_DEFINES=-DNP_BINS_MAX=16
@@ -87,7 +91,7 @@ for board in mps2-an385:cortex-m3:mps2:25000000 mps2-an386:cortex-m4:mps2:250000
     ld=${rest%%:*}
     hz=${rest#*:}
     dir=$TMP/$name
-    if ! fw_build "$dir" $cpu $ld -DTC_CPU_HZ=${hz}u $fw; then
+    if ! fw_build "$dir" $cpu $ld $RING -DTC_CPU_HZ=${hz}u $fw; then
         say_fail "$name: build"
         continue
     fi
@@ -152,7 +156,7 @@ for board in mps2-an385:cortex-m3:mps2:25000000 mps2-an386:cortex-m4:mps2:250000
 
     # ---- the switch inside an instrumented function: why it must not be ----
     dir=$TMP/inside-$name
-    if ! fw_build "$dir" $cpu $ld -DTC_CPU_HZ=${hz}u -DSWITCH_INSIDE $fw; then
+    if ! fw_build "$dir" $cpu $ld $RING -DTC_CPU_HZ=${hz}u -DSWITCH_INSIDE $fw; then
         say_fail "$name: build -DSWITCH_INSIDE"
         continue
     fi
@@ -183,7 +187,7 @@ thread's recording (at a fork, a task's first switch, np_trace_init) and are not
     # ---- PendSV as a naked C function, as FreeRTOS's ARMv7-M ports ----------
     [ $cpu = cortex-m0 ] && continue
     dir=$TMP/naked-$name
-    if fw_build "$dir" $cpu $ld -DTC_CPU_HZ=${hz}u -DNAKED_PENDSV=1 $fw; then
+    if fw_build "$dir" $cpu $ld $RING -DTC_CPU_HZ=${hz}u -DNAKED_PENDSV=1 $fw; then
         run "$dir" "$name" && [ "$(calls sched_pick "$dir/report")" = "$(grep -a '^picks ' "$dir/capture" | cut -d' ' -f2)" ] ||
             say_fail "$name: naked PendSV, not instrumented: does not switch as the assembly one"
     else
@@ -193,7 +197,7 @@ thread's recording (at a fork, a task's first switch, np_trace_init) and are not
     # holds EXC_RETURN, kept in r4, the task's own r4, and no push), and
     # the handler's bx lr is then no exception return: the run fails
     dir=$TMP/naked-hooked-$name
-    if fw_build "$dir" $cpu $ld -DTC_CPU_HZ=${hz}u -DNAKED_PENDSV=2 $fw; then
+    if fw_build "$dir" $cpu $ld $RING -DTC_CPU_HZ=${hz}u -DNAKED_PENDSV=2 $fw; then
         "${CC%gcc}objdump" -d "$dir/fw.elf" 2> /dev/null |
             awk '/<PendSV_Handler>:$/ { on = 1; next } on && /mrs.*(psp|PSP)/ { exit } on { print }' > "$dir/head"
         if ! grep -q 'mov[[:space:]]*r4, lr' "$dir/head" || ! grep -q 'bl[[:space:]].*<__cyg_profile_func_enter>' "$dir/head" ||
