@@ -67,7 +67,8 @@ mkdir -p "$T"
 MECHS="calltrace:nanoprof-calltrace:-finstrument-functions cost:nanoprof-cost:-finstrument-functions
 calltrace:nanoprof:-finstrument-functions cost:nanoprof:-finstrument-functions
 sections:nanoprof: bins:nanoprof: blocks:nanoprof:-fsanitize-coverage=trace-pc
-gprof:nanoprof:-pg,-fno-optimize-sibling-calls trace:nanoprof:-finstrument-functions"
+gprof:nanoprof:-pg,-fno-optimize-sibling-calls trace:nanoprof:-finstrument-functions
+trace:nanoprof-trace:-finstrument-functions ring:nanoprof-trace:-finstrument-functions"
 CONFIGS="mps2-an386:cortex-m4:RelWithDebInfo mps2-an386:cortex-m4:MinSizeRel microbit:cortex-m0:MinSizeRel"
 for c in $CONFIGS; do
     board=${c%%:*} type=${c##*:}
@@ -130,6 +131,16 @@ log=$(per 2 $calls) stack=$(per 3 $calls) cost=$(per 4 $calls) idle=$(per 1 $cal
 sect=$(per 6 $calls) calc=$(per 5 1) trace=$(per 7 $calls) ring=$(per 8 $calls) rdrain=$(per 9 1)
 tbytes=$(awk -v n=$calls '$1 == "trace_bytes" { printf "%.1f", $2 / n }' "$T/insns.out")
 rbytes=$(awk -v n=$calls '$1 == "ring_bytes" { printf "%.1f", $2 / n }' "$T/insns.out")
+# the ring again with libnanoprof-trace.a, whose hooks check no other
+# mechanism first
+fw "$T/mps2-an386-RelWithDebInfo" mps2-an386 cortex-m4 "$T/insns_trace.elf" nanoprof-trace -DTRACE_ONLY \
+    -finstrument-functions -- "$HERE/target/insns.c"
+"$INSNS" "$T/insns_trace.elf" >"$T/insns_trace.out" || { echo "target.sh: target_insns failed" >&2; exit 1; }
+ring_t=$(awk -v n=$calls '$2 == 8 { printf "%.1f", $4 / n }' "$T/insns_trace.out")
+rdrain_t=$(awk -v n=$calls '$2 == 9 { printf "%.1f", $4 / n }' "$T/insns_trace.out")
+# all in: the hooks and the drains (checksums, the writer's calls), a call
+ring_all=$(awk -v h="$ring" -v d="$rdrain" -v n=$calls 'BEGIN { printf "%.1f", h + d / n }')
+ring_all_t=$(awk -v h="$ring_t" -v d="$rdrain_t" 'BEGIN { printf "%.1f", h + d }')
 echo
 echo "instructions a call (entry and exit) on a Cortex-M4, executed path, mean of $calls calls"
 echo "(the DWT cycle counter as the clock, as on the hardware)"
@@ -139,8 +150,12 @@ printf '%-52s %10s %10s\n' "function cost (np_stats_calc apart)" "$cost" "<= 60"
 printf '%-52s %10s\n' "call trace, stack mode" "$stack"
 printf '%-52s %10s\n' "trace recorded on the target (np_trace_init), all in" "$trace"
 printf '%-52s %10s\n' "  its bytes a call, headers and END included" "$tbytes"
-printf '%-52s %10s %10s\n' "ring trace on the target (np_trace_init_ring), hooks" "$ring" "<= 40"
+printf '%-52s %10s\n' "ring trace (np_trace_init_ring), libnanoprof.a, hooks" "$ring"
 printf '%-52s %10s\n' "  np_trace_stop's drain of the $calls calls, whole" "$rdrain"
+printf '%-52s %10s %10s\n' "  all in (hooks and drain), libnanoprof.a" "$ring_all" "<= 40"
+printf '%-52s %10s\n' "ring trace, libnanoprof-trace.a, hooks" "$ring_t"
+printf '%-52s %10s\n' "  its drain, a call" "$rdrain_t"
+printf '%-52s %10s %10s\n' "  all in (hooks and drain), libnanoprof-trace.a" "$ring_all_t" "<= 40"
 printf '%-52s %10s %10s\n' "  the ring's bytes a call, headers and END included" "$rbytes" "<= 8"
 printf '%-52s %10s\n' "hooks with no mechanism on" "$idle"
 printf '%-52s %10s\n' "NP_SECTION_BEGIN/END pair" "$sect"
@@ -150,7 +165,7 @@ echo "== target ratios (PASS when at or under the target)"
 verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v + 0 <= t + 0) ? "PASS" : "MISS" }'; }
 printf '%-52s %10s %10s %s\n' "log-mode call trace, instructions a call (M4)" "<= 30" "$log" "$(verdict "$log" 30)"
 printf '%-52s %10s %10s %s\n' "function cost, instructions a call (M4)" "<= 60" "$cost" "$(verdict "$cost" 60)"
-printf '%-52s %10s %10s %s\n' "ring trace, instructions a call (M4)" "<= 40" "$ring" "$(verdict "$ring" 40)"
+printf '%-52s %10s %10s %s\n' "ring trace, instructions a call, all in (M4)" "<= 40" "$ring_all_t" "$(verdict "$ring_all_t" 40)"
 printf '%-52s %10s %10s %s\n' "ring trace, bytes a call (M4)" "<= 8" "$rbytes" "$(verdict "$rbytes" 8)"
 printf '%-52s %10s %10s %s\n' "ROM of each mechanism, every build above" "<= 2048" "" "$([ $ok_rom = 1 ] && echo PASS || echo MISS)"
 printf '%-52s %10s %10s %s\n' "RAM beyond the user's buffers, every build above" "0" "" "$([ $ok_ram = 1 ] && echo PASS || echo MISS)"

@@ -2,7 +2,8 @@
  * (analyze/target_ring.c): each record kind, times from TIME words and
  * the low bits, a switch and the SWITCH record of a thread coming back, a
  * far entry, times that never go back; and the payloads it refuses (an
- * unknown control word, FAR_HI alone, a length not whole words). */
+ * unknown control word, FAR_HI alone, a length not whole words); its
+ * checksum finding any one bit changed. */
 #include <stdio.h>
 #include <string.h>
 #include "analyze/target_ring.h"
@@ -113,7 +114,26 @@ int main(void)
     const uint32_t bad2[] = { NP_RING_CTL(NP_RING_FAR_HI, 0) };
     CHECK(decode(0, 1, 0, bad2, 1, 0, &err) == -1 && strstr(err, "FAR_HI"), "FAR_HI alone: %s", err);
     CHECK(decode(0, 1, 0, w2, 1, 1, &err) == -1 && strstr(err, "whole words"), "cut word: %s", err);
+    /* a RING chunk's checksum (its words summed, np_ring_words_sum): any
+     * one bit of 64 words changed is found, and two words swapped */
+    static uint8_t c[NP_TRACE_CHUNK_HEADER + NP_RING_HEAD + 64 * 4];
+    uint32_t len = NP_RING_HEAD + 64 * 4;
+    for (uint32_t i = 0; i < len; i++)
+        c[NP_TRACE_CHUNK_HEADER + i] = (uint8_t)(i * 37 + 11);
+    np_trace_chunk_header(c, NP_CHUNK_RING, len);
+    np_trace_chunk_seal(c);
+    CHECK(np_trace_chunk_sum_ok(c, c + NP_TRACE_CHUNK_HEADER), "a RING chunk's checksum holds");
+    unsigned missed = 0;
+    for (uint32_t bit = 0; bit < len * 8; bit++) {
+        c[NP_TRACE_CHUNK_HEADER + bit / 8] ^= (uint8_t)(1u << bit % 8);
+        missed += np_trace_chunk_sum_ok(c, c + NP_TRACE_CHUNK_HEADER) != 0;
+        c[NP_TRACE_CHUNK_HEADER + bit / 8] ^= (uint8_t)(1u << bit % 8);
+    }
+    CHECK(missed == 0, "%u of %u single-bit changes not found", missed, len * 8);
+    uint8_t *w0 = c + NP_TRACE_CHUNK_HEADER + NP_RING_HEAD, t[4];
+    memcpy(t, w0, 4), memcpy(w0, w0 + 4, 4), memcpy(w0 + 4, t, 4);
+    CHECK(!np_trace_chunk_sum_ok(c, c + NP_TRACE_CHUNK_HEADER), "two words swapped not found");
     if (!failures)
-        printf("ok: RING words decode to the exact events; bad payloads refused\n");
+        printf("ok: RING words decode to the exact events; bad payloads refused; damage found\n");
     return failures != 0;
 }

@@ -15,6 +15,7 @@
 #define blocks 5
 #define gprof 6
 #define trace 7
+#define ring 8
 
 volatile unsigned sink;
 
@@ -73,6 +74,10 @@ NOPROF int main(void)
     work(10);
 #elif MECH == trace
     np_trace_init(trace_buf, sizeof trace_buf);
+    work(10);
+    np_trace_stop();
+#elif MECH == ring
+    np_trace_init_ring(trace_buf, sizeof trace_buf);
     work(10);
     np_trace_stop();
 #endif

@@ -71,7 +71,7 @@ static struct {
     uint32_t tids;         /* thread ids given so far */
 } tt;
 
-struct np_tt_ring np_tt_ring = { NULL, NP_TT_RING_CLOSED };
+struct np_tt_ring np_tt_ring = { NULL, NP_TT_RING_CLOSED, 0 };
 
 /* The ring mode's state beside the hooks' (np_tt_ring). */
 static struct {
@@ -513,10 +513,11 @@ int np_trace_init_ring(void *buf, size_t size)
         tt.enc.buf = (uint8_t *)rg.end;
         /* the window: the 1 MiB of code this function is in */
         rg.base = (uint32_t)(uintptr_t)np_trace_init_ring & ~NP_RING_FN_MASK;
+        np_tt_ring.base = rg.base;
         rg.clock = ~(uint64_t)0;
         rg.tid = 0;
 #ifdef NP_PORT_CYCLES32
-        rg.fast = np_cm_clock.dwt != 0 && size >= NP_TRACE_RING_FAST;
+        rg.fast = NP_PORT_CYCLES32_ON() && size >= NP_TRACE_RING_FAST;
 #endif
         uint64_t now = now_ticks();
         np_tt_ring.pos = rg.words;

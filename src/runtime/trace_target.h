@@ -27,32 +27,32 @@ extern uint32_t np_tt_dropped;
 struct np_tt_ring {
     uint32_t *pos;
     uint32_t epoch;
+    uint32_t base;  /* the code window's start (the RING chunk's base) */
 };
 extern struct np_tt_ring np_tt_ring;
 #define NP_TT_RING_CLOSED 0xffffffffu
 #define NP_TT_RING_GUARD ((1 << NP_RING_TIME_BITS) / 8) /* words */
 
-/* The hooks' own path for FN's entry or (EXIT) exit: 1 when written. No
- * busy flag: the word is reserved (POS moved) before it is written, as
- * the log-mode call trace does (an interrupt between the load of POS and
- * its store, a few instructions, has its records overwritten, as there). */
+/* The hooks' own path for FN's entry or (EXIT) exit: 1 when written.
+ * Interrupts are masked from the clock's read to the word's store, as
+ * SystemView's recorder does: an interrupt's or another task's records
+ * (which may drain the ring) come wholly before or after, and times never
+ * go back. No busy flag. A function outside the window takes
+ * np_tt_event's path (FAR words). */
 static inline __attribute__((always_inline)) int np_tt_ring_put(uint32_t fn, int exit)
 {
 #ifdef NP_PORT_CYCLES32
     struct np_tt_ring *r = &np_tt_ring;
-    uint32_t *p = r->pos, e = r->epoch;
-    uint32_t now = NP_PORT_CYCLES32();
-    if (__builtin_expect(e != now >> NP_RING_TIME_BITS, 0))
+    uint32_t d = fn - r->base; /* odd: a Thumb function's (base even) */
+    np_port_crit c = np_port_crit_enter(NULL);
+    uint32_t *p = r->pos, now = NP_PORT_CYCLES32();
+    if (__builtin_expect(((r->epoch ^ now >> NP_RING_TIME_BITS) | (exit ? 0 : d >> NP_RING_FN_BITS)) != 0, 0)) {
+        np_port_crit_exit(NULL, c);
         return 0;
-    r->pos = p + 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (exit) {
-        *p = now << 2;
-    } else {
-        /* the function's low 20 bits, the clock's low 12 above them */
-        __asm__("bfi %0, %1, #20, #12" : "+r"(fn) : "r"(now));
-        *p = fn;
     }
+    *p = exit ? now << 2 : d | now << NP_RING_FN_BITS; /* (the clock's low 12 bits above) */
+    r->pos = p + 1;
+    np_port_crit_exit(NULL, c);
     return 1;
 #else
     (void)fn, (void)exit;

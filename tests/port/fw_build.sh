@@ -2,7 +2,7 @@
 # test firmware is built with, say_fail, and fw_build. Needs CC (the
 # cross compiler), SRC (the source tree), FILES (the core and the port,
 # relative to $SRC/src), TMP and, for fw_run, QEMU set; FW_DEFINES adds flags to every file,
-# RT_FLAGS to the runtime's only.
+# RT_FLAGS to the runtime's only, FW_LDFLAGS to the link.
 BOARDS=$SRC/boards/cortex_m
 CFLAGS="-mthumb -O2 -g -std=gnu11 -ffreestanding -ffunction-sections -fdata-sections -Wall -Wextra -Werror \
 -I$SRC/include -I$SRC/src -I$SRC/src/port/cortex_m ${FW_DEFINES:-}"
@@ -60,6 +60,6 @@ fw_build() {
         "$CC" -mcpu=$cpu $CFLAGS $flags $inst -I"$(dirname "$f")" -c "$f" -o "$o" || return 1
         objs="$objs $o"
     done
-    "$CC" -mcpu=$cpu $LDFLAGS -T "$BOARDS/$ld.ld" -T "$BOARDS/sections.ld" -o "$dir/fw.elf" \
+    "$CC" -mcpu=$cpu $LDFLAGS ${FW_LDFLAGS:-} -T "$BOARDS/$ld.ld" -T "$BOARDS/sections.ld" -o "$dir/fw.elf" \
         "$rt/start.o" $objs -lc -lgcc
 }

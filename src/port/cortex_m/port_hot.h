@@ -31,9 +31,10 @@
 #define NP_CM_DWT_CYCCNT (*(volatile uint32_t *)0xE0001004u)
 #define NP_CM_SYST_CVR (*(volatile uint32_t *)0xE000E018u) /* SysTick's count */
 #if NP_CM_HAS_DWT
-/* The clock's low word, read in one load where the DWT counter is the
- * clock (np_cm_clock.dwt): the ring trace's hooks (trace_target.h). */
+/* The clock's low word in one load, when NP_PORT_CYCLES32_ON() (the DWT
+ * counter is the clock): the ring trace's hooks (trace_target.h). */
 #define NP_PORT_CYCLES32() NP_CM_DWT_CYCCNT
+#define NP_PORT_CYCLES32_ON() (np_cm_clock.dwt != 0)
 #endif
 
 /* The 64-bit clock: the cycles counted up to the last read (with the DWT
