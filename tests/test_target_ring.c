@@ -2,8 +2,9 @@
  * (analyze/target_ring.c): each record kind, times from TIME words and
  * the low bits, a switch and the SWITCH record of a thread coming back, a
  * far entry, times that never go back; and the payloads it refuses (an
- * unknown control word, FAR_HI alone, a length not whole words); its
- * checksum finding any one bit changed. */
+ * unknown control word, FAR_HI alone, a length not whole words); a flight
+ * recorder's words read from their first synchronisation; its checksum
+ * finding any one bit changed. */
 #include <stdio.h>
 #include <string.h>
 #include "analyze/target_ring.h"
@@ -59,6 +60,8 @@ static int emit(void *ctx, const uint8_t *c, size_t n)
 }
 
 /* decodes the payload of fields (BASE, TID, CLOCK) and N words W */
+static uint32_t flags; /* the RING chunk's */
+
 static int decode(uint32_t base, uint32_t tid, uint64_t clock, const uint32_t *w, size_t n, size_t cut,
                   const char **err)
 {
@@ -66,7 +69,7 @@ static int decode(uint32_t base, uint32_t tid, uint64_t clock, const uint32_t *w
     np_put_u32(p, base);
     np_put_u32(p + 4, tid);
     np_put_u64(p + 8, clock);
-    np_put_u32(p + 16, 0);
+    np_put_u32(p + 16, flags);
     for (size_t i = 0; i < n; i++)
         np_put_u32(p + NP_RING_HEAD + 4 * i, w[i]);
     struct np_ring_dec d = { 0 };
@@ -114,6 +117,18 @@ int main(void)
     const uint32_t bad2[] = { NP_RING_CTL(NP_RING_FAR_HI, 0) };
     CHECK(decode(0, 1, 0, bad2, 1, 0, &err) == -1 && strstr(err, "FAR_HI"), "FAR_HI alone: %s", err);
     CHECK(decode(0, 1, 0, w2, 1, 1, &err) == -1 && strstr(err, "whole words"), "cut word: %s", err);
+    /* a flight recorder's words (FLIGHT): from the first TIME_HI, TIME,
+     * THREAD run on (an exit, a TIME without TIME_HI and an entry before it
+     * skipped), its clock and thread from it; PAD words skipped */
+    flags = NP_RING_FLIGHT;
+    const uint32_t wf[] = { EXIT(0x003), NP_RING_CTL(NP_RING_TIME, 9), ENTRY(0x100, 0x004),
+                            NP_RING_CTL(NP_RING_TIME_HI, 1), NP_RING_CTL(NP_RING_TIME, 2),
+                            NP_RING_CTL(NP_RING_THREAD, 4 | 0x010 << 12), EXIT(0x020), NP_RING_CTL(NP_RING_PAD, 0),
+                            ENTRY(0x200, 0x030) };
+    CHECK(decode(0, 0, 0, wf, 9, 0, &err) == 0 &&
+              strcmp(out, "4: X@68719484960 E@68719484976=200\n") == 0, "flight: %s", out);
+    flags = 0;
+
     /* a RING chunk's checksum (its words summed, np_ring_words_sum): any
      * one bit of 64 words changed is found, and two words swapped */
     static uint8_t c[NP_TRACE_CHUNK_HEADER + NP_RING_HEAD + 64 * 4];

@@ -36,6 +36,16 @@ NP_API int np_trace_init(void *buf, size_t size);
  * in; a call to a function beyond takes 8 bytes. */
 #define NP_TRACE_RING_FAST 4096
 NP_API int np_trace_init_ring(void *buf, size_t size);
+/* As np_trace_init_ring, a flight recorder: nothing goes to the writer.
+ * The ring wraps over its oldest words, and keeps the newest; the trace's
+ * header and thread names stay in BUF too, under a control block a
+ * debugger finds by its id ("NANOPROF FLIGHT"), as OpenOCD finds RTT's.
+ * After a fault or at a breakpoint, an image of the RAM that holds BUF
+ * and the runtime's data (gdb: dump binary memory FILE START END) is a
+ * capture `nanoprof import` reads. SIZE: at least NP_TRACE_FLIGHT_MIN
+ * (NP_ESMALL). np_trace_stop stops it, its words left to be read. */
+#define NP_TRACE_FLIGHT_MIN 1024
+NP_API int np_trace_init_flight(void *buf, size_t size);
 /* Writes the calls in the buffer now, without stopping. NP_ENOTINIT. */
 NP_API int np_trace_flush(void);
 /* Writes the calls in the buffer and the trace's END chunk (with the

@@ -29,6 +29,7 @@
 #include "common/report_format.h"
 #include "common/trace_format.h"
 #include "containers.h"
+#include "flight_image.h"
 #include "report_names.h"
 #include "textfmt.h"
 #include "trace_read.h"
@@ -76,6 +77,8 @@ struct np_capture {
     struct np_hmap tids;         /* the THREAD chunks' distinct ids (found.threads
                                     counts them): a thread named again has
                                     another chunk */
+    bool is_flight;              /* a flight recorder's RAM image, made a capture */
+    struct np_flight_info flight;
     char ending[1024];
     char msg[NP_TRACE_MSG_MAX];
 };
@@ -159,6 +162,29 @@ static int read_capture(struct np_capture *c, const char *path)
     }
     c->cap = buf;
     c->len = n;
+    return 0;
+}
+
+/* A flight recorder's RAM image in place of the capture, as the capture
+ * it stands for (flight_image.c). 0, or -1 after the line. */
+static int flight_image(struct np_capture *c)
+{
+    uint8_t *cap;
+    size_t len;
+    char err[512];
+    int k = np_flight_capture(c->cap, c->len, &cap, &len, &c->flight, err, sizeof err);
+    if (k < 0)
+        return FAIL(c, strcmp(err, "out of memory") ? NP_TRACE_ECORRUPT : NP_TRACE_ENOMEM, "%s: %s", c->name, err);
+    if (k == 0)
+        return 0;
+    if (c->mapped)
+        munmap(c->cap, c->mapped);
+    else
+        free(c->cap);
+    c->cap = cap;
+    c->len = len;
+    c->mapped = 0;
+    c->is_flight = true;
     return 0;
 }
 
@@ -634,7 +660,7 @@ struct np_capture *np_capture_open(const char *capture, const char *elf, unsigne
     c->fd = -1;
     np_hmap_init(&c->seen);
     np_hmap_init(&c->tids);
-    if (read_capture(c, capture) || walk(c, o) || (elf && check_elf(c, elf))) {
+    if (read_capture(c, capture) || flight_image(c) || walk(c, o) || (elf && check_elf(c, elf))) {
         np_capture_free(c);
         return NULL;
     }
@@ -642,6 +668,15 @@ struct np_capture *np_capture_open(const char *capture, const char *elf, unsigne
     size_t n = 0;
     const char *prefix = flags & NP_CAPTURE_KEEP_ENDING ? "" : capture, *sep = *prefix ? ": " : "";
     char line[512];
+    if (c->is_flight) {
+        const struct np_flight_info *f = &c->flight;
+        n += (size_t)snprintf(c->ending + n, sizeof c->ending - n, "%s%sa flight recorder's RAM (its block at 0x%08x): "
+                              "the newest calls, %u words of its ring of %u%s\n", prefix, sep, f->block, f->kept,
+                              f->nwords, f->laps ? ", which wrapped: older calls were overwritten" : "");
+        if (f->dropped && n < sizeof c->ending)
+            n += (size_t)snprintf(c->ending + n, sizeof c->ending - n, "%s%s%u of its chunks (thread names) did not "
+                                  "fit its room in RAM (NP_TRACE_FLIGHT_META): not kept\n", prefix, sep, f->dropped);
+    }
     if (c->cut_want) {
         snprintf(line, sizeof line, "%s%sthe capture is cut: it ends %zu bytes into the %zu-byte chunk at offset %zu, "
                  "%s; the trace holds the %zu whole chunks before it", prefix, sep, c->cut_have, c->cut_want,
@@ -666,8 +701,9 @@ static void say_unended(struct np_capture *c)
     const char *keep = c->flags & NP_CAPTURE_KEEP_ENDING ? "" : c->name, *sep = *keep ? ": " : "";
     char line[sizeof c->ending];
     int n = snprintf(line, sizeof line, "%s%sthe trace has no END chunk (%s): its lost events are not known\n", keep,
-                     sep, c->sum->chunks_damaged ? "the firmware did not call np_trace_stop, or its END was damaged"
-                                                 : "the firmware did not call np_trace_stop");
+                     sep, c->is_flight ? "a flight recorder read while it ran"
+                          : c->sum->chunks_damaged ? "the firmware did not call np_trace_stop, or its END was damaged"
+                                                   : "the firmware did not call np_trace_stop");
     if (n > 0 && (size_t)n < sizeof line) {
         memcpy(line + n, c->ending, sizeof line - (size_t)n - 1);
         line[sizeof line - 1] = 0;

@@ -89,10 +89,14 @@ int np_ring_decode(struct np_ring_dec *d, const uint8_t *p, size_t len,
     }
     uint32_t base = np_get_u32(p), tid = np_get_u32(p + 4);
     uint64_t clock = np_get_u64(p + 8), last = clock;
-    if (np_get_u32(p + 16) != 0) {
+    uint32_t flags = np_get_u32(p + 16);
+    if (flags & ~NP_RING_FLIGHT) {
         *err = "a RING chunk has flags this reader does not know";
         return -1;
     }
+    /* a flight recorder's words: none counts before the first TIME_HI,
+     * TIME, THREAD run (0: synchronised; 1, 2: its first words seen) */
+    int sync = flags & NP_RING_FLIGHT ? 3 : 0;
     d->len = 0;
     if (grow(d, NP_TRACE_EVENTS_PREFIX))
         return -1;
@@ -103,6 +107,23 @@ int np_ring_decode(struct np_ring_dec *d, const uint8_t *p, size_t len,
     for (const uint8_t *w8 = p + NP_RING_HEAD; w8 < p + len && !st; w8 += 4) {
         uint32_t w = np_get_u32(w8), v = w >> 8;
         uint64_t hi = clock & ~(uint64_t)NP_RING_TIME_MASK, t;
+        if (sync) {
+            unsigned kind = (w & 3) == 2 ? w >> 2 & 63 : 0;
+            if (kind == NP_RING_TIME_HI) {
+                sync = 2;
+                clock = (uint64_t)v << (NP_RING_TIME_BITS + 24);
+            } else if (kind == NP_RING_TIME && sync == 2) {
+                sync = 1;
+                clock |= (uint64_t)v << NP_RING_TIME_BITS;
+            } else if (kind == NP_RING_THREAD && sync == 1) {
+                sync = 0;
+                r.tid = v & 0xfff;
+                last = clock | (v >> 12 & NP_RING_TIME_MASK);
+            } else { /* (a call whose context was overwritten, as older ones) */
+                sync = 3;
+            }
+            continue;
+        }
         if (w & 1) { /* ENTRY */
             t = hi | w >> NP_RING_FN_BITS;
             t = t < last ? last : t;
@@ -147,6 +168,8 @@ int np_ring_decode(struct np_ring_dec *d, const uint8_t *p, size_t len,
         }
         case NP_RING_LOST:
             st = put(d, &r, last, NP_EV_LOST, v);
+            break;
+        case NP_RING_PAD:
             break;
         case NP_RING_FAR_LO:
             far_lo = v;

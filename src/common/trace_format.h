@@ -338,7 +338,8 @@ static inline int np_trace_chunk_plausible(const uint8_t *h, uint64_t left)
  * start: an entry keeps its function's low NP_RING_FN_BITS bits), u32 tid
  * (the thread running at the first word), u64 clock (the clock at the
  * last TIME word before the first word, its low NP_RING_TIME_BITS bits
- * zero), u32 flags (0), then little-endian u32 words, each a record:
+ * zero), u32 flags (NP_RING_FLIGHT or 0), then little-endian u32 words,
+ * each a record:
  *   bit 0 = 1       ENTRY: bits 0..19 the function's address less base's
  *                   high bits (a Thumb address is odd), bits 20..31 the
  *                   clock's low 12 bits
@@ -360,8 +361,40 @@ enum np_ring_ctl {
     NP_RING_LOST = 4,    /* that many events lost here */
     NP_RING_FAR_LO = 5,  /* an entry's address bits 0..23 (a name's, or a
                             function beyond the window), for FAR_HI */
-    NP_RING_FAR_HI = 6   /* its bits 24..31 (bits 0..7) and the clock's low
+    NP_RING_FAR_HI = 6,  /* its bits 24..31 (bits 0..7) and the clock's low
                             12 bits (bits 8..19): the entry */
+    NP_RING_PAD = 7      /* nothing: a flight recorder's lap ends here */
+};
+/* RING flags: the words are a flight recorder's, its newest ones read from
+ * RAM (np_trace_init_flight): tid and clock are unknown, and the records
+ * count from the first TIME_HI, TIME, THREAD run on, which the target
+ * writes at every change of the clock's bits 12 and up. */
+#define NP_RING_FLIGHT 1u
+
+/* ---- the flight recorder's control block, in the target's RAM ---------------- */
+
+/* At the start of np_trace_init_flight's buffer, found in a RAM image by
+ * its id (written last), as OpenOCD finds RTT's: all u32, addresses in
+ * the target's address space. The image holds the chunks (header, INFO,
+ * MODULE, THREAD, END: META_LEN bytes at META), the ring's NWORDS words at
+ * WORDS, and, at POS_AT, the hooks' pointer to the next word to write;
+ * LAPS counts the ring's wraps (0: the words from WORDS to it are all
+ * there is); DROPPED counts chunks the META room had no room for. */
+#define NP_FLIGHT_ID "NANOPROF FLIGHT"
+#define NP_FLIGHT_ID_LEN 16
+enum np_flight_field {
+    NP_FLIGHT_VERSION = 16, /* 1 */
+    NP_FLIGHT_SELF = 20,    /* the block's own address: the image's base */
+    NP_FLIGHT_META = 24,
+    NP_FLIGHT_META_CAP = 28,
+    NP_FLIGHT_META_LEN = 32,
+    NP_FLIGHT_WORDS = 36,
+    NP_FLIGHT_NWORDS = 40,
+    NP_FLIGHT_POS_AT = 44,
+    NP_FLIGHT_BASE = 48,    /* the RING chunk's base */
+    NP_FLIGHT_LAPS = 52,
+    NP_FLIGHT_DROPPED = 56,
+    NP_FLIGHT_BLOCK = 64    /* its bytes */
 };
 #define NP_RING_CTL(kind, v) ((uint32_t)(v) << 8 | (uint32_t)(kind) << 2 | 2u)
 

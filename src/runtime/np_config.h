@@ -58,6 +58,13 @@
 #ifndef NP_LINE_MAX
 #define NP_LINE_MAX 512
 #endif
+/* Bytes of a flight recorder's room for the trace's chunks in RAM
+ * (np_trace_init_flight): the opening (header, INFO, MODULE: about 100)
+ * and a THREAD chunk for each thread (18 and its name); a chunk beyond
+ * it is dropped, and counted. */
+#ifndef NP_TRACE_FLIGHT_META
+#define NP_TRACE_FLIGHT_META 512
+#endif
 /* Bytes of a thread's name (np_thread_name) kept, less the NUL: Linux's
  * thread names hold 15, and FreeRTOS's task names as configured by
  * default (configMAX_TASK_NAME_LEN 16) as many. */

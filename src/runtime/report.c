@@ -77,7 +77,12 @@ void np_stream_open(int fresh)
     if ((np_output_opened || np_output_tracing) && !fresh)
         return;
     np_output_opened = 1;
-    np_write((const char *)head_info, sizeof head_info);
+    np_stream_opening(np_write);
+}
+
+void np_stream_opening(void (*write)(const char *, size_t))
+{
+    write((const char *)head_info, sizeof head_info);
     /* MODULE: bias 0, start 0, end (the firmware is one module: every
      * address is its own), the build-id, an empty path; sent in pieces,
      * the build-id from where it is (nothing copied, no memcpy linked) */
@@ -93,10 +98,10 @@ void np_stream_open(int fresh)
     crc = crc_of(crc, head + NP_TRACE_CHUNK_HEADER, 26);
     crc = crc_of(crc_of(crc, id, id_len), path, 2) ^ NP_CRC32C_XOROUT;
     np_put_u32(head + 8, crc);
-    np_write((const char *)head, sizeof head);
+    write((const char *)head, sizeof head);
     if (id_len)
-        np_write((const char *)id, id_len);
-    np_write((const char *)path, 2);
+        write((const char *)id, id_len);
+    write((const char *)path, 2);
 }
 
 #endif

@@ -25,6 +25,9 @@ void np_report(unsigned type, const uint64_t *v, unsigned n);
  * trace's file header, INFO and MODULE (the firmware's build-id, by which
  * the host knows the ELF that names the records). */
 void np_stream_open(int fresh);
+/* The opening's bytes to WRITE (np_stream_open's; a flight recorder's
+ * RAM). */
+void np_stream_opening(void (*write)(const char *, size_t));
 /* The firmware's build-id and its bytes (0: none). */
 const uint8_t *np_build_id(size_t *len);
 

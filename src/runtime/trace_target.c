@@ -32,6 +32,13 @@ int np_trace_init_ring(void *buf, size_t size)
     return np_trace_init(buf, size);
 }
 
+int np_tt_ring_start(const char *who, void *buf, size_t size, void (*write)(const char *, size_t), uint32_t *laps,
+                     uint32_t **words, uint32_t **end)
+{
+    (void)buf, (void)size, (void)write, (void)laps, (void)words, (void)end;
+    return np_error_msg(NP_EINVAL, who, NP_MSG("records on a target; on a host, `nanoprof record` does"));
+}
+
 int np_trace_flush(void)
 {
     return np_error(NP_ENOTINIT, "np_trace_flush", "no trace is being recorded (np_trace_init starts one)");
@@ -84,7 +91,13 @@ static struct {
     uint64_t head_clock;    /* clock and tid at words[0] */
     uint32_t head_tid;
     int fast;               /* the clock is NP_PORT_CYCLES32 */
+    uint32_t *laps;         /* a flight recorder's count of wraps (else
+                               NULL: a full ring is drained) */
 } rg;
+
+/* Where the trace's chunks go: the output writer, or a flight recorder's
+ * RAM (trace_flight.c). */
+static void (*tt_write)(const char *bytes, size_t len) = np_write;
 
 /* The trace's ticks are cycles (INFO's clock "cycles", below): END's
  * ns_per_tick is 1.0, as a double's bits. */
@@ -93,7 +106,7 @@ static struct {
 /* The first N bytes of the buffer to the writer. */
 static void write_bytes(size_t n)
 {
-    np_write((const char *)tt.enc.buf, n);
+    tt_write((const char *)tt.enc.buf, n);
 }
 
 /* THREAD and END are built here field by field, not with trace_encode's
@@ -289,9 +302,10 @@ static struct np_thread *enter(const char *who) /* WHO: an NP_MSG value */
     return np_api_enter_msg(t, who) ? t : NULL;
 }
 
-int np_trace_init(void *buf, size_t size)
+/* np_trace_init's, for WHO, the chunks to WRITE: a flight recorder's
+ * stream (WRITE not np_write) is its own, apart from the writer's. */
+static int trace_start(const char *who, void *buf, size_t size, void (*write)(const char *, size_t))
 {
-    const char *who = NP_MSG("np_trace_init");
     if (!buf)
         return np_error_msg(NP_EINVAL, who, NP_MSG("buffer is NULL"));
     if (size < NP_TRACE_BUFFER_MIN)
@@ -306,8 +320,14 @@ int np_trace_init(void *buf, size_t size)
     /* the stream's opening, which the firmware's reports may have sent
      * already; a trace after another opens a stream of its own (the
      * host reads each from its header) */
-    np_stream_open(tt.gen != 0);
-    np_output_tracing = 1;
+    tt_write = write;
+    rg.laps = NULL;
+    if (write == np_write) {
+        np_stream_open(tt.gen != 0);
+        np_output_tracing = 1;
+    } else {
+        np_stream_opening(write);
+    }
     tt.gen++;
     __builtin_memset(&tt.cur, 0, sizeof tt - __builtin_offsetof(__typeof__(tt), cur));
     np_tt_dropped = 0;
@@ -317,6 +337,16 @@ int np_trace_init(void *buf, size_t size)
     t->flags |= NP_F_REC_ON;
     np_thread_unlock(t);
     return NP_OK;
+}
+
+int np_trace_init(void *buf, size_t size)
+{
+    return trace_start(NP_MSG("np_trace_init"), buf, size, np_write);
+}
+
+int np_tt_running(void)
+{
+    return tt.on;
 }
 
 /* ---- the ring (np_trace_init_ring) ---- */
@@ -357,11 +387,29 @@ static void ring_drain(void)
     rg.head_clock = rg.clock;
 }
 
+/* A flight recorder's ring full: the rest of the lap PAD words, and the
+ * next lap from the start, over the oldest words. */
+static void ring_wrap(void)
+{
+    for (uint32_t *p = np_tt_ring.pos; p < rg.end; p++)
+        *p = NP_RING_CTL(NP_RING_PAD, 0);
+    np_tt_ring.pos = rg.words;
+    (*rg.laps)++;
+}
+
+static void ring_full(void)
+{
+    if (rg.laps)
+        ring_wrap();
+    else
+        ring_drain();
+}
+
 /* One word at the ring's end, draining it when full. */
 static void ring_word(uint32_t w)
 {
     if (np_tt_ring.pos == rg.end)
-        ring_drain();
+        ring_full();
     *np_tt_ring.pos++ = w;
 }
 
@@ -372,10 +420,14 @@ static void ring_time(uint64_t now)
     uint64_t c = now >> NP_RING_TIME_BITS;
     if (c == rg.clock >> NP_RING_TIME_BITS)
         return;
-    if ((c >> 24) != (rg.clock >> (NP_RING_TIME_BITS + 24)))
+    /* a flight recorder's reader starts anywhere: each TIME word there
+     * comes with TIME_HI before it and THREAD after (ring_thread's) */
+    if ((c >> 24) != (rg.clock >> (NP_RING_TIME_BITS + 24)) || rg.laps)
         ring_word(NP_RING_CTL(NP_RING_TIME_HI, (c >> 24) & 0xffffff));
     ring_word(NP_RING_CTL(NP_RING_TIME, c & 0xffffff));
     rg.clock = c << NP_RING_TIME_BITS;
+    if (rg.laps)
+        rg.tid = 0;
 }
 
 /* The hooks' path closed, while np_tt_event writes. */
@@ -392,7 +444,7 @@ static void ring_reopen(void)
     if (!rg.fast || !rg.on)
         return;
     if (rg.end - np_tt_ring.pos < NP_TT_RING_GUARD)
-        ring_drain();
+        ring_full();
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     np_tt_ring.epoch = (uint32_t)rg.clock >> NP_RING_TIME_BITS;
 }
@@ -425,7 +477,7 @@ static void ring_thread(struct np_thread *t, uint64_t now)
 static void ring_begin(void)
 {
     ring_close();
-    if (rg.end - np_tt_ring.pos < 8)
+    if (rg.end - np_tt_ring.pos < 8 && !rg.laps) /* (a flight recorder's wraps anywhere) */
         ring_drain();
 }
 
@@ -493,47 +545,61 @@ static void ring_name(struct np_thread *t, int now)
     unlock();
 }
 
+/* np_trace_init_ring's and np_trace_init_flight's ring in BUF (SIZE
+ * bytes, 4-aligned), its chunks to WRITE; a flight recorder's (LAPS not
+ * NULL) wraps, counting its laps there. Its words in [*WORDS, *END). */
+int np_tt_ring_start(const char *who, void *buf, size_t size, void (*write)(const char *, size_t), uint32_t *laps,
+                     uint32_t **words, uint32_t **end)
+{
+    uintptr_t a = (uintptr_t)buf;
+    size_t head = NP_TRACE_CHUNK_HEADER + NP_RING_HEAD;
+    int st = trace_start(who, buf, size, write);
+    if (st)
+        return st;
+    struct np_thread *t = enter(who);
+    if (!t)
+        return NP_EBUSY;
+    /* the ring's words between the RING chunk's header and, at the
+     * buffer's end, room for the THREAD and END chunks */
+    rg.words = (uint32_t *)(a + head);
+    rg.end = (uint32_t *)((a + size - RING_SCRATCH) & ~(uintptr_t)3);
+    *words = rg.words;
+    *end = rg.end;
+    tt.enc.buf = (uint8_t *)rg.end;
+    /* the window: the 1 MiB of code this function is in */
+    rg.base = (uint32_t)(uintptr_t)np_tt_ring_start & ~NP_RING_FN_MASK;
+    np_tt_ring.base = rg.base;
+    rg.clock = ~(uint64_t)0;
+    rg.tid = 0;
+#ifdef NP_PORT_CYCLES32
+    rg.fast = NP_PORT_CYCLES32_ON() && size >= NP_TRACE_RING_FAST;
+#endif
+    uint64_t now = now_ticks();
+    np_tt_ring.pos = rg.words;
+    ring_time(now);
+    rg.head_clock = rg.clock;
+    if (!laps)
+        np_tt_ring.pos = rg.words; /* its TIME word is the head's clock */
+    rg.on = 1;
+    ring_thread(t, now);
+    rg.head_tid = rg.tid;
+    if (!laps)
+        np_tt_ring.pos = rg.words;
+    rg.laps = laps;
+    np_rec_switch_hook = ring_switch;
+    np_rec_name_hook = ring_name;
+    ring_reopen();
+    np_thread_unlock(t);
+    return NP_OK;
+}
+
 int np_trace_init_ring(void *buf, size_t size)
 {
-    static const char who[] = "np_trace_init_ring";
     uintptr_t a = ((uintptr_t)buf + 3) & ~(uintptr_t)3;
-    size_t head = NP_TRACE_CHUNK_HEADER + NP_RING_HEAD;
-    if (buf && size >= NP_TRACE_BUFFER_MIN + 8 && !tt.on) {
-        size -= a - (uintptr_t)buf;
-        int st = np_trace_init((void *)a, size);
-        if (st)
-            return st;
-        struct np_thread *t = enter(who);
-        if (!t)
-            return NP_EBUSY;
-        /* the ring's words between the RING chunk's header and, at the
-         * buffer's end, room for the THREAD and END chunks */
-        rg.words = (uint32_t *)(a + head);
-        rg.end = (uint32_t *)((a + size - RING_SCRATCH) & ~(uintptr_t)3);
-        tt.enc.buf = (uint8_t *)rg.end;
-        /* the window: the 1 MiB of code this function is in */
-        rg.base = (uint32_t)(uintptr_t)np_trace_init_ring & ~NP_RING_FN_MASK;
-        np_tt_ring.base = rg.base;
-        rg.clock = ~(uint64_t)0;
-        rg.tid = 0;
-#ifdef NP_PORT_CYCLES32
-        rg.fast = NP_PORT_CYCLES32_ON() && size >= NP_TRACE_RING_FAST;
-#endif
-        uint64_t now = now_ticks();
-        np_tt_ring.pos = rg.words;
-        ring_time(now);
-        rg.head_clock = rg.clock;
-        np_tt_ring.pos = rg.words; /* its TIME word is the head's clock */
-        rg.on = 1;
-        ring_thread(t, now);
-        rg.head_tid = rg.tid;
-        np_tt_ring.pos = rg.words;
-        np_rec_switch_hook = ring_switch;
-        np_rec_name_hook = ring_name;
-        ring_reopen();
-        np_thread_unlock(t);
-        return NP_OK;
-    }
+    uint32_t *words, *end;
+    if (buf && size >= NP_TRACE_BUFFER_MIN + 8 && !tt.on)
+        return np_tt_ring_start(NP_MSG("np_trace_init_ring"), (void *)a, size - (a - (uintptr_t)buf), np_write,
+                                NULL, &words, &end);
     return np_trace_init(buf, size);
 }
 
@@ -552,13 +618,12 @@ static int finish(const char *who, int stop) /* WHO: an NP_MSG value */
     }
     if (rg.on) {
         ring_close();
-        ring_drain();
-        if (stop) {
+        if (!rg.laps) /* (a flight recorder's words stay where they are, to be read) */
+            ring_drain();
+        if (stop)
             rg.on = 0;
-            np_tt_ring.pos = NULL;
-        } else {
+        else
             ring_reopen();
-        }
     } else {
         np_trace_enc_flush(&tt.enc);
     }

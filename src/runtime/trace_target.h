@@ -13,6 +13,13 @@ void np_tt_event(struct np_thread *t, uint64_t fn, int exit);
  * the writer) was running on it. */
 extern uint32_t np_tt_dropped;
 
+/* The ring (trace_target.c) for np_trace_init_ring and, LAPS not NULL, a
+ * flight recorder's (trace_flight.c): see there. */
+int np_tt_ring_start(const char *who, void *buf, size_t size, void (*write)(const char *, size_t), uint32_t *laps,
+                     uint32_t **words, uint32_t **end);
+/* Whether a trace runs (a target's). */
+int np_tt_running(void);
+
 #if !NP_PORT_HOSTED
 #include "../common/trace_format.h"
 /* The ring trace (np_trace_init_ring): the hooks write one word a record

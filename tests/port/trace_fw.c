@@ -122,7 +122,9 @@ static NOPROF void misuse_before(void)
 
 static uint64_t th_mem[2][NP_THREAD_SIZE / 8] __attribute__((aligned(16)));
 #ifndef TRACE_ALONE
-static uint64_t cost_main[512 / 8], cost_a[512 / 8], cost_b[512 / 8];
+/* (room for down()'s depth wherever the linker puts them: the table is
+ * aligned to 64 bytes inside) */
+static uint64_t cost_main[1024 / 8], cost_a[1024 / 8], cost_b[1024 / 8];
 static uint64_t stats[1024 / 8];
 #endif
 

@@ -14,7 +14,8 @@
  * every register is put back. Semihosting (bkpt 0xab) does what check.c
  * and startup.c need: open ":tt", write, exit. Prints the firmware's
  * output and "interrupts N", and exits with the firmware's status (1 when
- * it faults or does not end). */
+ * it faults or does not end). M4_UNICORN_DUMP=FILE:BYTES dumps the RAM's
+ * first BYTES into FILE at the end. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,6 +193,21 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("interrupts %llu\n", (unsigned long long)irqs);
+    /* M4_UNICORN_DUMP=FILE:BYTES: the RAM's first BYTES at the end into
+     * FILE, as a debugger dumps it (tests/port/flight.sh) */
+    const char *dump = getenv("M4_UNICORN_DUMP"), *colon = dump ? strrchr(dump, ':') : NULL;
+    if (colon) {
+        size_t n = strtoul(colon + 1, NULL, 0);
+        char path[4096];
+        snprintf(path, sizeof path, "%.*s", (int)(colon - dump), dump);
+        uint8_t *ram = n <= (4u << 20) ? malloc(n ? n : 1) : NULL;
+        FILE *f = ram ? fopen(path, "wb") : NULL;
+        if (!f || uc_mem_read(uc, 0x20000000u, ram, n) != UC_ERR_OK || fwrite(ram, 1, n, f) != n || fclose(f)) {
+            fprintf(stderr, "m4_unicorn: cannot dump the RAM into %s\n", path);
+            return 1;
+        }
+        free(ram);
+    }
     uc_close(uc);
     elf_end(e);
     close(fd);
