@@ -39,16 +39,7 @@ sym() {
 # into DIR/ram.bin, then detaches (the firmware ends); 1 unless it passed
 dump() {
     board=$1 dir=$2
-    sock=$dir/gdb.sock
-    timeout 300 "$QEMU" -M "$board" -icount shift=0 -nographic -monitor none -serial none \
-        -semihosting-config enable=on,target=native -kernel "$dir/fw.elf" \
-        -chardev "socket,id=gdb,path=$sock,server=on,wait=off" -gdb chardev:gdb -S > "$dir/out" 2>&1 &
-    qemu=$!
-    tries=0
-    while [ ! -S "$sock" ] && [ $tries -lt 600 ] && kill -0 $qemu 2> /dev/null; do
-        sleep 0.1
-        tries=$((tries + 1))
-    done
+    qemu_gdb "$dir" "$board"
     timeout 300 "$GDB" -nx -batch -ex 'set pagination off' -ex "file $dir/fw.elf" -ex "target remote $sock" \
         -ex 'break flight_here' -ex continue -ex "dump binary memory $dir/ram.bin $3 $4" -ex 'echo dumped\n' \
         -ex detach > "$dir/gdb.out" 2>&1

@@ -63,3 +63,19 @@ fw_build() {
     "$CC" -mcpu=$cpu $LDFLAGS ${FW_LDFLAGS:-} -T "$BOARDS/$ld.ld" -T "$BOARDS/sections.ld" -o "$dir/fw.elf" \
         "$rt/start.o" $objs -lc -lgcc
 }
+
+# qemu_gdb DIR BOARD - DIR/fw.elf run on QEMU's BOARD under -icount,
+# stopped at reset, its gdbstub on the socket $sock (DIR/gdb.sock, waited
+# for), its output (semihosting's) into DIR/out; QEMU's pid in $qemu.
+qemu_gdb() {
+    sock=$1/gdb.sock
+    timeout 600 "$QEMU" -M "$2" -icount shift=0 -nographic -monitor none -serial none \
+        -semihosting-config enable=on,target=native -kernel "$1/fw.elf" \
+        -chardev "socket,id=gdb,path=$sock,server=on,wait=off" -gdb chardev:gdb -S > "$1/out" 2>&1 &
+    qemu=$!
+    tries=0
+    while [ ! -S "$sock" ] && [ $tries -lt 600 ] && kill -0 $qemu 2> /dev/null; do
+        sleep 0.1
+        tries=$((tries + 1))
+    done
+}

@@ -43,16 +43,7 @@ sym() {
 # found the block at the symbol _SEGGER_RTT
 probe() {
     board=$1 dir=$2 poll=$3
-    sock=$dir/gdb.sock
-    timeout 600 "$QEMU" -M "$board" -icount shift=0 -nographic -monitor none -serial none \
-        -semihosting-config enable=on,target=native -kernel "$dir/fw.elf" \
-        -chardev "socket,id=gdb,path=$sock,server=on,wait=off" -gdb chardev:gdb -S > "$dir/out" 2>&1 &
-    qemu=$!
-    tries=0
-    while [ ! -S "$sock" ] && [ $tries -lt 600 ] && kill -0 $qemu 2> /dev/null; do
-        sleep 0.1
-        tries=$((tries + 1))
-    done
+    qemu_gdb "$dir" "$board"
     NP_RTT_REMOTE="$sock" NP_RTT_RAM_END=0x$(sym end) NP_RTT_CAPTURE="$dir/capture" NP_RTT_POLL_MS=$poll \
         timeout 600 "$GDB" -nx -batch -ex 'set pagination off' -x "$SRC/tests/port/rtt_probe.py" > "$dir/gdb.out" 2>&1
     grc=$?
