@@ -376,7 +376,7 @@ static void ring_drain(void)
         np_put_u64(f + 8, rg.head_clock);
         np_put_u32(f + 16, 0);
         np_trace_chunk_header(h, NP_CHUNK_RING, n);
-        np_trace_chunk_seal(h);
+        np_trace_seal(h); /* (its code once, trace_encode.c's) */
         uint32_t failed = np_output_failures;
         np_write((const char *)h, NP_TRACE_CHUNK_HEADER + n);
         if (np_output_failures != failed)
