@@ -79,3 +79,9 @@ qemu_gdb() {
         tries=$((tries + 1))
     done
 }
+
+# counts TRACE [OPTION...] - function,calls of `$NP report --format=csv`,
+# sorted
+counts() {
+    "$NP" report --format=csv "$@" | tail -n +2 | cut -d, -f1,2 | sort
+}

@@ -61,11 +61,6 @@ probe() {
     return 0
 }
 
-# counts TRACE - function,calls of `report --format=csv`, sorted
-counts() {
-    "$NP" report --format=csv "$1" | tail -n +2 | cut -d, -f1,2 | sort
-}
-
 for board in mps2-an385:cortex-m3:mps2 mps2-an386:cortex-m4:mps2 microbit:cortex-m0:microbit; do
     name=${board%%:*}
     rest=${board#*:}
