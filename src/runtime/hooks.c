@@ -391,8 +391,24 @@ static inline __attribute__((always_inline)) int log_mode_alone(uint32_t g)
 /* On a cache line of their own each: their speed depends on where they
  * fall (a few tenths of a nanosecond per call, from one build to the
  * next, measured); aligned, it does not. */
+/* libnanoprof-trace.a (the trace alone) with a clock the hooks read in
+ * one load: the ring's epoch alone says whether its own path may write.
+ * It is open only while a ring runs and no record is being written
+ * elsewhere (np_tt_event, a switch, flush and stop close it), and the
+ * trace's is the only mechanism such a library has; a thread comes in by
+ * np_thread_switch, whose hook writes its THREAD word first. */
+#if NP_HOOKS_MECHANISMS == NP_MECH_TRACE && defined(NP_PORT_CYCLES32)
+#define NP_RING_FIRST 1
+#else
+#define NP_RING_FIRST 0
+#endif
+
 NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_enter(void *fn, void *site)
 {
+#if NP_RING_FIRST
+    if (np_tt_ring_put((uint32_t)(uintptr_t)fn, 0))
+        return;
+#endif
     struct np_thread *t = np_cur; /* NP_UNATTACHED (busy) at first */
     uint32_t g = t->hot | NP_GLOBAL_FLAGS();
 #if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
@@ -401,7 +417,7 @@ NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_enter
         return;
     }
 #endif
-#if (NP_HOOKS_MECHANISMS & NP_MECH_TRACE) && defined(NP_PORT_CYCLES32) /* (else it never writes) */
+#if (NP_HOOKS_MECHANISMS & NP_MECH_TRACE) && defined(NP_PORT_CYCLES32) && !NP_RING_FIRST /* (else it never writes) */
     if ((g & NP_CT_MASK) == NP_F_REC_ON && np_tt_ring_put((uint32_t)(uintptr_t)fn, 0))
         return; /* the ring trace alone, on its own path */
 #endif
@@ -410,6 +426,10 @@ NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_enter
 
 NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_exit(void *fn, void *site)
 {
+#if NP_RING_FIRST
+    if (np_tt_ring_put(0, 1))
+        return;
+#endif
     struct np_thread *t = np_cur;
     uint32_t g = t->hot | NP_GLOBAL_FLAGS();
 #if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
@@ -419,11 +439,11 @@ NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_exit(
     }
 #endif
 #if (NP_HOOKS_MECHANISMS & NP_MECH_TRACE) && defined(NP_PORT_CYCLES32)
-    /* the ring trace alone: its own path, else the full one, which an
-     * exit asks no site of here (no call trace, no user hooks): the
-     * register it frees spares the path a save */
+    /* the ring trace alone: its own path (tried first with NP_RING_FIRST),
+     * else the full one, which an exit asks no site of here (no call
+     * trace, no user hooks): the register it frees spares the path a save */
     if ((g & NP_CT_MASK) == NP_F_REC_ON) {
-        if (!np_tt_ring_put(0, 1))
+        if (NP_RING_FIRST || !np_tt_ring_put(0, 1))
             np_hooks_full_exit(fn, NULL);
         return;
     }

@@ -114,9 +114,13 @@ done
 # M4_UNICORN, m4_unicorn), the RAM dumped when the firmware ends: whole,
 # and wrapped many times
 [ -x "${M4_UNICORN:-}" ] || say_fail "M4_UNICORN: no m4_unicorn (tests/target/m4_unicorn.c) given"
+# (wrapped: the runtime as libnanoprof-trace.a builds it, whose hooks try
+# the ring's own path first)
 for run in whole:10 wrapped:2000; do
     what=${run%%:*} tops=${run#*:}
     dir=$TMP/dwt-$what
+    RT_TAG= RT_FLAGS=
+    [ $what = wrapped ] && RT_TAG=-trace RT_FLAGS=-DNP_HOOKS_MECHANISMS=16
     if ! fw_build "$dir" cortex-m4 mps2 -DRING_BYTES=8192 -DTOPS=$tops $fw; then
         say_fail "dwt $what: build"
         continue

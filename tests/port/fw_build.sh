@@ -2,7 +2,8 @@
 # test firmware is built with, say_fail, and fw_build. Needs CC (the
 # cross compiler), SRC (the source tree), FILES (the core and the port,
 # relative to $SRC/src), TMP and, for fw_run, QEMU set; FW_DEFINES adds flags to every file,
-# RT_FLAGS to the runtime's only, FW_LDFLAGS to the link.
+# RT_FLAGS to the runtime's only (RT_TAG names a runtime built with other
+# RT_FLAGS than the default), FW_LDFLAGS to the link.
 BOARDS=$SRC/boards/cortex_m
 CFLAGS="-mthumb -O2 -g -std=gnu11 -ffreestanding -ffunction-sections -fdata-sections -Wall -Wextra -Werror \
 -I$SRC/include -I$SRC/src -I$SRC/src/port/cortex_m ${FW_DEFINES:-}"
@@ -36,7 +37,7 @@ fw_build() {
     dir=$1 cpu=$2 ld=$3
     shift 3
     mkdir -p "$dir"
-    rt=$TMP/rt-$cpu
+    rt=$TMP/rt-$cpu${RT_TAG:-}
     objs=""
     if [ ! -f "$rt/done" ]; then
         mkdir -p "$rt"

@@ -49,7 +49,8 @@ FILES="$*"
 # words in a ring (np_trace_init_ring, the firmware's calls renamed), which
 # import decodes into the same events; and the ring's hooks on their own
 # path, which needs the DWT cycle counter QEMU's boards lack: on a
-# Cortex-M4 under Unicorn with one (m4_unicorn, $M4_UNICORN)
+# Cortex-M4 under Unicorn with one (m4_unicorn, $M4_UNICORN), the runtime
+# as libnanoprof-trace.a builds it
 [ -x "${M4_UNICORN:-}" ] || say_fail "M4_UNICORN: no m4_unicorn (tests/target/m4_unicorn.c) given"
 for mode in chunks ring dwt; do
 for board in mps2-an385:cortex-m3:mps2 mps2-an386:cortex-m4:mps2 microbit:cortex-m0:microbit; do
@@ -59,6 +60,7 @@ for board in mps2-an385:cortex-m3:mps2 mps2-an386:cortex-m4:mps2 microbit:cortex
     ld=${rest#*:}
     dir=$TMP/$name
     flag=
+    RT_TAG= RT_FLAGS=
     case $mode in
     ring)
         dir=$TMP/$name-ring
@@ -66,6 +68,9 @@ for board in mps2-an385:cortex-m3:mps2 mps2-an386:cortex-m4:mps2 microbit:cortex
     dwt)
         [ $name = mps2-an386 ] || continue
         dir=$TMP/$name-dwt
+        # the runtime as libnanoprof-trace.a builds it: its hooks try the
+        # ring's own path first, before the thread's flags
+        RT_TAG=-trace RT_FLAGS=-DNP_HOOKS_MECHANISMS=16
         flag="-Dnp_trace_init=np_trace_init_ring -DTRACE_BUF=8192 -DTRACE_ALONE" ;;
     esac
     # far() 1.5 MiB away where the board has the room (trace_fw.c)
@@ -111,6 +116,7 @@ for board in mps2-an385:cortex-m3:mps2 mps2-an386:cortex-m4:mps2 microbit:cortex
     [ $fail = 0 ] && echo "ok: $name ($cpu), $mode: trace imported, counts exact"
 done
 done
+RT_TAG= RT_FLAGS= # (the default runtime from here on)
 
 # ---- the UART example, on QEMU's serial port ------------------------------------
 for board in mps2-an385:cortex-m3 mps2-an386:cortex-m4; do
