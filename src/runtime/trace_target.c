@@ -85,7 +85,6 @@ static struct {
     int on;
     uint32_t *words, *end;  /* the ring's words, after room for the chunk's
                                header and the RING fields */
-    uint32_t base;          /* the code window's start */
     uint64_t clock;         /* bits 12.. of the clock at the last TIME word */
     uint32_t tid;           /* the thread whose records come now */
     uint64_t head_clock;    /* clock and tid at words[0] */
@@ -371,7 +370,7 @@ static void ring_drain(void)
         uint8_t *h = (uint8_t *)rg.words - NP_RING_HEAD - NP_TRACE_CHUNK_HEADER;
         uint8_t *f = h + NP_TRACE_CHUNK_HEADER;
         uint32_t n = (uint32_t)((uint8_t *)p - f);
-        np_put_u32(f, rg.base);
+        np_put_u32(f, np_tt_ring.base);
         np_put_u32(f + 4, rg.head_tid);
         np_put_u64(f + 8, rg.head_clock);
         np_put_u32(f + 16, 0);
@@ -496,7 +495,7 @@ static void ring_event(struct np_thread *t, uint64_t fn, int exit, uint64_t now)
          * window */
         int named = (fn & NP_REC_NAMED) != 0;
         uint32_t a = (uint32_t)(named ? fn & NP_ADDR_MASK : fn & ~(uint64_t)1);
-        if (!named && (a & ~NP_RING_FN_MASK) == rg.base) {
+        if (!named && (a & ~NP_RING_FN_MASK) == np_tt_ring.base) {
             ring_word((a & NP_RING_FN_MASK) | 1 | lo << NP_RING_FN_BITS);
         } else {
             ring_word(NP_RING_CTL(NP_RING_FAR_LO, a & 0xffffff));
@@ -567,8 +566,7 @@ int np_tt_ring_start(const char *who, void *buf, size_t size, void (*write)(cons
     *end = rg.end;
     tt.enc.buf = (uint8_t *)rg.end;
     /* the window: the 1 MiB of code this function is in */
-    rg.base = (uint32_t)(uintptr_t)np_tt_ring_start & ~NP_RING_FN_MASK;
-    np_tt_ring.base = rg.base;
+    np_tt_ring.base = (uint32_t)(uintptr_t)np_tt_ring_start & ~NP_RING_FN_MASK;
     rg.clock = ~(uint64_t)0;
     rg.tid = 0;
 #ifdef NP_PORT_CYCLES32
