@@ -24,9 +24,8 @@ typedef uint32_t bin_count;
 unsigned np_bin_current = 1;
 
 /* The table: the user's buffer (np_bins_init_buf) or the built-in one
- * (np_bins_init), which a firmware that never calls np_bins_init does not
- * link (a target builds with -fdata-sections and links with
- * --gc-sections). */
+ * (np_bins_init, bins_builtin.c: an object apart, which a firmware that
+ * never calls it does not link). */
 static bin_count *counts;
 static const char **names;
 static unsigned nbins;        /* 0 when not running */
@@ -146,25 +145,21 @@ static int start(const char *where, bin_count *c, const char **nm, unsigned n, u
     return NP_OK;
 }
 
-int np_bins_init(unsigned n, unsigned hz)
+int np_bins_start(const char *where, void *buf, unsigned n, unsigned hz)
 {
-    static bin_count table_counts[NP_BINS_MAX];
-    static const char *table_names[NP_BINS_MAX];
     if (n < 3 || n > NP_BINS_MAX)
-        return np_error(NP_EINVAL, "np_bins_init", "needs 3 to " NP_STR(NP_BINS_MAX) " bins (np_bins_max)");
-    return start(NP_MSG("np_bins_init"), table_counts, table_names, n, hz);
+        return np_error_msg(NP_EINVAL, where, NP_MSG("needs 3 to " NP_STR(NP_BINS_MAX) " bins (np_bins_max)"));
+    const char **nm = buf;
+    return start(where, (bin_count *)(nm + n), nm, n, hz);
 }
 
 int np_bins_init_buf(void *buf, size_t size, unsigned n, unsigned hz)
 {
     if (!buf || ((uintptr_t)buf & (_Alignof(const char *) - 1)))
         return np_error(NP_EINVAL, "np_bins_init_buf", "no buffer, or one not aligned for a pointer");
-    if (n < 3 || n > NP_BINS_MAX)
-        return np_error(NP_EINVAL, "np_bins_init_buf", "needs 3 to " NP_STR(NP_BINS_MAX) " bins (np_bins_max)");
-    if (size < NP_BINS_BUF_BYTES(n))
+    if (n >= 3 && n <= NP_BINS_MAX && size < NP_BINS_BUF_BYTES(n))
         return np_error(NP_ESMALL, "np_bins_init_buf", "buffer smaller than NP_BINS_BUF_BYTES(nbins)");
-    const char **nm = buf;
-    return start(NP_MSG("np_bins_init_buf"), (bin_count *)(nm + n), nm, n, hz);
+    return np_bins_start(NP_MSG("np_bins_init_buf"), buf, n, hz);
 }
 
 int np_bins_shutdown(void)

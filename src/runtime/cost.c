@@ -80,10 +80,19 @@ int np_cost_init(void *buf, size_t size)
     *c.magic = MAGIC;
     t->cost = c;
     __atomic_store_n(&np_cost_exit_hook, np_cost_thread_exit, __ATOMIC_RELEASE);
+    __atomic_store_n(&np_cost_event_hook, np_cost_event, __ATOMIC_RELEASE);
     t->flags |= NP_F_COST_INIT | NP_F_COST_ON;
     np_cost_sync_flags(t);
     np_thread_unlock(t);
     return NP_OK;
+}
+
+void np_cost_event(struct np_thread *t, uint64_t fn, int exit)
+{
+    if (exit)
+        np_cost_exit(t);
+    else
+        np_cost_enter(t, fn);
 }
 
 static struct np_cost_fn *insert(struct np_cost_state *c, uint64_t fn)

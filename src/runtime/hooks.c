@@ -36,8 +36,14 @@
 #if (NP_HOOKS_MECHANISMS & NP_MECH_RECORD) && !defined(NP_HOOKS_NONSHARED)
 #include "record_hot.h"
 #endif
-#if NP_HOOKS_MECHANISMS & NP_MECH_TRACE
 #include "trace_target.h"
+#if !NP_PORT_HOSTED
+/* The trace's state the hooks read, here rather than in trace_target.c,
+ * which only a firmware that starts a trace links. */
+uint32_t np_tt_dropped;
+struct np_tt_ring np_tt_ring = { NULL, NP_TT_RING_CLOSED, 0 };
+#endif
+#if NP_HOOKS_MECHANISMS & NP_MECH_TRACE
 /* A call a recorded thread makes while busy (inside the trace's writer,
  * or an interrupt inside a hook) is not in the trace: the END chunk
  * counts it lost. */
@@ -148,6 +154,16 @@ int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx)
 #define NP_GLOBAL_FLAGS() 0u
 #endif
 
+/* The mechanisms' full paths: through the pointers their starts set
+ * (hooks.h says why), or named directly by a library that has no other
+ * mechanism. */
+#if NP_HOOKS_MECHANISMS == NP_MECH_COST
+#define NP_COST_EVENT np_cost_event
+#else
+#define NP_COST_EVENT __atomic_load_n(&np_cost_event_hook, __ATOMIC_RELAXED)
+#endif
+#define NP_TT_EVENT __atomic_load_n(&np_tt_event_hook, __ATOMIC_RELAXED) /* (two ways: trace_target.h) */
+
 /* The full path of both hooks (EXIT is a constant where it is inlined).
  * The call trace runs without the busy flag (calltrace_hot.h says why);
  * the recorder, cost measurement and user hooks run under it. The
@@ -190,15 +206,11 @@ np_on_event(int exit, uint64_t fn, const void *site)
 #endif
 #if NP_HOOKS_MECHANISMS & NP_MECH_TRACE
     if (f & NP_F_REC_ON)
-        np_tt_event(t, fn, exit);
+        NP_TT_EVENT(t, fn, exit);
 #endif
 #if NP_HOOKS_MECHANISMS & NP_MECH_COST
-    if (f & NP_F_COST_ON) {
-        if (exit)
-            np_cost_exit(t);
-        else
-            np_cost_enter(t, fn);
-    }
+    if (f & NP_F_COST_ON) /* (set after the hook: np_cost_init) */
+        NP_COST_EVENT(t, fn, exit);
 #endif
 #if NP_HOOKS_MECHANISMS & NP_MECH_USER
     struct np_user_hooks *u = __atomic_load_n(&np_user_hooks, __ATOMIC_ACQUIRE);
@@ -394,7 +406,7 @@ static inline __attribute__((always_inline)) int log_mode_alone(uint32_t g)
 /* libnanoprof-trace.a (the trace alone) with a clock the hooks read in
  * one load: the ring's epoch alone says whether its own path may write.
  * It is open only while a ring runs and no record is being written
- * elsewhere (np_tt_event, a switch, flush and stop close it), and the
+ * elsewhere (the full path, a switch, flush and stop close it), and the
  * trace's is the only mechanism such a library has; a thread comes in by
  * np_thread_switch, whose hook writes its THREAD word first. */
 #if NP_HOOKS_MECHANISMS == NP_MECH_TRACE && defined(NP_PORT_CYCLES32)

@@ -82,6 +82,11 @@ extern void *np_default_stats;
  * STATS was shut down meanwhile. */
 int np_stats_merge(void *stats, struct np_thread *t);
 
+/* bins.c: starts N bins (3 to NP_BINS_MAX, else NP_EINVAL for WHERE, an
+ * NP_MSG value) in BUF (NP_BINS_BUF_BYTES(N), pointer-aligned), ticked
+ * HZ times a second (0: by the program). */
+int np_bins_start(const char *where, void *buf, unsigned n, unsigned hz);
+
 /* cost.c: empties the thread's table but for the functions of its open
  * calls (their sums zero). */
 void np_cost_reset(struct np_cost_state *c);
@@ -97,4 +102,10 @@ void np_cost_unwind(struct np_thread *t, uint32_t depth, uint64_t lost_open, int
  * cost does not link it). */
 void np_cost_thread_exit(struct np_thread *t);
 extern void (*np_cost_exit_hook)(struct np_thread *t);
+/* cost.c: one entry or (EXIT) exit on the hooks' full path, which calls it
+ * through np_cost_event_hook (np_cost_init sets it; thread.c keeps it):
+ * the hooks name no mechanism's object, so that a firmware linked by the
+ * documented line carries only the mechanisms it starts. */
+void np_cost_event(struct np_thread *t, uint64_t fn, int exit);
+extern void (*np_cost_event_hook)(struct np_thread *t, uint64_t fn, int exit);
 #endif

@@ -40,14 +40,23 @@ static __attribute__((noinline)) uint32_t crc_of(uint32_t crc, const void *p, si
     return np_crc32c_update(crc, p, n);
 }
 
-/* V's low N bytes at P, little-endian; past them. */
-static uint8_t *field(uint8_t *p, uint64_t v, unsigned n)
+uint8_t *np_chunk_field(uint8_t *p, uint64_t v, unsigned n)
 {
     while (n--) {
         *p++ = (uint8_t)v;
         v >>= 8;
     }
     return p;
+}
+#define field np_chunk_field
+
+void np_chunk_send(uint8_t *buf, uint32_t type, const uint8_t *end, void (*write)(const char *, size_t))
+{
+    size_t n = (size_t)(end - buf);
+    np_trace_chunk_header(buf, type, (uint32_t)(n - NP_TRACE_CHUNK_HEADER));
+    uint32_t crc = crc_of(NP_CRC32C_INIT, buf, NP_TRACE_CHUNK_SUMMED);
+    np_put_u32(buf + 8, crc_of(crc, buf + NP_TRACE_CHUNK_HEADER, n - NP_TRACE_CHUNK_HEADER) ^ NP_CRC32C_XOROUT);
+    write((const char *)buf, n);
 }
 
 /* The file header and INFO, constant bytes, their checksums too: no pid,
@@ -108,17 +117,6 @@ void np_stream_opening(void (*write)(const char *, size_t))
 
 #if NP_REPORT_RECORDS
 
-/* The chunk of TYPE in BUF whose payload ends at END, checksummed, to
- * the writer. */
-static void send(uint8_t *buf, uint32_t type, const uint8_t *end)
-{
-    size_t n = (size_t)(end - buf);
-    np_trace_chunk_header(buf, type, (uint32_t)(n - NP_TRACE_CHUNK_HEADER));
-    uint32_t crc = crc_of(NP_CRC32C_INIT, buf, NP_TRACE_CHUNK_SUMMED);
-    np_put_u32(buf + 8, crc_of(crc, buf + NP_TRACE_CHUNK_HEADER, n - NP_TRACE_CHUNK_HEADER) ^ NP_CRC32C_XOROUT);
-    np_write((const char *)buf, n);
-}
-
 void np_report(unsigned type, const uint64_t *v, unsigned n)
 {
     np_stream_open(0);
@@ -126,7 +124,7 @@ void np_report(unsigned type, const uint64_t *v, unsigned n)
     uint8_t *p = field(buf + NP_TRACE_CHUNK_HEADER, type, 2);
     for (unsigned i = 0; i < n && i < NP_REPORT_VALUES_MAX; i++)
         p = field(p, v[i], 8);
-    send(buf, NP_CHUNK_REPORT, p);
+    np_chunk_send(buf, NP_CHUNK_REPORT, p, np_write);
 }
 
 #else /* formatted here */

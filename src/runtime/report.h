@@ -30,5 +30,11 @@ void np_stream_open(int fresh);
 void np_stream_opening(void (*write)(const char *, size_t));
 /* The firmware's build-id and its bytes (0: none). */
 const uint8_t *np_build_id(size_t *len);
+/* V's low N bytes at P, little-endian; past them: a chunk's fields, one
+ * copy of the code for every chunk a target builds. */
+uint8_t *np_chunk_field(uint8_t *p, uint64_t v, unsigned n);
+/* The chunk of TYPE at BUF whose payload ends at END, its header and
+ * checksum filled in, to WRITE. */
+void np_chunk_send(uint8_t *buf, uint32_t type, const uint8_t *end, void (*write)(const char *, size_t));
 
 #endif

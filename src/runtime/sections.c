@@ -11,6 +11,13 @@
 #include "nanoprof/sections.h"
 #include "np_config.h"
 
+/* sections_builtin.c: the built-in table's storage (SIZE bytes), which
+ * np_sections_init gives to np_sections_init_builtin; on a host, sections
+ * use it unasked. An object apart: a firmware that gives its own table
+ * (np_sections_init_buf) does not carry it. */
+void *np_sections_builtin(size_t *size);
+int np_sections_init_builtin(const char *who, unsigned flags, void *buf, size_t size);
+
 _Static_assert(NP_SECTIONS_MAX >= 2, "NP_SECTIONS_MAX: the global section and at least one more");
 
 /* Totals, one cache line per section on hosts so that threads in
@@ -108,19 +115,32 @@ static void set_table(struct section *t, unsigned n, void *thread)
     __atomic_store_n(&nmax, n, __ATOMIC_RELEASE);
 }
 
-/* The built-in table (np_sections_init), set unless a table is: a
- * firmware that calls only np_sections_init_buf does not link it (a target
- * builds with -fdata-sections and links with --gc-sections). */
-static void builtin_table(void)
+/* The table in BUF, SIZE bytes (8-aligned, claimed already): as many
+ * sections as fit, at most MAX, zeroed, with the one OS thread's state
+ * after them where there is one. */
+static void carve(void *buf, size_t size, size_t max)
 {
-    static struct section builtin[NP_SECTIONS_MAX];
+    uintptr_t a = (uintptr_t)buf, t = (a + NP_SHARED_ALIGN - 1) & ~(uintptr_t)(NP_SHARED_ALIGN - 1);
+    size_t room = size - (t - a), per = sizeof(struct section);
 #if !NP_PORT_OS_THREADS
-    static uint64_t thread_mem[(sizeof(struct section_thread) + NP_SECTIONS_MAX * sizeof(struct open_section) + 7) / 8];
-#else
-    void *thread_mem = NULL;
+    room -= sizeof(struct section_thread);
+    per += sizeof(struct open_section);
 #endif
+    size_t n = room / per;
+    if (n > max)
+        n = max;
+    /* zeroed with stores (no memset on the way) */
+    for (uint64_t *w = (uint64_t *)buf, *e = (uint64_t *)((char *)buf + (size & ~(size_t)7)); w < e; w++)
+        __atomic_store_n(w, 0, __ATOMIC_RELAXED);
+    set_table((struct section *)t, (unsigned)n, (struct section *)t + n);
+}
+
+/* The built-in table (sections_builtin.c's storage, BUF, SIZE bytes),
+ * set unless a table is. */
+static void builtin_table(void *buf, size_t size)
+{
     if (!__atomic_exchange_n(&claimed, 1, __ATOMIC_ACQ_REL))
-        set_table(builtin, NP_SECTIONS_MAX, thread_mem);
+        carve(buf, size, NP_SECTIONS_MAX);
     else
         while (!__atomic_load_n(&nmax, __ATOMIC_ACQUIRE))
             np_port_relax(); /* another thread sets it: a few stores */
@@ -134,7 +154,9 @@ static int have_table(void)
     if (__builtin_expect(__atomic_load_n(&nmax, __ATOMIC_ACQUIRE) != 0, 1))
         return 1;
 #if NP_PORT_OS_THREADS
-    builtin_table();
+    size_t size;
+    void *b = np_sections_builtin(&size);
+    builtin_table(b, size);
     return 1;
 #else
     return 0;
@@ -278,22 +300,21 @@ static int start(const char *where, unsigned flags)
     return NP_OK;
 }
 
-int np_sections_init(unsigned flags)
+int np_sections_init_builtin(const char *who, unsigned flags, void *buf, size_t size)
 {
     if (flags & ~NP_SECTIONS_HW)
-        return np_error(NP_EINVAL, "np_sections_init", "unknown flag");
+        return np_error_msg(NP_EINVAL, who, NP_MSG("unknown flag"));
     if (__atomic_exchange_n(&initialised, 1, __ATOMIC_ACQ_REL))
-        return np_error(NP_EALREADY, "np_sections_init", "already initialised");
-    builtin_table(); /* or the one sections already use */
-    return start(NP_MSG("np_sections_init"), flags);
+        return np_error_msg(NP_EALREADY, who, NP_MSG("already initialised"));
+    builtin_table(buf, size); /* or the one sections already use */
+    return start(who, flags);
 }
 
 int np_sections_init_buf(void *buf, size_t size, unsigned flags)
 {
     if (flags & ~NP_SECTIONS_HW)
         return np_error(NP_EINVAL, "np_sections_init_buf", "unknown flag");
-    uintptr_t a = (uintptr_t)buf, t = (a + NP_SHARED_ALIGN - 1) & ~(uintptr_t)(NP_SHARED_ALIGN - 1);
-    if (!buf || (a & 7))
+    if (!buf || ((uintptr_t)buf & 7))
         return np_error(NP_EINVAL, "np_sections_init_buf", "no buffer, or one not 8-byte aligned");
     if (size < NP_SECTIONS_BUF_BYTES(2))
         return np_error(NP_ESMALL, "np_sections_init_buf", "buffer smaller than NP_SECTIONS_BUF_BYTES(2)");
@@ -301,18 +322,7 @@ int np_sections_init_buf(void *buf, size_t size, unsigned flags)
         return np_error(NP_EALREADY, "np_sections_init_buf", "already initialised");
     if (__atomic_exchange_n(&claimed, 1, __ATOMIC_ACQ_REL))
         return np_error(NP_EALREADY, "np_sections_init_buf", "sections began before it: call it first");
-    size_t room = size - (t - a), per = sizeof(struct section);
-#if !NP_PORT_OS_THREADS
-    room -= sizeof(struct section_thread);
-    per += sizeof(struct open_section);
-#endif
-    size_t n = room / per;
-    if (n > 65536)
-        n = 65536; /* ids are unsigned; more is no use */
-    /* zeroed with stores (no memset on the way) */
-    for (uint64_t *w = (uint64_t *)buf, *e = (uint64_t *)((char *)buf + (size & ~(size_t)7)); w < e; w++)
-        __atomic_store_n(w, 0, __ATOMIC_RELAXED);
-    set_table((struct section *)t, (unsigned)n, (struct section *)t + n);
+    carve(buf, size, 65536); /* ids are unsigned; more is no use */
     return start(NP_MSG("np_sections_init_buf"), flags);
 }
 

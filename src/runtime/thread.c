@@ -17,6 +17,8 @@ NP_PORT_TLS struct np_thread *np_cur __attribute__((visibility("default"))) = NP
 static NP_PORT_TLS struct np_thread own __attribute__((aligned(16)));
 uint8_t np_hooks_user_on;
 void (*np_cost_exit_hook)(struct np_thread *t);
+void (*np_cost_event_hook)(struct np_thread *t, uint64_t fn, int exit);
+void (*np_tt_event_hook)(struct np_thread *t, uint64_t fn, int exit);
 
 /* Set by the recorder (record.c) when it starts; NULL otherwise. */
 void (*np_rec_attach_hook)(struct np_thread *t);
@@ -63,6 +65,11 @@ struct np_thread *np_thread_os(void)
     return (own.flags & NP_F_ATTACHED) ? &own : NULL;
 }
 
+struct np_thread *np_thread_own(void)
+{
+    return &own;
+}
+
 int np_switch_mechanism(const char *who, uint32_t init_flag, uint32_t on_flag, int on, const char *not_init)
 {
     struct np_thread *t = np_self();
@@ -77,79 +84,4 @@ int np_switch_mechanism(const char *who, uint32_t init_flag, uint32_t on_flag, i
         t->flags &= ~on_flag;
     np_thread_unlock(t);
     return was;
-}
-
-size_t np_thread_size(void)
-{
-    return sizeof(struct np_thread);
-}
-
-np_thread *np_thread_init(void *mem, size_t size)
-{
-    if (!mem || ((uintptr_t)mem & 15) || size < sizeof(struct np_thread)) {
-        np_error(NP_EINVAL, "np_thread_init", "needs NP_THREAD_SIZE bytes, 16-byte aligned");
-        return NULL;
-    }
-    struct np_thread *t = mem;
-    __builtin_memset(t, 0, sizeof *t);
-    t->flags = NP_F_ATTACHED;
-    np_thread_user_sync(t);
-    t->tid = np_port_tid();
-    return t;
-}
-
-np_thread *np_thread_current(void)
-{
-    return np_self();
-}
-
-void np_thread_switch(np_thread *from, np_thread *to)
-{
-    struct np_thread *cur = np_self();
-    if (np_port_switched())
-        (void)np_thread_time_resync(cur);
-    uint64_t now = np_port_ticks();
-    if (!from)
-        from = cur;
-    if (!to)
-        to = &own;
-    if (from == to)
-        return;
-    from->out_at = now ? now : 1;
-    if (to->out_at) {
-        to->off += now - to->out_at;
-        to->out_at = 0;
-    }
-    np_thread_user_sync(to);
-    np_cur = to;
-    void (*rec)(struct np_thread *, struct np_thread *) = __atomic_load_n(&np_rec_switch_hook, __ATOMIC_ACQUIRE);
-    if (rec)
-        rec(from, to);
-}
-
-/* The name is copied: an RTOS's task name may live in memory the task
- * gives back (FreeRTOS's TCB), and the recorder writes it later. Cut at
- * NP_THREAD_NAME_MAX bytes. Nothing but the copy and the recorder's hook:
- * cheap enough for a kernel's task-creation hook. */
-int np_thread_name(np_thread *t, const char *name)
-{
-    struct np_thread *self = np_self();
-    if (!t)
-        t = self;
-    size_t n = 0;
-    if (name)
-        while (n < NP_THREAD_NAME_MAX && name[n])
-            n++;
-    /* byte by byte: a switch to T in the middle (an RTOS's, from an
-     * interrupt) reads whole bytes, and the hook then writes it again */
-    for (size_t i = 0; i <= NP_THREAD_NAME_MAX; i++)
-        __atomic_store_n(&t->name[i], i < n ? name[i] : 0, __ATOMIC_RELAXED);
-    void (*rec)(struct np_thread *, int) = __atomic_load_n(&np_rec_name_hook, __ATOMIC_ACQUIRE);
-    if (rec) {
-        int now = np_thread_lock(self); /* what the recorder writes is not recorded */
-        rec(t, now);
-        if (now)
-            np_thread_unlock(self);
-    }
-    return NP_OK;
 }

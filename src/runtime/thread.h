@@ -245,6 +245,9 @@ extern const uint32_t np_unattached_hot;
 struct np_thread *np_thread_attach(void);
 /* The OS thread's own state (not a user-level thread's), or NULL. */
 struct np_thread *np_thread_os(void);
+/* The OS thread's own state, attached or not (np_thread_switch's TO by
+ * default). */
+struct np_thread *np_thread_own(void);
 
 static inline void np_thread_user_set(struct np_thread *t, uint8_t on)
 {

@@ -4,11 +4,6 @@
  * that a firmware linked without --gc-sections does not carry them. */
 #include "trace_encode.h"
 
-void np_trace_seal(void *chunk)
-{
-    np_trace_chunk_seal(chunk);
-}
-
 /* ---- EVENTS ---------------------------------------------------------------------- */
 
 int np_trace_enc_init(struct np_trace_enc *e, void *buf, size_t size, uint32_t tid, np_trace_flush_fn flush,
@@ -49,7 +44,7 @@ size_t np_trace_enc_chunk(struct np_trace_enc *e)
 {
     np_trace_events_prefix(e->buf, e->tid, e->base, e->count, NP_COMPRESS_NONE, (uint32_t)e->len,
                            (uint32_t)e->len);
-    np_trace_chunk_seal(e->buf);
+    np_trace_seal(e->buf);
     return NP_TRACE_EVENTS_PREFIX + e->len;
 }
 

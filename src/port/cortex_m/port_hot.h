@@ -30,6 +30,7 @@
 #endif
 #define NP_CM_DWT_CYCCNT (*(volatile uint32_t *)0xE0001004u)
 #define NP_CM_SYST_CVR (*(volatile uint32_t *)0xE000E018u) /* SysTick's count */
+#define NP_CM_SYST_PERIOD_MAX (1u << 24)                    /* its longest period */
 #if NP_CM_HAS_DWT
 /* The clock's low word in one load, when NP_PORT_CYCLES32_ON() (the DWT
  * counter is the clock): the ring trace's hooks (trace_target.h). */
@@ -52,6 +53,13 @@ struct np_cm_clock {
 };
 extern struct np_cm_clock np_cm_clock;
 uint64_t np_cm_systick_read(void);
+/* systick.c, for tick.c: SysTick at PERIOD cycles an interrupt (0:
+ * stopped), the clock kept; the period it keeps when no tick asks for a
+ * rate; the ticks its interrupt calls (bins', gprof's samples). */
+void np_cm_systick_set(uint32_t period);
+uint32_t np_cm_systick_idle_period(void);
+extern void (*np_cm_tick_fn)(uint32_t late);
+extern void (*np_cm_pc_fn)(uintptr_t pc);
 
 /* Interrupts masked, as they were saved: an interrupt cannot come between
  * the reads and writes, whatever its priority. LOCK is not needed on one

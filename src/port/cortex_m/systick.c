@@ -1,8 +1,10 @@
-/* systick.c - the Cortex-M port's clock set-up and SysTick (port.h): bins'
- * tick, gprof's samples, and the clock itself where the core has no DWT
- * counter that moves. SysTick's handler (NP_CM_SYSTICK_HANDLER) is here:
- * it comes into a firmware with what starts SysTick, and a firmware that
- * never reads the time links neither (clock.c has the read).
+/* systick.c - the Cortex-M port's clock set-up and SysTick (port.h): the
+ * clock itself where the core has no DWT counter that moves, and
+ * SysTick's interrupt, which also calls bins' tick and gprof's samples
+ * (tick.c starts them: an object apart, which only a firmware that uses
+ * them links). SysTick's handler (NP_CM_SYSTICK_HANDLER) is here: it comes
+ * into a firmware with what starts SysTick, and a firmware that never
+ * reads the time links neither (clock.c has the read).
  *
  * Clock: CPU cycles, 64 bits. The DWT cycle counter where the core has one
  * and it moves (QEMU's boards do not run it: it reads 0), else SysTick on
@@ -24,7 +26,6 @@
 #define SYST_CSR_ENABLE (1u << 0)
 #define SYST_CSR_TICKINT (1u << 1)
 #define SYST_CSR_CLKSOURCE (1u << 2) /* the processor clock */
-#define SYST_PERIOD_MAX (1u << 24)
 #define DWT_CTRL REG(0xE0001000u)
 #define DWT_CTRL_CYCCNTENA (1u << 0)
 #define DWT_CTRL_NOCYCCNT (1u << 25)
@@ -33,8 +34,8 @@
 
 static uint32_t cpu_hz = NP_CM_CPU_HZ;
 static int clock_ready;
-static void (*tick_fn)(uint32_t late);
-static void (*pc_fn)(uintptr_t pc);   /* gprof's sampling (np_port_pc_sample_start) */
+void (*np_cm_tick_fn)(uint32_t late);
+void (*np_cm_pc_fn)(uintptr_t pc);
 
 void np_cm_set_cpu_hz(uint32_t hz)
 {
@@ -53,7 +54,7 @@ uint32_t np_cm_cpu_hz(void)
  * it is the clock, the clock goes on from what it counted so far: the
  * counter restarts from 0 (which clears COUNTFLAG), as if it had just
  * wrapped at the clock's last read. */
-static void systick_set(uint32_t period)
+void np_cm_systick_set(uint32_t period)
 {
     np_port_crit m = np_port_crit_enter(0);
     if (!np_cm_clock.dwt)
@@ -72,9 +73,9 @@ static void systick_set(uint32_t period)
  * SysTick is the clock; with the DWT counter, the same where the port's
  * handler reads it every period (below 2^32 cycles), else left to the
  * firmware's tick. */
-static uint32_t systick_idle_period(void)
+uint32_t np_cm_systick_idle_period(void)
 {
-    return !np_cm_clock.dwt || NP_CM_SYSTICK_HANDLER ? SYST_PERIOD_MAX : 0;
+    return !np_cm_clock.dwt || NP_CM_SYSTICK_HANDLER ? NP_CM_SYST_PERIOD_MAX : 0;
 }
 
 #if NP_CM_HAS_DWT
@@ -104,8 +105,8 @@ void np_port_clock_init(void)
     if (dwt_start())
         np_cm_clock.dwt = 1;
 #endif
-    if (systick_idle_period())
-        systick_set(systick_idle_period());
+    if (np_cm_systick_idle_period())
+        np_cm_systick_set(np_cm_systick_idle_period());
 }
 
 void np_port_clock_thread(void)
@@ -148,7 +149,7 @@ const char *np_port_wall_clock_name(void)
 void np_cm_systick_isr(void)
 {
     (void)np_port_counter(); /* counts SysTick's wrap, or the DWT counter's */
-    void (*fn)(uint32_t) = __atomic_load_n(&tick_fn, __ATOMIC_RELAXED);
+    void (*fn)(uint32_t) = __atomic_load_n(&np_cm_tick_fn, __ATOMIC_RELAXED);
     if (fn)
         fn(0);
 }
@@ -156,7 +157,7 @@ void np_cm_systick_isr(void)
 void np_cm_systick_isr_frame(const uint32_t *frame)
 {
     np_cm_systick_isr();
-    void (*fn)(uintptr_t) = __atomic_load_n(&pc_fn, __ATOMIC_RELAXED);
+    void (*fn)(uintptr_t) = __atomic_load_n(&np_cm_pc_fn, __ATOMIC_RELAXED);
     if (fn)
         fn(frame[6]); /* the stacked PC: r0-r3, r12, lr, pc, xpsr */
 }
@@ -187,81 +188,3 @@ __asm__(".pushsection .text.SysTick_Handler,\"ax\",%progbits\n"
         ".size SysTick_Handler, . - SysTick_Handler\n"
         ".popsection\n");
 #endif
-
-/* ---- periodic tick: SysTick -------------------------------------------------------- */
-
-/* SysTick at HZ for bins' tick or gprof's samples (np_port_pc_sample_start):
- * they share it, at one rate. 1, or 0 with *REASON. */
-static int systick_rate(unsigned hz, const char **reason)
-{
-    np_port_clock_init();
-    uint32_t period = hz ? cpu_hz / hz : 0;
-    if (period < 64 || period > SYST_PERIOD_MAX) {
-        *reason = NP_MSG("the tick rate does not fit SysTick at this core clock (np_cm_set_cpu_hz)");
-        return 0;
-    }
-    if ((tick_fn || pc_fn) && period != np_cm_clock.period) {
-        *reason = NP_MSG("SysTick ticks for bins or gprof at another rate: give both the same");
-        return 0;
-    }
-    if (period != np_cm_clock.period)
-        systick_set(period);
-    return 1;
-}
-
-int np_port_tick_start(unsigned hz, void (*fn)(uint32_t late), const char **reason)
-{
-    if (!systick_rate(hz, reason))
-        return 0;
-    __atomic_store_n(&tick_fn, fn, __ATOMIC_RELAXED);
-    return 1;
-}
-
-/* SysTick back to the clock's period (or off) when no one ticks. */
-static void systick_idle(void)
-{
-    if (!tick_fn && !pc_fn)
-        systick_set(systick_idle_period());
-}
-
-void np_port_tick_stop(void)
-{
-    __atomic_store_n(&tick_fn, NULL, __ATOMIC_RELAXED);
-    systick_idle();
-}
-
-void np_port_delay_us(uint32_t us)
-{
-    np_port_clock_init();
-    /* in ms and µs, by 32-bit divisions (no 64-bit division linked) */
-    uint32_t per_ms = cpu_hz / 1000u;
-    uint64_t end = np_port_counter() + (uint64_t)(us / 1000u) * per_ms + (us % 1000u) * per_ms / 1000u;
-    while ((int64_t)(np_port_counter() - end) < 0)
-        ;
-}
-
-int np_port_periodic_start(unsigned seconds, void (*fn)(void))
-{
-    (void)seconds, (void)fn;
-    return 0; /* no thread to run it: the program dumps when it wants */
-}
-
-void np_port_periodic_stop(void)
-{
-}
-
-/* ---- the GNU profiler's samples (gprof.c) ------------------------------------- */
-
-int np_port_pc_sample_start(unsigned hz, void (*fn)(uintptr_t pc), const char **reason)
-{
-    if (!systick_rate(hz, reason))
-        return 0;
-    __atomic_store_n(&pc_fn, fn, __ATOMIC_RELAXED);
-    return 1;
-}
-
-void np_port_pc_sample_stop(void)
-{
-    __atomic_store_n(&pc_fn, NULL, __ATOMIC_RELAXED);
-    systick_idle();
-}
