@@ -161,6 +161,9 @@ void np_port_host_close(long handle);
  *   NP_PORT_CAN_SPIN        1 when a lock's holder runs while another
  *                           thread waits for it; 0 on one core, where the
  *                           holder may be the code an interrupt interrupted
+ *   NP_PORT_CAN_ALLOC       1 when np_port_alloc may give memory; 0 where
+ *                           it never does (a dump's sorted copy is then
+ *                           not even linked)
  *   NP_PORT_HOSTED          1 where the hosted parts build (the recorder:
  *                           the hooks call it by default), else 0
  *   NP_PORT_OS_THREADS      1 where the OS runs threads the runtime does not

@@ -31,8 +31,10 @@
 #include "../port/port.h"
 #include "np_config.h"
 
+#define LOAD(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
+#define RELAXED(p) __atomic_load_n(p, __ATOMIC_RELAXED)
+
 _Static_assert((NP_BLOCKS_SLOTS & (NP_BLOCKS_SLOTS - 1)) == 0, "NP_BLOCKS_SLOTS must be a power of two, or 0");
-#define PROBE_MAX ((uint64_t)NP_BLOCKS_PROBE_MAX)
 #define SIZE_MAX_SLOTS ((uint64_t)NP_BLOCKS_RUNTIME_MAX)
 #define NP_STR_(x) #x
 #define NP_STR(x) NP_STR_(x)
@@ -48,54 +50,28 @@ _Static_assert((NP_BLOCKS_SLOTS & (NP_BLOCKS_SLOTS - 1)) == 0, "NP_BLOCKS_SLOTS 
 #define NP_NO_COVERAGE
 #endif
 
-struct slot {
-    uint64_t pc;    /* 0: free */
-    uint64_t count;
-};
-
-struct table {
-    uint64_t mask;  /* slots - 1 */
-    struct slot *slots;
-};
-_Static_assert(sizeof(struct table) <= NP_BLOCKS_BUF_BYTES(0), "a table's header fits NP_BLOCKS_BUF_BYTES");
-
-struct ring {
-    uint64_t mask;
-    uint64_t next;  /* entries ever written */
-    uint64_t pcs[];
-};
-
 #if NP_BLOCKS_SLOTS > 0
-static struct slot static_slots[NP_BLOCKS_SLOTS];
-static struct table static_table = { NP_BLOCKS_SLOTS - 1, static_slots };
+static struct np_blocks_slot static_slots[NP_BLOCKS_SLOTS];
+static struct np_blocks_table static_table = { NP_BLOCKS_SLOTS - 1, static_slots };
 #else
 /* No table yet: one slot that no block claims (no address is all ones),
  * so the callback's path stays the same and every execution is lost.
  * Nothing writes it (a claim needs a free slot, a count a match, clear a
  * count above 0), so it stays in flash. */
-static const struct slot no_slot = { UINT64_MAX, 0 };
-static const struct table static_table = { 0, (struct slot *)&no_slot };
+static const struct np_blocks_slot no_slot = { UINT64_MAX, 0 };
+static const struct np_blocks_table static_table = { 0, (struct np_blocks_slot *)&no_slot };
 #endif
-static struct table *table = (struct table *)&static_table;
+struct np_blocks_table *np_blocks_tab = (struct np_blocks_table *)&static_table;
+uint64_t np_blocks_lost_n;
+struct np_blocks_ring *np_blocks_ring;
 static int enabled = 1, given;
 static int started;
-static uint64_t lost;
-static struct ring *ring;
+#define table np_blocks_tab
+#define lost np_blocks_lost_n
+#define ring np_blocks_ring
 
 void (*np_blocks_start_hook)(void);
 
-#define LOAD(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
-#define RELAXED(p) __atomic_load_n(p, __ATOMIC_RELAXED)
-
-static inline __attribute__((always_inline)) uint64_t home(uint64_t pc, uint64_t mask)
-{
-    return (pc * 0x9e3779b97f4a7c15ull) >> 32 & mask;
-}
-
-static inline __attribute__((always_inline)) uint64_t probes(uint64_t mask)
-{
-    return mask < PROBE_MAX ? mask + 1 : PROBE_MAX;
-}
 
 /* The first block of the process: the recorder may have a trace to open. */
 static __attribute__((noinline, cold)) void first_block(void)
@@ -108,11 +84,11 @@ static __attribute__((noinline, cold)) void first_block(void)
 }
 
 /* Adds N to PC's slot in T; 0 when T has no room for it. */
-static inline __attribute__((always_inline)) int table_add(struct table *t, uint64_t pc, uint64_t n)
+static inline __attribute__((always_inline)) int table_add(struct np_blocks_table *t, uint64_t pc, uint64_t n)
 {
-    uint64_t mask = t->mask, i = home(pc, mask);
-    for (uint64_t k = probes(mask); k; k--, i = (i + 1) & mask) {
-        struct slot *s = &t->slots[i];
+    uint64_t mask = t->mask, i = np_blocks_home(pc, mask);
+    for (uint64_t k = np_blocks_probes(mask); k; k--, i = (i + 1) & mask) {
+        struct np_blocks_slot *s = &t->slots[i];
         uint64_t v = LOAD(&s->pc);
         if (v == 0 && __atomic_compare_exchange_n(&s->pc, &v, pc, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
             v = pc;
@@ -131,7 +107,7 @@ static inline __attribute__((always_inline)) void count_block(uint64_t pc)
 {
     if (!table_add(LOAD(&table), pc, 1))
         __atomic_fetch_add(&lost, 1, __ATOMIC_RELAXED);
-    struct ring *r = LOAD(&ring);
+    struct np_blocks_ring *r = LOAD(&ring);
     if (r) {
         uint64_t i = __atomic_fetch_add(&r->next, 1, __ATOMIC_RELAXED);
         __atomic_store_n(&r->pcs[i & r->mask], pc, __ATOMIC_RELAXED);
@@ -154,25 +130,6 @@ void np_blocks_hit(const void *pc)
 
 /* ---- reading -------------------------------------------------------------- */
 
-static struct slot *find(struct table *t, uint64_t pc)
-{
-    uint64_t mask = t->mask, i = home(pc, mask);
-    for (uint64_t k = probes(mask); k; k--, i = (i + 1) & mask) {
-        uint64_t v = LOAD(&t->slots[i].pc);
-        if (v == pc)
-            return &t->slots[i];
-        if (v == 0)
-            return NULL;
-    }
-    return NULL;
-}
-
-uint64_t np_blocks_count(const void *pc)
-{
-    struct slot *s = pc ? find(LOAD(&table), (uint64_t)(uintptr_t)pc) : NULL;
-    return s ? RELAXED(&s->count) : 0;
-}
-
 uint64_t np_blocks_lost(void)
 {
     return RELAXED(&lost);
@@ -180,7 +137,7 @@ uint64_t np_blocks_lost(void)
 
 size_t np_blocks_capacity(void)
 {
-    const struct table *t = LOAD(&table);
+    const struct np_blocks_table *t = LOAD(&table);
     return NP_BLOCKS_SLOTS || t != &static_table ? (size_t)t->mask + 1 : 0;
 }
 
@@ -191,9 +148,9 @@ int np_blocks_started(void)
 
 int np_blocks_next(uint64_t *pos, uint64_t *pc, uint64_t *count)
 {
-    struct table *t = LOAD(&table);
+    struct np_blocks_table *t = LOAD(&table);
     for (; *pos <= t->mask; ++*pos) {
-        const struct slot *s = &t->slots[*pos];
+        const struct np_blocks_slot *s = &t->slots[*pos];
         uint64_t v = LOAD(&s->pc), c = RELAXED(&s->count);
         if (v && c) {
             *pc = v;
@@ -227,53 +184,6 @@ int np_blocks_enable(void)
 int np_blocks_disable(void)
 {
     return __atomic_exchange_n(&enabled, 0, __ATOMIC_RELAXED);
-}
-
-void np_blocks_clear(void)
-{
-    struct table *t = LOAD(&table);
-    for (uint64_t i = 0; i <= t->mask; i++)
-        if (RELAXED(&t->slots[i].count))
-            __atomic_store_n(&t->slots[i].count, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&lost, 0, __ATOMIC_RELAXED);
-}
-
-static uint64_t round_pow2(uint64_t n)
-{
-    uint64_t p = 1;
-    while (p < n)
-        p <<= 1;
-    return p;
-}
-
-int np_blocks_log(size_t n)
-{
-    if (n > SIZE_MAX_SLOTS)
-        return np_error(NP_EINVAL, "np_blocks_log", "at most " NP_STR(NP_BLOCKS_RUNTIME_MAX) " entries");
-    struct ring *r = NULL;
-    if (n) {
-        uint64_t size = round_pow2(n);
-        void *m = np_port_map(sizeof *r + size * sizeof r->pcs[0]);
-        if (!m)
-            return np_error(NP_ESMALL, "np_blocks_log", "cannot map the ring");
-        r = m;
-        r->mask = size - 1;
-    }
-    __atomic_store_n(&ring, r, __ATOMIC_RELEASE); /* the old one stays mapped */
-    return NP_OK;
-}
-
-size_t np_blocks_recent(const void **out, size_t max)
-{
-    struct ring *r = LOAD(&ring);
-    if (!r || !out)
-        return 0;
-    uint64_t next = RELAXED(&r->next), n = next <= r->mask ? next : r->mask + 1;
-    if (n > max)
-        n = max;
-    for (uint64_t i = 0; i < n; i++)
-        out[i] = (const void *)(uintptr_t)RELAXED(&r->pcs[(next - 1 - i) & r->mask]);
-    return (size_t)n;
 }
 
 /* ---- the dump ------------------------------------------------------------------ */
@@ -312,7 +222,7 @@ int np_blocks_dump(void)
 {
     size_t n = np_blocks_read(NULL, 0);
     /* not a hot path: the sorted copy may be allocated (unsorted without it) */
-    np_block_count *all = np_port_alloc((n ? n : 1) * sizeof *all);
+    np_block_count *all = NP_PORT_CAN_ALLOC ? np_port_alloc((n ? n : 1) * sizeof *all) : NULL;
     uint64_t total = 0;
     if (all) {
         size_t got = np_blocks_read(all, n); /* blocks may have appeared meanwhile */
@@ -352,9 +262,9 @@ int np_blocks_dump(void)
  * np_blocks_init_buf's contract. */
 static void take_over(void *m, uint64_t n)
 {
-    struct table *t = m, *old = LOAD(&table);
+    struct np_blocks_table *t = m, *old = LOAD(&table);
     t->mask = n - 1;
-    t->slots = (struct slot *)(t + 1);
+    t->slots = (struct np_blocks_slot *)(t + 1);
     for (uint64_t i = 0; i < n; i++) { /* stores, not a call of memset */
         __atomic_store_n(&t->slots[i].pc, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&t->slots[i].count, 0, __ATOMIC_RELAXED);
@@ -362,7 +272,7 @@ static void take_over(void *m, uint64_t n)
     __atomic_store_n(&table, t, __ATOMIC_RELEASE);
 #if NP_BLOCKS_SLOTS > 0 /* else the table before counted nothing */
     for (uint64_t i = 0; i <= old->mask; i++) {
-        struct slot *s = &old->slots[i];
+        struct np_blocks_slot *s = &old->slots[i];
         uint64_t pc = LOAD(&s->pc), c = __atomic_exchange_n(&s->count, 0, __ATOMIC_RELAXED);
         if (pc && c && !table_add(t, pc, c))
             __atomic_fetch_add(&lost, c, __ATOMIC_RELAXED);
@@ -400,10 +310,10 @@ static void resize_from_env(const char *v)
         np_error(NP_EINVAL, "NANOPROF_BLOCKS", "not a number of slots from 1 to 256M");
         return;
     }
-    n = round_pow2(n);
+    n = np_blocks_round_pow2(n);
     if (n == static_table.mask + 1)
         return;
-    void *m = np_port_map(sizeof(struct table) + n * sizeof(struct slot));
+    void *m = np_port_map(sizeof(struct np_blocks_table) + n * sizeof(struct np_blocks_slot));
     if (!m) {
         np_error(NP_ESMALL, "NANOPROF_BLOCKS", "cannot map a table of that size");
         return;

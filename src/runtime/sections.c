@@ -12,11 +12,12 @@
 #include "np_config.h"
 
 /* sections_builtin.c: the built-in table's storage (SIZE bytes), which
- * np_sections_init gives to np_sections_init_builtin; on a host, sections
- * use it unasked. An object apart: a firmware that gives its own table
- * (np_sections_init_buf) does not carry it. */
+ * np_sections_init gives to np_sections_init_in (BUILTIN: a table the
+ * sections may use already); on a host, sections use it unasked. An
+ * object apart: a firmware that gives its own table (np_sections_init_buf)
+ * does not carry it. */
 void *np_sections_builtin(size_t *size);
-int np_sections_init_builtin(const char *who, unsigned flags, void *buf, size_t size);
+int np_sections_init_in(const char *who, unsigned flags, void *buf, size_t size, int builtin);
 
 _Static_assert(NP_SECTIONS_MAX >= 2, "NP_SECTIONS_MAX: the global section and at least one more");
 
@@ -300,30 +301,28 @@ static int start(const char *where, unsigned flags)
     return NP_OK;
 }
 
-int np_sections_init_builtin(const char *who, unsigned flags, void *buf, size_t size)
+int np_sections_init_in(const char *who, unsigned flags, void *buf, size_t size, int builtin)
 {
     if (flags & ~NP_SECTIONS_HW)
         return np_error_msg(NP_EINVAL, who, NP_MSG("unknown flag"));
+    if (!builtin && (!buf || ((uintptr_t)buf & 7)))
+        return np_error_msg(NP_EINVAL, who, NP_MSG("no buffer, or one not 8-byte aligned"));
+    if (!builtin && size < NP_SECTIONS_BUF_BYTES(2))
+        return np_error_msg(NP_ESMALL, who, NP_MSG("buffer smaller than NP_SECTIONS_BUF_BYTES(2)"));
     if (__atomic_exchange_n(&initialised, 1, __ATOMIC_ACQ_REL))
         return np_error_msg(NP_EALREADY, who, NP_MSG("already initialised"));
-    builtin_table(buf, size); /* or the one sections already use */
+    if (builtin)
+        builtin_table(buf, size); /* or the one sections already use */
+    else if (__atomic_exchange_n(&claimed, 1, __ATOMIC_ACQ_REL))
+        return np_error_msg(NP_EALREADY, who, NP_MSG("sections began before it: call it first"));
+    else
+        carve(buf, size, 65536); /* ids are unsigned; more is no use */
     return start(who, flags);
 }
 
 int np_sections_init_buf(void *buf, size_t size, unsigned flags)
 {
-    if (flags & ~NP_SECTIONS_HW)
-        return np_error(NP_EINVAL, "np_sections_init_buf", "unknown flag");
-    if (!buf || ((uintptr_t)buf & 7))
-        return np_error(NP_EINVAL, "np_sections_init_buf", "no buffer, or one not 8-byte aligned");
-    if (size < NP_SECTIONS_BUF_BYTES(2))
-        return np_error(NP_ESMALL, "np_sections_init_buf", "buffer smaller than NP_SECTIONS_BUF_BYTES(2)");
-    if (__atomic_exchange_n(&initialised, 1, __ATOMIC_ACQ_REL))
-        return np_error(NP_EALREADY, "np_sections_init_buf", "already initialised");
-    if (__atomic_exchange_n(&claimed, 1, __ATOMIC_ACQ_REL))
-        return np_error(NP_EALREADY, "np_sections_init_buf", "sections began before it: call it first");
-    carve(buf, size, 65536); /* ids are unsigned; more is no use */
-    return start(NP_MSG("np_sections_init_buf"), flags);
+    return np_sections_init_in(NP_MSG("np_sections_init_buf"), flags, buf, size, 0);
 }
 
 int np_sections_clear(void)

@@ -8,7 +8,7 @@
 #include "np_config.h"
 
 void *np_sections_builtin(size_t *size);
-int np_sections_init_builtin(const char *who, unsigned flags, void *buf, size_t size);
+int np_sections_init_in(const char *who, unsigned flags, void *buf, size_t size, int builtin);
 
 void *np_sections_builtin(size_t *size)
 {
@@ -21,5 +21,5 @@ int np_sections_init(unsigned flags)
 {
     size_t size;
     void *b = np_sections_builtin(&size);
-    return np_sections_init_builtin(NP_MSG("np_sections_init"), flags, b, size);
+    return np_sections_init_in(NP_MSG("np_sections_init"), flags, b, size, 1);
 }

@@ -16,6 +16,7 @@
 #define NP_PORT_ADDR_BITS 32
 #define NP_PORT_CODE_ADDR_FITS 1
 #define NP_PORT_CAN_SPIN 0
+#define NP_PORT_CAN_ALLOC 0 /* no heap of the runtime's */
 #define NP_PORT_HOSTED 0
 #define NP_PORT_OS_THREADS 0
 #define NP_PORT_AT_START __attribute__((unused)) /* no start-up but the board's */

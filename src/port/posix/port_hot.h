@@ -22,6 +22,7 @@
 #define NP_PORT_CODE_ADDR_FITS 0
 #endif
 #define NP_PORT_CAN_SPIN 1
+#define NP_PORT_CAN_ALLOC 1
 /* The hosted parts build here: the recorder, the sampler, setjmp
  * interposition (src/CMakeLists.txt's list for this port). */
 #define NP_PORT_HOSTED 1
