@@ -17,7 +17,8 @@
 # link.ld up to __HeapLimit, main(argc, argv); its output compared
 # exactly; again with the two additions docs/porting.md names: floats
 # in printf (-u _printf_float) and the command line from semihosting
-# (startup.c built with -DNP_BOARD_CMDLINE=N).
+# (startup.c built with -DNP_BOARD_CMDLINE=N). On the mps2 boards, the
+# UART example (examples/cortex_m/uart) by its own Makefile.
 set -u
 CMAKE=$1
 ARM_CC=$2
@@ -192,6 +193,26 @@ for arg in "$@"; do
     else
         echo "ok: $board ($cpu): app_libc: %f with -u _printf_float, argv from semihosting"
     fi
+    # the UART example by its own Makefile, as its README says: built
+    # against the install, run in QEMU (its capture from the serial port),
+    # imported and reported by the nanoprof on PATH
+    case $board in
+    mps2-an385 | mps2-an386)
+        cp -r "$SRC/examples/cortex_m/uart" "$dir/uart"
+        PATH="$(dirname "$NANOPROF"):$PATH" make -s -C "$dir/uart" NANOPROF="$P" BOARD="$board" CC="$ARM_CC" \
+            QEMU="timeout 120 $QEMU" import > "$dir/uart.out" 2>&1
+        rc=$?
+        got=$(awk '$NF == "read_sensor" || $NF == "filter" || $NF == "check_limits" { print $NF "=" $(NF-7) }' \
+            "$dir/uart.out" | sort | tr '\n' ' ')
+        if [ $rc -ne 0 ] || [ "$got" != "check_limits=8 filter=64 read_sensor=64 " ]; then
+            echo "FAIL: $board ($cpu): the UART example's Makefile: make's status $rc, counts '$got', output:"
+            sed 's/^/  /' "$dir/uart.out"
+            fail=1
+        else
+            echo "ok: $board ($cpu): the UART example built, run and imported by its Makefile, counts exact"
+        fi
+        ;;
+    esac
     # a command line longer than startup.c's buffer: one line, status 98
     run "$dir/app_libc.elf" "$dir/out_long" ",arg=fw.elf,arg=$(printf '%070d' 0)"
     rc=$?
