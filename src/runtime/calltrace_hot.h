@@ -65,4 +65,45 @@ np_ct_stack_exit(struct np_thread *t)
         c->pos--;
 }
 
+/* ---- reading (calltrace.c's dump, calltrace_query.c) ---- */
+
+/* Record I counted from the newest (0). */
+static inline const np_trace_record *np_ct_nth_newest(const struct np_calltrace_state *c, uint32_t i)
+{
+    uint32_t top = np_ct_top(c);
+    if (c->mode == NP_CALLTRACE_STACK)
+        return &c->buf[top - 1 - i];
+    return &c->buf[(top + c->cap - 1 - i) % c->cap];
+}
+
+static inline uint32_t np_ct_held(const struct np_calltrace_state *c)
+{
+    if (c->mode == NP_CALLTRACE_STACK)
+        return np_ct_top(c);
+    return np_ct_wraps(c) ? c->cap : np_ct_top(c);
+}
+
+static inline uint64_t np_ct_lost_of(const struct np_calltrace_state *c)
+{
+    if (c->mode == NP_CALLTRACE_STACK)
+        return c->overflow;
+    uint64_t w = np_ct_wraps(c);
+    return w ? (w - 1) * c->cap + np_ct_top(c) : 0;
+}
+
+static inline void np_ct_decode(const np_trace_record *r, np_calltrace_entry *e)
+{
+#if NP_ADDR_BITS > 32
+    e->fn = (const void *)(uintptr_t)(r->w0 & NP_ADDR_MASK);
+    e->named = (r->w0 & NP_REC_NAMED) != 0;
+    e->site = (const void *)(uintptr_t)(r->w1 & NP_ADDR_MASK);
+    e->depth = (uint32_t)(r->w1 >> NP_ADDR_BITS) - 1;
+#else
+    e->fn = (const void *)(uintptr_t)r->fn;
+    e->named = (r->depth & ~NP_DEPTH_MAX) != 0;
+    e->site = (const void *)(uintptr_t)r->site;
+    e->depth = (r->depth & NP_DEPTH_MAX) - 1;
+#endif
+}
+
 #endif
