@@ -233,6 +233,7 @@ int np_cost_clear(void)
     return NP_OK;
 }
 
+#if NP_PORT_HOSTED /* a jump out of instrumented frames: setjmp.c, catch.c */
 /* Closes the open calls above DEPTH at time NOW, as their exits would. */
 static void close_to(struct np_cost_state *c, uint32_t depth, uint64_t now)
 {
@@ -284,6 +285,7 @@ void np_cost_unwind(struct np_thread *t, uint32_t depth, uint64_t lost_open, int
         c->last = now;
     }
 }
+#endif
 
 uint64_t np_thread_time_resync(struct np_thread *t)
 {

@@ -94,7 +94,8 @@ void np_cost_reset(struct np_cost_state *c);
 void np_cost_credit_open(struct np_thread *t);
 /* cost.c: a longjmp back to where DEPTH calls were open and LOST_OPEN
  * dropped: closes the calls it abandons at the time of the jump.
- * FROM_HOOK: the jump leaves a hook (its work may be half done). */
+ * FROM_HOOK: the jump leaves a hook (its work may be half done). Hosted
+ * only: setjmp.c and catch.c, which a target has not, call it. */
 void np_cost_unwind(struct np_thread *t, uint32_t depth, uint64_t lost_open, int from_hook);
 /* cost.c: a thread is ending: merge its sums into the default table
  * (thread.c, when the port says the OS thread ends, through
