@@ -1,5 +1,5 @@
 /* trace_target.h - what the hooks call of the trace recorded on a target
- * (trace_target.c, nanoprof/trace.h). */
+ * (trace_target.c and its two ways of writing, nanoprof/trace.h). */
 #ifndef NP_TRACE_TARGET_H
 #define NP_TRACE_TARGET_H
 
@@ -14,7 +14,7 @@ extern void (*np_tt_event_hook)(struct np_thread *t, uint64_t fn, int exit);
  * the writer) was running on it (hooks.c keeps it, and np_tt_ring). */
 extern uint32_t np_tt_dropped;
 
-/* The ring (trace_target.c) for np_trace_init_ring and, LAPS not NULL, a
+/* The ring (trace_ring.c) for np_trace_init_ring and, LAPS not NULL, a
  * flight recorder's (trace_flight.c): see there. */
 int np_tt_ring_start(const char *who, void *buf, size_t size, void (*write)(const char *, size_t), uint32_t *laps,
                      uint32_t **words, uint32_t **end);
