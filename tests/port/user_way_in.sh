@@ -10,7 +10,8 @@
 # runtime in the firmware's output. Then app_timed.c, built the same way, which reads the time
 # (function cost, a section): exact counts, times that make sense, and
 # SysTick's handler linked for the clock, where app.c with
-# -lnanoprof-calltrace links neither. Then app_libc.c, ordinary firmware
+# -lnanoprof-calltrace links neither, and app.c with -lnanoprof links no
+# other mechanism's object. Then app_libc.c, ordinary firmware
 # built the same way but with -lnanoprof-text, whose dumps are text made
 # on the target (functions by address, named from nm here): newlib's printf (line-buffered, in order with the
 # runtime's dump, flushed at exit), malloc and free on the heap of
@@ -134,6 +135,17 @@ for arg in "$@"; do
         fail=1
     else
         echo "ok: $board ($cpu): installed, app built and traced, its records imported"
+    fi
+    # by the user's line, the call trace brings no other mechanism's
+    # object: the hooks name none (function cost and the trace are reached
+    # through what their init functions set), and each object comes with
+    # the calls of its own functions alone
+    others=$("$NM" "$dir/app.elf" | awk '$3 ~ /^(np_cost_init|np_stats_init|np_trace_init|np_trace_init_ring|np_tt_start|np_thread_switch|np_sections_init_buf|np_bins_init_buf|np_blocks_init_buf|np_gprof_init|np_port_tick_start)$/ { printf "%s ", $3 }')
+    if [ -n "$others" ]; then
+        echo "FAIL: $board ($cpu): app.c (the call trace alone) by the user's line links other mechanisms: $others"
+        fail=1
+    else
+        echo "ok: $board ($cpu): the call trace by the user's line links no other mechanism"
     fi
     # the call trace reads no time: with its own library, neither the
     # clock nor SysTick's handler comes into the app (the board's weak one
