@@ -35,6 +35,7 @@
 #define RELAXED(p) __atomic_load_n(p, __ATOMIC_RELAXED)
 
 _Static_assert((NP_BLOCKS_SLOTS & (NP_BLOCKS_SLOTS - 1)) == 0, "NP_BLOCKS_SLOTS must be a power of two, or 0");
+_Static_assert(sizeof(struct np_blocks_table) <= NP_BLOCKS_BUF_BYTES(0), "a table's header fits NP_BLOCKS_BUF_BYTES");
 #define SIZE_MAX_SLOTS ((uint64_t)NP_BLOCKS_RUNTIME_MAX)
 #define NP_STR_(x) #x
 #define NP_STR(x) NP_STR_(x)
@@ -66,9 +67,6 @@ uint64_t np_blocks_lost_n;
 struct np_blocks_ring *np_blocks_ring;
 static int enabled = 1, given;
 static int started;
-#define table np_blocks_tab
-#define lost np_blocks_lost_n
-#define ring np_blocks_ring
 
 void (*np_blocks_start_hook)(void);
 
@@ -105,9 +103,9 @@ static inline __attribute__((always_inline)) int table_add(struct np_blocks_tabl
 
 static inline __attribute__((always_inline)) void count_block(uint64_t pc)
 {
-    if (!table_add(LOAD(&table), pc, 1))
-        __atomic_fetch_add(&lost, 1, __ATOMIC_RELAXED);
-    struct np_blocks_ring *r = LOAD(&ring);
+    if (!table_add(LOAD(&np_blocks_tab), pc, 1))
+        __atomic_fetch_add(&np_blocks_lost_n, 1, __ATOMIC_RELAXED);
+    struct np_blocks_ring *r = LOAD(&np_blocks_ring);
     if (r) {
         uint64_t i = __atomic_fetch_add(&r->next, 1, __ATOMIC_RELAXED);
         __atomic_store_n(&r->pcs[i & r->mask], pc, __ATOMIC_RELAXED);
@@ -132,12 +130,12 @@ void np_blocks_hit(const void *pc)
 
 uint64_t np_blocks_lost(void)
 {
-    return RELAXED(&lost);
+    return RELAXED(&np_blocks_lost_n);
 }
 
 size_t np_blocks_capacity(void)
 {
-    const struct np_blocks_table *t = LOAD(&table);
+    const struct np_blocks_table *t = LOAD(&np_blocks_tab);
     return NP_BLOCKS_SLOTS || t != &static_table ? (size_t)t->mask + 1 : 0;
 }
 
@@ -148,7 +146,7 @@ int np_blocks_started(void)
 
 int np_blocks_next(uint64_t *pos, uint64_t *pc, uint64_t *count)
 {
-    struct np_blocks_table *t = LOAD(&table);
+    struct np_blocks_table *t = LOAD(&np_blocks_tab);
     for (; *pos <= t->mask; ++*pos) {
         const struct np_blocks_slot *s = &t->slots[*pos];
         uint64_t v = LOAD(&s->pc), c = RELAXED(&s->count);
@@ -262,20 +260,20 @@ int np_blocks_dump(void)
  * np_blocks_init_buf's contract. */
 static void take_over(void *m, uint64_t n)
 {
-    struct np_blocks_table *t = m, *old = LOAD(&table);
+    struct np_blocks_table *t = m, *old = LOAD(&np_blocks_tab);
     t->mask = n - 1;
     t->slots = (struct np_blocks_slot *)(t + 1);
     for (uint64_t i = 0; i < n; i++) { /* stores, not a call of memset */
         __atomic_store_n(&t->slots[i].pc, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&t->slots[i].count, 0, __ATOMIC_RELAXED);
     }
-    __atomic_store_n(&table, t, __ATOMIC_RELEASE);
+    __atomic_store_n(&np_blocks_tab, t, __ATOMIC_RELEASE);
 #if NP_BLOCKS_SLOTS > 0 /* else the table before counted nothing */
     for (uint64_t i = 0; i <= old->mask; i++) {
         struct np_blocks_slot *s = &old->slots[i];
         uint64_t pc = LOAD(&s->pc), c = __atomic_exchange_n(&s->count, 0, __ATOMIC_RELAXED);
         if (pc && c && !table_add(t, pc, c))
-            __atomic_fetch_add(&lost, c, __ATOMIC_RELAXED);
+            __atomic_fetch_add(&np_blocks_lost_n, c, __ATOMIC_RELAXED);
     }
 #else
     (void)old;
