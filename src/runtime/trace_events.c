@@ -93,19 +93,10 @@ static void switched(struct np_thread *from, struct np_thread *to)
     }
 }
 
-/* np_thread_name: a thread this trace has seen gets its THREAD chunk
- * again now, or, when the caller cannot write (inside a hook) or another
- * thread holds the lock, before its next records; one it has not seen,
- * with its first ones. */
-static void named(struct np_thread *t, int now)
+/* The encoder's buffer is the scratch room: its chunk goes out first. */
+static void clear_scratch(void)
 {
-    t->tt.named = 0;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (!now || !np_tt.on || t->tt.gen != np_tt.gen || !np_tt_take())
-        return;
     np_trace_enc_flush(&ev.enc);
-    np_tt_write_thread(t);
-    np_tt_unlock();
 }
 
 static void finish(int stop)
@@ -122,7 +113,7 @@ static void setup(struct np_thread *t, void *buf, size_t size)
     np_tt.scratch = ev.enc.buf; /* (THREAD and END go with the encoder empty) */
 }
 
-static const struct np_tt_mode events = { setup, event, finish, switched, named };
+static const struct np_tt_mode events = { setup, event, finish, switched, clear_scratch };
 
 int np_trace_init(void *buf, size_t size)
 {

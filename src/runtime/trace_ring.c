@@ -209,18 +209,6 @@ _Static_assert(NP_TRACE_BUFFER_MIN >= NP_TRACE_CHUNK_HEADER + NP_RING_HEAD + RIN
 _Static_assert(NP_TRACE_RING_FAST >= NP_TRACE_CHUNK_HEADER + NP_RING_HEAD + RING_SCRATCH + 4 * NP_TT_RING_GUARD,
                "a drain holds as many words as the hooks may write in a burst");
 
-/* np_thread_name: T's THREAD chunk at once when it can be, else with its
- * next slow record. */
-static void named(struct np_thread *t, int now)
-{
-    t->tt.named = 0;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (!now || !rg.on || t->tt.gen != np_tt.gen || !np_tt_take())
-        return;
-    np_tt_write_thread(t);
-    np_tt_unlock();
-}
-
 static void finish(int stop)
 {
     ring_close();
@@ -269,7 +257,7 @@ static void setup(struct np_thread *t, void *buf, size_t size)
     ring_reopen();
 }
 
-static const struct np_tt_mode ring = { setup, event, finish, switched, named };
+static const struct np_tt_mode ring = { setup, event, finish, switched, NULL };
 
 /* BUF: 4-aligned. */
 int np_tt_ring_start(const char *who, void *buf, size_t size, void (*write)(const char *, size_t), uint32_t *laps,

@@ -120,6 +120,22 @@ static void switched(struct np_thread *from, struct np_thread *to)
     to->flags = f | NP_F_REC_ON;
 }
 
+/* np_thread_name: a thread this trace has seen gets its THREAD chunk
+ * again now, or, when the caller cannot write (inside a hook) or another
+ * thread holds the lock, with its next records (in a ring, the next the
+ * hooks do not write themselves); one it has not seen, with its first. */
+static void named(struct np_thread *t, int now)
+{
+    t->tt.named = 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (!now || !np_tt.on || t->tt.gen != np_tt.gen || !np_tt_take())
+        return;
+    if (np_tt.mode->clear_scratch)
+        np_tt.mode->clear_scratch();
+    np_tt_write_thread(t);
+    np_tt_unlock();
+}
+
 /* The calling thread, marked busy for the API call WHO, or NULL. */
 static struct np_thread *enter(const char *who) /* WHO: an NP_MSG value */
 {
@@ -158,7 +174,7 @@ int np_tt_start(const char *who, void *buf, size_t size, void (*write)(const cha
     np_tt.mode = mode;
     mode->setup(t, buf, size);
     np_rec_switch_hook = switched;
-    np_rec_name_hook = mode->named;
+    np_rec_name_hook = named;
     /* never unset: a thread that finds the trace stopped clears its flag */
     __atomic_store_n(&np_tt_event_hook, mode->event, __ATOMIC_RELEASE);
     np_tt.on = 1;

@@ -30,14 +30,15 @@ int np_tt_running(void);
 /* A way of writing the calls. EVENT is np_tt_event_hook (it begins with
  * np_tt_event_begin, and unlocks at its end). SETUP takes the buffer
  * (the thread is busy, the trace not yet on), FINISH writes what is kept
- * (STOP: before END), SWITCHED and NAMED are np_thread_switch's (TO busy
- * meanwhile) and np_thread_name's (record_hooks.h). */
+ * (STOP: before END), SWITCHED is np_thread_switch's (TO busy meanwhile,
+ * record_hooks.h). CLEAR_SCRATCH, where it is not NULL, empties the
+ * scratch room before np_thread_name's THREAD chunk goes out at once. */
 struct np_tt_mode {
     void (*setup)(struct np_thread *t, void *buf, size_t size);
     void (*event)(struct np_thread *t, uint64_t fn, int exit);
     void (*finish)(int stop);
     void (*switched)(struct np_thread *from, struct np_thread *to);
-    void (*named)(struct np_thread *t, int now);
+    void (*clear_scratch)(void);
 };
 
 struct np_tt_state {
