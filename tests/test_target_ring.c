@@ -138,6 +138,11 @@ int main(void)
     np_trace_chunk_header(c, NP_CHUNK_RING, len);
     np_trace_chunk_seal(c);
     CHECK(np_trace_chunk_sum_ok(c, c + NP_TRACE_CHUNK_HEADER), "a RING chunk's checksum holds");
+    /* the sum by hand: words 1, 2, 0x80000000 give ((1 <<< 1) + 2) <<< 1
+     * + 0x80000000, <<< a rotation left */
+    uint8_t ws[12] = { 1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0x80 }, sum[4];
+    np_ring_words_sum(ws, 3, sum);
+    CHECK(np_get_u32(sum) == 0x80000008u, "the words' sum: 0x%08x", (unsigned)np_get_u32(sum));
     unsigned missed = 0;
     for (uint32_t bit = 0; bit < len * 8; bit++) {
         c[NP_TRACE_CHUNK_HEADER + bit / 8] ^= (uint8_t)(1u << bit % 8);

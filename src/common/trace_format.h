@@ -203,37 +203,39 @@ static inline void np_trace_chunk_header(uint8_t *p, uint32_t type, uint32_t len
 
 #define NP_RING_HEAD 20       /* a RING chunk's fields before its words */
 
-/* A RING chunk's words (N whole ones at P, any alignment) as two sums,
- * Fletcher's by 32-bit words, into OUT (8 bytes, little-endian): a target
- * drains thousands of words at a time, where CRC-32C (a table of 16)
- * costs about 10 instructions a byte and the sums 1. */
-static inline void np_ring_words_sum(const uint8_t *p, uint32_t n, uint8_t out[8])
+/* A RING chunk's words (N whole ones at P, any alignment) summed into
+ * OUT (4 bytes, little-endian): the sum, rotated left a bit before each
+ * word is added. A target drains thousands of words at a time, where
+ * CRC-32C (a table of 16) costs about 10 instructions a byte and this
+ * one a word (Thumb-2's ADD with a rotated operand). Each step is a
+ * bijection of the sum and of the word, so a change within one word is
+ * always found, and the rotation orders the words. */
+static inline void np_ring_words_sum(const uint8_t *p, uint32_t n, uint8_t out[4])
 {
-    uint32_t a = 0, b = 0;
-    for (; n >= 4; n -= 4, p += 16) {
-        a += np_get_u32(p), b += a;
-        a += np_get_u32(p + 4), b += a;
-        a += np_get_u32(p + 8), b += a;
-        a += np_get_u32(p + 12), b += a;
-    }
+    uint32_t a = 0;
     for (; n; n--, p += 4)
-        a += np_get_u32(p), b += a;
+        a = (a << 1 | a >> 31) + np_get_u32(p);
     np_put_u32(out, a);
-    np_put_u32(out + 4, b);
 }
+
+/* A port's own np_ring_words_sum for aligned words may stand in where
+ * chunks are sealed on a target (trace_seal.c): a drain sums each word. */
+#ifndef NP_RING_WORDS_SUM
+#define NP_RING_WORDS_SUM np_ring_words_sum
+#endif
 
 /* The checksum of the chunk whose header is H and whose LEN bytes of
  * payload are at PAYLOAD: CRC-32C over the header's type and length,
  * then the payload; for a RING chunk, over its fields and then its
- * words' two sums (np_ring_words_sum), which find any one changed bit. */
+ * words' sum (np_ring_words_sum). */
 static inline uint32_t np_trace_chunk_sum(const uint8_t *h, const void *payload, uint32_t len)
 {
     uint32_t crc = np_crc32c_update(NP_CRC32C_INIT, h, NP_TRACE_CHUNK_SUMMED);
     if (np_get_u32(h) == NP_CHUNK_RING_TYPE && len >= NP_RING_HEAD && len % 4 == 0) {
-        uint8_t sums[8];
-        np_ring_words_sum((const uint8_t *)payload + NP_RING_HEAD, (len - NP_RING_HEAD) / 4, sums);
+        uint8_t sum[4];
+        NP_RING_WORDS_SUM((const uint8_t *)payload + NP_RING_HEAD, (len - NP_RING_HEAD) / 4, sum);
         crc = np_crc32c_update(crc, payload, NP_RING_HEAD);
-        return np_crc32c_update(crc, sums, sizeof sums) ^ NP_CRC32C_XOROUT;
+        return np_crc32c_update(crc, sum, sizeof sum) ^ NP_CRC32C_XOROUT;
     }
     return np_crc32c_update(crc, payload, len) ^ NP_CRC32C_XOROUT;
 }

@@ -37,6 +37,11 @@
  * counter is the clock): the ring trace's hooks (trace_target.h). */
 #define NP_PORT_CYCLES32() NP_CM_DWT_CYCCNT
 #define NP_PORT_CYCLES32_ON() (np_cm_clock.dwt != 0)
+
+/* The ring's sum over N aligned words at P (words_sum.c): its chunks are
+ * sealed with it (trace_seal.c). */
+void np_cm_words_sum(const uint8_t *p, uint32_t n, uint8_t out[4]);
+#define NP_PORT_WORDS_SUM np_cm_words_sum
 #endif
 
 /* The 64-bit clock: the cycles counted up to the last read (with the DWT
