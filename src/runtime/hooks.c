@@ -36,6 +36,7 @@
 #if (NP_HOOKS_MECHANISMS & NP_MECH_RECORD) && !defined(NP_HOOKS_NONSHARED)
 #include "record_hot.h"
 #endif
+#include "record_hooks.h" /* np_rec_switch_hook: a target's trace runs */
 #include "trace_target.h"
 #if !NP_PORT_HOSTED
 /* The trace's state the hooks read, here rather than in trace_target.c,
@@ -46,9 +47,13 @@ struct np_tt_ring np_tt_ring = { NULL, NP_TT_RING_CLOSED, 0 };
 #if NP_HOOKS_MECHANISMS & NP_MECH_TRACE
 /* A call a recorded thread makes while busy (inside the trace's writer,
  * or an interrupt inside a hook) is not in the trace: the END chunk
- * counts it lost. */
-#define NP_TT_DROPPED(f) \
-    ((f) & NP_F_REC_ON ? (void)__atomic_fetch_add(&np_tt_dropped, 1, __ATOMIC_RELAXED) : (void)0)
+ * counts it lost. So is one of a thread the running trace (its switch
+ * hook set) has not marked yet: an interrupt's, inside np_thread_switch
+ * before its hook marks the thread switched in. */
+#define NP_TT_DROPPED(f)                                                          \
+    ((f) & NP_F_REC_ON || __atomic_load_n(&np_rec_switch_hook, __ATOMIC_RELAXED) \
+         ? (void)__atomic_fetch_add(&np_tt_dropped, 1, __ATOMIC_RELAXED)         \
+         : (void)0)
 #else
 #define NP_TT_DROPPED(f) ((void)0)
 #endif
@@ -190,8 +195,10 @@ np_on_event(int exit, uint64_t fn, const void *site)
     }
 #endif
 #if NP_HOOKS_MECHANISMS & (NP_MECH_COST | NP_MECH_USER | NP_MECH_RECORD | NP_MECH_TRACE)
-    if (!(f & (NP_F_COST_ON | NP_F_REC_ON)) && !NP_USER_ON())
+    if (!(f & (NP_F_COST_ON | NP_F_REC_ON)) && !NP_USER_ON()) {
+        NP_TT_DROPPED(f);
         return;
+    }
 #if NP_HOOKS_MECHANISMS & NP_MECH_RECORD
     if (f & NP_F_REC_ON) {
         t->rec->smp.hook_fn = fn | (exit ? NP_RAW_EXIT_BIT : 0);

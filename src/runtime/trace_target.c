@@ -107,13 +107,15 @@ void np_tt_thread_seen(struct np_thread *t)
 }
 
 /* np_thread_switch: TO is busy (an instrumented writer records nothing)
- * while the mode writes what the switch says, and recorded after it. */
+ * while the mode writes what the switch says, and recorded after it;
+ * marked recorded from the start, so that an interrupt's calls meanwhile
+ * are counted lost (NP_TT_DROPPED), not left out unsaid. */
 static void switched(struct np_thread *from, struct np_thread *to)
 {
     if (!np_tt.on)
         return;
     uint32_t f = to->flags;
-    to->flags = f | NP_F_BUSY;
+    to->flags = f | NP_F_BUSY | NP_F_REC_ON;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     np_tt.mode->switched(from, to);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);

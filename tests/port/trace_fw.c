@@ -34,6 +34,33 @@ __attribute__((noinline, section(".far_text"))) void far(void)
     sink++;
 }
 
+#ifdef TICK_IRQ
+/* SysTick's interrupt every TICK_IRQ cycles, the firmware's own handler
+ * (as an RTOS's: the runtime built with NP_CM_SYSTICK_HANDLER=0), calls
+ * an instrumented function: its records come into the ring between the
+ * hooks' and inside them, where the hooks' claim of their word fails and
+ * the full path writes it. While the full path holds the trace, the
+ * interrupt's records are lost, and counted. */
+#include "cortex_m.h"
+#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
+#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
+#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
+static volatile uint32_t ticks;
+
+__attribute__((noinline)) void tick(void)
+{
+    sink++;
+}
+
+NOPROF void SysTick_Handler(void);
+void SysTick_Handler(void)
+{
+    ticks++;
+    tick();
+    np_cm_systick_isr();
+}
+#endif
+
 /* ---- misuse: an error code and one record ---------------------------------------- */
 
 /* P's N bytes, little-endian (not trace_format.h's, which would be
@@ -178,6 +205,12 @@ NOPROF int main(void)
 #else
     np_output_set(NULL, NULL);
 #endif
+#ifdef TICK_IRQ
+    SYST_CSR = 0;
+    SYST_CVR = 0;
+    SYST_RVR = TICK_IRQ - 1;
+    SYST_CSR = 7;
+#endif
     top();
     top();
     tc_put("a line between the trace's chunks\n");
@@ -201,6 +234,14 @@ NOPROF int main(void)
     tc_put(" refused ");
     tc_put_u64(refused);
     tc_put("\n");
+#elif defined(TICK_IRQ)
+    SYST_CSR = 0;
+    tc_put("ticks ");
+    tc_put_u64(ticks);
+    tc_put(" lost ");
+    tc_put_u64(np_trace_lost());
+    tc_put("\n");
+    tc_check(ticks > 100, "the interrupts came");
 #else
     tc_check(np_trace_lost() == 0, "trace: nothing lost");
 #endif

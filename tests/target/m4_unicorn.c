@@ -11,7 +11,9 @@
  * the DWT counter's reads are answered here, SysTick's writes watched, and
  * its interrupt made by hand: the exception frame pushed, the handler
  * (the vector table's entry 15) called with a return address here, where
- * every register is put back. Semihosting (bkpt 0xab) does what check.c
+ * every register is put back; on the way in and out, CLREX clears the
+ * exclusive monitor, as exception entry and return do (ARMv7-M), so that
+ * a store-exclusive the interrupt came into fails. Semihosting (bkpt 0xab) does what check.c
  * and startup.c need: open ":tt", write, exit. Prints the firmware's
  * output and "interrupts N", and exits with the firmware's status (1 when
  * it faults or does not end). M4_UNICORN_DUMP=FILE:BYTES dumps the RAM's
@@ -26,7 +28,12 @@
 #define SYST_CSR 0xE000E010u
 #define SYST_RVR 0xE000E014u
 #define DWT_CYCCNT 0xE0001004u
-#define RETURN_ADDR 0x203FFF00u /* where the handler returns: a nop, in RAM */
+/* In a page of its own (the RAM's top is the firmware's stack): where the
+ * handler returns (CLREX, then the registers put back at the nop after
+ * it), and the way into the handler (CLREX; BX IP) */
+#define RETURN_ADDR 0x60000000u
+#define RESTORE_ADDR (RETURN_ADDR + 4)
+#define ENTRY_ADDR (RETURN_ADDR + 8)
 
 static uint64_t insns, scale, next_irq, irqs;
 static uint32_t csr, rvr;
@@ -50,7 +57,8 @@ static void arm_systick(void)
 }
 
 /* SysTick's interrupt at the instruction at PC: the frame as the core
- * pushes it (r0-r3, r12, lr, pc, xpsr), then the handler, returning to
+ * pushes it (r0-r3, r12, lr, pc, xpsr), then the handler (through
+ * ENTRY_ADDR, its address in r12, which the frame keeps), returning to
  * RETURN_ADDR. */
 static void take_irq(uc_engine *uc, uint32_t pc)
 {
@@ -64,7 +72,9 @@ static void take_irq(uc_engine *uc, uint32_t pc)
     uc_reg_write(uc, UC_ARM_REG_SP, &sp);
     uc_reg_write(uc, UC_ARM_REG_LR, &lr);
     vec |= 1u; /* Thumb: Unicorn takes a PC without bit 0 as ARM state */
-    uc_reg_write(uc, UC_ARM_REG_PC, &vec);
+    uint32_t entry = ENTRY_ADDR | 1u;
+    uc_reg_write(uc, UC_ARM_REG_R12, &vec);
+    uc_reg_write(uc, UC_ARM_REG_PC, &entry);
     in_handler = 1;
     irqs++;
 }
@@ -78,7 +88,7 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
         uc_emu_stop(uc);
         return;
     }
-    if (in_handler && pc == RETURN_ADDR) {
+    if (in_handler && pc == RESTORE_ADDR) {
         for (size_t i = 0; i < NSAVED; i++)
             uc_reg_write(uc, saved_regs[i], &saved[i]);
         in_handler = 0;
@@ -170,10 +180,12 @@ int main(int argc, char **argv)
         return 2;
     }
     uc_ctl_set_cpu_model(uc, UC_CPU_ARM_CORTEX_M4);
-    uint16_t nop = 0xbf00;
+    /* at RETURN_ADDR: clrex; nop; clrex; bx ip */
+    static const uint16_t stubs[] = { 0xf3bf, 0x8f2f, 0xbf00, 0xbf00, 0xf3bf, 0x8f2f, 0x4760 };
     if (uc_mem_map(uc, 0x00000000u, 4u << 20, UC_PROT_ALL) || uc_mem_map(uc, 0x20000000u, 4u << 20, UC_PROT_ALL) ||
         uc_mem_map(uc, 0xE0000000u, 1u << 20, UC_PROT_READ | UC_PROT_WRITE) ||
-        uc_mem_write(uc, RETURN_ADDR, &nop, 2) || arm_elf_load(uc, fd, e, nph, NULL) != 0) {
+        uc_mem_map(uc, RETURN_ADDR, 4096, UC_PROT_ALL) ||
+        uc_mem_write(uc, RETURN_ADDR, stubs, sizeof stubs) || arm_elf_load(uc, fd, e, nph, NULL) != 0) {
         fprintf(stderr, "m4_unicorn: cannot load %s\n", argv[1]);
         return 1;
     }
