@@ -12,9 +12,10 @@
  *
  *   target_insns FIRMWARE.elf
  * prints one line per phase: "phase N insns I calls C" (I in total over
- * the phase, C the calls of measured functions), "trace_bytes B" and
- * "ring_bytes B" (bench_trace_bytes[0] and [1]: the
- * bytes of trace the firmware's writer took), and exits 1 when the
+ * the phase, C the calls of measured functions), "trace_bytes B",
+ * "ring_bytes B" (bench_trace_bytes[0] and [1]: the bytes of trace the
+ * firmware's writer took) and "ring_words_bytes B" ([2]: those of the
+ * RING chunks' words), and exits 1 when the
  * firmware says a step failed or does not end. */
 #include <stdint.h>
 #include <stdio.h>
@@ -181,9 +182,9 @@ int main(int argc, char **argv)
         if (calls[p])
             printf("phase %u insns %llu calls %llu\n", p, (unsigned long long)insns[p], (unsigned long long)calls[p]);
     if (bytes_addr) {
-        uint32_t bytes[2] = { 0, 0 };
+        uint32_t bytes[3] = { 0, 0, 0 };
         uc_mem_read(uc, bytes_addr, bytes, sizeof bytes);
-        printf("trace_bytes %u\nring_bytes %u\n", bytes[0], bytes[1]);
+        printf("trace_bytes %u\nring_bytes %u\nring_words_bytes %u\n", bytes[0], bytes[1], bytes[2]);
     }
     uc_close(uc);
     elf_end(e);

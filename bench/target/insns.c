@@ -36,9 +36,15 @@ static uint8_t ct_buf[2048 * NP_CALLTRACE_RECORD_SIZE] __attribute__((aligned(8)
 static uint64_t cost_buf[2048 / 8];
 static uint64_t stats_buf[2048 / 8];
 
-/* bytes of trace written, by np_trace_init's and np_trace_init_ring's
- * (target_insns reads them at the end) */
-volatile uint32_t bench_trace_bytes[2];
+/* bytes of trace written, by np_trace_init's and np_trace_init_ring's,
+ * and those of the RING chunks' words (after the chunk's header and the
+ * RING fields): target_insns reads them at the end */
+volatile uint32_t bench_trace_bytes[3];
+/* a RING chunk's type, and where its words start: after the chunk's
+ * header (12 bytes) and the RING fields (20) (src/common/trace_format.h,
+ * which a firmware's include path does not have) */
+#define RING_CHUNK 11
+#define RING_WORDS_AT 32
 static unsigned bench_trace_mode;
 /* the ring: no drain among the calls (np_trace_stop's) */
 static uint8_t ring_buf[16384] __attribute__((aligned(8)));
@@ -46,8 +52,10 @@ static uint8_t trace_buf[1024] __attribute__((aligned(8)));
 
 static NOPROF void count_bytes(void *ctx, const char *bytes, size_t len)
 {
-    (void)ctx, (void)bytes;
+    (void)ctx;
     bench_trace_bytes[bench_trace_mode] += (uint32_t)len;
+    if (bench_trace_mode == 1 && len >= RING_WORDS_AT && (uint8_t)bytes[0] == RING_CHUNK)
+        bench_trace_bytes[2] += (uint32_t)(len - RING_WORDS_AT);
 }
 
 NOPROF int main(void)
