@@ -166,6 +166,10 @@ void np_port_host_close(long handle);
  *                           not even linked)
  *   NP_PORT_HOSTED          1 where the hosted parts build (the recorder:
  *                           the hooks call it by default), else 0
+ *   NP_PORT_HOOKS_MASK      1 where the hooks' leaf path for function cost
+ *                           may run with interrupts masked (np_port_crit)
+ *                           instead of marking the thread busy: no signal
+ *                           handler and no other core share its state
  *   NP_PORT_OS_THREADS      1 where the OS runs threads the runtime does not
  *                           switch itself (the hooks then also read a
  *                           process-wide flag word); 0 where every change
@@ -184,6 +188,9 @@ void np_port_host_close(long handle);
  *                           NP_PORT_OS_THREADS is 0) np_port_ticks() less
  *                           *OFF, both read so that an interrupt switching
  *                           threads comes before or after both
+ *   uint64_t np_port_ticks_less_masked(const volatile uint64_t *off)  (only
+ *                           where NP_PORT_HOOKS_MASK is 1) the same inside
+ *                           the caller's critical section
  *   int np_port_switched(void)          the OS may have switched this thread
  *                           out since its last np_port_resync
  *   np_port_crit                        what a critical section saves

@@ -49,6 +49,18 @@ static inline __attribute__((always_inline)) uint64_t np_thread_less_off(struct 
 #endif
 }
 
+/* The leaf paths' time (np_cost_enter_fast, np_cost_exit_fast): the
+ * counter less the time T was switched out, with NP_PORT_HOOKS_MASK
+ * inside the hooks' critical section. */
+static inline __attribute__((always_inline)) uint64_t np_cost_fast_time(struct np_thread *t)
+{
+#if NP_PORT_HOOKS_MASK
+    return np_port_ticks_less_masked(&t->off);
+#else
+    return np_thread_less_off(t, np_port_counter);
+#endif
+}
+
 /* The thread's running time: raw ticks less the time it was switched out. */
 static inline __attribute__((always_inline)) uint64_t np_thread_time(struct np_thread *t)
 {
@@ -113,8 +125,14 @@ static inline __attribute__((always_inline)) void
 np_cost_pop_add(struct np_cost_state *c, struct np_cost_frame *f, uint64_t dur, uint64_t self, uint64_t now)
 {
     uint64_t ref = f->ref; /* not closing: only this marks it */
+#if NP_PORT_HOSTED
     f->ref = ref | NP_COST_CLOSING;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
+#else
+    /* no jump leaves a hook on a target (np_cost_unwind is a host's): no
+     * mark, and the time stored first, which frees its registers */
+    c->last = now;
+#endif
     struct np_cost_fn *s = (struct np_cost_fn *)(uintptr_t)ref;
     s->calls++;
     if (--s->active == 0)
@@ -127,7 +145,9 @@ np_cost_pop_add(struct np_cost_state *c, struct np_cost_frame *f, uint64_t dur, 
         s->max = dur;
     s->self += self;
     f[-1].child += dur; /* the caller's, or the spare frame below the first */
+#if NP_PORT_HOSTED
     c->last = now;
+#endif
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     c->top = f;
 }
@@ -188,7 +208,7 @@ np_cost_enter_fast(struct np_thread *t, uint64_t fn)
     struct np_cost_fn *s = &c->tab[np_cost_hash(c, fn)];
     if (__builtin_expect((f == c->end) | (s->fn != fn), 0) || __builtin_expect(np_port_switched(), 0))
         return 0;
-    np_cost_push(c, s, f, np_thread_less_off(t, np_port_counter));
+    np_cost_push(c, s, f, np_cost_fast_time(t));
     return 1;
 }
 
@@ -199,12 +219,19 @@ np_cost_exit_fast(struct np_thread *t)
     struct np_cost_frame *f = c->top - 1;
     if (__builtin_expect(f + 1 == c->frames, 0) || __builtin_expect(np_port_switched(), 0))
         return 0;
+#if NP_PORT_HOOKS_MASK
+    /* (a target's: the fewest instructions) */
+    uint64_t now = np_cost_fast_time(t), dur = now - f->start, self = dur - f->child;
+    if (__builtin_expect((int64_t)self < 0, 0))
+        return 0; /* as below */
+    np_cost_pop_add(c, f, dur, self, now);
+#else
     /* the rest is added up first, so that one subtraction stands between
      * the counter's read (slow) and the sums, which wait for it */
 #if NP_PORT_OS_THREADS
     uint64_t off = t->off, raw = np_port_counter();
 #else
-    uint64_t off = 0, raw = np_thread_less_off(t, np_port_counter);
+    uint64_t off = 0, raw = np_cost_fast_time(t);
 #endif
     uint64_t base = f->start + off;
     uint64_t dur = raw - base, self = raw - (base + f->child);
@@ -212,6 +239,7 @@ np_cost_exit_fast(struct np_thread *t)
         return 0; /* a clock that went back, or more time in callees than in
                      the call: the full path's clamps */
     np_cost_pop_add(c, f, dur, self, raw - off);
+#endif
     return 1;
 }
 

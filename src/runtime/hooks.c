@@ -57,6 +57,13 @@ struct np_tt_ring np_tt_ring = { NULL, NP_TT_RING_CLOSED, 0 };
 #else
 #define NP_TT_DROPPED(f) ((void)0)
 #endif
+#if NP_HOOKS_MECHANISMS & NP_MECH_COST
+/* The same for function cost: said lost at the next merge. */
+#define NP_COST_DROPPED(t, f) \
+    ((f) & NP_F_COST_ON ? (void)__atomic_fetch_add(&(t)->cost.lost_busy, 1, __ATOMIC_RELAXED) : (void)0)
+#else
+#define NP_COST_DROPPED(t, f) ((void)0)
+#endif
 
 #if defined(NP_HOOKS_NONSHARED)
 /* The shared library this archive goes with: a link or load error, not a
@@ -182,6 +189,7 @@ np_on_event(int exit, uint64_t fn, const void *site)
 
     if (__builtin_expect(f & NP_F_BUSY, 0)) {
         NP_TT_DROPPED(f);
+        NP_COST_DROPPED(t, f);
         return; /* inside another hook or a dump: record nothing */
     }
 #if NP_HOOKS_MECHANISMS & NP_MECH_CALLTRACE
@@ -355,6 +363,14 @@ static inline __attribute__((always_inline)) void hook_rest(int exit, void *fn, 
 #if NP_HOOKS_MECHANISMS & (NP_MECH_CALLTRACE | NP_MECH_COST)
 #if NP_HOOKS_MECHANISMS & NP_MECH_COST
     if ((g & NP_COST_MASK) == NP_F_COST_ON) {
+#if NP_PORT_HOOKS_MASK
+        /* interrupts masked for the whole update, the clock's read in it:
+         * an interrupt's hooks (which may merge the table, moving the
+         * slots, or switch threads) come before or after it */
+        np_port_crit m = np_port_crit_enter(NULL);
+        int done = exit ? np_cost_exit_fast(t) : np_cost_enter_fast(t, NP_CODE_ADDR(fn));
+        np_port_crit_exit(NULL, m);
+#else
         uint32_t f = t->hot;
         /* busy first: the checks read what a signal handler's hooks
          * may change (a merge moves the slots) */
@@ -363,6 +379,7 @@ static inline __attribute__((always_inline)) void hook_rest(int exit, void *fn, 
         int done = exit ? np_cost_exit_fast(t) : np_cost_enter_fast(t, NP_CODE_ADDR(fn));
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
         t->flags = f;
+#endif
         if (__builtin_expect(done, 1))
             return;
         goto full;

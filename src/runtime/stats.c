@@ -191,7 +191,7 @@ int np_stats_merge(void *stats, struct np_thread *t)
         if (s->max > e->max)
             e->max = s->max;
     }
-    h->lost += c->lost;
+    h->lost += c->lost + __atomic_exchange_n(&c->lost_busy, 0, __ATOMIC_RELAXED);
     c->lost = 0;
     unlock(h, held);
     np_cost_reset(c);

@@ -172,6 +172,10 @@ struct np_cost_state {
     struct np_cost_frame *top; /* past the innermost open call: frames +
                                   the number open (np_cost_depth) */
     struct np_cost_frame *end; /* past the last frame there is room for */
+    uint32_t lost_busy;    /* records dropped as the thread was busy (an
+                              interrupt's or a signal handler's calls
+                              inside a hook or a dump), atomically: lost
+                              at the merge */
     uint64_t lost_open;    /* entries dropped for want of room, still open */
     uint64_t lost;         /* records dropped since the last merge */
     uint64_t last;         /* time of the last exit (or merge) */

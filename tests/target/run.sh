@@ -20,6 +20,8 @@
 #   clock     the clock over long calls, SysTick's period changed (clock.c)
 #   clock_rtos  the same with SysTick and its handler the firmware's, as
 #             an RTOS's (NP_CM_SYSTICK_HANDLER=0, TC_RTOS)
+#   cost_irq  function cost with an instrumented interrupt, SysTick and
+#             its handler the firmware's (NP_CM_SYSTICK_HANDLER=0)
 #   dwt_gap   the DWT counter as the clock over calls of several wraps
 #             (dwt_gap.c): a Cortex-M4 under Unicorn, QEMU being
 #             m4_unicorn (tests/CMakeLists.txt builds it), whose counter
@@ -46,7 +48,7 @@ COVERED=""         # a file built with the coverage callback
 BOARD_LIST="mps2-an385:cortex-m3:mps2:25000000 mps2-an386:cortex-m4:mps2:25000000 microbit:cortex-m0:microbit:16000000"
 case $FW in
 smoke) FW_PATH=$SRC/tests/port/smoke.c ;;
-rtos) RT_FLAGS="$RT_FLAGS -DNP_CM_SYSTICK_HANDLER=0" ;;
+rtos | cost_irq) RT_FLAGS="$RT_FLAGS -DNP_CM_SYSTICK_HANDLER=0" ;;
 bins32) FW_PATH=$HERE/bins.c; FW_FLAGS="-DTC_BIN_BITS=32" ;;
 bins16) FW_PATH=$HERE/bins.c; FW_FLAGS="-DTC_BIN_BITS=16"; RT_FLAGS="$RT_FLAGS -DNP_BIN_COUNTER_BITS=16" ;;
 blocks) COVERED=blocks_covered.c ;;

@@ -18,6 +18,7 @@
 #define NP_PORT_CAN_SPIN 0
 #define NP_PORT_CAN_ALLOC 0 /* no heap of the runtime's */
 #define NP_PORT_HOSTED 0
+#define NP_PORT_HOOKS_MASK 1 /* one core, no signals: masking keeps interrupts' hooks out */
 #define NP_PORT_OS_THREADS 0
 #define NP_PORT_AT_START __attribute__((unused)) /* no start-up but the board's */
 
@@ -114,12 +115,10 @@ static inline __attribute__((always_inline)) uint64_t np_port_counter(void)
     return np_cm_systick_read();
 }
 
-/* The counter less *OFF (a thread's switched-out time), both read under
- * one mask: an interrupt that switches threads (np_thread_switch, which
- * adds to *OFF) comes before both reads or after both. */
-static inline __attribute__((always_inline)) uint64_t np_port_ticks_less(const volatile uint64_t *off)
+/* The counter less *OFF (a thread's switched-out time), interrupts
+ * masked by the caller. */
+static inline __attribute__((always_inline)) uint64_t np_port_ticks_less_masked(const volatile uint64_t *off)
 {
-    np_port_crit m = np_port_crit_enter(0);
     uint64_t now;
 #if NP_CM_HAS_DWT
     if (__builtin_expect(np_cm_clock.dwt, 1))
@@ -127,7 +126,16 @@ static inline __attribute__((always_inline)) uint64_t np_port_ticks_less(const v
     else
 #endif
         now = np_cm_systick_read(); /* masks again: PRIMASK nests */
-    now -= *off;
+    return now - *off;
+}
+
+/* The same, both read under one mask: an interrupt that switches threads
+ * (np_thread_switch, which adds to *OFF) comes before both reads or after
+ * both. */
+static inline __attribute__((always_inline)) uint64_t np_port_ticks_less(const volatile uint64_t *off)
+{
+    np_port_crit m = np_port_crit_enter(0);
+    uint64_t now = np_port_ticks_less_masked(off);
     np_port_crit_exit(0, m);
     return now;
 }

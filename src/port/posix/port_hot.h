@@ -26,6 +26,7 @@
 /* The hosted parts build here: the recorder, the sampler, setjmp
  * interposition (src/CMakeLists.txt's list for this port). */
 #define NP_PORT_HOSTED 1
+#define NP_PORT_HOOKS_MASK 0 /* signal handlers share the thread: the busy flag */
 #define NP_PORT_OS_THREADS 1
 #define NP_PORT_AT_START __attribute__((constructor))
 
