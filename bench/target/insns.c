@@ -61,6 +61,7 @@ static NOPROF void count_bytes(void *ctx, const char *bytes, size_t len)
 NOPROF int main(void)
 {
 #ifndef TRACE_ONLY
+#ifndef COST_ONLY /* (linked with libnanoprof-cost.a: function cost alone) */
     calls(1); /* no mechanism on: what the hooks cost when idle */
     if (np_calltrace_init(ct_buf, sizeof ct_buf, NP_CALLTRACE_LOG) != NP_OK)
         bench_phase(101);
@@ -70,6 +71,7 @@ NOPROF int main(void)
         bench_phase(102);
     calls(3);
     np_calltrace_shutdown();
+#endif
     if (np_stats_init(stats_buf, sizeof stats_buf) != NP_OK || np_cost_init(cost_buf, sizeof cost_buf) != NP_OK)
         bench_phase(104);
     leaf(); /* the function's slot made: the phase measures the common path */
@@ -84,6 +86,7 @@ NOPROF int main(void)
         s.max_ns > 800)
         bench_phase(105);
     np_cost_shutdown();
+#ifndef COST_ONLY
     if (np_sections_init(0) != NP_OK)
         bench_phase(106);
     bench_phase(6);
@@ -103,9 +106,11 @@ NOPROF int main(void)
     if (np_trace_stop() != NP_OK || np_trace_lost() != 0)
         bench_phase(108);
     bench_phase(0);
+#endif
 #else /* linked with libnanoprof-trace.a, whose hooks call the trace alone */
     np_output_set(count_bytes, NULL);
 #endif
+#ifndef COST_ONLY
     /* the same in ring mode */
     bench_trace_mode = 1;
     if (np_trace_init_ring(ring_buf, sizeof ring_buf) != NP_OK)
@@ -116,6 +121,7 @@ NOPROF int main(void)
         bench_phase(110);
     bench_phase(0);
     np_output_set(NULL, NULL);
+#endif
     bench_phase(99);
     return 0;
 }
