@@ -119,6 +119,13 @@ np_cost_push(struct np_cost_state *c, struct np_cost_fn *s, struct np_cost_frame
     /* no c->last: the newest time is this frame's start (np_cost_now_floor) */
 }
 
+/* *P += V: the port's 64-bit add where it has one. */
+#ifdef NP_PORT_ADD64
+#define np_cost_add(p, v) NP_PORT_ADD64(p, v)
+#else
+#define np_cost_add(p, v) (*(p) += (v))
+#endif
+
 /* Pops F, the innermost call, at time NOW: adds its duration DUR and its
  * self time SELF to its function's sums. */
 static inline __attribute__((always_inline)) void
@@ -134,17 +141,17 @@ np_cost_pop_add(struct np_cost_state *c, struct np_cost_frame *f, uint64_t dur, 
     c->last = now;
 #endif
     struct np_cost_fn *s = (struct np_cost_fn *)(uintptr_t)ref;
-    s->calls++;
+    np_cost_add(&s->calls, 1);
     if (--s->active == 0)
-        s->total += dur;
+        np_cost_add(&s->total, dur);
     /* branches, not conditional moves: after the first calls they are
      * rarely taken, and then there is no store */
     if (dur < s->min)
         s->min = dur;
     if (dur > s->max)
         s->max = dur;
-    s->self += self;
-    f[-1].child += dur; /* the caller's, or the spare frame below the first */
+    np_cost_add(&s->self, self);
+    np_cost_add(&f[-1].child, dur); /* the caller's, or the spare frame below the first */
 #if NP_PORT_HOSTED
     c->last = now;
 #endif
