@@ -226,27 +226,23 @@ np_cost_exit_fast(struct np_thread *t)
     struct np_cost_frame *f = c->top - 1;
     if (__builtin_expect(f + 1 == c->frames, 0) || __builtin_expect(np_port_switched(), 0))
         return 0;
-#if NP_PORT_HOOKS_MASK
-    /* (a target's: the fewest instructions) */
-    uint64_t now = np_cost_fast_time(t), dur = now - f->start, self = dur - f->child;
-    if (__builtin_expect((int64_t)self < 0, 0))
-        return 0; /* as below */
-    np_cost_pop_add(c, f, dur, self, now);
-#else
-    /* the rest is added up first, so that one subtraction stands between
-     * the counter's read (slow) and the sums, which wait for it */
 #if NP_PORT_OS_THREADS
     uint64_t off = t->off, raw = np_port_counter();
 #else
     uint64_t off = 0, raw = np_cost_fast_time(t);
 #endif
-    uint64_t base = f->start + off;
-    uint64_t dur = raw - base, self = raw - (base + f->child);
+    uint64_t base = f->start + off, dur = raw - base;
+#if NP_PORT_HOOKS_MASK
+    uint64_t self = dur - f->child; /* (a target's: the fewest instructions) */
+#else
+    /* the rest is added up first, so that one subtraction stands between
+     * the counter's read (slow) and the sums, which wait for it */
+    uint64_t self = raw - (base + f->child);
+#endif
     if (__builtin_expect((int64_t)self < 0, 0))
         return 0; /* a clock that went back, or more time in callees than in
                      the call: the full path's clamps */
     np_cost_pop_add(c, f, dur, self, raw - off);
-#endif
     return 1;
 }
 

@@ -132,27 +132,18 @@ static inline __attribute__((always_inline)) uint64_t np_port_ticks_less_masked(
 /* *P += V as one 64-bit read-modify-write (LDRD, ADDS, ADC, STRD: four
  * instructions where GCC's split halves take six): function cost's sums.
  * "o": a base register and a constant offset, as LDRD takes (an offset it
- * cannot encode fails the build, never the sum). */
+ * cannot encode fails the build, never the sum); "rI": V's halves as
+ * immediates where they are constants (a count's 1 and 0). */
 static inline __attribute__((always_inline)) void np_port_add64(uint64_t *p, uint64_t v)
 {
 #if NP_CM_HAS_DWT /* (Thumb-2: ARMv7-M on) */
     uint32_t lo, hi;
-    if (__builtin_constant_p(v) && v == 1) {
-        __asm__ __volatile__("ldrd %0, %1, %2\n\t"
-                             "adds %0, %0, #1\n\t"
-                             "adc %1, %1, #0\n\t"
-                             "strd %0, %1, %2"
-                             : "=&r"(lo), "=&r"(hi), "+o"(*p)
-                             :
-                             : "cc");
-        return;
-    }
     __asm__ __volatile__("ldrd %0, %1, %2\n\t"
                          "adds %0, %0, %3\n\t"
                          "adc %1, %1, %4\n\t"
                          "strd %0, %1, %2"
                          : "=&r"(lo), "=&r"(hi), "+o"(*p)
-                         : "r"((uint32_t)v), "r"((uint32_t)(v >> 32))
+                         : "rI"((uint32_t)v), "rI"((uint32_t)(v >> 32))
                          : "cc");
 #else
     *p += v;
