@@ -1,6 +1,6 @@
 /* test_target_ring.c - a RING chunk's words decoded into EVENTS chunks
  * (analyze/target_ring.c): each record kind, times from TIME words and
- * the low bits, a switch and the SWITCH record of a thread coming back, a
+ * the low bits, and from the last time without TIME words, a switch and the SWITCH record of a thread coming back, a
  * far entry, times that never go back; and the payloads it refuses (an
  * unknown control word, FAR_HI alone, a length not whole words); a flight
  * recorder's words read from their first synchronisation; its checksum
@@ -91,12 +91,12 @@ int main(void)
      * exit whose low bits are below the last time's keeps that time; 2
      * again at 0x6030, out 0x10 */
     const uint32_t w[] = {
-        ENTRY(0x1234, 0x005), ENTRY(0x2000, 0x010), EXIT(0x020),
-        NP_RING_CTL(NP_RING_TIME, 6), EXIT(0x008),
+        ENTRY(0x1234, 0x005), ENTRY(0x2000, 0x010), EXIT(0x5020),
+        NP_RING_CTL(NP_RING_TIME, 6), EXIT(0x6008),
         NP_RING_CTL(NP_RING_THREAD, 2 | 0x010 << 12),
-        NP_RING_CTL(NP_RING_FAR_LO, 0x000100), NP_RING_CTL(NP_RING_FAR_HI, 0x20 | 0x012 << 8), EXIT(0x018),
+        NP_RING_CTL(NP_RING_FAR_LO, 0x000100), NP_RING_CTL(NP_RING_FAR_HI, 0x20 | 0x012 << 8), EXIT(0x6018),
         NP_RING_CTL(NP_RING_LOST, 3),
-        NP_RING_CTL(NP_RING_THREAD, 1 | 0x020 << 12), EXIT(0x01f),
+        NP_RING_CTL(NP_RING_THREAD, 1 | 0x020 << 12), EXIT(0x601f),
         NP_RING_CTL(NP_RING_THREAD, 2 | 0x030 << 12),
     };
     CHECK(decode(0x00000000, 1, 0x5000, w, sizeof w / 4, 0, &err) == 0, "decodes: %s", err);
@@ -108,6 +108,12 @@ int main(void)
     /* the window's base above 1 MiB: an entry's high bits are its */
     const uint32_t w2[] = { ENTRY(0x0abc, 1) };
     CHECK(decode(0x08100000, 1, 0, w2, 1, 0, &err) == 0 && strcmp(out, "1: E@1=8100abc\n") == 0, "base: %s", out);
+    /* no TIME word: an entry's low bits below the last time's are the next
+     * 4096 cycles' (0x5ff0, then 0x6010); an exit's 30 bits take it far
+     * (0x16020), and the entry after it is read from there */
+    const uint32_t w4[] = { ENTRY(0x100, 0xff0), ENTRY(0x200, 0x010), EXIT(0x16020), ENTRY(0x300, 0x030) };
+    CHECK(decode(0, 1, 0x5000, w4, 4, 0, &err) == 0 &&
+              strcmp(out, "1: E@24560=100 E@24592=200 X@90144 E@90160=300\n") == 0, "inferred: %s", out);
     /* TIME_HI: the clock's bits 36 and up */
     const uint32_t w3[] = { NP_RING_CTL(NP_RING_TIME_HI, 1), NP_RING_CTL(NP_RING_TIME, 0), EXIT(7) };
     CHECK(decode(0, 1, 0, w3, 3, 0, &err) == 0 && strcmp(out, "1: X@68719476743\n") == 0, "TIME_HI: %s", out);
@@ -123,7 +129,7 @@ int main(void)
     flags = NP_RING_FLIGHT;
     const uint32_t wf[] = { EXIT(0x003), NP_RING_CTL(NP_RING_TIME, 9), ENTRY(0x100, 0x004),
                             NP_RING_CTL(NP_RING_TIME_HI, 1), NP_RING_CTL(NP_RING_TIME, 2),
-                            NP_RING_CTL(NP_RING_THREAD, 4 | 0x010 << 12), EXIT(0x020), NP_RING_CTL(NP_RING_PAD, 0),
+                            NP_RING_CTL(NP_RING_THREAD, 4 | 0x010 << 12), EXIT(0x2020), NP_RING_CTL(NP_RING_PAD, 0),
                             ENTRY(0x200, 0x030) };
     CHECK(decode(0, 0, 0, wf, 9, 0, &err) == 0 &&
               strcmp(out, "4: X@68719484960 E@68719484976=200\n") == 0, "flight: %s", out);

@@ -4,9 +4,9 @@
  * clock's high bits) and the TIME and THREAD words that change it. A run
  * of one thread's records becomes one EVENTS chunk; a switch back to a
  * thread gives it a SWITCH event (how long it was out), as the target's
- * EVENTS encoder does. Times never go back: an interrupt's records written
- * between a hook's clock read and its store come before it in the ring
- * with a later time; the hook's then takes theirs. */
+ * EVENTS encoder does. A record's time is the first at or after the last
+ * one's with its low bits (np_ring_time_after): the target writes a TIME
+ * word when it would not be. */
 #include <stdlib.h>
 #include <string.h>
 #include "target_ring.h"
@@ -105,8 +105,7 @@ int np_ring_decode(struct np_ring_dec *d, const uint8_t *p, size_t len,
     uint32_t far_lo = 0;
     int has_far = 0, st = 0;
     for (const uint8_t *w8 = p + NP_RING_HEAD; w8 < p + len && !st; w8 += 4) {
-        uint32_t w = np_get_u32(w8), v = w >> 8;
-        uint64_t hi = clock & ~(uint64_t)NP_RING_TIME_MASK, t;
+        uint32_t w = np_get_u32(w8), v = w >> 8, low;
         if (sync) {
             unsigned kind = (w & 3) == 2 ? w >> 2 & 63 : 0;
             if (kind == NP_RING_TIME_HI) {
@@ -124,32 +123,31 @@ int np_ring_decode(struct np_ring_dec *d, const uint8_t *p, size_t len,
             }
             continue;
         }
+        /* a word with a time: the first at or after the last one's with its
+         * low bits, and the clock's high bits from it */
+        unsigned bits = np_ring_word_time(w, &low);
+        uint64_t t = bits ? np_ring_time_after(last, low, bits) : last;
+        last = t;
+        if (bits)
+            clock = t & ~(uint64_t)NP_RING_TIME_MASK;
         if (w & 1) { /* ENTRY */
-            t = hi | w >> NP_RING_FN_BITS;
-            t = t < last ? last : t;
             st = put(d, &r, t, NP_EV_ENTRY, (base & ~NP_RING_FN_MASK) | (w & NP_RING_FN_MASK & ~1u));
-            last = t;
             continue;
         }
         if (!(w & 2)) { /* EXIT */
-            t = hi | (w >> 2 & NP_RING_TIME_MASK);
-            t = t < last ? last : t;
             st = put(d, &r, t, NP_EV_EXIT, 0);
-            last = t;
             continue;
         }
         switch (w >> 2 & 63) {
         case NP_RING_TIME:
             clock = (clock & ~((uint64_t)0xffffff << NP_RING_TIME_BITS)) | (uint64_t)v << NP_RING_TIME_BITS;
+            last = clock > last ? clock : last;
             break;
         case NP_RING_TIME_HI:
             clock = (clock & (((uint64_t)1 << (NP_RING_TIME_BITS + 24)) - 1)) | (uint64_t)v << (NP_RING_TIME_BITS + 24);
             break;
         case NP_RING_THREAD: {
             uint32_t to = v & 0xfff;
-            t = hi | (v >> 12 & NP_RING_TIME_MASK);
-            t = t < last ? last : t;
-            last = t;
             if (to == r.tid)
                 break;
             struct np_ring_out *o = out_of(d, r.tid);
@@ -167,7 +165,7 @@ int np_ring_decode(struct np_ring_dec *d, const uint8_t *p, size_t len,
             break;
         }
         case NP_RING_LOST:
-            st = put(d, &r, last, NP_EV_LOST, v);
+            st = put(d, &r, t, NP_EV_LOST, v);
             break;
         case NP_RING_PAD:
             break;
@@ -180,10 +178,7 @@ int np_ring_decode(struct np_ring_dec *d, const uint8_t *p, size_t len,
                 *err = "a RING chunk's FAR_HI word has no FAR_LO before it";
                 return -1;
             }
-            t = hi | (v >> 8 & NP_RING_TIME_MASK);
-            t = t < last ? last : t;
             st = put(d, &r, t, NP_EV_ENTRY, (uint64_t)(v & 0xff) << 24 | far_lo);
-            last = t;
             has_far = 0;
             break;
         default:

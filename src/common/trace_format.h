@@ -338,15 +338,14 @@ static inline int np_trace_chunk_plausible(const uint8_t *h, uint64_t left)
  * RAM (nanoprof/trace.h, np_trace_init_ring), which the host decodes into
  * EVENTS (analyze/target_ring.c). Its payload: u32 base (the code window's
  * start: an entry keeps its function's low NP_RING_FN_BITS bits), u32 tid
- * (the thread running at the first word), u64 clock (the clock at the
- * last TIME word before the first word, its low NP_RING_TIME_BITS bits
- * zero), u32 flags (NP_RING_FLIGHT or 0), then little-endian u32 words,
+ * (the thread running at the first word), u64 clock (the reader's time
+ * before the first word: the clock's bits 12 and up then, its low
+ * NP_RING_TIME_BITS bits zero), u32 flags (NP_RING_FLIGHT or 0), then little-endian u32 words,
  * each a record:
  *   bit 0 = 1       ENTRY: bits 0..19 the function's address less base's
  *                   high bits (a Thumb address is odd), bits 20..31 the
  *                   clock's low 12 bits
- *   bits 1..0 = 00  EXIT: bits 2..31 the clock's low 30 bits (the decoder
- *                   takes its low 12)
+ *   bits 1..0 = 00  EXIT: bits 2..31 the clock's low 30 bits
  *   bits 1..0 = 10  a control word: bits 2..7 its kind (NP_RING_*), bits
  *                   8..31 its 24-bit value
  * Every word stands alone, so the records can be found from any 4-byte
@@ -370,7 +369,8 @@ enum np_ring_ctl {
 /* RING flags: the words are a flight recorder's, its newest ones read from
  * RAM (np_trace_init_flight): tid and clock are unknown, and the records
  * count from the first TIME_HI, TIME, THREAD run on, which the target
- * writes at every change of the clock's bits 12 and up. */
+ * writes at every change of the clock's bits 12 and up and at the start
+ * of each lap. */
 #define NP_RING_FLIGHT 1u
 
 /* ---- the flight recorder's control block, in the target's RAM ---------------- */
@@ -399,6 +399,41 @@ enum np_flight_field {
     NP_FLIGHT_BLOCK = 64    /* its bytes */
 };
 #define NP_RING_CTL(kind, v) ((uint32_t)(v) << 8 | (uint32_t)(kind) << 2 | 2u)
+
+/* The clock's low bits word W says, at *LOW, and how many: NP_RING_EXIT_BITS
+ * for an EXIT, NP_RING_TIME_BITS for an ENTRY, a THREAD or a FAR_HI; 0 for
+ * a word without a time. A reader takes a word's time as the first at or
+ * after the last time it knew whose low bits these are; the target writes
+ * a TIME word before a word that would be read at another time. */
+#define NP_RING_EXIT_BITS 30
+static inline unsigned np_ring_word_time(uint32_t w, uint32_t *low)
+{
+    if (w & 1) {
+        *low = w >> NP_RING_FN_BITS;
+        return NP_RING_TIME_BITS;
+    }
+    if (!(w & 2)) {
+        *low = w >> 2;
+        return NP_RING_EXIT_BITS;
+    }
+    if ((w >> 2 & 63) == NP_RING_THREAD) {
+        *low = w >> 20;
+        return NP_RING_TIME_BITS;
+    }
+    if ((w >> 2 & 63) == NP_RING_FAR_HI) {
+        *low = w >> 16 & NP_RING_TIME_MASK;
+        return NP_RING_TIME_BITS;
+    }
+    return 0;
+}
+
+/* The time after LAST whose low BITS bits are LOW's. An EXIT's below LAST
+ * by less than half its span is LAST: times never go back. */
+static inline uint64_t np_ring_time_after(uint64_t last, uint32_t low, unsigned bits)
+{
+    uint64_t d = (low - last) & ((1ull << bits) - 1);
+    return bits == NP_RING_EXIT_BITS && d >> (bits - 1) ? last : last + d;
+}
 
 /* ---- EVENTS ------------------------------------------------------------------ */
 

@@ -68,14 +68,26 @@ static void ring_drain(void)
     rg.head_clock = rg.clock;
 }
 
+static void ring_time(uint64_t now, unsigned bits);
+
 /* A flight recorder's ring full: the rest of the lap PAD words, and the
- * next lap from the start, over the oldest words. */
+ * next lap from the start, over the oldest words. Each lap begins with
+ * the clock read now and the thread (TIME_HI, TIME, THREAD), where its
+ * reader may start, whatever the words left of the lap before. Called
+ * between records (ring_begin leaves room for one), so no record's words
+ * are split by the lap and none's time is before the clock's read here. */
 static void ring_wrap(void)
 {
     for (uint32_t *p = np_tt_ring.pos; p < rg.end; p++)
         *p = NP_RING_CTL(NP_RING_PAD, 0);
     np_tt_ring.pos = rg.words;
     (*rg.laps)++;
+    uint64_t now = np_tt_now();
+    uint32_t tid = rg.tid;
+    rg.clock = ~(uint64_t)0;
+    ring_time(now, 0);
+    rg.tid = tid;
+    *np_tt_ring.pos++ = NP_RING_CTL(NP_RING_THREAD, (tid & 0xfff) | ((uint32_t)now & NP_RING_TIME_MASK) << 12);
 }
 
 static void ring_full(void)
@@ -94,15 +106,29 @@ static void ring_word(uint32_t w)
     *np_tt_ring.pos++ = w;
 }
 
-/* The clock NOW said (a TIME word, TIME_HI first when its high bits
- * changed) unless the last TIME word says it already. */
-static void ring_time(uint64_t now)
+/* The clock NOW said by a TIME word (TIME_HI first when its high bits
+ * changed), unless the last one says it already, or the reader takes the
+ * next word with a time, which says the clock's low BITS bits (0: none
+ * comes), at NOW without it (np_ring_time_after): the last time the
+ * reader knew is less than that word's span behind (an EXIT's: half). That
+ * time is the last word's when it has one (every word is written while
+ * the clock's bits 12 and up are rg.clock's: the hooks write only then),
+ * else no earlier than rg.clock. A flight recorder's reader starts
+ * anywhere: it has every TIME word. */
+static void ring_time(uint64_t now, unsigned bits)
 {
-    uint64_t c = now >> NP_RING_TIME_BITS;
+    uint64_t c = now >> NP_RING_TIME_BITS, known = rg.clock;
     if (c == rg.clock >> NP_RING_TIME_BITS)
         return;
-    /* a flight recorder's reader starts anywhere: each TIME word there
-     * comes with TIME_HI before it and THREAD after (ring_thread's) */
+    uint32_t low;
+    if (np_tt_ring.pos > rg.words && np_ring_word_time(np_tt_ring.pos[-1], &low))
+        known |= low & NP_RING_TIME_MASK;
+    if (!rg.laps && bits && now - known < (uint64_t)1 << (bits - (bits == NP_RING_EXIT_BITS))) {
+        rg.clock = c << NP_RING_TIME_BITS;
+        return;
+    }
+    /* a flight recorder's reader starts at a TIME word: each comes with
+     * TIME_HI before it and THREAD after (ring_thread's) */
     if ((c >> 24) != (rg.clock >> (NP_RING_TIME_BITS + 24)) || rg.laps)
         ring_word(NP_RING_CTL(NP_RING_TIME_HI, (c >> 24) & 0xffffff));
     ring_word(NP_RING_CTL(NP_RING_TIME, c & 0xffffff));
@@ -147,23 +173,34 @@ static void ring_thread(struct np_thread *t, uint64_t now)
     }
 }
 
+/* The clock's low bits the first word with a time that T's record brings
+ * says: a THREAD word's when T is not the thread of the records now, else
+ * the record's BITS (0: it has no word). */
+static unsigned ring_said(struct np_thread *t, unsigned bits)
+{
+    np_tt_thread_seen(t);
+    return t->tt.tid != rg.tid ? NP_RING_TIME_BITS : bits;
+}
+
 /* The hooks' path closed, and room for a slow record's words (at most a
  * TIME_HI, TIME, THREAD, LOST, FAR_LO and FAR_HI), so that none is split
- * across two chunks. */
+ * across two chunks or a flight recorder's laps. */
 static void ring_begin(void)
 {
     ring_close();
-    if (rg.end - np_tt_ring.pos < 8 && !rg.laps) /* (a flight recorder's wraps anywhere) */
-        ring_drain();
+    if (rg.end - np_tt_ring.pos < 8)
+        ring_full();
 }
 
+/* The full path reads the clock with the hooks' path closed and the lock
+ * taken: no other record comes between, and times never go back. */
 static void event(struct np_thread *t, uint64_t fn, int exit)
 {
-    uint64_t now = np_tt_now();
     if (!np_tt_event_begin(t))
         return;
     ring_begin();
-    ring_time(now);
+    uint64_t now = np_tt_now();
+    ring_time(now, ring_said(t, exit ? NP_RING_EXIT_BITS : NP_RING_TIME_BITS));
     ring_thread(t, now);
     uint32_t lo = (uint32_t)now & NP_RING_TIME_MASK;
     if (exit) {
@@ -191,9 +228,9 @@ static void switched(struct np_thread *from, struct np_thread *to)
 {
     (void)from;
     if (np_tt_take()) {
-        uint64_t now = np_tt_now();
         ring_begin();
-        ring_time(now);
+        uint64_t now = np_tt_now();
+        ring_time(now, ring_said(to, 0));
         ring_thread(to, now);
         ring_reopen();
         np_tt_unlock();
@@ -242,7 +279,7 @@ static void setup(struct np_thread *t, void *buf, size_t size)
     uint64_t now = np_tt_now();
     if (rg.laps) {
         /* a flight recorder's reader starts at a TIME word: its first */
-        ring_time(now);
+        ring_time(now, NP_RING_TIME_BITS);
         ring_thread(t, now);
     } else {
         /* a RING chunk's fields say the clock and the thread at its first

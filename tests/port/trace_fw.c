@@ -34,6 +34,54 @@ __attribute__((noinline, section(".far_text"))) void far(void)
     sink++;
 }
 
+#if defined(TRACE_ALONE) && !defined(TICK_IRQ)
+/* With the DWT clock (m4_unicorn): spin() times its own body, and the
+ * trace's durations of it must be these and the hooks' few cycles more.
+ * The calls come far apart and last long: an entry more than 4096 cycles
+ * after the record before, an exit as long after its entry, where the
+ * ring's reader takes the clock's high bits from a TIME word or an EXIT's
+ * 30 bits; a record read with the wrong ones is 4096 cycles out. */
+#define DWT_CYCCNT (*(volatile uint32_t *)0xE0001004u)
+#define SPINS 4
+static uint32_t spun[SPINS], nspun;
+
+__attribute__((noinline)) void spin(unsigned n)
+{
+    uint32_t t0 = DWT_CYCCNT;
+    for (unsigned i = 0; i < n; i++)
+        sink++;
+    uint32_t t1 = DWT_CYCCNT;
+    if (nspun < SPINS)
+        spun[nspun++] = t1 - t0;
+}
+
+static NOPROF void idle(unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        sink++;
+}
+
+static NOPROF void spins(void)
+{
+    spin(10);
+    idle(1000); /* about 5000 cycles */
+    spin(1000);
+    spin(10);
+    idle(3000);
+    spin(10);
+}
+
+static NOPROF void print_spins(void)
+{
+    tc_put("spun");
+    for (uint32_t i = 0; i < nspun; i++) {
+        tc_put(" ");
+        tc_put_u64(spun[i]);
+    }
+    tc_put("\n");
+}
+#endif
+
 #ifdef TICK_IRQ
 /* SysTick's interrupt every TICK_IRQ cycles, the firmware's own handler
  * (as an RTOS's: the runtime built with NP_CM_SYSTICK_HANDLER=0), calls
@@ -226,6 +274,9 @@ NOPROF int main(void)
         NP_EXIT();
     }
     threads(a, b);
+#if defined(TRACE_ALONE) && !defined(TICK_IRQ)
+    spins();
+#endif
 #ifdef LOSSY
     uint64_t lost = np_trace_lost();
     tc_check(refused > 0 && lost == refused + 4, "trace: a refused chunk's events, a call and two switches lost");
@@ -249,6 +300,9 @@ NOPROF int main(void)
     tc_capture_begin();
     one_record(np_trace_stop(), NP_ENOTINIT, "misuse: stop after stop");
     np_output_set(NULL, NULL);
+#if defined(TRACE_ALONE) && !defined(TICK_IRQ)
+    print_spins();
+#endif
 
 #ifndef TRACE_ALONE
     /* every thread's sums into the table: the counts of all threads */

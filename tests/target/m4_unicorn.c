@@ -13,7 +13,8 @@
  * (the vector table's entry 15) called with a return address here, where
  * every register is put back; on the way in and out, CLREX clears the
  * exclusive monitor, as exception entry and return do (ARMv7-M), so that
- * a store-exclusive the interrupt came into fails. Semihosting (bkpt 0xab) does what check.c
+ * a store-exclusive the interrupt came into fails; an interrupt due inside
+ * an IT block is taken after it. Semihosting (bkpt 0xab) does what check.c
  * and startup.c need: open ":tt", write, exit. Prints the firmware's
  * output and "interrupts N", and exits with the firmware's status (1 when
  * it faults or does not end). M4_UNICORN_DUMP=FILE:BYTES dumps the RAM's
@@ -79,9 +80,11 @@ static void take_irq(uc_engine *uc, uint32_t pc)
     irqs++;
 }
 
+static unsigned it_left; /* instructions left in an IT block */
+
 static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 {
-    (void)size, (void)user;
+    (void)user;
     uint32_t pc = (uint32_t)addr;
     if (++insns > MAX_INSNS) {
         fprintf(stderr, "m4_unicorn: no end after %llu instructions\n", (unsigned long long)insns);
@@ -94,14 +97,23 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
         in_handler = 0;
         return;
     }
-    if (!in_handler && next_irq && insns >= next_irq) {
+    /* an IT block's instructions: the interrupt waits for its end (the
+     * frame made here does not keep ITSTATE, as the hardware's xPSR does) */
+    int in_it = it_left != 0;
+    if (in_it)
+        it_left--;
+    if (!in_handler && next_irq && insns >= next_irq && !in_it) {
         next_irq += ((uint64_t)rvr + 1 + scale - 1) / scale;
-        if (!(reg(uc, UC_ARM_REG_PRIMASK) & 1u))
+        if (!(reg(uc, UC_ARM_REG_PRIMASK) & 1u)) {
             take_irq(uc, pc);
+            return;
+        }
         /* masked: it stays pending until PRIMASK is cleared (one pending at most) */
-        else
-            next_irq = insns + 1;
+        next_irq = insns + 1;
     }
+    uint16_t hw = 0;
+    if (size == 2 && uc_mem_read(uc, pc, &hw, 2) == UC_ERR_OK && (hw & 0xff00) == 0xbf00 && (hw & 0xf))
+        it_left = 4 - (unsigned)__builtin_ctz(hw & 0xfu); /* IT: 1 to 4 instructions after it */
 }
 
 static void on_cyccnt(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *user)
