@@ -7,7 +7,8 @@
 # objects need must be one of theirs, a helper of the compiler's runtime
 # (__aeabi_*) or one of the four functions GCC may call in a freestanding
 # program (memcpy, memmove, memset, memcmp): a hosted call (malloc, getenv,
-# pthread_*, a POSIX-only runtime file's function) fails the test.
+# pthread_*, a POSIX-only runtime file's function) fails the test. And
+# every C file of src/runtime/ must be one of FILE...
 set -u
 CC=$1
 SRC=$2
@@ -25,6 +26,16 @@ if "$CC" -mcpu=cortex-m3 -mthumb $FLAGS -c "$TMP/probe.c" -o "$TMP/probe.o" 2>/d
     echo "FAIL: <stdlib.h> compiles with these flags: hosted code would not be caught"
     exit 1
 fi
+
+# The tree keeps the rule: every C file of src/runtime/ is core, in the
+# list (the hosted ones live in src/port/posix/).
+for f in "$SRC"/src/runtime/*.c; do
+    case " $* " in
+    *" runtime/${f##*/} "*) ;;
+    *) echo "FAIL: src/runtime/${f##*/} is not in the freestanding core's list: a hosted file belongs in src/port/posix/"
+       fail=1 ;;
+    esac
+done
 
 for cpu in cortex-m0 cortex-m3 cortex-m4; do
     dir="$TMP/$cpu"

@@ -1,5 +1,5 @@
 /* name_match.h - whether a function's name matches a -F or -N pattern:
- * one rule for the recorder (runtime/record_write.c, inside the program)
+ * one rule for the recorder (port/posix/record_write.c, inside the program)
  * and the analysis (analyze/model.c, every view), so that a pattern keeps
  * the same functions when recording and when reading.
  *

@@ -34,7 +34,7 @@
     (NP_MECH_CALLTRACE | NP_MECH_COST | NP_MECH_USER | (NP_PORT_HOSTED ? NP_MECH_RECORD : NP_MECH_TRACE))
 #endif
 #if (NP_HOOKS_MECHANISMS & NP_MECH_RECORD) && !defined(NP_HOOKS_NONSHARED)
-#include "record_hot.h"
+#include "record_hot.h" /* the POSIX port's recorder (port/posix), on the include path */
 #endif
 #include "record_hooks.h" /* np_rec_switch_hook: a target's trace runs */
 #include "trace_target.h"

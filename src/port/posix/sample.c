@@ -24,17 +24,17 @@
  * timers' (setitimer(ITIMER_PROF), kill, the program's own timers). */
 #define _GNU_SOURCE
 #include "record_hot.h"
-#include "hooks.h"
+#include "../../runtime/hooks.h"
 #include "nanoprof/sample.h"
-#include "../common/parse_units.h"
-#include "../common/trace_format.h"
+#include "../../common/parse_units.h"
+#include "../../common/trace_format.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #if defined(NP_HAVE_LIBUNWIND)
 #define UNW_LOCAL_ONLY /* this process only: the faster, smaller API */
 #include <libunwind.h>
-#include "../port/posix/lazy.h" /* libnanoprof.so: libunwind loaded when asked for */
+#include "lazy.h" /* libnanoprof.so: libunwind loaded when asked for */
 #endif
 #include <signal.h>
 #include <stdio.h>

@@ -34,13 +34,13 @@
 #define _GNU_SOURCE
 #include "record_hot.h"
 #include "catch.h"
-#include "blocks_table.h"
-#include "cost_hot.h"
+#include "../../runtime/blocks_table.h"
+#include "../../runtime/cost_hot.h"
 #include "nanoprof/blocks.h"
-#include "hooks.h"
-#include "../common/parse_units.h"
-#include "../common/trace_format.h"
-#include "../port/port.h"
+#include "../../runtime/hooks.h"
+#include "../../common/parse_units.h"
+#include "../../common/trace_format.h"
+#include "../port.h"
 
 #include <errno.h>
 #include <limits.h>

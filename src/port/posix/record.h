@@ -15,10 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
-#include "thread.h"
-#include "np_config.h"
-#include "record_hooks.h"
-#include "../common/name_match.h"
+#include "../../runtime/thread.h"
+#include "../../runtime/np_config.h"
+#include "../../runtime/record_hooks.h"
+#include "../../common/name_match.h"
 
 /* A raw record as the hooks write it: w0 = kind << 56 | value (the
  * function address for ENTRY and EXIT, ticks for SWITCH, a count for the

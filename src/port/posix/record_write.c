@@ -18,12 +18,12 @@
 #define _GNU_SOURCE
 #include "record.h"
 #include "catch.h"
-#include "blocks_table.h"
-#include "trace_encode.h"
-#include "../common/trace_format.h"
-#include "../port/port.h"
-#include "../port/posix/modules.h"
-#include "../port/posix/posix.h"
+#include "../../runtime/blocks_table.h"
+#include "../../runtime/trace_encode.h"
+#include "../../common/trace_format.h"
+#include "../port.h"
+#include "modules.h"
+#include "posix.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,7 +46,7 @@
 #elif defined(NP_LAZY_LIBS)
 /* The shared library loads libzstd at the first chunk it compresses
  * (never in a fatal signal's handler: that writes chunks uncompressed). */
-#include "../port/posix/lazy.h"
+#include "lazy.h"
 #define ZSTD_PRESENT() np_lazy_zstd()
 #else
 #define ZSTD_PRESENT() 1

@@ -23,8 +23,8 @@
  * interposed. docs/instrumenting.md says what that means. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include "cost_hot.h"
-#include "hooks.h"
+#include "../../runtime/cost_hot.h"
+#include "../../runtime/hooks.h"
 #include "record.h"
 
 #if defined(NP_INTERPOSE_SETJMP)

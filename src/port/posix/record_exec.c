@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
-#include "hooks.h"
+#include "../../runtime/hooks.h"
 #include "record.h"
 
 extern char **environ;

@@ -28,11 +28,11 @@
  * calls a catch more than NP_THROW_FRAMES frames out abandons. */
 #define _GNU_SOURCE
 #include "catch.h"
-#include "cost_hot.h"
-#include "hooks.h"
-#include "np_config.h"
-#include "record_hooks.h"
-#include "thread.h"
+#include "../../runtime/cost_hot.h"
+#include "../../runtime/hooks.h"
+#include "../../runtime/np_config.h"
+#include "../../runtime/record_hooks.h"
+#include "../../runtime/thread.h"
 
 size_t np_catch_abandoned(const struct np_throw_frame *f, size_t n, uint64_t sp, size_t depth,
                           uint64_t (*fn)(const void *ctx, size_t i), const void *ctx)

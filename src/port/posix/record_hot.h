@@ -9,7 +9,7 @@
 #define NP_RECORD_HOT_H
 
 #include "record.h"
-#include "../port/port.h"
+#include "../port.h"
 
 static inline __attribute__((always_inline)) void np_rec_event(struct np_thread *t, uint64_t w0)
 {
