@@ -1,5 +1,6 @@
-/* record_hooks.h - where the core (thread.c, setjmp.c) tells the recorder
- * what it sees: pointers that record.c sets when recording starts, so that
+/* record_hooks.h - where the core (thread.c) and the POSIX port's
+ * interpositions (setjmp.c, catch.c) tell the recorder what they see:
+ * pointers that record.c (port/posix) sets when recording starts, so that
  * the single-mechanism libraries, and ports without a recorder, need
  * nothing of it. */
 #ifndef NP_RECORD_HOOKS_H
