@@ -1,7 +1,8 @@
 /* trace_write.c - the trace writer of the analysis side (interface in
  * trace_write.h, format in docs/trace-format.md).
  *
- * Chunks other than EVENTS are built in one scratch buffer and written at
+ * Chunks other than EVENTS are built in one scratch buffer, by the
+ * builders the recorder uses too (common/trace_chunks.h), and written at
  * once. Each thread has a buffer of its own whose first bytes are left
  * for the EVENTS chunk's headers, filled in when it is flushed, so a
  * chunk goes out in one write, checksummed. Headers and records are
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "common/trace_chunks.h"
 #include "common/trace_format.h"
 #include "containers.h"
 #include "textfmt.h"
@@ -52,8 +54,7 @@ struct np_trace_writer {
     struct np_hmap by_tid;   /* tid -> index */
     uint32_t last;           /* the index of the thread of the previous event */
     uint8_t *scratch;        /* the chunk being built */
-    size_t slen, scap;
-    bool nomem;              /* it could not grow */
+    size_t scap;
     char err[NP_TRACE_MSG_MAX];
 };
 
@@ -97,71 +98,23 @@ static int write_all(struct np_trace_writer *w, const uint8_t *p, size_t n)
     return 0;
 }
 
-/* Room for N more bytes in the scratch chunk. */
-static uint8_t *room(struct np_trace_writer *w, size_t n)
+/* N when the scratch buffer has room for N bytes (grown), else 0: a
+ * builder's capacity there. */
+static size_t scratch(struct np_trace_writer *w, size_t n)
 {
-    if (NP_GROW(w->scratch, w->scap, w->slen + n) < 0) {
-        w->nomem = true;
-        return NULL;
-    }
-    uint8_t *p = w->scratch + w->slen;
-    w->slen += n;
-    return p;
+    return NP_GROW(w->scratch, w->scap, n) < 0 ? 0 : n;
 }
 
-static void put_u16(struct np_trace_writer *w, uint16_t v)
+/* The chunk of N bytes a builder (common/trace_chunks.h) made in the
+ * scratch buffer written (0: it had no room); WHAT names it in messages. */
+static int chunk_out(struct np_trace_writer *w, size_t n, const char *what)
 {
-    uint8_t *p = room(w, 2);
-    if (p)
-        np_put_u16(p, v);
-}
-static void put_u32(struct np_trace_writer *w, uint32_t v)
-{
-    uint8_t *p = room(w, 4);
-    if (p)
-        np_put_u32(p, v);
-}
-static void put_u64(struct np_trace_writer *w, uint64_t v)
-{
-    uint8_t *p = room(w, 8);
-    if (p)
-        np_put_u64(p, v);
-}
-static void put_double(struct np_trace_writer *w, double d)
-{
-    uint64_t bits;
-    memcpy(&bits, &d, sizeof bits);
-    put_u64(w, bits);
-}
-
-/* A string field: u16 length, bytes. */
-static void put_string(struct np_trace_writer *w, const void *s, size_t n)
-{
-    put_u16(w, (uint16_t)n);
-    uint8_t *p = room(w, n);
-    if (p && n)
-        memcpy(p, s, n);
-}
-
-/* Starts a chunk in the scratch buffer. */
-static void chunk_begin(struct np_trace_writer *w)
-{
-    w->slen = 0;
-    w->nomem = false;
-    room(w, NP_TRACE_CHUNK_HEADER);
-}
-
-/* Writes the scratch chunk of TYPE; WHAT names it in messages. */
-static int chunk_end(struct np_trace_writer *w, uint32_t type, const char *what)
-{
-    if (w->nomem)
+    if (!n)
         return failed(w, "out of memory for a %s chunk", what);
-    size_t payload = w->slen - NP_TRACE_CHUNK_HEADER;
-    if (payload > NP_TRACE_CHUNK_MAX)
-        return failed(w, "%s chunk of %zu bytes, over the %u-byte limit", what, payload, NP_TRACE_CHUNK_MAX);
-    np_trace_chunk_header(w->scratch, type, (uint32_t)payload);
-    np_trace_chunk_seal(w->scratch);
-    return write_all(w, w->scratch, w->slen);
+    if (n - NP_TRACE_CHUNK_HEADER > NP_TRACE_CHUNK_MAX)
+        return failed(w, "%s chunk of %zu bytes, over the %u-byte limit", what, n - NP_TRACE_CHUNK_HEADER,
+                      NP_TRACE_CHUNK_MAX);
+    return write_all(w, w->scratch, n);
 }
 
 static bool string_fits(struct np_trace_writer *w, const char *what, size_t n)
@@ -185,31 +138,21 @@ static int write_head(struct np_trace_writer *w, const struct np_trace_writer_pr
         return failed(w, "%u arguments: a trace holds %u at most", p->argc, STRING_MAX);
     if (!string_fits(w, "the clock name", strlen(clock)))
         return -1;
-    chunk_begin(w);
-    put_u32(w, p->pid);
-    put_u32(w, p->ppid);
-    put_double(w, p->ns_per_tick);
-    put_u64(w, p->start_tick);
-    put_u64(w, p->start_ns);
-    put_string(w, clock, strlen(clock));
-    put_u16(w, (uint16_t)p->argc);
-    for (unsigned i = 0; i < p->argc; i++) {
-        const char *a = p->argv && p->argv[i] ? p->argv[i] : "";
-        if (!string_fits(w, "an argument", strlen(a)))
+    for (unsigned i = 0; i < p->argc; i++)
+        if (p->argv && !string_fits(w, "an argument", np_trace_strnlen(p->argv[i], STRING_MAX + 1)))
             return -1;
-        put_string(w, a, strlen(a));
-    }
-    if (chunk_end(w, NP_CHUNK_INFO, "INFO"))
+    struct np_trace_info info = { p->pid, p->ppid, p->ns_per_tick, p->start_tick, p->start_ns,
+                                  clock, p->argv ? (int)p->argc : 0, p->argv };
+    size_t n = scratch(w, np_trace_info_room(&info));
+    if (chunk_out(w, np_trace_info_chunk(w->scratch, n, &info), "INFO"))
         return -1;
     if (!p->time_unit && !p->count_unit)
         return 0;
     const char *time = p->time_unit ? p->time_unit : "ns", *count = p->count_unit ? p->count_unit : "";
     if (!string_fits(w, "the time unit", strlen(time)) || !string_fits(w, "the count unit", strlen(count)))
         return -1;
-    chunk_begin(w);
-    put_string(w, time, strlen(time));
-    put_string(w, count, strlen(count));
-    return chunk_end(w, NP_CHUNK_UNITS, "UNITS");
+    n = scratch(w, NP_TRACE_CHUNK_HEADER + np_trace_str_room(time) + np_trace_str_room(count));
+    return chunk_out(w, np_trace_units_chunk(w->scratch, n, time, count), "UNITS");
 }
 
 struct np_trace_writer *np_trace_writer_open(const char *path, const struct np_trace_writer_process *p, char *err,
@@ -247,26 +190,25 @@ struct np_trace_writer *np_trace_writer_open(const char *path, const struct np_t
 int np_trace_writer_module(struct np_trace_writer *w, const struct np_trace_module *m)
 {
     const char *path = m->path ? m->path : "";
-    if (w->failed || !string_fits(w, "a build-id", m->build_id_len) ||
-        !string_fits(w, "a module path", strlen(path)))
+    if (w->failed)
         return -1;
-    chunk_begin(w);
-    put_u64(w, m->bias);
-    put_u64(w, m->start);
-    put_u64(w, m->end);
-    put_string(w, m->build_id, m->build_id_len);
-    put_string(w, path, strlen(path));
-    return chunk_end(w, NP_CHUNK_MODULE, "MODULE");
+    if (m->build_id_len > NP_BUILD_ID_MAX)
+        return failed(w, "a build-id of %zu bytes: a MODULE chunk holds %u at most", (size_t)m->build_id_len,
+                      NP_BUILD_ID_MAX);
+    if (!string_fits(w, "a module path", strlen(path)))
+        return -1;
+    size_t n = scratch(w, NP_TRACE_CHUNK_HEADER + 24 + 2 + m->build_id_len + 2 + strlen(path));
+    return chunk_out(w, np_trace_module_chunk(w->scratch, n, m->bias, m->start, m->end, m->build_id,
+                                              m->build_id_len, path, strlen(path)),
+                     "MODULE");
 }
 
 int np_trace_writer_thread(struct np_trace_writer *w, uint32_t tid, const char *name)
 {
     if (w->failed || !string_fits(w, "a thread name", strlen(name)))
         return -1;
-    chunk_begin(w);
-    put_u32(w, tid);
-    put_string(w, name, strlen(name));
-    return chunk_end(w, NP_CHUNK_THREAD, "THREAD");
+    size_t n = scratch(w, NP_TRACE_CHUNK_HEADER + 4 + 2 + strlen(name));
+    return chunk_out(w, np_trace_thread_chunk(w->scratch, n, tid, name, strlen(name)), "THREAD");
 }
 
 int np_trace_writer_name(struct np_trace_writer *w, uint64_t address, const char *name)
@@ -274,10 +216,8 @@ int np_trace_writer_name(struct np_trace_writer *w, uint64_t address, const char
     size_t n = strlen(name);
     if (w->failed || !string_fits(w, "a name", n))
         return -1;
-    chunk_begin(w);
-    put_u64(w, address);
-    put_string(w, name, n);
-    return chunk_end(w, NP_CHUNK_NAME, "NAME");
+    size_t room = scratch(w, NP_TRACE_CHUNK_HEADER + 8 + 2 + n);
+    return chunk_out(w, np_trace_name_chunk(w->scratch, room, address, name, n), "NAME");
 }
 
 static int flush_thread(struct np_trace_writer *w, struct wthread *t);
@@ -435,11 +375,8 @@ static int finish(struct np_trace_writer *w, bool end, uint64_t end_tick, uint64
     for (size_t i = 0; i < w->nthreads && !w->failed; i++)
         flush_thread(w, &w->threads[i]);
     if (!w->failed && end) {
-        chunk_begin(w);
-        put_u64(w, end_tick);
-        put_u64(w, events_lost);
-        put_double(w, w->ns_per_tick);
-        chunk_end(w, NP_CHUNK_END, "END");
+        size_t n = scratch(w, NP_TRACE_CHUNK_HEADER + 24);
+        chunk_out(w, np_trace_end_chunk(w->scratch, n, end_tick, events_lost, w->ns_per_tick), "END");
     }
     if (w->fd >= 0 && close(w->fd) != 0)
         failed(w, "close failed: %s", strerror(errno));

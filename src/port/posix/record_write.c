@@ -158,7 +158,7 @@ int np_rec_file_open(const char *dir, int argc, char **argv, uint64_t start_tick
         .start_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
         .clock = np_port_wall_clock_name(), /* the recording clock */
         .argc = argc,
-        .argv = argv,
+        .argv = (const char *const *)argv,
     };
     size_t room = np_trace_info_room(&info);
     void *chunk = malloc(room);
