@@ -12,7 +12,9 @@
 # up to the cut, and said), a damaged chunk (skipped, said, the rest read
 # exactly: import resynchronises on the next chunk), random bits flipped
 # (each said, or no change), the wrong ELF, no trace, a missing --elf: one
-# line on stderr, exit 1 (2 for usage), nothing written.
+# line on stderr, exit 1 (2 for usage), nothing written. Every stream's
+# opening in a capture is, byte for byte, what the host's encoder of those
+# chunks makes for the firmware (EXPECT_OPENING, tests/expect_opening.c).
 set -u
 CC=$1
 QEMU=$2
@@ -55,6 +57,7 @@ FILES="$*"
 # inside them (trace_fw.c's TICK_IRQ): the interrupts' calls and the
 # events lost, both from the firmware's counts, make up the import's
 [ -x "${M4_UNICORN:-}" ] || say_fail "M4_UNICORN: no m4_unicorn (tests/target/m4_unicorn.c) given"
+[ -x "${EXPECT_OPENING:-}" ] || say_fail "EXPECT_OPENING: no expect_opening (tests/expect_opening.c) given"
 for mode in chunks ring dwt dwt-irq; do
 for board in mps2-an385:cortex-m3:mps2 mps2-an386:cortex-m4:mps2 microbit:cortex-m0:microbit; do
     name=${board%%:*}
@@ -100,6 +103,17 @@ for board in mps2-an385:cortex-m3:mps2 mps2-an386:cortex-m4:mps2 microbit:cortex
         say_fail "$name: import: $(cat "$dir/import.err")"
         continue
     fi
+    # each stream's opening (header, INFO, MODULE): the bytes the host's
+    # encoder makes for this firmware
+    "$EXPECT_OPENING" "$dir/fw.elf" > "$dir/opening.want"
+    nopen=0
+    for at in $(grep -abo NPTRACE "$dir/capture" | cut -d: -f1); do
+        nopen=$((nopen + 1))
+        tail -c +$((at + 1)) "$dir/capture" | head -c "$(wc -c < "$dir/opening.want")" > "$dir/opening.got"
+        cmp -s "$dir/opening.want" "$dir/opening.got" ||
+            say_fail "$name: the opening at $at differs from the host encoder's: $(cmp "$dir/opening.want" "$dir/opening.got")"
+    done
+    [ $nopen -gt 0 ] || say_fail "$name: no stream opening in the capture"
     # the interrupts' calls (2 events each) and the events lost, which
     # are theirs, by the firmware's counts: every event is in the trace
     # or counted lost
