@@ -200,14 +200,28 @@ grep -q "halted in a branch to itself at 0x[0-9a-f]* in run after" "$tmp/halt_lo
 [ "$(counts "$tmp/halt_loop" | grep '^tick ')" = "tick 3" ] || fail "halt_loop: tick not called 3 times"
 "$np" emu --map 0x8000,4k "$fw/halt_loop.elf" >/dev/null 2>&1
 [ $? -eq 1 ] || fail "--map over the image is not refused"
-# ARMv5TE code on the ARM7TDMI: the error says which CPU runs it
+# the CPU from the ELF's build attributes: an ARMv5TE build runs on the
+# ARM946E-S unasked, with the counts it has with --cpu arm946e-s; given
+# the ARM7TDMI, it is refused before its first instruction
 emu calls_v5
-[ $? -eq 1 ] && grep -q "undefined instruction blx r3 .* (ARMv5TE code runs with --cpu arm946e-s)" "$tmp/calls_v5.err" ||
-    fail "calls_v5 on the ARM7TDMI: $(cat "$tmp/calls_v5.err")"
+[ $? -eq 0 ] && grep -q "(ARM946E-S); " "$tmp/calls_v5.err" &&
+    [ "$(counts "$tmp/calls_v5")" = "$(sort "$expected/calls_v5.calls")" ] ||
+    fail "calls_v5 unasked: $(cat "$tmp/calls_v5.err")"
+rm -rf "$tmp/calls_v5"
+emu calls_v5 --cpu arm7tdmi
+[ $? -eq 1 ] && [ "$(cat "$tmp/calls_v5.err")" = "nanoprof emu: $fw/calls_v5.elf: built for ARMv5TE (Tag_CPU_arch 4): --cpu arm7tdmi runs ARMv4T code, ARMv5TE needs arm946e-s" ] &&
+    [ -z "$(ls "$tmp/calls_v5" 2>/dev/null)" ] || fail "calls_v5 on the ARM7TDMI: $(cat "$tmp/calls_v5.err")"
+# an ELF that says no architecture (its attributes removed): the ARM7TDMI,
+# whose error says which CPU runs ARMv5TE code
+arm-none-eabi-objcopy --remove-section .ARM.attributes "$fw/calls_v5.elf" "$tmp/calls_v5_bare.elf"
+"$np" emu -o "$tmp/v5bare" "$tmp/calls_v5_bare.elf" >/dev/null 2>"$tmp/v5bare.err"
+[ $? -eq 1 ] && grep -q "undefined instruction blx r3 .* (ARMv5TE code runs with --cpu arm946e-s)" "$tmp/v5bare.err" ||
+    fail "calls_v5 without attributes on the ARM7TDMI: $(cat "$tmp/v5bare.err")"
 # each bad file: exit 1 and its one line, naming the file and what is wrong
 printf 'not an ELF\n' >"$tmp/text.elf"
 for c in "$tmp/text.elf|not an ELF file" "/bin/true|a 64-bit ELF: not 32-bit ARM firmware" \
-    "$fw/bad_noload.elf|no loadable segment" "$tmp/missing.elf|No such file or directory"; do
+    "$fw/bad_noload.elf|no loadable segment" "$tmp/missing.elf|No such file or directory" \
+    "$fw/bad_cortex_m.elf|built for ARMv7-M (Tag_CPU_arch 10), a Cortex-M: the emulator runs ARMv4T and ARMv5TE code (arm7tdmi, arm946e-s); profile a Cortex-M firmware with the runtime on it (docs/porting.md)"; do
     f=${c%%|*}
     want="nanoprof emu: $f: ${c#*|}"
     "$np" emu -o "$tmp/bad" "$f" >/dev/null 2>"$tmp/bad.err"

@@ -87,6 +87,7 @@ int np_emu_config_set(struct np_emu_config *c, const char *setting, char *err, s
         if (m < 0)
             return fail(err, errsize, "unknown CPU '%s': arm7tdmi or arm946e-s", v);
         c->model = (enum np_cpu_model)m;
+        c->model_given = true;
     } else if (IS("max-insns")) {
         if (parse_u64("instruction limit", v, UINT64_MAX, &x, err, errsize) || !x)
             return x ? -1 : fail(err, errsize, "bad instruction limit '%s': at least 1", v);
@@ -370,6 +371,29 @@ static void run_error(struct emu *e, struct np_emu_result *r, enum np_cpu_stop s
     }
 }
 
+/* The CPU that runs IMG: the one CFG gives, else the one its ELF's
+ * architecture (Tag_CPU_arch) needs; arm7tdmi for an ELF that says none.
+ * A firmware neither runs is refused, before its first instruction. */
+static int cpu_for(const struct np_image *img, const struct np_emu_config *cfg, enum np_cpu_model *model, char *err,
+                   size_t size)
+{
+    int arch = img->cpu_arch;
+    const char *name = np_image_arch_name(arch, img->cpu_profile);
+    if (np_image_is_m_profile(arch, img->cpu_profile))
+        return fail(err, size,
+                    "built for %s (Tag_CPU_arch %d), a Cortex-M: the emulator runs ARMv4T and ARMv5TE code "
+                    "(arm7tdmi, arm946e-s); profile a Cortex-M firmware with the runtime on it (docs/porting.md)",
+                    name, arch);
+    if (arch > 5)
+        return fail(err, size, "built for %s (Tag_CPU_arch %d): the emulator runs ARMv4T and ARMv5TE code "
+                    "(arm7tdmi, arm946e-s)", name, arch);
+    *model = cfg->model_given || arch < 0 ? cfg->model : arch >= 3 ? NP_CPU_ARM946ES : NP_CPU_ARM7TDMI;
+    if (*model == NP_CPU_ARM7TDMI && arch >= 3)
+        return fail(err, size, "built for %s (Tag_CPU_arch %d): --cpu arm7tdmi runs ARMv4T code, %s needs arm946e-s",
+                    name, arch, name);
+    return 0;
+}
+
 int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric metric, double clock_hz,
                const struct np_event_sink *sink, const struct np_trace_hooks *hooks, struct np_trace_summary *summary,
                struct np_emu_result *r)
@@ -412,6 +436,15 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
         summary->status = NP_TRACE_ENOTTRACE;
         return summary->status;
     }
+    enum np_cpu_model model;
+    if (cpu_for(&img, cfg, &model, err, sizeof err) != 0) {
+        snprintf(summary->message, sizeof summary->message, "%s: %s", elf, err);
+        np_image_free(&img);
+        free(e);
+        summary->status = NP_TRACE_ENOTTRACE;
+        return summary->status;
+    }
+    r->model = model;
     /* --map: more memory, zeroed */
     unsigned image_regions = img.nmem;
     for (unsigned i = 0; i < cfg->nmap; i++) {
@@ -519,7 +552,7 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
         status = NP_TRACE_ENOMEM;
         goto semihost;
     }
-    if (np_cpu_init(&e->cpu, cfg->model, img.mem, img.nmem, &cfg->timing, &ch) != 0) {
+    if (np_cpu_init(&e->cpu, model, img.mem, img.nmem, &cfg->timing, &ch) != 0) {
         snprintf(summary->message, sizeof summary->message, "%s: a --map region overlaps another or the image",
                  elf);
         status = cfg->nmap ? NP_TRACE_EOPTION : NP_TRACE_ENOMEM;

@@ -28,7 +28,8 @@
 #define NP_EMU_MAX_MAPS 4
 
 struct np_emu_config {
-    enum np_cpu_model model;
+    enum np_cpu_model model;     /* with model_given (cpu=): else the ELF's (Tag_CPU_arch) */
+    bool model_given;
     uint64_t max_insns;          /* 0: NP_EMU_MAX_INSNS_DEFAULT */
     uint64_t irq_every;          /* cycles between two IRQs of the virtual timer; 0: none */
     const char *thread_switch;   /* the context-switch function's name, or NULL */
@@ -64,6 +65,7 @@ struct np_emu_result {
     bool failed;                 /* it stopped on an error (error says which) */
     char error[512];             /* one line: the problem, the PC and its function */
     uint64_t insns, cycles;
+    enum np_cpu_model model;     /* the CPU that ran it */
     struct np_calltrack_stats calls;
 };
 

@@ -30,7 +30,8 @@ static const char usage_text[] =
     "options:\n"
     "  -o, --output PATH     the trace directory (default nanoprof.data); an\n"
     "                        existing one is renamed PATH.old\n"
-    "      --cpu NAME        arm7tdmi (ARMv4T, the default) or arm946e-s (ARMv5TE)\n"
+    "      --cpu NAME        arm7tdmi (ARMv4T) or arm946e-s (ARMv5TE); default: the\n"
+    "                        one the ELF's architecture needs (arm7tdmi when it says none)\n"
     "      --max-insns N     stop with an error after N instructions (default\n"
     "                        10000000000): a runaway firmware\n"
     "      --irq-every N     raise the IRQ line every N cycles (a virtual timer\n"
@@ -228,7 +229,7 @@ int np_cmd_emu(int argc, char **argv)
     fprintf(stderr,
             "nanoprof emu: %s %s after %" PRIu64 " instructions, %" PRIu64 " cycles (%s); %" PRIu64
             " calls in %" PRIu32 " thread%s",
-            elf, ended, r.insns, r.cycles, np_cpu_model_name(e.c.model), s->calls, s->threads ? s->threads : 1,
+            elf, ended, r.insns, r.cycles, np_cpu_model_name(r.model), s->calls, s->threads ? s->threads : 1,
             s->threads > 1 ? "s" : "");
     if (s->resynced)
         fprintf(stderr, ", %" PRIu64 " closed by re-synchronisation (marked (?))", s->resynced);

@@ -124,6 +124,107 @@ static void find_build_id(Elf *elf, struct np_image *img)
     }
 }
 
+/* A ULEB128 at *P (below END), or 0 past END. */
+static uint64_t uleb(const uint8_t **p, const uint8_t *end)
+{
+    uint64_t v = 0;
+    for (unsigned shift = 0; *p < end; shift += 7) {
+        uint8_t b = *(*p)++;
+        if (shift < 64)
+            v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            break;
+    }
+    return v;
+}
+
+/* Past the NUL-terminated string at *P (END at most). */
+static void skip_ntbs(const uint8_t **p, const uint8_t *end)
+{
+    while (*p < end && *(*p)++)
+        ;
+}
+
+/* The file-wide build attributes of the ARM ABI's "aeabi" section
+ * (SHT_ARM_ATTRIBUTES, .ARM.attributes): Tag_CPU_arch (6) and
+ * Tag_CPU_arch_profile (7). Its layout: 'A', then sections of a u32
+ * length (itself included), a vendor name and sub-sections of a ULEB tag
+ * (1: the whole file), a u32 length and attributes, each a ULEB tag and a
+ * ULEB or string value (tags 4, 5 and 67, and odd tags above 32:
+ * strings; 32: a ULEB and a string). */
+static void find_cpu_arch(Elf *elf, struct np_image *img)
+{
+    img->cpu_arch = -1;
+    img->cpu_profile = 0;
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        Elf_Data *d;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_ARM_ATTRIBUTES || !(d = elf_rawdata(scn, NULL)) ||
+            d->d_size < 1 || ((const uint8_t *)d->d_buf)[0] != 'A')
+            continue;
+        const uint8_t *p = (const uint8_t *)d->d_buf + 1, *end = (const uint8_t *)d->d_buf + d->d_size;
+        while (end - p >= 4) {
+            uint32_t len = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+            if (len < 4 || len > (size_t)(end - p))
+                return;
+            const uint8_t *sec = p + 4, *sec_end = p + len;
+            p = sec_end;
+            if ((size_t)(sec_end - sec) < 6 || memcmp(sec, "aeabi", 6) != 0)
+                continue;
+            sec += 6;
+            while (sec_end - sec >= 5) {
+                const uint8_t *sub = sec;
+                uint64_t tag = uleb(&sub, sec_end);
+                if (sec_end - sub < 4)
+                    return;
+                uint32_t slen = (uint32_t)sub[0] | (uint32_t)sub[1] << 8 | (uint32_t)sub[2] << 16 |
+                                (uint32_t)sub[3] << 24;
+                if (slen < 5 || slen > (size_t)(sec_end - sec))
+                    return;
+                const uint8_t *a = sub + 4, *a_end = sec + slen;
+                sec = a_end;
+                if (tag != 1) /* a section's or a symbol's: not the file's */
+                    continue;
+                while (a < a_end) {
+                    uint64_t t = uleb(&a, a_end);
+                    if (t == 4 || t == 5 || t == 67 || (t > 32 && (t & 1))) {
+                        skip_ntbs(&a, a_end);
+                    } else if (t == 32) {
+                        (void)uleb(&a, a_end);
+                        skip_ntbs(&a, a_end);
+                    } else {
+                        uint64_t v = uleb(&a, a_end);
+                        if (t == 6)
+                            img->cpu_arch = v < 256 ? (int)v : -1;
+                        else if (t == 7)
+                            img->cpu_profile = v < 128 ? (char)v : 0;
+                    }
+                }
+            }
+        }
+    }
+}
+
+const char *np_image_arch_name(int arch, char profile)
+{
+    static const char *const names[] = { "pre-ARMv4", "ARMv4", "ARMv4T", "ARMv5T", "ARMv5TE", "ARMv5TEJ",
+                                         "ARMv6", "ARMv6KZ", "ARMv6T2", "ARMv6K", "ARMv7", "ARMv6-M",
+                                         "ARMv6S-M", "ARMv7E-M", "ARMv8-A", "ARMv8-R", "ARMv8-M baseline",
+                                         "ARMv8-M mainline", "ARMv8.1-A", "ARMv8.2-A", "ARMv8.3-A",
+                                         "ARMv8.1-M mainline", "ARMv9-A" };
+    if (arch == 10 && profile == 'M')
+        return "ARMv7-M";
+    if (arch == 10 && (profile == 'A' || profile == 'R'))
+        return profile == 'A' ? "ARMv7-A" : "ARMv7-R";
+    return arch >= 0 && (size_t)arch < sizeof names / sizeof names[0] ? names[arch] : "a later ARM architecture";
+}
+
+bool np_image_is_m_profile(int arch, char profile)
+{
+    return profile == 'M' || arch == 11 || arch == 12 || arch == 13 || arch == 16 || arch == 17 || arch == 21;
+}
+
 static int load(Elf *elf, const struct np_image_options *o, struct np_image *img, char *err, size_t errsize)
 {
     if (elf_kind(elf) != ELF_K_ELF)
@@ -244,6 +345,7 @@ static int load(Elf *elf, const struct np_image_options *o, struct np_image *img
     img->stack_base = stack_top;
     img->stack_limit = mid;
     find_build_id(elf, img);
+    find_cpu_arch(elf, img);
     return 0;
 }
 

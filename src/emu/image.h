@@ -13,6 +13,7 @@
 #ifndef NP_EMU_IMAGE_H
 #define NP_EMU_IMAGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "cpu.h"
@@ -41,7 +42,17 @@ struct np_image {
     uint32_t text_lo, text_hi;  /* the executable segments: [text_lo, text_hi) */
     uint8_t build_id[NP_IMAGE_BUILD_ID_MAX]; /* NT_GNU_BUILD_ID */
     size_t build_id_len;        /* 0: none */
+    int cpu_arch;               /* the ELF's Tag_CPU_arch (.ARM.attributes): 2 ARMv4T,
+                                   4 ARMv5TE, 10 ARMv7, 13 ARMv7E-M, ...; -1: none */
+    char cpu_profile;           /* its Tag_CPU_arch_profile: 'A', 'R', 'M', 'S' or 0 */
 };
+
+/* The architecture Tag_CPU_arch ARCH (with its PROFILE) names: "ARMv4T",
+ * "ARMv7-M", ... */
+const char *np_image_arch_name(int arch, char profile);
+/* ARCH and PROFILE are a microcontroller's (Cortex-M: ARMv6-M, ARMv7-M,
+ * ARMv7E-M, ARMv8-M, ARMv8.1-M). */
+bool np_image_is_m_profile(int arch, char profile);
 
 /* Loads PATH (O: NULL for the defaults) into IMG. Returns 0, or -1 with a
  * one-line reason in ERR ("not an ELF file", "a 64-bit ELF: not 32-bit ARM
