@@ -99,7 +99,7 @@ static void ring_full(void)
 }
 
 /* One word at the ring's end, draining it when full. */
-static void ring_word(uint32_t w)
+static __attribute__((noinline)) void ring_word(uint32_t w)
 {
     if (np_tt_ring.pos == rg.end)
         ring_full();
@@ -123,7 +123,8 @@ static void ring_time(uint64_t now, unsigned bits)
     uint32_t low;
     if (np_tt_ring.pos > rg.words && np_ring_word_time(np_tt_ring.pos[-1], &low))
         known |= low & NP_RING_TIME_MASK;
-    if (!rg.laps && bits && now - known < (uint64_t)1 << (bits - (bits == NP_RING_EXIT_BITS))) {
+    uint32_t span = bits == NP_RING_EXIT_BITS ? 1u << (NP_RING_EXIT_BITS - 1) : bits ? 1u << NP_RING_TIME_BITS : 0;
+    if (!rg.laps && now - known < span) {
         rg.clock = c << NP_RING_TIME_BITS;
         return;
     }
