@@ -70,6 +70,12 @@ static void ring_drain(void)
 
 static void ring_time(uint64_t now, unsigned bits);
 
+/* The THREAD word: a switch to TID at NOW's low 12 bits. */
+static inline uint32_t thread_word(uint32_t tid, uint32_t now)
+{
+    return NP_RING_CTL(NP_RING_THREAD, (tid & 0xfff) | ((uint32_t)now & NP_RING_TIME_MASK) << 12);
+}
+
 /* A flight recorder's ring full: the rest of the lap PAD words, and the
  * next lap from the start, over the oldest words. Each lap begins with
  * the clock read now and the thread (TIME_HI, TIME, THREAD), where its
@@ -87,7 +93,7 @@ static void ring_wrap(void)
     rg.clock = ~(uint64_t)0;
     ring_time(now, 0);
     rg.tid = tid;
-    *np_tt_ring.pos++ = NP_RING_CTL(NP_RING_THREAD, (tid & 0xfff) | ((uint32_t)now & NP_RING_TIME_MASK) << 12);
+    *np_tt_ring.pos++ = thread_word(tid, now);
 }
 
 static void ring_full(void)
@@ -165,7 +171,7 @@ static void ring_thread(struct np_thread *t, uint64_t now)
     if (t->tt.tid != rg.tid) {
         rg.tid = t->tt.tid;
         np_tt.cur = t;
-        ring_word(NP_RING_CTL(NP_RING_THREAD, (rg.tid & 0xfff) | ((uint32_t)now & NP_RING_TIME_MASK) << 12));
+        ring_word(thread_word(rg.tid, now));
     }
     while (t->tt.lost) {
         uint32_t n = t->tt.lost > 0xffffff ? 0xffffff : t->tt.lost;
