@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "image.h"
+#include "common/trace_format.h" /* np_get_u32, np_get_varint (ULEB128) */
 
 #define PAGE 4096u
 #define MAX_RANGES 64
@@ -124,20 +125,6 @@ static void find_build_id(Elf *elf, struct np_image *img)
     }
 }
 
-/* A ULEB128 at *P (below END), or 0 past END. */
-static uint64_t uleb(const uint8_t **p, const uint8_t *end)
-{
-    uint64_t v = 0;
-    for (unsigned shift = 0; *p < end; shift += 7) {
-        uint8_t b = *(*p)++;
-        if (shift < 64)
-            v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80))
-            break;
-    }
-    return v;
-}
-
 /* Past the NUL-terminated string at *P (END at most). */
 static void skip_ntbs(const uint8_t **p, const uint8_t *end)
 {
@@ -165,7 +152,7 @@ static void find_cpu_arch(Elf *elf, struct np_image *img)
             continue;
         const uint8_t *p = (const uint8_t *)d->d_buf + 1, *end = (const uint8_t *)d->d_buf + d->d_size;
         while (end - p >= 4) {
-            uint32_t len = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+            uint32_t len = np_get_u32(p);
             if (len < 4 || len > (size_t)(end - p))
                 return;
             const uint8_t *sec = p + 4, *sec_end = p + len;
@@ -175,11 +162,10 @@ static void find_cpu_arch(Elf *elf, struct np_image *img)
             sec += 6;
             while (sec_end - sec >= 5) {
                 const uint8_t *sub = sec;
-                uint64_t tag = uleb(&sub, sec_end);
-                if (sec_end - sub < 4)
+                uint64_t tag;
+                if (!np_get_varint(&sub, sec_end, &tag) || sec_end - sub < 4)
                     return;
-                uint32_t slen = (uint32_t)sub[0] | (uint32_t)sub[1] << 8 | (uint32_t)sub[2] << 16 |
-                                (uint32_t)sub[3] << 24;
+                uint32_t slen = np_get_u32(sub);
                 if (slen < 5 || slen > (size_t)(sec_end - sec))
                     return;
                 const uint8_t *a = sub + 4, *a_end = sec + slen;
@@ -187,14 +173,18 @@ static void find_cpu_arch(Elf *elf, struct np_image *img)
                 if (tag != 1) /* a section's or a symbol's: not the file's */
                     continue;
                 while (a < a_end) {
-                    uint64_t t = uleb(&a, a_end);
+                    uint64_t t, v;
+                    if (!np_get_varint(&a, a_end, &t))
+                        return;
                     if (t == 4 || t == 5 || t == 67 || (t > 32 && (t & 1))) {
                         skip_ntbs(&a, a_end);
                     } else if (t == 32) {
-                        (void)uleb(&a, a_end);
+                        if (!np_get_varint(&a, a_end, &v))
+                            return;
                         skip_ntbs(&a, a_end);
                     } else {
-                        uint64_t v = uleb(&a, a_end);
+                        if (!np_get_varint(&a, a_end, &v))
+                            return;
                         if (t == 6)
                             img->cpu_arch = v < 256 ? (int)v : -1;
                         else if (t == 7)
