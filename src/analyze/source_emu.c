@@ -15,7 +15,7 @@
 #include "emu/image.h"
 #include "emu/semihost.h"
 #include "symbols.h"
-#include "trace_write.h"
+#include "calls_out.h"
 #include "events_decode.h"
 #include "common/parse_units.h"
 
@@ -26,21 +26,8 @@ struct emu {
     struct np_calltrack *trk;
     struct np_symbols *syms;
     struct np_addrspace *as;
-    const struct np_event_sink *sink;
-    struct np_trace_writer *writer;
-    enum np_metric metric;
-    double ns_per_cycle;         /* > 0: cycles made ns */
-    int sink_rc;                 /* a sink callback's non-zero return */
-    /* per thread (index tid - 1): the instructions other threads ran
-     * while it was out, which its own count leaves out (the second
-     * counter counts a thread's own instructions, docs/trace-format.md) */
-    uint64_t *insns_out;
-    uint32_t nthreads;
-    /* the last event's cycles: the trace's end (a sink is told no end
-     * time, so the model ends there too) */
-    uint64_t last_cycles;
+    struct np_calls_out out;     /* the tracker's events to the sink and the writer */
     bool halted;                 /* a branch to itself no IRQ can leave */
-    char writer_error[256];
 };
 
 void np_emu_config_init(struct np_emu_config *c)
@@ -161,117 +148,6 @@ static const char *name_of(void *ctx, uint32_t addr)
 }
 
 /* ---- the tracker's events, to the sink and the writer -------------------------- */
-
-/* TID's own instruction count at global count INSNS. */
-static uint64_t own(const struct emu *e, uint32_t tid, uint64_t insns)
-{
-    return tid - 1 < e->nthreads ? insns - e->insns_out[tid - 1] : insns;
-}
-
-static uint64_t when(const struct emu *e, uint64_t cycles, uint64_t insns)
-{
-    if (e->metric == NP_METRIC_COUNT)
-        return insns;
-    if (e->ns_per_cycle > 0) /* rounded as the trace reader rounds ticks */
-        return (uint64_t)((double)cycles * e->ns_per_cycle + 0.5);
-    return cycles;
-}
-
-static int sink_rc(struct emu *e, int rc)
-{
-    if (rc && !e->sink_rc)
-        e->sink_rc = rc;
-    return rc;
-}
-
-static int writer_rc(struct emu *e, int rc)
-{
-    if (rc && !e->writer_error[0])
-        snprintf(e->writer_error, sizeof e->writer_error, "%s", np_trace_writer_error(e->writer));
-    return rc;
-}
-
-static int on_thread(void *ctx, uint32_t tid, const char *name)
-{
-    struct emu *e = ctx;
-    if (tid > e->nthreads) {
-        uint64_t *a = realloc(e->insns_out, tid * sizeof *a);
-        if (!a)
-            return -1;
-        /* a new thread's count starts at 0 */
-        for (uint32_t i = e->nthreads; i < tid; i++)
-            a[i] = e->cpu.insns;
-        e->insns_out = a;
-        e->nthreads = tid;
-    }
-    char *full = NULL, *short_name = NULL; /* named after its entry: a C++ one as the views name it */
-    if (name && np_demangle(name, &full, &short_name) > 0)
-        name = short_name;
-    int rc = 0;
-    if (e->writer && writer_rc(e, np_trace_writer_thread(e->writer, tid, name ? name : "")))
-        rc = -1;
-    else if (e->sink && e->sink->thread)
-        rc = sink_rc(e, e->sink->thread(e->sink->ctx, tid, name));
-    free(full);
-    free(short_name);
-    return rc;
-}
-
-static int on_enter(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint32_t address)
-{
-    struct emu *e = ctx;
-    uint64_t mine = own(e, tid, insns);
-    e->last_cycles = cycles;
-    if (e->writer && writer_rc(e, np_trace_writer_enter(e->writer, tid, cycles, mine, address)))
-        return -1;
-    if (e->sink && e->sink->enter)
-        return sink_rc(e, e->sink->enter(e->sink->ctx, tid, when(e, cycles, mine), address));
-    return 0;
-}
-
-static int on_leave(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns)
-{
-    struct emu *e = ctx;
-    uint64_t mine = own(e, tid, insns);
-    e->last_cycles = cycles;
-    if (e->writer && writer_rc(e, np_trace_writer_exit(e->writer, tid, cycles, mine)))
-        return -1;
-    if (e->sink && e->sink->exit)
-        return sink_rc(e, e->sink->exit(e->sink->ctx, tid, when(e, cycles, mine)));
-    return 0;
-}
-
-static int on_resync(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint32_t n)
-{
-    struct emu *e = ctx;
-    uint64_t mine = own(e, tid, insns);
-    e->last_cycles = cycles;
-    if (e->writer && writer_rc(e, np_trace_writer_resync(e->writer, tid, cycles, mine, n)))
-        return -1;
-    if (e->sink && e->sink->resync)
-        return sink_rc(e, e->sink->resync(e->sink->ctx, tid, when(e, cycles, mine), n));
-    return 0;
-}
-
-static int on_resume(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint64_t out_cycles,
-                     uint64_t out_insns)
-{
-    struct emu *e = ctx;
-    e->last_cycles = cycles;
-    if (tid - 1 < e->nthreads)
-        e->insns_out[tid - 1] += insns - out_insns;
-    uint64_t mine = own(e, tid, insns);
-    if (e->writer && writer_rc(e, np_trace_writer_switch(e->writer, tid, cycles, mine, cycles - out_cycles)))
-        return -1;
-    if (e->sink && e->sink->switch_out) {
-        /* the instructions of the others are not the thread's: out 0 */
-        uint64_t out = e->metric == NP_METRIC_COUNT ? 0
-                       : e->ns_per_cycle > 0 ? np_ticks_ns(e->ns_per_cycle, cycles - out_cycles)
-                                             : cycles - out_cycles;
-        return sink_rc(e, e->sink->switch_out(e->sink->ctx, tid, when(e, cycles, mine), out));
-    }
-    return 0;
-}
 
 /* ---- the CPU's hooks ------------------------------------------------------------- */
 
@@ -423,9 +299,10 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
         return summary->status;
     }
     e->cfg = cfg;
-    e->sink = sink;
-    e->metric = metric;
-    e->ns_per_cycle = clock_hz > 0 ? 1e9 / clock_hz : 0;
+    e->out.sink = sink;
+    e->out.metric = metric;
+    e->out.ns_per_cycle = clock_hz > 0 ? 1e9 / clock_hz : 0;
+    e->out.insns_now = &e->cpu.insns;
     int status = NP_TRACE_OK;
     struct np_image img;
     struct np_image_options io = { cfg->ram_size, 0 };
@@ -486,9 +363,9 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
     struct np_trace_process proc = { 0 };
     proc.file = elf;
     proc.pid = 1;
-    proc.ns_per_tick = proc.info_ns_per_tick = e->ns_per_cycle > 0 ? e->ns_per_cycle : 1.0;
+    proc.ns_per_tick = proc.info_ns_per_tick = e->out.ns_per_cycle > 0 ? e->out.ns_per_cycle : 1.0;
     proc.clock = "cycles";
-    proc.time_unit = metric == NP_METRIC_COUNT ? NP_UNIT_INSNS : e->ns_per_cycle > 0 ? NP_UNIT_NS : NP_UNIT_CYCLES;
+    proc.time_unit = metric == NP_METRIC_COUNT ? NP_UNIT_INSNS : e->out.ns_per_cycle > 0 ? NP_UNIT_NS : NP_UNIT_CYCLES;
     proc.argc = (unsigned)argc;
     proc.argv = argv;
     proc.has_end = true;
@@ -501,20 +378,21 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
         wp.argv = argv;
         wp.time_unit = "cycles";
         wp.count_unit = "instructions";
-        e->writer = np_trace_writer_open(cfg->save, &wp, err, sizeof err);
-        if (!e->writer) {
+        e->out.writer = np_trace_writer_open(cfg->save, &wp, err, sizeof err);
+        if (!e->out.writer) {
             snprintf(summary->message, sizeof summary->message, "%s", err);
             status = NP_TRACE_EIO;
             goto out;
         }
-        if (np_trace_writer_module(e->writer, &mod)) {
-            writer_rc(e, -1);
-            goto written;
+        if (np_trace_writer_module(e->out.writer, &mod)) {
+            np_calls_out_writer_rc(&e->out, -1);
+            e->out.sink = NULL; /* not begun: told no end */
+            goto told;
         }
     }
-    if (sink && sink->begin && sink_rc(e, sink->begin(sink->ctx, &proc)))
+    if (sink && sink->begin && np_calls_out_sink_rc(&e->out, sink->begin(sink->ctx, &proc)))
         goto told;
-    if (sink && sink->module && sink_rc(e, sink->module(sink->ctx, &mod)))
+    if (sink && sink->module && np_calls_out_sink_rc(&e->out, sink->module(sink->ctx, &mod)))
         goto told;
 
     struct np_semihost_options so;
@@ -535,7 +413,7 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
         goto told;
     }
 
-    struct np_calltrack_out out = { e, on_thread, on_enter, on_leave, on_resync, on_resume };
+    struct np_calltrack_out out = np_calls_out_hooks(&e->out);
     struct np_calltrack_funcs funcs = { e, func_of, name_of };
     struct np_calltrack_options topt = { 0 };
     if (cfg->thread_switch) {
@@ -575,26 +453,14 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
         r->halted = true;
         r->halt_pc = e->cpu.r[15];
         where(e, r->halt_pc, r->where, sizeof r->where);
-    } else if (!(stop == NP_STOP_HALT && (e->sink_rc || e->writer_error[0]))) {
+    } else if (!(stop == NP_STOP_HALT && (e->out.sink_rc || e->out.writer_error[0]))) {
         run_error(e, r, stop);
     }
     np_cpu_free(&e->cpu);
 semihost:
     np_semihost_free(&e->sh);
 told:
-    if (sink && sink->end && !e->sink_rc)
-        sink_rc(e, sink->end(sink->ctx));
-    if (e->sink_rc && status == NP_TRACE_OK)
-        status = e->sink_rc < 0 ? NP_TRACE_ESTOP : e->sink_rc;
-written:
-    if (e->writer) {
-        if (np_trace_writer_close(e->writer, e->last_cycles, 0, err, sizeof err) && !e->writer_error[0])
-            snprintf(e->writer_error, sizeof e->writer_error, "%s", err);
-        if (e->writer_error[0] && status == NP_TRACE_OK) {
-            snprintf(summary->message, sizeof summary->message, "%s", e->writer_error);
-            status = NP_TRACE_EIO;
-        }
-    }
+    status = np_calls_out_end(&e->out, status, summary);
 out:
     np_calltrack_free(e->trk);
     np_addrspace_free(e->as);
@@ -605,7 +471,6 @@ out_image:
         free(img.mem[i].data);
     img.nmem = image_regions;
     np_image_free(&img);
-    free(e->insns_out);
     free(e);
     summary->status = status;
     summary->files = summary->files_read = 1;
