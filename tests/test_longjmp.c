@@ -90,9 +90,9 @@ static void cost_after_longjmp(void **state)
     assert_int_equal(np_cost_init(cost, sizeof cost), NP_OK);
     for (int i = 0; i < 10; i++)
         assert_int_equal(jump_guard(5), 1);
-    uint64_t c0 = cpu_ns();
+    uint64_t c0 = cpu_ns(), w0 = mono_ns();
     spin_a(1000000);
-    uint64_t cpu = cpu_ns() - c0;
+    uint64_t cpu = cpu_ns() - c0, wall = mono_ns() - w0;
     jump_then_call(2);
     assert_int_equal(np_stats_calc(stats), NP_OK);
     assert_int_equal(get((void *)jump_guard).calls, 10);
@@ -102,7 +102,10 @@ static void cost_after_longjmp(void **state)
     /* spin_a was not charged to a frame the longjmp abandoned */
     np_func_stats a = get((void *)spin_a), g = get((void *)jump_guard), d = get((void *)jump_deep);
     assert_int_equal(a.calls, 1);
-    cost_within("spin_a", a.total_ns, 1000000u, cpu, 1);
+    /* (bounded by the time around it, not its CPU time: what is checked
+     * here is which frame it is charged to, and a virtual CPU's stolen
+     * time is not switched-out time the runtime can see) */
+    cost_within("spin_a", a.total_ns, 1000000u, wall > cpu ? wall : cpu, 1);
     assert_true(g.total_ns < a.total_ns);
     assert_true(d.total_ns < a.total_ns);
     /* and nothing is left open: a further summary adds nothing */
