@@ -458,7 +458,9 @@ static int ws_begin(void *ctx, const struct np_trace_process *p)
         return rc;
     bool ns = p->time_unit == NP_UNIT_NS;
     const char *clock = p->clock ? p->clock : "";
-    bool clock_says = (strcmp(clock, "cycles") == 0) == (p->time_unit == NP_UNIT_CYCLES);
+    /* (a clock named "cycles" counts cycles, any other ns) */
+    bool clock_says = p->time_unit == NP_UNIT_CYCLES ? strcmp(clock, "cycles") == 0
+                                                     : p->time_unit == NP_UNIT_NS && strcmp(clock, "cycles") != 0;
     struct np_trace_writer_process wp = { 0 };
     wp.pid = p->pid;
     wp.ppid = p->ppid;
