@@ -63,6 +63,30 @@ static int on_thread(void *ctx, uint32_t tid, const char *name)
     return rc;
 }
 
+/* One event to the sink: through its batch callback when it has one (a
+ * sink that writes a trace), else the event's own. */
+static int tell(struct np_calls_out *e, uint32_t tid, uint64_t time, uint64_t arg, enum np_sink_event kind)
+{
+    const struct np_event_sink *s = e->sink;
+    int rc = 0;
+    if (!s)
+        return 0;
+    if (s->events) {
+        const struct np_event ev = { time, arg, kind };
+        size_t done;
+        rc = s->events(s->ctx, tid, &ev, 1, &done);
+    } else if (kind == NP_EVENT_ENTER && s->enter) {
+        rc = s->enter(s->ctx, tid, time, arg);
+    } else if (kind == NP_EVENT_EXIT && s->exit) {
+        rc = s->exit(s->ctx, tid, time);
+    } else if (kind == NP_EVENT_RESYNC && s->resync) {
+        rc = s->resync(s->ctx, tid, time, arg);
+    } else if (kind == NP_EVENT_SWITCH && s->switch_out) {
+        rc = s->switch_out(s->ctx, tid, time, arg);
+    }
+    return np_calls_out_sink_rc(e, rc);
+}
+
 static int on_enter(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint32_t address)
 {
     struct np_calls_out *e = ctx;
@@ -70,9 +94,7 @@ static int on_enter(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, ui
     e->last_cycles = cycles;
     if (e->writer && np_calls_out_writer_rc(e, np_trace_writer_enter(e->writer, tid, cycles, mine, address)))
         return -1;
-    if (e->sink && e->sink->enter)
-        return np_calls_out_sink_rc(e, e->sink->enter(e->sink->ctx, tid, when(e, cycles, mine), address));
-    return 0;
+    return tell(e, tid, when(e, cycles, mine), address, NP_EVENT_ENTER);
 }
 
 static int on_leave(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns)
@@ -82,9 +104,7 @@ static int on_leave(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns)
     e->last_cycles = cycles;
     if (e->writer && np_calls_out_writer_rc(e, np_trace_writer_exit(e->writer, tid, cycles, mine)))
         return -1;
-    if (e->sink && e->sink->exit)
-        return np_calls_out_sink_rc(e, e->sink->exit(e->sink->ctx, tid, when(e, cycles, mine)));
-    return 0;
+    return tell(e, tid, when(e, cycles, mine), 0, NP_EVENT_EXIT);
 }
 
 static int on_resync(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint32_t n)
@@ -94,9 +114,7 @@ static int on_resync(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, u
     e->last_cycles = cycles;
     if (e->writer && np_calls_out_writer_rc(e, np_trace_writer_resync(e->writer, tid, cycles, mine, n)))
         return -1;
-    if (e->sink && e->sink->resync)
-        return np_calls_out_sink_rc(e, e->sink->resync(e->sink->ctx, tid, when(e, cycles, mine), n));
-    return 0;
+    return tell(e, tid, when(e, cycles, mine), n, NP_EVENT_RESYNC);
 }
 
 static int on_resume(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint64_t out_cycles,
@@ -109,14 +127,11 @@ static int on_resume(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, u
     uint64_t mine = own(e, tid, insns);
     if (e->writer && np_calls_out_writer_rc(e, np_trace_writer_switch(e->writer, tid, cycles, mine, cycles - out_cycles)))
         return -1;
-    if (e->sink && e->sink->switch_out) {
-        /* the instructions of the others are not the thread's: out 0 */
-        uint64_t out = e->metric == NP_METRIC_COUNT ? 0
-                       : e->ns_per_cycle > 0 ? np_ticks_ns(e->ns_per_cycle, cycles - out_cycles)
-                                             : cycles - out_cycles;
-        return np_calls_out_sink_rc(e, e->sink->switch_out(e->sink->ctx, tid, when(e, cycles, mine), out));
-    }
-    return 0;
+    /* the instructions of the others are not the thread's: out 0 */
+    uint64_t out = e->metric == NP_METRIC_COUNT ? 0
+                   : e->ns_per_cycle > 0 ? np_ticks_ns(e->ns_per_cycle, cycles - out_cycles)
+                                         : cycles - out_cycles;
+    return tell(e, tid, when(e, cycles, mine), out, NP_EVENT_SWITCH);
 }
 
 struct np_calltrack_out np_calls_out_hooks(struct np_calls_out *c)

@@ -12,6 +12,7 @@
 #include "trace_read.h"
 #include "source_emu.h"
 #include "source_capture.h"
+#include "source_qemu_log.h"
 
 const struct np_source np_sources[] = {
     { "emu", "ARM firmware (a 32-bit ELF) run in the emulator (docs/emulator.md)", np_probe_arm_elf,
@@ -19,6 +20,8 @@ const struct np_source np_sources[] = {
     { "trace", "a trace directory or .npt file (nanoprof record)", np_probe_trace, np_trace_read_with },
     { "capture", "a Cortex-M firmware's captured output holding its trace (elf=FILE names it)", NULL,
       np_source_capture_read },
+    { "qemu-log", "qemu-system-arm's log of the blocks a firmware ran, -d exec,nochain (elf=FILE names it)",
+      NULL, np_source_qemu_log_read },
     { NULL, NULL, NULL, NULL },
 };
 

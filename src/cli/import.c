@@ -19,12 +19,14 @@
 #include "options.h"
 #include "trace_dir.h"
 #include "analyze/source_capture.h"
+#include "analyze/source_qemu_log.h"
 #include "analyze/trace_write.h"
 #include "common/report_text.h"
 #include "common/trace_format.h"
 
 static const char usage_text[] =
     "usage: nanoprof import [options] CAPTURE --elf FIRMWARE.elf\n"
+    "       nanoprof import [options] --qemu-log LOG --elf FIRMWARE.elf\n"
     "\n"
     "Imports the trace a Cortex-M firmware recorded with np_trace_init\n"
     "(docs/porting.md, \"Recording a trace on the target\"), from CAPTURE, the\n"
@@ -46,8 +48,17 @@ static const char usage_text[] =
     "END): its control block is found in it by its id, and its newest calls\n"
     "imported (docs/porting.md, \"The flight recorder\").\n"
     "\n"
+    "With --qemu-log, LOG is qemu-system-arm's log of the blocks it ran of\n"
+    "FIRMWARE.elf (-d exec,nochain -D LOG; with -singlestep, or -accel\n"
+    "tcg,one-insn-per-tb=on, a block per instruction; -d cpu adds the\n"
+    "registers, which tell threads apart): the calls are rebuilt from the\n"
+    "firmware's code as `nanoprof emu` rebuilds them, times in instructions\n"
+    "(docs/emulator.md, \"QEMU execution logs\"). Every view also reads LOG\n"
+    "itself, given --elf.\n"
+    "\n"
     "options:\n"
     "      --elf FILE      the firmware's ELF (required)\n"
+    "      --qemu-log LOG  import QEMU's execution log LOG\n"
     "  -o, --output PATH   the trace directory (default nanoprof.data); an\n"
     "                      existing one is renamed PATH.old\n"
     "      --help          print this help and exit\n"
@@ -63,7 +74,7 @@ static const char usage_text[] =
     "exit status: 0 imported, 1 nothing could be imported (or only the part\n"
     "before a corrupt chunk), 2 usage error.\n";
 
-enum { OPT_ELF = NP_CLI_OWN };
+enum { OPT_ELF = NP_CLI_OWN, OPT_QEMU_LOG };
 
 /* ---- messages --------------------------------------------------------------------- */
 
@@ -208,16 +219,58 @@ static int import_trace(struct np_capture *cap, struct import_sink *s, const str
     return rc;
 }
 
+/* ---- a QEMU execution log ------------------------------------------------------------- */
+
+static int import_qemu_log(const char *log, const char *elf, const char *out)
+{
+    struct import_out o = { out, "", false };
+    char file[PATH_MAX + 32], err[NP_TRACE_MSG_MAX];
+    snprintf(file, sizeof file, "%s/firmware%s", out, NP_TRACE_FILE_SUFFIX);
+    struct np_trace_write_sink *ws = np_trace_write_sink_new(file, prepare, &o);
+    if (!ws) {
+        fprintf(stderr, "nanoprof import: out of memory\n");
+        return 1;
+    }
+    struct np_event_sink sink = np_trace_write_sink(ws);
+    struct np_trace_summary sum;
+    struct np_qemu_log_stats st;
+    int status = np_qemu_log_read(log, elf, NP_METRIC_TIME, &sink, &sum, &st);
+    bool written = np_trace_write_sink_begun(ws);
+    int rc = status == NP_TRACE_OK ? 0 : 1;
+    if (rc)
+        np_trace_write_sink_stopped(ws);
+    if (np_trace_write_sink_close(ws, err, sizeof err)) {
+        fprintf(stderr, "nanoprof import: %s\n", err);
+        rc = 1;
+    }
+    if (status != NP_TRACE_OK && sum.message[0])
+        fprintf(stderr, "nanoprof import: %s\n", sum.message);
+    if (written && status == NP_TRACE_OK) {
+        fprintf(stderr,
+                "nanoprof import: %" PRIu64 " calls of %" PRIu32 " thread%s, %" PRIu64 " instructions in %" PRIu64
+                " blocks, %" PRIu64 " exceptions (%" PRIu64 " tail-chained), into %s\n",
+                st.calls.calls, st.calls.threads, st.calls.threads == 1 ? "" : "s", st.insns, st.blocks,
+                st.exceptions, st.tail_chains, out);
+        np_qemu_log_say(&st, err, sizeof err);
+        if (err[0])
+            fprintf(stderr, "nanoprof import: warning: %s\n", err);
+    } else if (!written && o.prepared) {
+        rmdir(o.dir);
+    }
+    return rc;
+}
+
 /* ---- the command ------------------------------------------------------------------- */
 
 static const struct np_cli_option options[] = {
     { "output", 'o', NP_CLI_VALUE, 'o' },
     { "elf", 0, NP_CLI_VALUE, OPT_ELF },
+    { "qemu-log", 0, NP_CLI_VALUE, OPT_QEMU_LOG },
     { NULL, 0, 0, 0 },
 };
 
 struct import_cmd {
-    const char *out, *elf;
+    const char *out, *elf, *qemu_log;
 };
 
 static void usage(FILE *out)
@@ -228,17 +281,24 @@ static void usage(FILE *out)
 static int option(void *ctx, int id, const char *value)
 {
     struct import_cmd *c = ctx;
-    *(id == 'o' ? &c->out : &c->elf) = value;
+    *(id == 'o' ? &c->out : id == OPT_ELF ? &c->elf : &c->qemu_log) = value;
     return 0;
 }
 
 int np_cmd_import(int argc, char **argv)
 {
-    struct import_cmd c = { NP_TRACE_DEFAULT_PATH, NULL };
+    struct import_cmd c = { NP_TRACE_DEFAULT_PATH, NULL, NULL };
     struct np_cli cli = { "import", options, NP_CLI_PERMUTE, usage, option, NULL };
     int first, rc = np_cli_parse(&cli, &c, argc, argv, &first);
     if (rc)
         return rc == NP_CLI_HELP ? 0 : rc;
+    if (c.qemu_log) {
+        if (first < argc)
+            return np_cli_usage_error("import", "--qemu-log takes the log: no capture besides");
+        if (!c.elf)
+            return np_cli_usage_error("import", "--elf FIRMWARE.elf is required: the log's code is read from it");
+        return import_qemu_log(c.qemu_log, c.elf, c.out);
+    }
     if (first >= argc)
         return np_cli_usage_error("import", "no capture given");
     if (first + 1 < argc)

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/trace_format.h"
+#include "analyze/source_qemu_log.h"
 
 /* Below any command's own long option values, above any character. */
 enum {
@@ -230,8 +231,9 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
     np_progress_update(&v->progress, done, total);
 }
 
-/* With --elf, PATH is a target's capture, read by the capture source
- * (analyze/source_capture.h) with the ELF named. */
+/* With --elf, PATH is a QEMU execution log (analyze/source_qemu_log.h)
+ * or else a target's capture (analyze/source_capture.h), read with the
+ * ELF named. */
 static int load_capture(struct np_view *v, struct np_model **m)
 {
     struct np_trace_hooks hooks = { v, np_view_diag, on_progress };
@@ -242,7 +244,7 @@ static int load_capture(struct np_view *v, struct np_model **m)
     }
     const char *args[] = { elf, NULL };
     v->opt.source.args = args;
-    v->opt.source.source = "capture";
+    v->opt.source.source = np_probe_qemu_log(v->path) ? "qemu-log" : "capture";
     int status = np_model_load(v->path, &v->opt, &hooks, m, &v->summary);
     v->opt.source.args = NULL;
     v->opt.source.source = NULL;

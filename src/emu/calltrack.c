@@ -531,6 +531,14 @@ int np_calltrack_status(const struct np_calltrack *t)
     return t->status;
 }
 
+bool np_calltrack_in_exception(const struct np_calltrack *t)
+{
+    if (!t->started)
+        return false;
+    const struct thread *th = &t->threads[t->cur];
+    return th->n && !th->deep && th->frames[th->n - 1].exc;
+}
+
 const struct np_calltrack_stats *np_calltrack_stats(const struct np_calltrack *t)
 {
     return &t->stats;

@@ -113,6 +113,10 @@ void np_calltrack_branch(void *tracker, struct np_cpu *cpu, const struct np_bran
 int np_calltrack_finish(struct np_calltrack *t, const struct np_cpu *cpu);
 /* Non-zero once an output callback asked to stop (the run should halt). */
 int np_calltrack_status(const struct np_calltrack *t);
+/* Whether the running thread's innermost open call is an exception's:
+ * its handler runs, outside any call it made (a source that cannot see
+ * EXC_RETURN values takes a return from there as the exception's). */
+bool np_calltrack_in_exception(const struct np_calltrack *t);
 const struct np_calltrack_stats *np_calltrack_stats(const struct np_calltrack *t);
 void np_calltrack_free(struct np_calltrack *t);
 

@@ -106,6 +106,16 @@ static void classify(const cs_insn *in, struct np_insn_flow *f)
     case ARM_INS_UDF:
         f->raises = 1;
         return;
+    case ARM_INS_ISB:
+    case ARM_INS_MSR:
+    case ARM_INS_CPS:
+    case ARM_INS_WFI:
+    case ARM_INS_WFE:
+    case ARM_INS_SEV:
+    case ARM_INS_YIELD:
+    case ARM_INS_BKPT:
+        f->ends_block = 1;
+        return;
     default:
         break;
     }

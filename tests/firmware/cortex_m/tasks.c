@@ -1,0 +1,73 @@
+/* tasks.c - two tasks that a SysTick-driven PendSV switches between, as
+ * a preemptive RTOS does (tests/test_qemu_log.sh): each task's calls are
+ * its own thread, found from the log with no instrumentation. Counts are
+ * known by construction: task_a calls work_a 40 times, task_b work_b 60
+ * times; the ticks are counted and printed. */
+#include <stdint.h>
+#include "cm.h"
+
+#define SCB_ICSR (*(volatile uint32_t *)0xe000ed04)
+#define SCB_SHPR3 (*(volatile uint32_t *)0xe000ed20)
+
+volatile uint32_t ticks, done_a, done_b, sink;
+static uint32_t stack_a[256], stack_b[256];
+uint32_t *task_sp[2];  /* saved process stack pointers (switch.S) */
+uint32_t task_current; /* the running task's index */
+
+NOIPA void work_a(int i) { sink += (uint32_t)spin(40 + i); }
+NOIPA void work_b(int i) { sink ^= (uint32_t)spin(30 + i); }
+
+void task_a(void)
+{
+    for (int i = 0; i < 40; i++)
+        work_a(i);
+    done_a = 1;
+    while (!done_b)
+        ;
+    SYST_CSR = 0;
+    put_uint("ticks=", ticks);
+    cm_exit(0);
+}
+
+void task_b(void)
+{
+    for (int i = 0; i < 60; i++)
+        work_b(i);
+    done_b = 1;
+    for (;;)
+        ;
+}
+
+NOIPA void tick_work(void) { ticks++; }
+
+void systick_handler(void)
+{
+    tick_work();
+    SCB_ICSR = 1u << 28; /* PENDSVSET: switch at the end */
+}
+
+/* a task's first frame, as an exception return pops it: r0-r3, r12, lr,
+ * pc, xPSR, below the eight registers switch.S restores */
+static uint32_t *first_frame(uint32_t *top, void (*entry)(void))
+{
+    uint32_t *sp = top - 16;
+    for (int i = 0; i < 16; i++)
+        sp[i] = 0;
+    sp[8 + 5] = 0xfffffffd;           /* lr: not returned to */
+    sp[8 + 6] = (uint32_t)entry & ~1u; /* pc */
+    sp[8 + 7] = 1u << 24;             /* xPSR: Thumb */
+    return sp;
+}
+
+int main(void)
+{
+    task_sp[0] = first_frame(stack_a + 256, task_a);
+    task_sp[1] = first_frame(stack_b + 256, task_b);
+    task_current = 1;                  /* the first switch goes to task_a */
+    SCB_SHPR3 |= 0xffu << 16;          /* PendSV at the lowest priority */
+    SYST_RVR = 99;
+    SYST_CVR = 0;
+    SYST_CSR = 7;
+    __asm__ volatile("svc 0");         /* the first task (switch.S) */
+    return 1;                          /* never */
+}
