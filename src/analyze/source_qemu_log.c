@@ -456,8 +456,11 @@ static void exc_return(struct qlog *L, const struct np_insn_flow *x, uint32_t to
         tell(L, x->addr, to, NP_BR_EXC_RETURN, x->reg, NP_BRF_FROM_THUMB);
         return;
     }
+    /* (kept in the order they were parked: where several could be, the
+     * one switched out longest ago runs again, as a round robin has it) */
     struct exc s = L->parked[i];
-    L->parked[i] = L->parked[--L->nparked];
+    memmove(&L->parked[i], &L->parked[i + 1], (L->nparked - i - 1) * sizeof *L->parked);
+    L->nparked--;
     tell(L, x->addr, s.key, NP_BR_EXC_RETURN, x->reg, NP_BRF_FROM_THUMB);
     resolve(L, &s, to);
 }
