@@ -8,7 +8,7 @@
 # registers), which must also agree on every instruction; handlers nested
 # under what they interrupted; a jump table's jumps no calls; two tasks a
 # PendSV switches, each its own thread (expected/cm_tasks.calls), with
-# and without registers; bad input.
+# and without registers; `nanoprof emu --qemu BOARD`; bad input.
 #
 #   sh test_qemu_log.sh BUILD_DIR
 set -u
@@ -126,6 +126,35 @@ for mode in block cpu; do
         awk -F, '$1 == "pendsv_handler" && $3 / $2 > 20 { bad = 1 } END { exit bad }' ||
         fail "tasks $mode: pendsv_handler keeps the other task's time with --exclude-switched"
 done
+
+# ---- nanoprof emu --qemu BOARD: QEMU run and its log read as it comes ----
+"$np" emu --qemu mps2-an385 -o "$tmp/emu" --report "$fw/cm_calls_m3.elf" >"$tmp/emu.out" 2>"$tmp/emu.err" ||
+    fail "emu --qemu: exit status $? ($(cat "$tmp/emu.err"))"
+ticks=$(sed -n 's/^ticks=\([0-9]*\)$/\1/p' "$tmp/emu.out")
+sed "s/TICKS/${ticks:-none}/" "$expected/cm_calls.calls" | sort >"$tmp/expected"
+counts "$tmp/emu" "" | diff "$tmp/expected" - >"$tmp/diff" || { fail "emu --qemu: call counts differ:"; cat "$tmp/diff"; }
+grep -q "exited with 0 on QEMU's mps2-an385 after [0-9]* instructions; [0-9]* calls in 1 thread" "$tmp/emu.err" ||
+    fail "emu --qemu: its line: $(cat "$tmp/emu.err")"
+awk '$NF == "fib" && $3 == 465 { ok = 1 } END { exit !ok }' "$tmp/emu.err" ||
+    fail "emu --qemu --report: no fib row of 465 calls: $(grep -e "incl" -e fib "$tmp/emu.err")"
+"$np" emu --qemu mps2-an385 -o "$tmp/emu_tasks" "$fw/cm_tasks.elf" >/dev/null 2>"$tmp/emu.err" ||
+    fail "emu --qemu, tasks: exit status $? ($(cat "$tmp/emu.err"))"
+: >"$tmp/got"
+for tid in 2 3; do
+    counts "$tmp/emu_tasks" "" --tid=$tid | grep "^task_\|^work_\|^put_uint \|^cm_exit " | sed "s/^/$tid /" >>"$tmp/got"
+done
+sort "$tmp/got" | diff "$expected/cm_tasks.calls" - >"$tmp/diff" ||
+    { fail "emu --qemu, tasks: counts per thread differ:"; cat "$tmp/diff"; }
+"$np" emu --qemu no-such-board -o "$tmp/noboard" "$fw/cm_calls_m3.elf" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "QEMU ran no instruction" "$tmp/err" && [ ! -e "$tmp/noboard" ] ||
+    fail "emu --qemu, no such board: $(cat "$tmp/err")"
+QEMU_SYSTEM_ARM=/no/qemu "$np" emu --qemu mps2-an385 -o "$tmp/noqemu" "$fw/cm_calls_m3.elf" 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "/no/qemu: not found" "$tmp/err" || fail "emu --qemu, no QEMU: $(cat "$tmp/err")"
+"$np" emu --qemu mps2-an385 --irq-every 100 "$fw/cm_calls_m3.elf" 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "irq-every is the interpreter's" "$tmp/err" || fail "emu --qemu --irq-every: $(cat "$tmp/err")"
+"$np" emu -o "$tmp/refused" "$fw/cm_calls_m3.elf" 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "with --qemu BOARD" "$tmp/err" && [ ! -e "$tmp/refused" ] ||
+    fail "emu of a Cortex-M firmware: $(cat "$tmp/err")"
 
 # ---- bad input: one line, a non-zero exit, nothing written ----
 elf=$fw/cm_calls_m3.elf

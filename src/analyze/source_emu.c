@@ -258,7 +258,7 @@ static int cpu_for(const struct np_image *img, const struct np_emu_config *cfg, 
     if (np_image_is_m_profile(arch, img->cpu_profile))
         return fail(err, size,
                     "built for %s (Tag_CPU_arch %d), a Cortex-M: the emulator runs ARMv4T and ARMv5TE code "
-                    "(arm7tdmi, arm946e-s); profile a Cortex-M firmware from a QEMU execution log "
+                    "(arm7tdmi, arm946e-s); run a Cortex-M firmware with --qemu BOARD, profile it from a QEMU execution log "
                     "(nanoprof import --qemu-log) or with the runtime on it",
                     name, arch);
     if (arch > 5)

@@ -785,6 +785,21 @@ static int read_log(struct qlog *L, FILE *f, struct np_trace_summary *sum)
 int np_qemu_log_read(const char *path, const char *elf, enum np_metric metric, const struct np_event_sink *sink,
                      struct np_trace_summary *summary, struct np_qemu_log_stats *stats)
 {
+    FILE *f = fopen(path, "re");
+    if (!f) {
+        memset(summary, 0, sizeof *summary);
+        memset(stats, 0, sizeof *stats);
+        return fail(summary, NP_TRACE_EIO, "%s: %m", path);
+    }
+    int rc = np_qemu_log_read_stream(f, path, elf, true, metric, sink, summary, stats);
+    fclose(f);
+    return rc;
+}
+
+int np_qemu_log_read_stream(FILE *f, const char *path, const char *elf, bool check, enum np_metric metric,
+                            const struct np_event_sink *sink, struct np_trace_summary *summary,
+                            struct np_qemu_log_stats *stats)
+{
     memset(summary, 0, sizeof *summary);
     memset(stats, 0, sizeof *stats);
     if (metric == NP_METRIC_COUNT) /* (its times are instructions already) */
@@ -796,12 +811,6 @@ int np_qemu_log_read(const char *path, const char *elf, enum np_metric metric, c
     if (np_image_load(elf, NULL, &L->img, err, sizeof err) != 0) {
         free(L);
         return fail(summary, NP_TRACE_ENOTTRACE, "%s: %s", elf, err);
-    }
-    FILE *f = fopen(path, "re");
-    if (!f) {
-        np_image_free(&L->img);
-        free(L);
-        return fail(summary, NP_TRACE_EIO, "%s: %m", path);
     }
     int status = NP_TRACE_OK;
     bool begun = false;
@@ -815,7 +824,7 @@ int np_qemu_log_read(const char *path, const char *elf, enum np_metric metric, c
         status = fail(summary, NP_TRACE_ENOMEM, "out of memory");
         goto out;
     }
-    if ((status = check_names(L, f, path, elf, summary)) != 0)
+    if (check && (status = check_names(L, f, path, elf, summary)) != 0)
         goto out;
     begun = true;
     L->out.sink = sink;
@@ -854,7 +863,6 @@ out:
     L->st.insns = L->cpu.insns;
     L->st.calls = stats->calls;
     *stats = L->st;
-    fclose(f);
     np_calltrack_free(L->trk);
     np_addrspace_free(L->as);
     np_symbols_free(L->syms);

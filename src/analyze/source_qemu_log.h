@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "events.h"
 #include "source.h"
 #include "emu/calltrack.h"
@@ -41,6 +42,12 @@ bool np_probe_qemu_log(const char *path);
  * what was found. */
 int np_qemu_log_read(const char *path, const char *elf, enum np_metric metric, const struct np_event_sink *sink,
                      struct np_trace_summary *summary, struct np_qemu_log_stats *stats);
+/* The same from F, read to its end (a pipe QEMU writes), named PATH in
+ * messages; CHECK: refuse a log whose blocks QEMU named as the ELF does
+ * not (F is read twice: a file). */
+int np_qemu_log_read_stream(FILE *f, const char *path, const char *elf, bool check, enum np_metric metric,
+                            const struct np_event_sink *sink, struct np_trace_summary *summary,
+                            struct np_qemu_log_stats *stats);
 /* STATS' inexact parts in one line; "" when it has none. */
 void np_qemu_log_say(const struct np_qemu_log_stats *stats, char *buf, size_t size);
 /* The source table's reader: O->args holds "elf=FILE". */

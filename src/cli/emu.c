@@ -8,11 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 #include "options.h"
 #include "trace_dir.h"
 #include "analyze/model.h"
+#include "analyze/qemu_run.h"
 #include "analyze/source_emu.h"
+#include "analyze/trace_write.h"
 #include "analyze/textfmt.h"
 
 static const char usage_text[] =
@@ -26,6 +29,14 @@ static const char usage_text[] =
     "call. Semihosting serves the firmware's console, files, arguments (ARGS)\n"
     "and exit code, which become the command's. The calls go into a trace that\n"
     "report, tree, graph, replay, flame and dump read (docs/emulator.md).\n"
+    "\n"
+    "With --qemu BOARD, FIRMWARE.elf runs in qemu-system-arm -M BOARD instead\n"
+    "(any of its boards, peripherals and all: mps2-an385, mps2-an386,\n"
+    "microbit, ...; Cortex-M firmware, which the interpreter does not run), and\n"
+    "its calls are rebuilt from QEMU's execution log as it is written, by the\n"
+    "same rules; times are instructions. The board's UART is the command's\n"
+    "console; QEMU_SYSTEM_ARM names another QEMU (docs/emulator.md, \"QEMU\n"
+    "execution logs\").\n"
     "\n"
     "options:\n"
     "  -o, --output PATH     the trace directory (default nanoprof.data); an\n"
@@ -49,6 +60,8 @@ static const char usage_text[] =
     "                        (default 100000000)\n"
     "      --real-time       time() gives the host's time (the run is then not\n"
     "                        reproducible if the firmware uses it)\n"
+    "      --qemu BOARD      run it in qemu-system-arm -M BOARD (only -o and\n"
+    "                        --report apply then)\n"
     "      --report          print the flat profile after the run (stderr)\n"
     "      --help            print this help and exit\n"
     "\n"
@@ -62,7 +75,7 @@ static const char usage_text[] =
     "error.\n";
 
 enum { OPT_CPU = NP_CLI_OWN, OPT_MAX, OPT_IRQ, OPT_SWITCH, OPT_WAIT, OPT_RAM, OPT_MAP, OPT_CLOCK, OPT_REAL,
-       OPT_REPORT };
+       OPT_REPORT, OPT_QEMU };
 
 static const struct np_cli_option options[] = {
     { "output", 'o', NP_CLI_VALUE, 'o' },
@@ -76,6 +89,7 @@ static const struct np_cli_option options[] = {
     { "clock", 0, NP_CLI_VALUE, OPT_CLOCK },
     { "real-time", 0, NP_CLI_NO_VALUE, OPT_REAL },
     { "report", 0, NP_CLI_NO_VALUE, OPT_REPORT },
+    { "qemu", 0, NP_CLI_VALUE, OPT_QEMU },
     { NULL, 0, 0, 0 },
 };
 
@@ -84,6 +98,8 @@ struct emu_cmd {
     struct np_emu_config c;
     const char *out;
     bool want_report;
+    const char *qemu_board;  /* --qemu */
+    const char *emu_only;    /* an option of the interpreter's given, for the error */
 };
 
 static void usage(FILE *out)
@@ -103,9 +119,16 @@ static int set(struct np_emu_config *c, const char *name, const char *value)
 static int option(void *ctx, int id, const char *value)
 {
     struct emu_cmd *e = ctx;
+    if (id != 'o' && id != OPT_REPORT && id != OPT_QEMU)
+        for (const struct np_cli_option *o = options; o->name; o++)
+            if (o->id == id)
+                e->emu_only = o->name;
     switch (id) {
     case 'o':
         e->out = value;
+        return 0;
+    case OPT_QEMU:
+        e->qemu_board = value;
         return 0;
     case OPT_CPU:
         return set(&e->c, "cpu", value);
@@ -141,12 +164,13 @@ static int option(void *ctx, int id, const char *value)
     return 2;
 }
 
-/* The flat profile of the trace in DIR, cycles and instructions side by
- * side, on stderr (the firmware's output has stdout). */
-static int report(const char *dir)
+/* The flat profile of the trace in DIR on stderr (the firmware's output
+ * has stdout): cycles and instructions side by side, or instructions
+ * alone (INSNS_ONLY: a QEMU run's). */
+static int report(const char *dir, bool insns_only)
 {
     struct np_model *m[2] = { NULL, NULL };
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < (insns_only ? 1 : 2); i++) {
         struct np_model_options mo = { 0 };
         mo.source.metric = i ? NP_METRIC_COUNT : NP_METRIC_TIME;
         int rc = np_model_load(dir, &mo, NULL, &m[i], NULL);
@@ -159,7 +183,9 @@ static int report(const char *dir)
     }
     size_t n, n2;
     const struct np_function *fc = np_model_functions(m[0], &n);
-    const struct np_function *fi = np_model_functions(m[1], &n2);
+    const struct np_function *fi = insns_only ? fc : np_model_functions(m[1], &n2);
+    if (insns_only)
+        n2 = n;
     /* both models read the same calls in the same order: the same rows */
     uint32_t *order = malloc((n ? n : 1) * sizeof *order);
     size_t k = 0;
@@ -176,18 +202,62 @@ static int report(const char *dir)
         }
         order[j] = x;
     }
-    fprintf(stderr, "%14s %14s %14s %14s %10s %12s %12s  %s\n", "incl cycles", "self cycles", "incl insns",
-            "self insns", "calls", "min cycles", "max cycles", "function");
+    if (insns_only)
+        fprintf(stderr, "%14s %14s %10s %12s %12s  %s\n", "incl insns", "self insns", "calls", "min insns",
+                "max insns", "function");
+    else
+        fprintf(stderr, "%14s %14s %14s %14s %10s %12s %12s  %s\n", "incl cycles", "self cycles", "incl insns",
+                "self insns", "calls", "min cycles", "max cycles", "function");
     for (size_t i = 0; i < k; i++) {
         const struct np_function *c = &fc[order[i]], *s = &fi[order[i]];
-        fprintf(stderr, "%14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %10" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %s%s\n",
-                c->total_ns, c->self_ns, s->total_ns, s->self_ns, c->calls, c->min_ns, c->max_ns, c->name,
-                c->resynced ? " (?)" : "");
+        if (!insns_only)
+            fprintf(stderr, "%14" PRIu64 " %14" PRIu64 " ", c->total_ns, c->self_ns);
+        fprintf(stderr, "%14" PRIu64 " %14" PRIu64 " %10" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %s%s\n", s->total_ns,
+                s->self_ns, c->calls, c->min_ns, c->max_ns, c->name, c->resynced ? " (?)" : "");
     }
     free(order);
     np_model_free(m[0]);
     np_model_free(m[1]);
     return 0;
+}
+
+/* --qemu: the firmware run in QEMU, its trace written into DIR as FILE. */
+static int run_qemu(struct emu_cmd *e, const char *elf, char **args, int nargs, const char *dir, const char *file)
+{
+    struct np_trace_write_sink *ws = np_trace_write_sink_new(file, NULL, NULL);
+    if (!ws) {
+        fprintf(stderr, "nanoprof emu: out of memory\n");
+        return 1;
+    }
+    struct np_event_sink sink = np_trace_write_sink(ws);
+    struct np_qemu_run r = { e->qemu_board, elf, (const char *const *)args, nargs };
+    struct np_trace_summary sum;
+    struct np_qemu_log_stats st;
+    int code, status = np_qemu_run(&r, &sink, &sum, &st, &code);
+    fflush(stdout);
+    char err[NP_TRACE_MSG_MAX];
+    if (status != NP_TRACE_OK)
+        np_trace_write_sink_stopped(ws);
+    if (np_trace_write_sink_close(ws, err, sizeof err) && status == NP_TRACE_OK) {
+        fprintf(stderr, "nanoprof emu: %s\n", err);
+        return 1;
+    }
+    if (status != NP_TRACE_OK) {
+        fprintf(stderr, "nanoprof emu: %s\n", sum.message[0] ? sum.message : np_trace_strerror(status));
+        rmdir(dir); /* (when nothing was written into it) */
+        return 1;
+    }
+    fprintf(stderr,
+            "nanoprof emu: %s exited with %d on QEMU's %s after %" PRIu64 " instructions; %" PRIu64
+            " calls in %" PRIu32 " thread%s, %" PRIu64 " exceptions; trace in %s\n",
+            elf, code, e->qemu_board, st.insns, st.calls.calls, st.calls.threads ? st.calls.threads : 1,
+            st.calls.threads > 1 ? "s" : "", st.exceptions, e->out);
+    np_qemu_log_say(&st, err, sizeof err);
+    if (err[0])
+        fprintf(stderr, "nanoprof emu: warning: %s\n", err);
+    if (e->want_report && report(dir, true) != 0)
+        return 1;
+    return code < 0 ? 1 : code & 0xff;
 }
 
 int np_cmd_emu(int argc, char **argv)
@@ -204,11 +274,15 @@ int np_cmd_emu(int argc, char **argv)
     const char *elf = argv[first];
     e.c.argv = (const char *const *)argv + first;
     e.c.argc = argc - first;
+    if (e.qemu_board && e.emu_only)
+        return np_cli_usage_error("emu", "--%s is the interpreter's: it does not apply with --qemu", e.emu_only);
 
     char dir[PATH_MAX], file[PATH_MAX + 16];
     if (!np_trace_dir_prepare("emu", e.out, dir, sizeof dir))
         return 1;
     snprintf(file, sizeof file, "%s/1.npt", dir);
+    if (e.qemu_board)
+        return run_qemu(&e, elf, argv + first + 1, argc - first - 1, dir, file);
     e.c.save = file;
     struct np_trace_summary sum;
     struct np_emu_result r;
@@ -216,6 +290,7 @@ int np_cmd_emu(int argc, char **argv)
     fflush(stdout);
     if (rc != NP_TRACE_OK) {
         fprintf(stderr, "nanoprof emu: %s\n", sum.message[0] ? sum.message : np_trace_strerror(rc));
+        rmdir(dir); /* (a firmware refused: nothing was written) */
         return 1;
     }
     const struct np_calltrack_stats *s = &r.calls;
@@ -236,7 +311,7 @@ int np_cmd_emu(int argc, char **argv)
     fprintf(stderr, "; trace in %s\n", e.out);
     if (r.failed)
         fprintf(stderr, "nanoprof emu: error: %s\n", r.error);
-    if (e.want_report && report(dir) != 0)
+    if (e.want_report && report(dir, false) != 0)
         return 1;
     if (r.failed)
         return 1;
