@@ -156,6 +156,25 @@ QEMU_SYSTEM_ARM=/no/qemu "$np" emu --qemu mps2-an385 -o "$tmp/noqemu" "$fw/cm_ca
 [ $? -eq 1 ] && grep -q "with --qemu BOARD" "$tmp/err" && [ ! -e "$tmp/refused" ] ||
     fail "emu of a Cortex-M firmware: $(cat "$tmp/err")"
 
+# a fault whose handler loops for good ends the run, said; so does the
+# instruction limit
+"$np" emu --qemu mps2-an385 -o "$tmp/fault" "$fw/cm_fault.elf" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] || fail "emu --qemu, a fault: not exit 1"
+grep -q "error: the firmware faulted: HardFault in the block at 0x[0-9a-f]* in jump_to; its handler loops at 0x[0-9a-f]* in hardfault_handler$" "$tmp/err" ||
+    fail "emu --qemu, a fault: $(cat "$tmp/err")"
+[ "$(counts "$tmp/fault" "" | awk '$1 == "spin" || $1 == "jump_to" || $1 == "hardfault_handler"' | tr '\n' ' ')" = "hardfault_handler 1 jump_to 1 spin 1 " ] ||
+    fail "emu --qemu, a fault: calls $(counts "$tmp/fault" "" | tr '\n' ' ')"
+timeout 5 qemu-system-arm -M mps2-an385 -icount shift=0 -nographic -monitor none -serial none \
+    -semihosting-config enable=on,target=native -kernel "$fw/cm_fault.elf" -d exec,nochain -D "$tmp/fault.log" >/dev/null 2>&1
+"$np" import --qemu-log "$tmp/fault.log" --elf "$fw/cm_fault.elf" -o "$tmp/fault.trace" 2>"$tmp/err" ||
+    fail "import of a fault's log: $(cat "$tmp/err")"
+grep -q "note: the firmware faulted: HardFault" "$tmp/err" || fail "import of a fault's log: $(cat "$tmp/err")"
+"$np" emu --qemu mps2-an385 --max-insns 5000 -o "$tmp/limit" "$fw/cm_calls_m3.elf" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "error: still running after [0-9]* instructions (the limit: --max-insns), at 0x" "$tmp/err" ||
+    fail "emu --qemu --max-insns: $(cat "$tmp/err")"
+n=$(sed -n 's/.* after \([0-9]*\) instructions;.*/\1/p' "$tmp/err")
+[ -n "$n" ] && [ "$n" -ge 5000 ] && [ "$n" -lt 5700 ] || fail "emu --qemu --max-insns 5000: stopped after ${n:-?}"
+
 # ---- bad input: one line, a non-zero exit, nothing written ----
 elf=$fw/cm_calls_m3.elf
 log=$tmp/cm_calls_m3.block.log

@@ -128,9 +128,12 @@ int np_qemu_run(const struct np_qemu_run *r, const struct np_event_sink *sink, s
         kill(pid, SIGTERM);
         status = fail(summary, NP_TRACE_ENOMEM, "out of memory", NULL);
     } else {
-        status = np_qemu_log_read_stream(f, "QEMU's log", r->elf, false, NP_METRIC_TIME, sink, summary, stats);
-        if (status != NP_TRACE_OK && !reaped)
-            kill(pid, SIGTERM); /* (a sink that stopped, a bad ELF: no more to read) */
+        status = np_qemu_log_read_stream(f, "QEMU's log", r->elf, false, r->max_insns, NP_METRIC_TIME, sink,
+                                         summary, stats);
+        /* read no further (a sink that stopped, a bad ELF, a handler
+         * looping for good, the limit): QEMU would run on */
+        if ((status != NP_TRACE_OK || stats->halted || stats->limited) && !reaped)
+            kill(pid, SIGTERM);
         fclose(f);
     }
     if (!reaped)

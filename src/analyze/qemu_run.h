@@ -20,12 +20,14 @@ struct np_qemu_run {
     const char *elf;
     const char *const *args;        /* the firmware's arguments after its name; NULL: none */
     int nargs;
+    uint64_t max_insns;             /* stop it there (0: never) */
 };
 
 /* Runs R, telling SINK the calls. Returns an np_trace_status (SUMMARY's
  * message says why: QEMU missing, or exited before it ran anything);
  * *EXIT_CODE: QEMU's exit status, the firmware's exit code (-1 when QEMU
- * was killed by a signal). */
+ * was stopped: STATS says why, a handler looping in `b .` for good or
+ * the instruction limit, in its ending line). */
 int np_qemu_run(const struct np_qemu_run *r, const struct np_event_sink *sink, struct np_trace_summary *summary,
                 struct np_qemu_log_stats *stats, int *exit_code);
 

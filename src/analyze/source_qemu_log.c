@@ -62,6 +62,7 @@ struct exc {
     uint32_t resume;        /* where it returns; QLOG_NOWHERE: found at its return */
     uint32_t key;           /* its return address to the tracker, its own */
     uint32_t handler;       /* its handler's address */
+    uint16_t number;        /* its exception's number (0: not known, QLOG_SHARED) */
     uint32_t sp;            /* the stack pointer where it came (sp_known) */
     bool sp_known;
     uint32_t block;         /* the block it came after */
@@ -69,6 +70,18 @@ struct exc {
     bool pending_count;     /* that block's instructions are counted at the return */
     struct np_insn_flow x;
 };
+
+/* A handler of the vector table: its exception's number (2 NMI, 3
+ * HardFault, ..., 16 + n IRQ n), or QLOG_SHARED for a handler several
+ * exceptions share. */
+struct handler {
+    uint32_t addr;
+    uint16_t number;
+};
+#define QLOG_SHARED 0xffffu
+/* A `b .` inside a handler that has run so many times in a row is taken
+ * for the firmware's end: nothing of a lower priority can run again. */
+#define QLOG_HALT_LOOPS 64
 
 /* Registers a `-d cpu` log gives at a block's start. */
 struct regs {
@@ -84,8 +97,10 @@ struct qlog {
     struct np_symbols *syms;
     struct np_addrspace *as;
     bool mclass;
-    uint32_t *handlers;          /* the vector table's handlers, sorted */
+    struct handler *handlers;    /* the vector table's handlers, by address */
     size_t nhandlers;
+    uint64_t max_insns;          /* stop there (0: never) */
+    uint32_t self_loops;         /* a `b .` run so many times in a row */
     struct block *blocks;        /* open addressing on the start address */
     size_t cap, nblocks;
     struct exc *excs;            /* the CPU's exceptions, innermost last */
@@ -232,25 +247,32 @@ static bool may_end_before(const struct qlog *L, uint32_t last, uint32_t to)
            f.ends_block;
 }
 
-static bool is_handler(const struct qlog *L, uint32_t addr)
+/* The exception number of the handler at ADDR (QLOG_SHARED when several
+ * share it); 0 when the vector table has no handler there. */
+static uint16_t handler_number(const struct qlog *L, uint32_t addr)
 {
     size_t lo = 0, hi = L->nhandlers;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (L->handlers[mid] == addr)
-            return true;
-        if (L->handlers[mid] < addr)
+        if (L->handlers[mid].addr < addr)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return false;
+    if (lo == L->nhandlers || L->handlers[lo].addr != addr)
+        return 0;
+    return lo + 1 < L->nhandlers && L->handlers[lo + 1].addr == addr ? QLOG_SHARED : L->handlers[lo].number;
 }
 
-static int cmp_u32(const void *a, const void *b)
+static bool is_handler(const struct qlog *L, uint32_t addr)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
+    return handler_number(L, addr) != 0;
+}
+
+static int cmp_handler(const void *a, const void *b)
+{
+    const struct handler *x = a, *y = b;
+    return x->addr != y->addr ? (x->addr > y->addr) - (x->addr < y->addr) : (x->number > y->number) - (x->number < y->number);
 }
 
 /* The vector table: where the ELF's reset handler is word 1 (the
@@ -297,11 +319,12 @@ static int find_handlers(struct qlog *L)
                 continue;
             if (!(w & 1) || (w & ~1u) < L->img.text_lo || (w & ~1u) >= L->img.text_hi)
                 break;
-            L->handlers[L->nhandlers++] = w & ~1u;
+            L->handlers[L->nhandlers].addr = w & ~1u;
+            L->handlers[L->nhandlers++].number = (uint16_t)i;
             if ((w & ~1u) > cands[c] && (w & ~1u) < end)
                 end = w & ~1u;
         }
-        qsort(L->handlers, L->nhandlers, sizeof *L->handlers, cmp_u32);
+        qsort(L->handlers, L->nhandlers, sizeof *L->handlers, cmp_handler);
         return 0;
     }
     return 0;
@@ -345,8 +368,9 @@ static int push(struct exc **a, size_t *n, size_t *cap, const struct exc *e)
     return 0;
 }
 
-static int push_exc(struct qlog *L, struct exc *e, uint32_t handler, const struct regs *rp)
+static int push_exc(struct qlog *L, struct exc *e, uint32_t handler, const struct regs *rp, const struct regs *rq)
 {
+    e->number = rq->known && rq->ipsr ? (uint16_t)rq->ipsr : handler_number(L, handler);
     if (e->resume == QLOG_NOWHERE)
         L->st.resumes_deferred++;
     e->key = QLOG_KEY_BASE + 2 * (L->next_key++ & 0x7fffu);
@@ -483,6 +507,26 @@ static int step(struct qlog *L, uint32_t p, const struct regs *rp, uint32_t coun
         count_insns(L, 1);
         return 0;
     }
+    if (L->max_insns && L->cpu.insns >= L->max_insns) {
+        L->st.limited = true;
+        L->st.end_pc = p;
+        L->cpu.halt = true;
+        return 0;
+    }
+    /* a handler's `b .`: the end */
+    if (b->has_x && b->x.addr == p && b->x.kind == NP_BR_B && b->x.direct && !b->x.cond && b->x.target == p &&
+        q == p && L->nexc) {
+        if (++L->self_loops == QLOG_HALT_LOOPS) {
+            L->st.halted = true;
+            L->st.end_pc = p;
+            L->st.end_exception = L->excs[L->nexc - 1].number;
+            L->st.end_resume = L->excs[L->nexc - 1].resume;
+            L->st.end_block = L->excs[L->nexc - 1].block;
+            L->cpu.halt = true;
+        }
+    } else {
+        L->self_loops = 0;
+    }
     uint32_t last, k = fall_count(L, b, q, &last);
     if (k && !count && b->has_x && b->x.direct && b->x.target == q && !may_end_before(L, last, q))
         k = 0; /* a loop: its branch went back to Q */
@@ -519,13 +563,13 @@ static int step(struct qlog *L, uint32_t p, const struct regs *rp, uint32_t coun
         } else {
             e.pending_count = true;
         }
-        return push_exc(L, &e, q, rp);
+        return push_exc(L, &e, q, rp, rq);
     }
     if (entry && !count && !x->raises && !ret) {
         /* a log without counts: the block may have been cut before X */
         e.pending_count = e.pending_x = true;
         e.x = *x;
-        return push_exc(L, &e, q, rp);
+        return push_exc(L, &e, q, rp, rq);
     }
     count_insns(L, b->n);
     if (!entry) {
@@ -543,7 +587,7 @@ static int step(struct qlog *L, uint32_t p, const struct regs *rp, uint32_t coun
         /* tail-chained: the handler's return goes on to the next one,
          * which returns where it would have */
         if (!L->nexc)
-            return push_exc(L, &e, q, rp);
+            return push_exc(L, &e, q, rp, rq);
         struct exc inner = L->excs[--L->nexc];
         tell(L, x->addr, inner.key, NP_BR_EXC_RETURN, x->reg, NP_BRF_FROM_THUMB);
         L->st.tail_chains++;
@@ -551,7 +595,7 @@ static int step(struct qlog *L, uint32_t p, const struct regs *rp, uint32_t coun
         if (inner.resume == QLOG_NOWHERE)
             L->st.resumes_deferred--;
         struct regs was = { inner.sp_known, inner.sp, 0, 0 }; /* where it came */
-        return push_exc(L, &inner, q, &was);
+        return push_exc(L, &inner, q, &was, rq);
     } else if (x->direct && !x->cond) {
         tell_x(L, x, x->target);
         e.resume = x->target;
@@ -559,7 +603,7 @@ static int step(struct qlog *L, uint32_t p, const struct regs *rp, uint32_t coun
         e.pending_x = true; /* taken or not, where to: said by the return */
         e.x = *x;
     }
-    return push_exc(L, &e, q, rp);
+    return push_exc(L, &e, q, rp, rq);
 }
 
 /* ---- the log -------------------------------------------------------------------- */
@@ -782,6 +826,51 @@ static int read_log(struct qlog *L, FILE *f, struct np_trace_summary *sum)
     return NP_TRACE_OK;
 }
 
+/* "0x... in FUNCTION" */
+static void where(struct qlog *L, uint32_t addr, char *buf, size_t size)
+{
+    const char *name = name_of(L, addr);
+    snprintf(buf, size, "0x%08" PRIx32 " %s%.200s", addr, name ? "in " : "(in no function)", name ? name : "");
+}
+
+static void exception_name(uint16_t n, char *buf, size_t size)
+{
+    static const char *const names[16] = { [2] = "NMI", [3] = "HardFault", [4] = "MemManage", [5] = "BusFault",
+                                           [6] = "UsageFault", [11] = "SVCall", [12] = "DebugMonitor",
+                                           [14] = "PendSV", [15] = "SysTick" };
+    if (!n || n == QLOG_SHARED)
+        snprintf(buf, size, "an exception");
+    else if (n >= 16)
+        snprintf(buf, size, "IRQ %u", n - 16u);
+    else if (names[n])
+        snprintf(buf, size, "%s", names[n]);
+    else
+        snprintf(buf, size, "exception %u", n);
+}
+
+/* The line that says how the run ended, when the log did not just end. */
+static void say_ending(struct qlog *L, char *buf, size_t size)
+{
+    const struct np_qemu_log_stats *st = &L->st;
+    char at[256], from[256], what[32];
+    buf[0] = 0;
+    if (st->limited) {
+        where(L, st->end_pc, at, sizeof at);
+        snprintf(buf, size, "still running after %" PRIu64 " instructions (the limit: --max-insns), at %s", st->insns,
+                 at);
+    } else if (st->halted) {
+        where(L, st->end_pc, at, sizeof at);
+        exception_name(st->end_exception, what, sizeof what);
+        if (st->end_resume != QLOG_NOWHERE)
+            where(L, st->end_resume, from, sizeof from);
+        else
+            where(L, st->end_block, from, sizeof from);
+        bool fault = st->end_exception >= 2 && st->end_exception <= 6;
+        snprintf(buf, size, "%s %s %s%.200s; its handler loops at %.200s", fault ? "the firmware faulted:" : "stopped in",
+                 what, st->end_resume != QLOG_NOWHERE ? "at " : "in the block at ", from, at);
+    }
+}
+
 int np_qemu_log_read(const char *path, const char *elf, enum np_metric metric, const struct np_event_sink *sink,
                      struct np_trace_summary *summary, struct np_qemu_log_stats *stats)
 {
@@ -791,13 +880,13 @@ int np_qemu_log_read(const char *path, const char *elf, enum np_metric metric, c
         memset(stats, 0, sizeof *stats);
         return fail(summary, NP_TRACE_EIO, "%s: %m", path);
     }
-    int rc = np_qemu_log_read_stream(f, path, elf, true, metric, sink, summary, stats);
+    int rc = np_qemu_log_read_stream(f, path, elf, true, 0, metric, sink, summary, stats);
     fclose(f);
     return rc;
 }
 
-int np_qemu_log_read_stream(FILE *f, const char *path, const char *elf, bool check, enum np_metric metric,
-                            const struct np_event_sink *sink, struct np_trace_summary *summary,
+int np_qemu_log_read_stream(FILE *f, const char *path, const char *elf, bool check, uint64_t max_insns,
+                            enum np_metric metric, const struct np_event_sink *sink, struct np_trace_summary *summary,
                             struct np_qemu_log_stats *stats)
 {
     memset(summary, 0, sizeof *summary);
@@ -815,6 +904,7 @@ int np_qemu_log_read_stream(FILE *f, const char *path, const char *elf, bool che
     int status = NP_TRACE_OK;
     bool begun = false;
     L->mclass = np_image_is_m_profile(L->img.cpu_arch, L->img.cpu_profile);
+    L->max_insns = max_insns;
     char *real = realpath(elf, NULL);
     struct np_trace_module mod = { 0, L->img.text_lo, L->img.text_hi, L->img.build_id, L->img.build_id_len,
                                    real ? real : elf };
@@ -862,6 +952,7 @@ told:
 out:
     L->st.insns = L->cpu.insns;
     L->st.calls = stats->calls;
+    say_ending(L, L->st.ending, sizeof L->st.ending);
     *stats = L->st;
     np_calltrack_free(L->trk);
     np_addrspace_free(L->as);
@@ -923,6 +1014,8 @@ int np_source_qemu_log_read(const char *path, const struct np_source_options *o,
         np_qemu_log_say(&st, line, sizeof line);
         if (line[0])
             hooks->diag(hooks->ctx, NP_DIAG_WARNING, line);
+        if (st.ending[0])
+            hooks->diag(hooks->ctx, NP_DIAG_NOTE, st.ending);
     }
     return rc;
 }

@@ -31,6 +31,14 @@ struct np_qemu_log_stats {
     uint64_t unexplained;        /* block ends the code does not explain (nothing told) */
     uint64_t bad_lines;          /* Trace lines that could not be read */
     bool no_capstone;
+    /* how the log ended when not at its end: a handler looping in `b .`
+     * (halted: END_EXCEPTION's, QLOG numbers, at END_PC, having
+     * interrupted END_RESUME, 0xfffffffe when not known), or the
+     * instruction limit reached (limited, at END_PC) */
+    bool halted, limited;
+    uint32_t end_pc, end_resume, end_block;
+    uint16_t end_exception;
+    char ending[512];            /* the line that says it, or "" */
     struct np_calltrack_stats calls;
 };
 
@@ -44,9 +52,9 @@ int np_qemu_log_read(const char *path, const char *elf, enum np_metric metric, c
                      struct np_trace_summary *summary, struct np_qemu_log_stats *stats);
 /* The same from F, read to its end (a pipe QEMU writes), named PATH in
  * messages; CHECK: refuse a log whose blocks QEMU named as the ELF does
- * not (F is read twice: a file). */
-int np_qemu_log_read_stream(FILE *f, const char *path, const char *elf, bool check, enum np_metric metric,
-                            const struct np_event_sink *sink, struct np_trace_summary *summary,
+ * not (F is read twice: a file); MAX_INSNS > 0: stop there. */
+int np_qemu_log_read_stream(FILE *f, const char *path, const char *elf, bool check, uint64_t max_insns,
+                            enum np_metric metric, const struct np_event_sink *sink, struct np_trace_summary *summary,
                             struct np_qemu_log_stats *stats);
 /* STATS' inexact parts in one line; "" when it has none. */
 void np_qemu_log_say(const struct np_qemu_log_stats *stats, char *buf, size_t size);

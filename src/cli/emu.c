@@ -60,8 +60,8 @@ static const char usage_text[] =
     "                        (default 100000000)\n"
     "      --real-time       time() gives the host's time (the run is then not\n"
     "                        reproducible if the firmware uses it)\n"
-    "      --qemu BOARD      run it in qemu-system-arm -M BOARD (only -o and\n"
-    "                        --report apply then)\n"
+    "      --qemu BOARD      run it in qemu-system-arm -M BOARD (only -o,\n"
+    "                        --max-insns and --report apply then)\n"
     "      --report          print the flat profile after the run (stderr)\n"
     "      --help            print this help and exit\n"
     "\n"
@@ -119,7 +119,7 @@ static int set(struct np_emu_config *c, const char *name, const char *value)
 static int option(void *ctx, int id, const char *value)
 {
     struct emu_cmd *e = ctx;
-    if (id != 'o' && id != OPT_REPORT && id != OPT_QEMU)
+    if (id != 'o' && id != OPT_REPORT && id != OPT_QEMU && id != OPT_MAX)
         for (const struct np_cli_option *o = options; o->name; o++)
             if (o->id == id)
                 e->emu_only = o->name;
@@ -230,7 +230,7 @@ static int run_qemu(struct emu_cmd *e, const char *elf, char **args, int nargs, 
         return 1;
     }
     struct np_event_sink sink = np_trace_write_sink(ws);
-    struct np_qemu_run r = { e->qemu_board, elf, (const char *const *)args, nargs };
+    struct np_qemu_run r = { e->qemu_board, elf, (const char *const *)args, nargs, e->c.max_insns };
     struct np_trace_summary sum;
     struct np_qemu_log_stats st;
     int code, status = np_qemu_run(&r, &sink, &sum, &st, &code);
@@ -247,17 +247,24 @@ static int run_qemu(struct emu_cmd *e, const char *elf, char **args, int nargs, 
         rmdir(dir); /* (when nothing was written into it) */
         return 1;
     }
+    char ended[64];
+    if (st.halted || st.limited || code < 0)
+        snprintf(ended, sizeof ended, "stopped");
+    else
+        snprintf(ended, sizeof ended, "exited with %d", code);
     fprintf(stderr,
-            "nanoprof emu: %s exited with %d on QEMU's %s after %" PRIu64 " instructions; %" PRIu64
-            " calls in %" PRIu32 " thread%s, %" PRIu64 " exceptions; trace in %s\n",
-            elf, code, e->qemu_board, st.insns, st.calls.calls, st.calls.threads ? st.calls.threads : 1,
+            "nanoprof emu: %s %s on QEMU's %s after %" PRIu64 " instructions; %" PRIu64 " calls in %" PRIu32
+            " thread%s, %" PRIu64 " exceptions; trace in %s\n",
+            elf, ended, e->qemu_board, st.insns, st.calls.calls, st.calls.threads ? st.calls.threads : 1,
             st.calls.threads > 1 ? "s" : "", st.exceptions, e->out);
+    if (st.ending[0])
+        fprintf(stderr, "nanoprof emu: error: %s\n", st.ending);
     np_qemu_log_say(&st, err, sizeof err);
     if (err[0])
         fprintf(stderr, "nanoprof emu: warning: %s\n", err);
     if (e->want_report && report(dir, true) != 0)
         return 1;
-    return code < 0 ? 1 : code & 0xff;
+    return code < 0 || st.halted || st.limited ? 1 : code & 0xff;
 }
 
 int np_cmd_emu(int argc, char **argv)

@@ -254,6 +254,8 @@ static int import_qemu_log(const char *log, const char *elf, const char *out)
         np_qemu_log_say(&st, err, sizeof err);
         if (err[0])
             fprintf(stderr, "nanoprof import: warning: %s\n", err);
+        if (st.ending[0])
+            fprintf(stderr, "nanoprof import: note: %s\n", st.ending);
     } else if (!written && o.prepared) {
         rmdir(o.dir);
     }

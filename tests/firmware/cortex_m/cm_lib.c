@@ -64,11 +64,12 @@ void fault_handler(void)
     cm_exit(1);
 }
 
+void hardfault_handler(void) __attribute__((weak, alias("fault_handler")));
 void svc_handler(void) __attribute__((weak, alias("fault_handler")));
 void pendsv_handler(void) __attribute__((weak, alias("fault_handler")));
 void systick_handler(void) __attribute__((weak, alias("fault_handler")));
 
 __attribute__((section(".vectors"), used)) static void (*const vectors[16])(void) = {
-    (void (*)(void))&_stack_top, reset_handler, fault_handler, fault_handler, fault_handler, fault_handler,
+    (void (*)(void))&_stack_top, reset_handler, fault_handler, hardfault_handler, fault_handler, fault_handler,
     fault_handler, 0, 0, 0, 0, svc_handler, fault_handler, 0, pendsv_handler, systick_handler,
 };
