@@ -45,6 +45,16 @@ counts() {
         awk -F, 'NR > 1 && $2 > 0 && $1 !~ /^__/ { print $1, $2 }' | sort
 }
 
+# tasks TRACE: TRACE's calls of the tasks' functions per thread against
+# expected/cm_tasks.calls
+tasks() {
+    : >"$tmp/got"
+    for tid in 2 3; do
+        counts "$1" "" --tid=$tid | grep "^task_\|^work_\|^put_uint \|^cm_exit " | sed "s/^/$tid /" >>"$tmp/got"
+    done
+    sort "$tmp/got" | diff "$expected/cm_tasks.calls" - >"$tmp/diff"
+}
+
 # import LOG ELF: the trace in LOG.trace, the summary line in LOG.err;
 # prints the instruction count it gives
 import() {
@@ -111,12 +121,7 @@ for mode in block cpu; do
     grep -q "^ticks=" "$log.out" || fail "tasks $mode: the firmware did not end: $(cat "$log.out")"
     import "$log" "$elf" >/dev/null
     grep -q " of 3 threads," "$log.err" || fail "tasks $mode: not 3 threads: $(cat "$log.err")"
-    : >"$tmp/got"
-    for tid in 2 3; do
-        counts "$log.trace" "" --tid=$tid | grep "^task_\|^work_\|^put_uint \|^cm_exit " | sed "s/^/$tid /" >>"$tmp/got"
-    done
-    sort "$tmp/got" | diff "$expected/cm_tasks.calls" - >"$tmp/diff" ||
-        { fail "tasks $mode: counts per thread differ:"; cat "$tmp/diff"; }
+    tasks "$log.trace" || { fail "tasks $mode: counts per thread differ:"; cat "$tmp/diff"; }
     "$np" tree "$log.trace" >"$tmp/tree" 2>"$tmp/tree.err"
     grep -q 'thread 2 "task_a"' "$tmp/tree" && grep -q 'thread 3 "task_b"' "$tmp/tree" ||
         fail "tasks $mode: threads not named for their tasks: $(grep thread "$tmp/tree")"
@@ -139,12 +144,7 @@ awk '$NF == "fib" && $3 == 465 { ok = 1 } END { exit !ok }' "$tmp/emu.err" ||
     fail "emu --qemu --report: no fib row of 465 calls: $(grep -e "incl" -e fib "$tmp/emu.err")"
 "$np" emu --qemu mps2-an385 -o "$tmp/emu_tasks" "$fw/cm_tasks.elf" >/dev/null 2>"$tmp/emu.err" ||
     fail "emu --qemu, tasks: exit status $? ($(cat "$tmp/emu.err"))"
-: >"$tmp/got"
-for tid in 2 3; do
-    counts "$tmp/emu_tasks" "" --tid=$tid | grep "^task_\|^work_\|^put_uint \|^cm_exit " | sed "s/^/$tid /" >>"$tmp/got"
-done
-sort "$tmp/got" | diff "$expected/cm_tasks.calls" - >"$tmp/diff" ||
-    { fail "emu --qemu, tasks: counts per thread differ:"; cat "$tmp/diff"; }
+tasks "$tmp/emu_tasks" || { fail "emu --qemu, tasks: counts per thread differ:"; cat "$tmp/diff"; }
 "$np" emu --qemu no-such-board -o "$tmp/noboard" "$fw/cm_calls_m3.elf" >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q "QEMU ran no instruction" "$tmp/err" && [ ! -e "$tmp/noboard" ] ||
     fail "emu --qemu, no such board: $(cat "$tmp/err")"

@@ -134,6 +134,26 @@ static int on_resume(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, u
     return tell(e, tid, when(e, cycles, mine), out, NP_EVENT_SWITCH);
 }
 
+uint32_t np_calls_func_of(void *as, uint32_t addr)
+{
+    struct np_symbol sym;
+    np_addrspace_lookup(as, addr, &sym);
+    return sym.name ? (uint32_t)sym.elf_addr & ~1u : 0;
+}
+
+const char *np_calls_name_of(void *as, uint32_t addr)
+{
+    struct np_symbol sym;
+    np_addrspace_lookup(as, addr, &sym);
+    return sym.name;
+}
+
+struct np_calltrack_funcs np_calls_funcs(struct np_addrspace *as)
+{
+    struct np_calltrack_funcs f = { as, np_calls_func_of, np_calls_name_of };
+    return f;
+}
+
 struct np_calltrack_out np_calls_out_hooks(struct np_calls_out *c)
 {
     struct np_calltrack_out out = { c, on_thread, on_enter, on_leave, on_resync, on_resume };

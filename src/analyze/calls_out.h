@@ -31,6 +31,13 @@ struct np_calls_out {
     char writer_error[256];
 };
 
+struct np_addrspace;
+/* What the tracker needs of the firmware's functions, from AS (its
+ * ELF mapped): the start of the function holding an address, its name. */
+struct np_calltrack_funcs np_calls_funcs(struct np_addrspace *as);
+uint32_t np_calls_func_of(void *as, uint32_t addr);
+const char *np_calls_name_of(void *as, uint32_t addr);
+
 /* The tracker's output callbacks, their context C. */
 struct np_calltrack_out np_calls_out_hooks(struct np_calls_out *c);
 /* RC, kept as the sink's first failure when non-zero. */

@@ -128,27 +128,6 @@ int np_emu_config_set(struct np_emu_config *c, const char *setting, char *err, s
     return 0;
 }
 
-/* ---- function lookups for the tracker ---------------------------------------- */
-
-/* (the tracker caches what this finds) */
-static uint32_t func_of(void *ctx, uint32_t addr)
-{
-    struct emu *e = ctx;
-    struct np_symbol sym;
-    np_addrspace_lookup(e->as, addr, &sym);
-    return sym.name ? (uint32_t)sym.elf_addr & ~1u : 0;
-}
-
-static const char *name_of(void *ctx, uint32_t addr)
-{
-    struct emu *e = ctx;
-    struct np_symbol sym;
-    np_addrspace_lookup(e->as, addr, &sym);
-    return sym.name;
-}
-
-/* ---- the tracker's events, to the sink and the writer -------------------------- */
-
 /* ---- the CPU's hooks ------------------------------------------------------------- */
 
 static void on_branch(void *ctx, struct np_cpu *cpu, const struct np_branch *b)
@@ -415,7 +394,7 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
     }
 
     struct np_calltrack_out out = np_calls_out_hooks(&e->out);
-    struct np_calltrack_funcs funcs = { e, func_of, name_of };
+    struct np_calltrack_funcs funcs = np_calls_funcs(e->as);
     struct np_calltrack_options topt = { 0 };
     if (cfg->thread_switch) {
         topt.switch_fn = (uint32_t)np_addrspace_address_of(e->as, cfg->thread_switch);

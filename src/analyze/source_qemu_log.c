@@ -688,21 +688,6 @@ static int fail(struct np_trace_summary *s, int status, const char *fmt, ...)
     return status;
 }
 
-static uint32_t func_of(void *ctx, uint32_t addr)
-{
-    struct qlog *L = ctx;
-    struct np_symbol sym;
-    np_addrspace_lookup(L->as, addr, &sym);
-    return sym.name ? (uint32_t)sym.elf_addr & ~1u : 0;
-}
-
-static const char *name_of(void *ctx, uint32_t addr)
-{
-    struct qlog *L = ctx;
-    struct np_symbol sym;
-    np_addrspace_lookup(L->as, addr, &sym);
-    return sym.name;
-}
 
 /* Whether the log is a run of this ELF: QEMU names each block's function
  * from the ELF it ran, and that name must be this ELF's function there
@@ -732,12 +717,12 @@ static int check_names(struct qlog *L, FILE *f, const char *log, const char *elf
             continue;
         seen[j] = pc + 1;
         checked++;
-        uint32_t fn = func_of(L, pc);
+        uint32_t fn = np_calls_func_of(L->as, pc);
         uint64_t named = np_addrspace_address_of(L->as, name);
         if (fn && named == fn)
             continue;
         if (!other++) {
-            const char *ours = name_of(L, pc);
+            const char *ours = np_calls_name_of(L->as, pc);
             snprintf(first, sizeof first, "QEMU ran %.200s at 0x%08" PRIx32 ", where %.200s has %.200s", name, pc,
                      elf, ours ? ours : "no function");
         }
@@ -829,7 +814,7 @@ static int read_log(struct qlog *L, FILE *f, struct np_trace_summary *sum)
 /* "0x... in FUNCTION" */
 static void where(struct qlog *L, uint32_t addr, char *buf, size_t size)
 {
-    const char *name = name_of(L, addr);
+    const char *name = np_calls_name_of(L->as, addr);
     snprintf(buf, size, "0x%08" PRIx32 " %s%.200s", addr, name ? "in " : "(in no function)", name ? name : "");
 }
 
@@ -935,7 +920,7 @@ int np_qemu_log_read_stream(FILE *f, const char *path, const char *elf, bool che
     if (sink && sink->module && np_calls_out_sink_rc(&L->out, sink->module(sink->ctx, &mod)))
         goto told;
     struct np_calltrack_out out = np_calls_out_hooks(&L->out);
-    struct np_calltrack_funcs funcs = { L, func_of, name_of };
+    struct np_calltrack_funcs funcs = np_calls_funcs(L->as);
     L->trk = np_calltrack_new(&out, &funcs, NULL);
     if (!L->trk) {
         status = fail(summary, NP_TRACE_ENOMEM, "out of memory");

@@ -173,18 +173,27 @@ static int print_reports(struct np_capture *cap, struct import_sink *s, const st
     return rc;
 }
 
+/* The sink that writes the trace directory O->out (made when the trace
+ * begins); NULL, said, when out of memory. */
+static struct np_trace_write_sink *trace_sink(struct import_out *o)
+{
+    char file[PATH_MAX + 32];
+    snprintf(file, sizeof file, "%s/firmware%s", o->out, NP_TRACE_FILE_SUFFIX);
+    struct np_trace_write_sink *ws = np_trace_write_sink_new(file, prepare, o);
+    if (!ws)
+        fprintf(stderr, "nanoprof import: out of memory\n");
+    return ws;
+}
+
 /* The trace written into OUT, the reports printed. */
 static int import_trace(struct np_capture *cap, struct import_sink *s, const struct np_trace_summary *sum,
                         const char *out)
 {
     struct import_out o = { out, "", false };
-    char file[PATH_MAX + 32], err[NP_TRACE_MSG_MAX];
-    snprintf(file, sizeof file, "%s/firmware%s", out, NP_TRACE_FILE_SUFFIX);
-    struct np_trace_write_sink *ws = np_trace_write_sink_new(file, prepare, &o);
-    if (!ws) {
-        fprintf(stderr, "nanoprof import: out of memory\n");
+    char err[NP_TRACE_MSG_MAX];
+    struct np_trace_write_sink *ws = trace_sink(&o);
+    if (!ws)
         return 1;
-    }
     s->writer = np_trace_write_sink(ws);
     const struct np_event_sink *w = &s->writer;
     struct np_event_sink sink = { .ctx = s,
@@ -224,13 +233,10 @@ static int import_trace(struct np_capture *cap, struct import_sink *s, const str
 static int import_qemu_log(const char *log, const char *elf, const char *out)
 {
     struct import_out o = { out, "", false };
-    char file[PATH_MAX + 32], err[NP_TRACE_MSG_MAX];
-    snprintf(file, sizeof file, "%s/firmware%s", out, NP_TRACE_FILE_SUFFIX);
-    struct np_trace_write_sink *ws = np_trace_write_sink_new(file, prepare, &o);
-    if (!ws) {
-        fprintf(stderr, "nanoprof import: out of memory\n");
+    char err[NP_TRACE_MSG_MAX];
+    struct np_trace_write_sink *ws = trace_sink(&o);
+    if (!ws)
         return 1;
-    }
     struct np_event_sink sink = np_trace_write_sink(ws);
     struct np_trace_summary sum;
     struct np_qemu_log_stats st;
