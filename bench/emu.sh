@@ -9,6 +9,10 @@
 # instructions are the emulator's exact count for the ARM builds (the same
 # ELF runs the same instructions under each engine) and callgrind's
 # collected Ir for x86-64. docs/performance.md explains the table.
+# Then Cortex-M firmware through QEMU (nanoprof emu --qemu): its whole
+# command beside qemu-system-arm running the same ELF without a log, the
+# speed of import --qemu-log on the log, and the calls the test firmware's
+# own -finstrument-functions hooks count against its QEMU log.
 set -eu
 BUILD=${1:-build}
 B=$BUILD/bench
@@ -67,3 +71,42 @@ if [ "$fails" -eq 0 ]; then
 else
     echo "nanoprof emu >= 200 M instructions/s on every firmware          MISS ($fails below)"
 fi
+
+echo
+echo "== emulator on QEMU: nanoprof emu --qemu, Cortex-M3 firmware on mps2-an385, whole process"
+FW=$BUILD/tests/firmware
+if ! command -v qemu-system-arm >/dev/null 2>&1 || [ ! -f "$FW/cm_fib.elf" ]; then
+    echo "emu.sh: no qemu-system-arm or $FW/cm_fib.elf: n/a"
+    exit 0
+fi
+elf=$FW/cm_fib.elf
+qemu_alone() {
+    qemu-system-arm -M mps2-an385 -nographic -monitor none -serial none -semihosting-config enable=on,target=native \
+        -icount shift=0 -kernel "$elf" "$@"
+}
+t_np=$(best "$NP" emu --qemu mps2-an385 -o "$TMP/qtrace" "$elf")
+insns=$(sed -n 's/.* after \([0-9]*\) instructions;.*/\1/p' "$TMP/err" | head -n 1)
+[ -n "$insns" ] || { echo "emu.sh: no instruction count from nanoprof emu --qemu" >&2; cat "$TMP/err" >&2; exit 1; }
+t_q=$(best qemu_alone)
+t_log=$(best qemu_alone -d exec,cpu,nochain -D "$TMP/q.log")
+bytes=$(wc -c <"$TMP/q.log")
+t_imp=$(best "$NP" import --qemu-log "$TMP/q.log" --elf "$elf" -o "$TMP/qimp")
+printf '%-10s %14s %12s %12s %12s %14s %14s\n' firmware instructions "emu --qemu" "qemu" "qemu+log" "--qemu/qemu" \
+    "import MB/s"
+mips1() { echo "$1 $2" | awk '{ printf "%.1f", $1 / $2 / 1e6 }'; }
+printf '%-10s %14s %12s %12s %12s %14s %14s\n' cm_fib "$insns" "$(mips1 "$insns" "$t_np")" "$(mips1 "$insns" "$t_q")" \
+    "$(mips1 "$insns" "$t_log")" "$(echo "$t_np $t_q" | awk '{ printf "%.1f", $1 / $2 }')" \
+    "$(echo "$bytes $t_imp" | awk '{ printf "%.0f", $1 / $2 / 1e6 }')"
+echo "(M instructions/s; --qemu/qemu: the whole command's time over QEMU's without a log; the log is -d exec,cpu,nochain)"
+# the calls the firmware's hooks counted against its QEMU log
+qemu-system-arm -M mps2-an385 -nographic -monitor none -serial none -semihosting-config enable=on,target=native \
+    -icount shift=0 -kernel "$FW/cm_hooks.elf" -d exec,nochain -D "$TMP/h.log" >"$TMP/h.out" 2>&1
+sed -n 's/^hook 0x\([0-9a-f]*\) \([0-9]*\)$/\1 \2/p' "$TMP/h.out" | while read -r a n; do
+    echo "$(${NP_ARM_ADDR2LINE:-arm-none-eabi-addr2line} -f -e "$FW/cm_hooks.elf" "0x$a" | head -1) $n"
+done | LC_ALL=C sort >"$TMP/hooks"
+"$NP" report --format=csv --elf "$FW/cm_hooks.elf" "$TMP/h.log" 2>/dev/null |
+    awk -F, 'NR > 1 && $2 > 0 { print $1, $2 }' | LC_ALL=C sort >"$TMP/logc"
+n=$(wc -l <"$TMP/hooks")
+d=$(LC_ALL=C join -a1 -e0 -o 0,1.2,2.2 "$TMP/hooks" "$TMP/logc" | awk '$2 != $3' | wc -l)
+printf '%-60s %s\n' "call counts, hooks in the binary vs its QEMU log: functions" "$n"
+printf '%-60s %s %s\n' "  of them with other counts (target 0)" "$d" "$([ "$d" -eq 0 ] && [ "$n" -gt 0 ] && echo PASS || echo MISS)"

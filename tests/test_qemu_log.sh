@@ -8,7 +8,8 @@
 # registers), which must also agree on every instruction; handlers nested
 # under what they interrupted; a jump table's jumps no calls; two tasks a
 # PendSV switches, each its own thread (expected/cm_tasks.calls), with
-# and without registers; `nanoprof emu --qemu BOARD`; bad input.
+# and without registers; the calls counting hooks in the same binary
+# give; `nanoprof emu --qemu BOARD`; bad input.
 #
 #   sh test_qemu_log.sh BUILD_DIR
 set -u
@@ -108,6 +109,27 @@ for c in "microbit cm_calls_m0" "mps2-an385 cm_calls_m3" "mps2-an386 cm_calls_m4
         grep "pick;" "$tmp/folded" | grep -v "pick;systick_handler" >"$tmp/bad"
         [ -s "$tmp/bad" ] && fail "$name $mode: pick's jump table made calls: $(head -2 "$tmp/bad")"
     done
+done
+
+# ---- the calls the functions counted themselves: -finstrument-functions
+# hooks in the same binary (no inlining) against its QEMU log ----
+elf=$fw/cm_hooks.elf
+for mode in block one; do
+    log=$tmp/hooks.$mode.log
+    case $mode in
+    block) qemu mps2-an385 "$elf" "$log" -d exec,nochain ;;
+    one) qemu mps2-an385 "$elf" "$log" -d exec,nochain -singlestep ;;
+    esac
+    grep -qx "hooks dropped 0" "$log.out" || fail "hooks $mode: $(tail -3 "$log.out")"
+    sed -n 's/^hook 0x\([0-9a-f]*\) \([0-9]*\)$/\1 \2/p' "$log.out" | while read -r a n; do
+        echo "$(arm-none-eabi-addr2line -f -e "$elf" "0x$a" | head -1) $n"
+    done | sort >"$tmp/hooks.counts"
+    counts "$log" "$elf" >"$tmp/log.counts"
+    join -a1 -e0 -o 0,1.2,2.2 "$tmp/hooks.counts" "$tmp/log.counts" | awk '$2 != $3' >"$tmp/differ"
+    n=$(wc -l <"$tmp/hooks.counts")
+    [ "$n" -eq 12 ] || fail "hooks $mode: not the 12 functions of cm.c counted: $(cat "$tmp/hooks.counts")"
+    [ -s "$tmp/differ" ] && fail "hooks $mode: functions whose calls differ (function, hooks, log): $(cat "$tmp/differ")"
+    echo "test_qemu_log: hooks against the QEMU log ($mode): $n functions, $(wc -l <"$tmp/differ") differ"
 done
 
 # ---- two tasks a PendSV switches: a thread each ----
