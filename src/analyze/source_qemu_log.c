@@ -53,6 +53,7 @@ struct block {
     uint32_t addr;
     uint16_t n;            /* instructions up to and with X; 0: no code there */
     uint16_t first_end;    /* the first that ends a block (a semihosting bkpt), 1-based; 0: none */
+    bool calls_host;       /* it holds a semihosting call (bkpt, svc): a run may end there */
     bool used, has_x;
     struct np_insn_flow x; /* its PC write (or exception-raising instruction) */
 };
@@ -203,9 +204,11 @@ static const struct block *block_at(struct qlog *L, uint32_t addr)
             return NULL;
         }
         b->n = (uint16_t)n;
-        for (int i = 0; i < n && !b->first_end; i++)
-            if (f[i].ends_block)
+        for (int i = 0; i < n; i++) {
+            if (f[i].ends_block && !b->first_end)
                 b->first_end = (uint16_t)(i + 1);
+            b->calls_host |= f[i].bkpt || f[i].raises;
+        }
         if (n > 0 && (f[n - 1].writes_pc || f[n - 1].raises)) {
             b->has_x = true;
             b->x = f[n - 1];
@@ -750,8 +753,11 @@ static int read_log(struct qlog *L, FILE *f, struct np_trace_summary *sum)
     bool have_prev = false, have_cur = false;
     struct rec prev = { 0 }, cur = { 0 };
     int rc = 0;
-    while (getline(&line, &cap, f) >= 0 && !rc && !L->cpu.halt) {
+    ssize_t got;
+    bool whole = true; /* the last line read ended with its newline */
+    while (!rc && !L->cpu.halt && (got = getline(&line, &cap, f)) >= 0) {
         uint32_t pc, count, v;
+        whole = got > 0 && line[got - 1] == '\n';
         if (parse_trace(line, &pc, &count)) {
             if (have_prev && have_cur)
                 rc = step(L, prev.pc, &prev.r, prev.count, cur.pc, &cur.r);
@@ -793,13 +799,19 @@ static int read_log(struct qlog *L, FILE *f, struct np_trace_summary *sum)
     if (!rc && have_prev && have_cur && !L->cpu.halt)
         rc = step(L, prev.pc, &prev.r, prev.count, cur.pc, &cur.r);
     /* the last block: its instructions up to its PC write, or the one
-     * that ended the run (a semihosting exit) */
+     * that ended the run (a semihosting exit); a run ends at one (QEMU
+     * exits at the firmware's exit), a log that ends elsewhere was cut
+     * (QEMU stopped, or the file) */
     if (!rc && have_cur && !L->cpu.halt) {
         const struct block *b = block_at(L, cur.pc);
         uint32_t n = b ? b->n : 0;
         if (b && b->first_end && b->first_end < n)
             n = b->first_end;
         count_insns(L, cur.count && cur.count < n ? cur.count : n);
+        if (!whole || (b && !b->calls_host))
+            L->st.cut = true;
+        if (L->st.cut)
+            L->st.end_pc = cur.pc;
     }
     free(line);
     if (ferror(f))
@@ -842,6 +854,10 @@ static void say_ending(struct qlog *L, char *buf, size_t size)
     if (st->limited) {
         where(L, st->end_pc, at, sizeof at);
         snprintf(buf, size, "still running after %" PRIu64 " instructions (the limit: --max-insns), at %s", st->insns,
+                 at);
+    } else if (st->cut) {
+        where(L, st->end_pc, at, sizeof at);
+        snprintf(buf, size, "the log is cut short: it ends at %s, not at a semihosting call that could end the run",
                  at);
     } else if (st->halted) {
         where(L, st->end_pc, at, sizeof at);
@@ -927,6 +943,10 @@ int np_qemu_log_read_stream(FILE *f, const char *path, const char *elf, bool che
         goto told;
     }
     status = read_log(L, f, summary);
+    if (status == NP_TRACE_OK && L->st.cut) {
+        say_ending(L, summary->message, sizeof summary->message);
+        status = NP_TRACE_ETRUNC;
+    }
     np_calltrack_finish(L->trk, &L->cpu);
     stats->calls = *np_calltrack_stats(L->trk);
 told:
@@ -993,13 +1013,13 @@ int np_source_qemu_log_read(const char *path, const struct np_source_options *o,
     struct np_qemu_log_stats st;
     rc = np_qemu_log_read(path, elf, o ? o->metric : NP_METRIC_TIME, sink, summary, &st);
     if (rc != NP_TRACE_OK && hooks && hooks->diag)
-        hooks->diag(hooks->ctx, NP_DIAG_ERROR, summary->message);
-    if (rc == NP_TRACE_OK && hooks && hooks->diag) {
+        hooks->diag(hooks->ctx, rc == NP_TRACE_ETRUNC ? NP_DIAG_WARNING : NP_DIAG_ERROR, summary->message);
+    if ((rc == NP_TRACE_OK || rc == NP_TRACE_ETRUNC) && hooks && hooks->diag) {
         char line[NP_TRACE_MSG_MAX];
         np_qemu_log_say(&st, line, sizeof line);
         if (line[0])
             hooks->diag(hooks->ctx, NP_DIAG_WARNING, line);
-        if (st.ending[0])
+        if (st.ending[0] && !st.cut)
             hooks->diag(hooks->ctx, NP_DIAG_NOTE, st.ending);
     }
     return rc;

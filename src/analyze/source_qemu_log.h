@@ -36,6 +36,8 @@ struct np_qemu_log_stats {
      * interrupted END_RESUME, 0xfffffffe when not known), or the
      * instruction limit reached (limited, at END_PC) */
     bool halted, limited;
+    bool cut;                    /* the log ends elsewhere than at a semihosting call (or
+                                    in a line): QEMU was stopped, or the file cut */
     uint32_t end_pc, end_resume, end_block;
     uint16_t end_exception;
     char ending[512];            /* the line that says it, or "" */

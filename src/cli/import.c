@@ -251,7 +251,7 @@ static int import_qemu_log(const char *log, const char *elf, const char *out)
     }
     if (status != NP_TRACE_OK && sum.message[0])
         fprintf(stderr, "nanoprof import: %s\n", sum.message);
-    if (written && status == NP_TRACE_OK) {
+    if (written && (status == NP_TRACE_OK || status == NP_TRACE_ETRUNC)) {
         fprintf(stderr,
                 "nanoprof import: %" PRIu64 " calls of %" PRIu32 " thread%s, %" PRIu64 " instructions in %" PRIu64
                 " blocks, %" PRIu64 " exceptions (%" PRIu64 " tail-chained), into %s\n",
@@ -260,7 +260,7 @@ static int import_qemu_log(const char *log, const char *elf, const char *out)
         np_qemu_log_say(&st, err, sizeof err);
         if (err[0])
             fprintf(stderr, "nanoprof import: warning: %s\n", err);
-        if (st.ending[0])
+        if (st.ending[0] && !st.cut)
             fprintf(stderr, "nanoprof import: note: %s\n", st.ending);
     } else if (!written && o.prepared) {
         rmdir(o.dir);

@@ -113,8 +113,10 @@ static void classify(const cs_insn *in, struct np_insn_flow *f)
     case ARM_INS_WFE:
     case ARM_INS_SEV:
     case ARM_INS_YIELD:
-    case ARM_INS_BKPT:
         f->ends_block = 1;
+        return;
+    case ARM_INS_BKPT:
+        f->ends_block = f->bkpt = 1;
         return;
     default:
         break;

@@ -26,6 +26,7 @@ struct np_insn_flow {
     uint8_t raises;    /* svc, udf: it raises an exception (the next is a handler) */
     uint8_t ends_block; /* QEMU ends a translation block after it (isb, msr, cps, wfi,
                            wfe, sev, yield, bkpt): the CPU's state may change */
+    uint8_t bkpt;      /* bkpt: semihosting's call on a Cortex-M */
 };
 
 /* Decodes up to MAX instructions of CODE (LEN bytes at ADDR; Thumb code
