@@ -191,6 +191,12 @@ timeout 5 qemu-system-arm -M mps2-an385 -icount shift=0 -nographic -monitor none
 "$np" import --qemu-log "$tmp/fault.log" --elf "$fw/cm_fault.elf" -o "$tmp/fault.trace" 2>"$tmp/err" ||
     fail "import of a fault's log: $(cat "$tmp/err")"
 grep -q "note: the firmware faulted: HardFault" "$tmp/err" || fail "import of a fault's log: $(cat "$tmp/err")"
+# a fault in the fault handler: QEMU aborts at the lockup, which is said
+"$np" emu --qemu mps2-an385 -o "$tmp/double" "$fw/cm_double_fault.elf" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "^nanoprof emu: qemu-system-arm ended by signal 6 (Aborted), its message above; the log is cut short: it ends at 0x[0-9a-f]* in jump_to" "$tmp/err" ||
+    fail "emu --qemu, a double fault: $(tail -2 "$tmp/err")"
+[ "$(counts "$tmp/double" "" | awk '$1 == "hardfault_handler"')" = "hardfault_handler 1" ] ||
+    fail "emu --qemu, a double fault: calls $(counts "$tmp/double" "" | tr '\n' ' ')"
 "$np" emu --qemu mps2-an385 --max-insns 5000 -o "$tmp/limit" "$fw/cm_calls_m3.elf" >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q "error: still running after [0-9]* instructions (the limit: --max-insns), at 0x" "$tmp/err" ||
     fail "emu --qemu --max-insns: $(cat "$tmp/err")"

@@ -112,7 +112,7 @@ int np_qemu_run(const struct np_qemu_run *r, const struct np_event_sink *sink, s
         goto out_fifo;
     }
     int wstatus = 0;
-    bool reaped = false;
+    bool reaped = false, killed = false;
     if (!wait_writer(fd, pid, &wstatus, &reaped)) {
         close(fd);
         if (!reaped)
@@ -132,12 +132,23 @@ int np_qemu_run(const struct np_qemu_run *r, const struct np_event_sink *sink, s
                                          summary, stats);
         /* read no further (a sink that stopped, a bad ELF, a handler
          * looping for good, the limit): QEMU would run on */
-        if ((status != NP_TRACE_OK || stats->halted || stats->limited) && !reaped)
+        if (((status != NP_TRACE_OK && status != NP_TRACE_ETRUNC) || stats->halted || stats->limited) && !reaped) {
             kill(pid, SIGTERM);
+            killed = true;
+        }
         fclose(f);
     }
     if (!reaped)
         waitpid(pid, &wstatus, 0);
+    if (WIFSIGNALED(wstatus) && !killed) {
+        /* QEMU's own end (a lockup: a fault in a fault handler aborts it) */
+        char ended[NP_TRACE_MSG_MAX];
+        snprintf(ended, sizeof ended, "%.100s ended by signal %d (%.40s), its message above; %.300s", qemu, WTERMSIG(wstatus),
+                 strsignal(WTERMSIG(wstatus)), stats->ending[0] ? stats->ending : "its log ends there");
+        snprintf(summary->message, sizeof summary->message, "%s", ended);
+        if (status == NP_TRACE_OK)
+            status = NP_TRACE_ETRUNC;
+    }
 out_fifo:
     if (WIFEXITED(wstatus))
         *exit_code = WEXITSTATUS(wstatus);

@@ -1,6 +1,8 @@
 /* fault.c - a firmware that faults (tests/test_qemu_log.sh): it calls
  * where there is no memory, and its HardFault handler loops for good, as
- * firmware's default handlers do. The run must end there, saying so. */
+ * firmware's default handlers do. The run must end there, saying so.
+ * Built with -DDOUBLE_FAULT, the handler faults the same way: the CPU
+ * locks up, which QEMU ends by aborting. */
 #include "cm.h"
 
 NOIPA void jump_to(uint32_t addr)
@@ -10,6 +12,9 @@ NOIPA void jump_to(uint32_t addr)
 
 void hardfault_handler(void)
 {
+#ifdef DOUBLE_FAULT
+    jump_to(0x30000000u);
+#endif
     for (;;)
         ;
 }
