@@ -45,7 +45,8 @@
     "                 instructions)\n"                                                \
     "  --elf=FILE     PATH is the captured output of a Cortex-M firmware that\n"       \
     "                 recorded its trace (np_trace_init), FILE its ELF; as\n"           \
-    "                 `nanoprof import PATH --elf FILE` reads it\n"                      \
+    "                 `nanoprof import PATH --elf FILE` reads it. Or PATH is\n"          \
+    "                 qemu-system-arm's log (-d exec,nochain) of FILE's run\n"         \
     "  --no-demangle  C++ names as the program's symbols have them (mangled)\n"    \
     "  --strict       exit with status 3 when the trace lost anything (events\n"        \
     "                 dropped, a file cut short, damaged chunks skipped, ...) or a\n"  \
@@ -92,7 +93,7 @@ struct np_view {
     struct np_view_loss loss; /* what the trace lost */
     bool min_duration_unit;   /* --min-duration gave a unit of time (ns, us, ...) */
     char clock_kind[2][96];   /* what the times are with --clock (and switched time taken out) */
-    const char *elf;          /* --elf: PATH is a target's capture, named from this ELF */
+    const char *elf;          /* --elf: PATH is a target's capture or a QEMU log, named from this ELF */
     size_t unmatched;         /* -F and -N patterns that matched no function (said) */
 };
 
