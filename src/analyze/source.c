@@ -21,7 +21,7 @@ const struct np_source np_sources[] = {
     { "capture", "a Cortex-M firmware's captured output holding its trace (elf=FILE names it)", NULL,
       np_source_capture_read },
     { "qemu-log", "qemu-system-arm's log of the blocks a firmware ran, -d exec,nochain (elf=FILE names it)",
-      NULL, np_source_qemu_log_read },
+      np_probe_qemu_log, np_source_qemu_log_read },
     { NULL, NULL, NULL, NULL },
 };
 

@@ -1002,7 +1002,7 @@ int np_source_qemu_log_read(const char *path, const struct np_source_options *o,
     }
     int rc = NP_TRACE_OK;
     if (!elf)
-        rc = fail(summary, NP_TRACE_EOPTION, "%s: a QEMU log needs the firmware's ELF (--elf FILE)", path);
+        rc = fail(summary, NP_TRACE_EOPTION, "%s is QEMU's execution log: give its firmware's ELF (--elf FILE)", path);
     else if (o && o->clock_hz > 0)
         rc = fail(summary, NP_TRACE_EOPTION, "a QEMU log counts instructions, not cycles: --clock does not apply");
     if (rc) {
