@@ -720,12 +720,13 @@ static int check_names(struct qlog *L, FILE *f, const char *log, const char *elf
             continue;
         seen[j] = pc + 1;
         checked++;
+        const char *ours = np_calls_name_of(L->as, pc);
+        if (ours && strcmp(ours, name) == 0)
+            continue;
         uint32_t fn = np_calls_func_of(L->as, pc);
-        uint64_t named = np_addrspace_address_of(L->as, name);
-        if (fn && named == fn)
+        if (fn && np_addrspace_address_of(L->as, name) == fn) /* an alias */
             continue;
         if (!other++) {
-            const char *ours = np_calls_name_of(L->as, pc);
             snprintf(first, sizeof first, "QEMU ran %.200s at 0x%08" PRIx32 ", where %.200s has %.200s", name, pc,
                      elf, ours ? ours : "no function");
         }
