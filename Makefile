@@ -38,6 +38,10 @@ demo: build
 	@echo "== 3. ARM firmware, unchanged, in the emulator: nanoprof emu, then tree =="
 	$(BUILD)/src/nanoprof emu -o $(DEMO)/firmware --report $(BUILD)/tests/firmware/instr_thumb.elf >/dev/null
 	$(BUILD)/src/nanoprof tree --depth=3 $(DEMO)/firmware
+	@echo
+	@echo "== 4. Cortex-M firmware, two tasks a PendSV switches, unchanged, in QEMU: emu --qemu, then tree =="
+	$(BUILD)/src/nanoprof emu --qemu mps2-an385 -o $(DEMO)/tasks $(BUILD)/tests/firmware/cm_tasks.elf >/dev/null
+	$(BUILD)/src/nanoprof tree --depth=3 $(DEMO)/tasks
 	@echo "written: $(DEMO)/flame.svg (open in a browser), $(DEMO)/trace.json (ui.perfetto.dev),"
 	@echo "         $(DEMO)/callgrind.out (kcachegrind, callgrind_annotate)"
 
