@@ -2,14 +2,15 @@
 # test_qemu_log.sh - QEMU's execution log as a source: Cortex-M firmware
 # (tests/firmware/cortex_m) run by qemu-system-arm, its calls rebuilt from
 # the log by `nanoprof import --qemu-log` and by every view given --elf.
-# Exact call counts (expected/cm_calls.calls; the SysTick count the
-# firmware prints) on a Cortex-M0, M3 and M4 from three logs of the
+# Exact call counts (expected/cm_calls.calls; the SysTick and IRQ counts
+# the firmware prints) on a Cortex-M0, M3 and M4 from three logs of the
 # same run (a block per instruction, whole blocks, whole blocks with the
 # registers), which must also agree on every instruction; handlers nested
-# under what they interrupted; a jump table's jumps no calls; two tasks a
-# PendSV switches, each its own thread (expected/cm_tasks.calls), with
-# and without registers; the calls counting hooks in the same binary
-# give; `nanoprof emu --qemu BOARD`; bad input.
+# under what they interrupted, an IRQ nested in the handler it preempts;
+# a jump table's jumps no calls; two tasks a PendSV switches, each its own
+# thread (expected/cm_tasks.calls), with and without registers; the calls
+# counting hooks in the same binary give; `nanoprof emu --qemu BOARD`;
+# bad input.
 #
 #   sh test_qemu_log.sh BUILD_DIR
 set -u
@@ -78,7 +79,9 @@ for c in "microbit cm_calls_m0" "mps2-an385 cm_calls_m3" "mps2-an386 cm_calls_m4
         ticks=$(sed -n 's/^ticks=\([0-9]*\)$/\1/p' "$log.out")
         [ -n "$ticks" ] && [ "$ticks" -gt 20 ] || fail "$name $mode: the firmware counted ${ticks:-no} ticks"
         grep -qx "svcs=10" "$log.out" || fail "$name $mode: the firmware's svc count: $(cat "$log.out")"
-        sed "s/TICKS/$ticks/" "$expected/cm_calls.calls" | sort >"$tmp/expected"
+        irqs=$(sed -n 's/^irqs=\([0-9]*\)$/\1/p' "$log.out")
+        [ -n "$irqs" ] && [ "$irqs" -eq $((ticks / 4)) ] || fail "$name $mode: the firmware counted ${irqs:-no} IRQs"
+        sed "s/TICKS/$ticks/; s/IRQS/$irqs/" "$expected/cm_calls.calls" | sort >"$tmp/expected"
         # every view reads the log itself
         counts "$log" "$elf" | diff "$tmp/expected" - >"$tmp/diff" ||
             { fail "$name $mode: call counts from the log differ:"; cat "$tmp/diff"; }
@@ -105,6 +108,10 @@ for c in "microbit cm_calls_m0" "mps2-an385 cm_calls_m3" "mps2-an386 cm_calls_m4
         grep "_handler" "$tmp/folded" | grep -v "^main;" >"$tmp/bad"
         [ -s "$tmp/bad" ] && fail "$name $mode: a handler not under main: $(head -2 "$tmp/bad")"
         grep -q "^main;svc_handler;svc_work " "$tmp/folded" || fail "$name $mode: no main;svc_handler;svc_work"
+        # IRQ 0 preempts SysTick's handler, which pended it
+        grep "irq0_handler" "$tmp/folded" | grep -v "systick_handler;irq0_handler" >"$tmp/bad"
+        [ -s "$tmp/bad" ] && fail "$name $mode: irq0_handler not under systick_handler: $(head -2 "$tmp/bad")"
+        grep -q "systick_handler;irq0_handler;irq_work " "$tmp/folded" || fail "$name $mode: no nested IRQ"
         grep -q "^main;outer;middle;leaf " "$tmp/folded" || fail "$name $mode: no main;outer;middle;leaf"
         grep "pick;" "$tmp/folded" | grep -v "pick;systick_handler" >"$tmp/bad"
         [ -s "$tmp/bad" ] && fail "$name $mode: pick's jump table made calls: $(head -2 "$tmp/bad")"
@@ -127,7 +134,7 @@ for mode in block one; do
     counts "$log" "$elf" >"$tmp/log.counts"
     join -a1 -e0 -o 0,1.2,2.2 "$tmp/hooks.counts" "$tmp/log.counts" | awk '$2 != $3' >"$tmp/differ"
     n=$(wc -l <"$tmp/hooks.counts")
-    [ "$n" -eq 12 ] || fail "hooks $mode: not the 12 functions of cm.c counted: $(cat "$tmp/hooks.counts")"
+    [ "$n" -eq 14 ] || fail "hooks $mode: not the 14 functions of cm.c counted: $(cat "$tmp/hooks.counts")"
     [ -s "$tmp/differ" ] && fail "hooks $mode: functions whose calls differ (function, hooks, log): $(cat "$tmp/differ")"
     echo "test_qemu_log: hooks against the QEMU log ($mode): $n functions, $(wc -l <"$tmp/differ") differ"
 done
@@ -158,7 +165,8 @@ done
 "$np" emu --qemu mps2-an385 -o "$tmp/emu" --report "$fw/cm_calls_m3.elf" >"$tmp/emu.out" 2>"$tmp/emu.err" ||
     fail "emu --qemu: exit status $? ($(cat "$tmp/emu.err"))"
 ticks=$(sed -n 's/^ticks=\([0-9]*\)$/\1/p' "$tmp/emu.out")
-sed "s/TICKS/${ticks:-none}/" "$expected/cm_calls.calls" | sort >"$tmp/expected"
+irqs=$(sed -n 's/^irqs=\([0-9]*\)$/\1/p' "$tmp/emu.out")
+sed "s/TICKS/${ticks:-none}/; s/IRQS/${irqs:-none}/" "$expected/cm_calls.calls" | sort >"$tmp/expected"
 counts "$tmp/emu" "" | diff "$tmp/expected" - >"$tmp/diff" || { fail "emu --qemu: call counts differ:"; cat "$tmp/diff"; }
 grep -q "exited with 0 on QEMU's mps2-an385 after [0-9]* instructions; [0-9]* calls in 1 thread" "$tmp/emu.err" ||
     fail "emu --qemu: its line: $(cat "$tmp/emu.err")"

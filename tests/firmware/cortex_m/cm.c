@@ -1,15 +1,28 @@
 /* cm.c - the Cortex-M firmware of the QEMU execution log tests
  * (tests/qemu_log.sh): calls of every form with counts known by
- * construction, a SysTick interrupt that lands anywhere, and svc; it
- * prints how many ticks it took, the one count that depends on timing,
- * and exits by semihosting. Bare: cm_lib.c starts it, no C library. */
+ * construction, a SysTick interrupt that lands anywhere, an IRQ nested
+ * in its handler, and svc; it prints how many ticks and IRQs it took,
+ * the counts that depend on timing, and exits by semihosting. Bare: cm_lib.c starts it, no C library. */
 #include "cm.h"
 
-volatile uint32_t ticks, svcs, sink;
+volatile uint32_t ticks, svcs, irqs, sink;
 
-/* ---- the exceptions ---- */
+#define NVIC_ISER0 (*(volatile uint32_t *)0xe000e100)
+#define NVIC_ISPR0 (*(volatile uint32_t *)0xe000e200)
+#define NVIC_IPR0 (*(volatile uint32_t *)0xe000e400)
+#define SCB_SHPR3 (*(volatile uint32_t *)0xe000ed20)
+
+/* ---- the exceptions: IRQ 0, of a higher priority than SysTick, pended
+ * by every fourth tick's handler, preempts it there ---- */
+NOIPA void irq_work(void) { irqs++; }
+void irq0_handler(void) { irq_work(); }
 NOIPA void tick_work(void) { ticks++; }
-void systick_handler(void) { tick_work(); }
+void systick_handler(void)
+{
+    tick_work();
+    if (!(ticks & 3))
+        NVIC_ISPR0 = 1;
+}
 NOIPA void svc_work(void) { svcs++; }
 void svc_handler(void) { svc_work(); }
 
@@ -41,6 +54,9 @@ NOIPA int outer(int x) { return middle(x) * 2 + spin(50); }
 
 int main(void)
 {
+    SCB_SHPR3 |= 0xc0u << 24; /* SysTick's priority below IRQ 0's (0) */
+    NVIC_IPR0 &= ~0xffu;
+    NVIC_ISER0 = 1;
     SYST_RVR = 19; /* a tick every 20 cycles of the board's clock */
     SYST_CVR = 0;
     SYST_CSR = 7;   /* on, its interrupt, the processor's clock */
@@ -62,6 +78,7 @@ int main(void)
     sink = (uint32_t)s;
     put_uint("ticks=", ticks);
     put_uint("svcs=", svcs);
+    put_uint("irqs=", irqs);
     return 0;
 }
 

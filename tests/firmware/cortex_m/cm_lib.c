@@ -68,8 +68,9 @@ void hardfault_handler(void) __attribute__((weak, alias("fault_handler")));
 void svc_handler(void) __attribute__((weak, alias("fault_handler")));
 void pendsv_handler(void) __attribute__((weak, alias("fault_handler")));
 void systick_handler(void) __attribute__((weak, alias("fault_handler")));
+void irq0_handler(void) __attribute__((weak, alias("fault_handler")));
 
-__attribute__((section(".vectors"), used)) static void (*const vectors[16])(void) = {
+__attribute__((section(".vectors"), used)) static void (*const vectors[17])(void) = {
     (void (*)(void))&_stack_top, reset_handler, fault_handler, hardfault_handler, fault_handler, fault_handler,
-    fault_handler, 0, 0, 0, 0, svc_handler, fault_handler, 0, pendsv_handler, systick_handler,
+    fault_handler, 0, 0, 0, 0, svc_handler, fault_handler, 0, pendsv_handler, systick_handler, irq0_handler,
 };
