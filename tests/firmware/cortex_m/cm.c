@@ -1,8 +1,9 @@
 /* cm.c - the Cortex-M firmware of the QEMU execution log tests
- * (tests/qemu_log.sh): calls of every form with counts known by
+ * (tests/test_qemu_log.sh): calls of every form with counts known by
  * construction, a SysTick interrupt that lands anywhere, an IRQ nested
  * in its handler, and svc; it prints how many ticks and IRQs it took,
- * the counts that depend on timing, and exits by semihosting. Bare: cm_lib.c starts it, no C library. */
+ * the counts that depend on timing, and exits by semihosting. Bare:
+ * cm_lib.c starts it, no C library. */
 #include "cm.h"
 
 volatile uint32_t ticks, svcs, irqs, sink;
