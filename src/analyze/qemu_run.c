@@ -84,7 +84,8 @@ int np_qemu_run(const struct np_qemu_run *r, const struct np_event_sink *sink, s
     if (!mkdtemp(dir))
         return fail(summary, NP_TRACE_EIO, "cannot make a directory for QEMU's log", strerror(errno));
     snprintf(fifo, sizeof fifo, "%s/log", dir);
-    int status = NP_TRACE_OK;
+    int status = NP_TRACE_OK, wstatus = -1; /* (-1: no status, QEMU not reaped) */
+    bool reaped = false, killed = false;
     char *sh = NULL;
     if (mkfifo(fifo, 0600) != 0) {
         status = fail(summary, NP_TRACE_EIO, "cannot make a FIFO for QEMU's log", strerror(errno));
@@ -111,8 +112,6 @@ int np_qemu_run(const struct np_qemu_run *r, const struct np_event_sink *sink, s
         close(fd);
         goto out_fifo;
     }
-    int wstatus = 0;
-    bool reaped = false, killed = false;
     if (!wait_writer(fd, pid, &wstatus, &reaped)) {
         close(fd);
         if (!reaped)

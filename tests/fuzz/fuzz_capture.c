@@ -38,18 +38,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* A memfd holding DATA: its path in PATH. -1 when it cannot be made. */
 static int memfile(const char *name, const uint8_t *data, size_t size, char *path, size_t cap)
 {
-    int fd = memfd_create(name, MFD_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    for (size_t done = 0; done < size;) {
-        ssize_t n = write(fd, data + done, size - done);
-        if (n <= 0) {
-            close(fd);
-            return -1;
-        }
-        done += (size_t)n;
-    }
-    snprintf(path, cap, "/proc/self/fd/%d", fd);
+    int fd = fuzz_memfd(name, data, size);
+    if (fd >= 0)
+        snprintf(path, cap, "/proc/self/fd/%d", fd);
     return fd;
 }
 

@@ -7,7 +7,27 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "analyze/model.h"
+
+/* A memfd named NAME holding DATA (SIZE bytes); -1 when it cannot be
+ * made. */
+static inline int fuzz_memfd(const char *name, const uint8_t *data, size_t size)
+{
+    int fd = memfd_create(name, MFD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    for (size_t done = 0; done < size;) {
+        ssize_t n = write(fd, data + done, size - done);
+        if (n <= 0) {
+            close(fd);
+            return -1;
+        }
+        done += (size_t)n;
+    }
+    return fd;
+}
 
 static inline void check_invariant(const struct np_model *m)
 {

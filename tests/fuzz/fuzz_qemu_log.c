@@ -27,17 +27,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    int fd = memfd_create("fuzz.log", MFD_CLOEXEC);
+    int fd = fuzz_memfd("fuzz.log", data, size);
     if (fd < 0)
         return 0;
-    for (size_t done = 0; done < size;) {
-        ssize_t n = write(fd, data + done, size - done);
-        if (n <= 0) {
-            close(fd);
-            return 0;
-        }
-        done += (size_t)n;
-    }
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     static char glob[] = "s*"; /* exercises the filters: drops spin, svc_* and systick_* */

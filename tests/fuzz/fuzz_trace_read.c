@@ -18,17 +18,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    int fd = memfd_create("fuzz.npt", MFD_CLOEXEC);
+    int fd = fuzz_memfd("fuzz.npt", data, size);
     if (fd < 0)
         return 0;
-    for (size_t done = 0; done < size;) {
-        ssize_t n = write(fd, data + done, size - done);
-        if (n <= 0) {
-            close(fd);
-            return 0;
-        }
-        done += (size_t)n;
-    }
     static char glob[] = "0x*0"; /* exercises the filters: drops every address ending in 0 */
     static char *exclude[] = { glob };
     struct timeline tl;
