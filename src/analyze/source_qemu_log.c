@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "calls_out.h"
+#include "containers.h"
 #include "symbols.h"
 #include "emu/calltrack.h"
 #include "emu/decode.h"
@@ -54,7 +55,7 @@ struct block {
     uint16_t n;            /* instructions up to and with X; 0: no code there */
     uint16_t first_end;    /* the first that ends a block (a semihosting bkpt), 1-based; 0: none */
     bool calls_host;       /* it holds a semihosting call (bkpt, svc): a run may end there */
-    bool used, has_x;
+    bool has_x;
     struct np_insn_flow x; /* its PC write (or exception-raising instruction) */
 };
 
@@ -102,12 +103,13 @@ struct qlog {
     size_t nhandlers;
     uint64_t max_insns;          /* stop there (0: never) */
     uint32_t self_loops;         /* a `b .` run so many times in a row */
-    struct block *blocks;        /* open addressing on the start address */
-    size_t cap, nblocks;
+    struct block *blocks;        /* in the order first seen */
+    size_t nblocks, blocks_cap;
+    struct np_hmap block_index;  /* a block's start: its index in blocks */
     struct exc *excs;            /* the CPU's exceptions, innermost last */
     size_t nexc, exc_cap;
-    /* the exceptions a thread was switched out in whose interrupted
-     * address is not known: found when one returns there */
+    /* the exceptions threads were switched out in, oldest first: each
+     * ends when an exception returns where it came */
     struct exc *parked;
     size_t nparked, parked_cap;
     uint32_t next_key;
@@ -156,43 +158,20 @@ static uint8_t insn_size(const struct qlog *L, uint32_t addr, bool thumb)
     return (hw >> 11) >= 0x1d ? 4 : 2;
 }
 
-static int grow_blocks(struct qlog *L)
-{
-    size_t cap = L->cap ? 2 * L->cap : 4096;
-    struct block *b = calloc(cap, sizeof *b);
-    if (!b)
-        return -1;
-    for (size_t i = 0; i < L->cap; i++) {
-        if (!L->blocks[i].used)
-            continue;
-        size_t j = (L->blocks[i].addr * 2654435761u) & (cap - 1);
-        while (b[j].used)
-            j = (j + 1) & (cap - 1);
-        b[j] = L->blocks[i];
-    }
-    free(L->blocks);
-    L->blocks = b;
-    L->cap = cap;
-    return 0;
-}
-
-/* The block at ADDR, decoded when first seen; NULL when out of memory or
+/* The block at ADDR, decoded when first seen (a lookup adds nothing, so
+ * that the blocks stay where they are); NULL when out of memory or
  * Capstone is missing (L->st says which). */
 static const struct block *block_at(struct qlog *L, uint32_t addr)
 {
-    if (2 * (L->nblocks + 1) > L->cap && grow_blocks(L) != 0)
+    const uint64_t *i = np_hmap_find(&L->block_index, addr);
+    if (i)
+        return &L->blocks[*i];
+    if (NP_GROW(L->blocks, L->blocks_cap, L->nblocks + 1) != 0 ||
+        np_hmap_put(&L->block_index, addr, L->nblocks) != 0)
         return NULL;
-    size_t j = (addr * 2654435761u) & (L->cap - 1);
-    while (L->blocks[j].used) {
-        if (L->blocks[j].addr == addr)
-            return &L->blocks[j];
-        j = (j + 1) & (L->cap - 1);
-    }
-    struct block *b = &L->blocks[j];
+    struct block *b = &L->blocks[L->nblocks++];
     memset(b, 0, sizeof *b);
-    b->used = true;
     b->addr = addr;
-    L->nblocks++;
     size_t len;
     const uint8_t *code = code_at(L, addr, &len);
     if (code) {
@@ -204,10 +183,10 @@ static const struct block *block_at(struct qlog *L, uint32_t addr)
             return NULL;
         }
         b->n = (uint16_t)n;
-        for (int i = 0; i < n; i++) {
-            if (f[i].ends_block && !b->first_end)
-                b->first_end = (uint16_t)(i + 1);
-            b->calls_host |= f[i].bkpt || f[i].raises;
+        for (int k = 0; k < n; k++) {
+            if (f[k].ends_block && !b->first_end)
+                b->first_end = (uint16_t)(k + 1);
+            b->calls_host |= f[k].bkpt || f[k].raises;
         }
         if (n > 0 && (f[n - 1].writes_pc || f[n - 1].raises)) {
             b->has_x = true;
@@ -357,20 +336,6 @@ static void tell_x(struct qlog *L, const struct np_insn_flow *x, uint32_t to)
     tell(L, x->addr, to, x->kind, x->reg, flags);
 }
 
-static int push(struct exc **a, size_t *n, size_t *cap, const struct exc *e)
-{
-    if (*n == *cap) {
-        size_t c = *cap ? 2 * *cap : 16;
-        struct exc *g = realloc(*a, c * sizeof *g);
-        if (!g)
-            return -1;
-        *a = g;
-        *cap = c;
-    }
-    (*a)[(*n)++] = *e;
-    return 0;
-}
-
 static int push_exc(struct qlog *L, struct exc *e, uint32_t handler, const struct regs *rp, const struct regs *rq)
 {
     e->number = rq->known && rq->ipsr ? (uint16_t)rq->ipsr : handler_number(L, handler);
@@ -380,8 +345,9 @@ static int push_exc(struct qlog *L, struct exc *e, uint32_t handler, const struc
     e->handler = handler;
     e->sp = rp->sp;
     e->sp_known = rp->known;
-    if (push(&L->excs, &L->nexc, &L->exc_cap, e) != 0)
+    if (NP_GROW(L->excs, L->exc_cap, L->nexc + 1) != 0)
         return -1;
+    L->excs[L->nexc++] = *e;
     L->st.exceptions++;
     tell(L, e->key, handler, NP_BR_EXCEPTION, 15, 0);
     return 0;
@@ -473,7 +439,9 @@ static void exc_return(struct qlog *L, const struct np_insn_flow *x, uint32_t to
         resolve(L, &e, to);
         return;
     }
-    if (push(&L->parked, &L->nparked, &L->parked_cap, &e) != 0)
+    if (NP_GROW(L->parked, L->parked_cap, L->nparked + 1) == 0)
+        L->parked[L->nparked++] = e;
+    else
         L->st.unexplained++;
     if (!switcher(L, e.handler) && L->nswitchers < sizeof L->switchers / sizeof *L->switchers)
         L->switchers[L->nswitchers++] = e.handler;
@@ -703,9 +671,8 @@ static int check_names(struct qlog *L, FILE *f, const char *log, const char *elf
     char *line = NULL, name[256], first[768] = "";
     size_t cap = 0;
     unsigned checked = 0, other = 0;
-    uint32_t *seen = calloc(2 * QLOG_NAME_CHECKS, sizeof *seen); /* pc + 1, open addressing */
-    if (!seen)
-        return fail(sum, NP_TRACE_ENOMEM, "out of memory");
+    struct np_hmap seen; /* the blocks checked */
+    np_hmap_init(&seen);
     while (checked < QLOG_NAME_CHECKS && getline(&line, &cap, f) >= 0) {
         uint32_t pc, count;
         if (!parse_trace(line, &pc, &count))
@@ -713,12 +680,13 @@ static int check_names(struct qlog *L, FILE *f, const char *log, const char *elf
         trace_name(line, name, sizeof name);
         if (!name[0])
             continue;
-        size_t j = (pc * 2654435761u) & (2 * QLOG_NAME_CHECKS - 1);
-        while (seen[j] && seen[j] != pc + 1)
-            j = (j + 1) & (2 * QLOG_NAME_CHECKS - 1);
-        if (seen[j])
+        if (np_hmap_find(&seen, pc))
             continue;
-        seen[j] = pc + 1;
+        if (np_hmap_put(&seen, pc, 0) != 0) {
+            free(line);
+            np_hmap_free(&seen);
+            return fail(sum, NP_TRACE_ENOMEM, "out of memory");
+        }
         checked++;
         const char *ours = np_calls_name_of(L->as, pc);
         if (ours && strcmp(ours, name) == 0)
@@ -732,7 +700,7 @@ static int check_names(struct qlog *L, FILE *f, const char *log, const char *elf
         }
     }
     free(line);
-    free(seen);
+    np_hmap_free(&seen);
     rewind(f);
     if (other * 20 > checked)
         return fail(sum, NP_TRACE_ENOTTRACE, "%s is not a run of %s: %s", log, elf, first);
@@ -898,6 +866,7 @@ int np_qemu_log_read_stream(FILE *f, const char *path, const char *elf, bool che
     struct qlog *L = calloc(1, sizeof *L);
     if (!L)
         return fail(summary, NP_TRACE_ENOMEM, "out of memory");
+    np_hmap_init(&L->block_index);
     char err[256];
     if (np_image_load(elf, NULL, &L->img, err, sizeof err) != 0) {
         free(L);
@@ -966,6 +935,7 @@ out:
     free(real);
     free(L->handlers);
     free(L->blocks);
+    np_hmap_free(&L->block_index);
     free(L->excs);
     free(L->parked);
     np_image_free(&L->img);
