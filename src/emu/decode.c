@@ -12,6 +12,8 @@ static struct {
     cs_err (*open)(cs_arch, cs_mode, csh *);
     cs_err (*option)(csh, cs_opt_type, size_t);
     size_t (*disasm)(csh, const uint8_t *, size_t, uint64_t, size_t, cs_insn **);
+    cs_insn *(*malloc)(csh);
+    bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
     void (*free)(cs_insn *, size_t);
     cs_err (*close)(csh *);
 } cs;
@@ -25,9 +27,11 @@ static void cs_load(void)
     *(void **)&cs.open = dlsym(h, "cs_open");
     *(void **)&cs.option = dlsym(h, "cs_option");
     *(void **)&cs.disasm = dlsym(h, "cs_disasm");
+    *(void **)&cs.malloc = dlsym(h, "cs_malloc");
+    *(void **)&cs.disasm_iter = dlsym(h, "cs_disasm_iter");
     *(void **)&cs.free = dlsym(h, "cs_free");
     *(void **)&cs.close = dlsym(h, "cs_close");
-    if (!cs.open || !cs.option || !cs.disasm || !cs.free || !cs.close)
+    if (!cs.open || !cs.option || !cs.disasm || !cs.malloc || !cs.disasm_iter || !cs.free || !cs.close)
         cs.open = NULL;
 }
 
@@ -87,11 +91,12 @@ static void classify(const cs_insn *in, struct np_insn_flow *f)
     case ARM_INS_B:
     case ARM_INS_CBZ:
     case ARM_INS_CBNZ: {
-        const cs_arm_op *t = &a->operands[a->op_count - 1];
+        /* (the target is the last operand: cbz's register comes first) */
+        const cs_arm_op *t = a->op_count ? &a->operands[a->op_count - 1] : NULL;
         f->writes_pc = 1;
         f->kind = NP_BR_B;
         f->cond |= in->id != ARM_INS_B;
-        if (a->op_count && t->type == ARM_OP_IMM) {
+        if (t && t->type == ARM_OP_IMM) {
             f->direct = 1;
             f->target = (uint32_t)t->imm & ~1u;
         }
@@ -147,20 +152,22 @@ int np_decode_flow(const uint8_t *code, size_t len, uint32_t addr, bool thumb, b
     if (cs.open(CS_ARCH_ARM, mode_of(thumb, mclass), &h) != CS_ERR_OK)
         return -1;
     cs.option(h, CS_OPT_DETAIL, CS_OPT_ON);
-    cs_insn *in = NULL;
-    size_t n = cs.disasm(h, code, len, addr, (size_t)max, &in);
+    /* one at a time, up to the first PC write: a handle keeps an IT
+     * block's state from one to the next */
+    cs_insn *in = cs.malloc(h);
+    uint64_t at = addr;
     int k = 0;
-    while ((size_t)k < n) {
-        memset(&out[k], 0, sizeof out[k]);
-        classify(&in[k], &out[k]);
-        k++;
-        if (out[k - 1].writes_pc || out[k - 1].raises)
+    while (in && k < max && cs.disasm_iter(h, &code, &len, &at, in)) {
+        struct np_insn_flow *f = &out[k++];
+        memset(f, 0, sizeof *f);
+        classify(in, f);
+        if (f->writes_pc || f->raises)
             break;
     }
-    if (n)
-        cs.free(in, n);
+    if (in)
+        cs.free(in, 1);
     cs.close(&h);
-    return k;
+    return in ? k : -1;
 }
 
 const char *np_decode_text(const uint8_t *code, size_t len, uint32_t addr, bool thumb, bool thumb2, char *buf,
