@@ -87,51 +87,54 @@ static int tell(struct np_calls_out *e, uint32_t tid, uint64_t time, uint64_t ar
     return np_calls_out_sink_rc(e, rc);
 }
 
+/* An event of thread TID at CYCLES, MINE its own instructions: the
+ * writer's result WRC (of the same event) kept, then the sink told. */
+static int event(struct np_calls_out *e, uint32_t tid, uint64_t cycles, uint64_t mine, int wrc, uint64_t arg,
+                 enum np_sink_event kind)
+{
+    e->last_cycles = cycles;
+    if (np_calls_out_writer_rc(e, wrc))
+        return -1;
+    return tell(e, tid, when(e, cycles, mine), arg, kind);
+}
+
 static int on_enter(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint32_t address)
 {
     struct np_calls_out *e = ctx;
     uint64_t mine = own(e, tid, insns);
-    e->last_cycles = cycles;
-    if (e->writer && np_calls_out_writer_rc(e, np_trace_writer_enter(e->writer, tid, cycles, mine, address)))
-        return -1;
-    return tell(e, tid, when(e, cycles, mine), address, NP_EVENT_ENTER);
+    int wrc = e->writer ? np_trace_writer_enter(e->writer, tid, cycles, mine, address) : 0;
+    return event(e, tid, cycles, mine, wrc, address, NP_EVENT_ENTER);
 }
 
 static int on_leave(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns)
 {
     struct np_calls_out *e = ctx;
     uint64_t mine = own(e, tid, insns);
-    e->last_cycles = cycles;
-    if (e->writer && np_calls_out_writer_rc(e, np_trace_writer_exit(e->writer, tid, cycles, mine)))
-        return -1;
-    return tell(e, tid, when(e, cycles, mine), 0, NP_EVENT_EXIT);
+    int wrc = e->writer ? np_trace_writer_exit(e->writer, tid, cycles, mine) : 0;
+    return event(e, tid, cycles, mine, wrc, 0, NP_EVENT_EXIT);
 }
 
 static int on_resync(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint32_t n)
 {
     struct np_calls_out *e = ctx;
     uint64_t mine = own(e, tid, insns);
-    e->last_cycles = cycles;
-    if (e->writer && np_calls_out_writer_rc(e, np_trace_writer_resync(e->writer, tid, cycles, mine, n)))
-        return -1;
-    return tell(e, tid, when(e, cycles, mine), n, NP_EVENT_RESYNC);
+    int wrc = e->writer ? np_trace_writer_resync(e->writer, tid, cycles, mine, n) : 0;
+    return event(e, tid, cycles, mine, wrc, n, NP_EVENT_RESYNC);
 }
 
 static int on_resume(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint64_t out_cycles,
                      uint64_t out_insns)
 {
     struct np_calls_out *e = ctx;
-    e->last_cycles = cycles;
     if (tid - 1 < e->nthreads)
         e->insns_out[tid - 1] += insns - out_insns;
     uint64_t mine = own(e, tid, insns);
-    if (e->writer && np_calls_out_writer_rc(e, np_trace_writer_switch(e->writer, tid, cycles, mine, cycles - out_cycles)))
-        return -1;
+    int wrc = e->writer ? np_trace_writer_switch(e->writer, tid, cycles, mine, cycles - out_cycles) : 0;
     /* the instructions of the others are not the thread's: out 0 */
     uint64_t out = e->metric == NP_METRIC_COUNT ? 0
                    : e->ns_per_cycle > 0 ? np_ticks_ns(e->ns_per_cycle, cycles - out_cycles)
                                          : cycles - out_cycles;
-    return tell(e, tid, when(e, cycles, mine), out, NP_EVENT_SWITCH);
+    return event(e, tid, cycles, mine, wrc, out, NP_EVENT_SWITCH);
 }
 
 uint32_t np_calls_func_of(void *as, uint32_t addr)
