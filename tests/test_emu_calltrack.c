@@ -102,7 +102,7 @@ static void br(unsigned n, uint8_t kind, uint32_t from, uint32_t to, uint8_t reg
 {
     cpu.insns += n;
     cpu.cycles += 3 * n;
-    struct np_branch b = { from, to, kind, reg, flags, 0 };
+    struct np_branch b = { from, to, kind, reg, flags, 0, 0 };
     np_calltrack_branch(trk, &cpu, &b);
 }
 
@@ -163,10 +163,10 @@ static void veneer(void **state)
     uint32_t v = FN(15) + 0x80;
     call(NP_BR_BL, FN(0) + 0x10, v);
     cpu.insns++;
-    struct np_branch b1 = { v, v + 4, NP_BR_BX, 15, 0, 0 };
+    struct np_branch b1 = { v, v + 4, NP_BR_BX, 15, 0, 0, 0 };
     np_calltrack_branch(trk, &cpu, &b1);
     cpu.insns++;
-    struct np_branch b2 = { v + 4, FN(7), NP_BR_B, 15, 0, 0 };
+    struct np_branch b2 = { v + 4, FN(7), NP_BR_B, 15, 0, 0, 0 };
     np_calltrack_branch(trk, &cpu, &b2);
     ret(NP_BR_BX, FN(7) + 0x20, FN(0) + 0x14);
     /* a function that returns at its first instruction is no veneer */
@@ -219,7 +219,7 @@ static void exceptions(void **state)
     (void)state;
     start(0);
     call(NP_BR_BL, FN(0) + 0x10, FN(1));
-    struct np_branch irq = { FN(1) + 0x20, 0x18, NP_BR_EXCEPTION, 15, 0, NP_VEC_IRQ };
+    struct np_branch irq = { FN(1) + 0x20, 0x18, NP_BR_EXCEPTION, 15, 0, NP_VEC_IRQ, 0 };
     uint32_t sp = cpu.r[13];
     cpu.r[13] = 0x9000; /* the IRQ mode's stack */
     cpu.r[14] = FN(1) + 0x24;
@@ -229,7 +229,7 @@ static void exceptions(void **state)
     ret(NP_BR_BX, FN(9) + 0x4, FN(8) + 0x14);
     cpu.r[13] = sp;
     br(2, NP_BR_EXC_RETURN, FN(8) + 0x20, FN(1) + 0x20, 14, 0);
-    struct np_branch svc = { FN(1) + 0x30, 0x08, NP_BR_EXCEPTION, 15, 0, NP_VEC_SWI };
+    struct np_branch svc = { FN(1) + 0x30, 0x08, NP_BR_EXCEPTION, 15, 0, NP_VEC_SWI, 0 };
     np_calltrack_branch(trk, &cpu, &svc);
     br(1, NP_BR_B, 0x08, FN(10), 15, 0);
     br(3, NP_BR_EXC_RETURN, FN(10) + 0x8, FN(1) + 0x34, 14, 0);
@@ -275,7 +275,7 @@ static void preemptive(void **state)
     (void)state;
     start(0);
     call(NP_BR_BL, FN(0) + 0x10, FN(1));
-    struct np_branch irq1 = { FN(1) + 0x20, 0x18, NP_BR_EXCEPTION, 15, 0, NP_VEC_IRQ };
+    struct np_branch irq1 = { FN(1) + 0x20, 0x18, NP_BR_EXCEPTION, 15, 0, NP_VEC_IRQ, 0 };
     cpu.r[13] = 0x9000;
     np_calltrack_branch(trk, &cpu, &irq1);
     br(1, NP_BR_LDR_PC, 0x18, FN(8), 15, 0);
@@ -283,7 +283,7 @@ static void preemptive(void **state)
     br(9, NP_BR_EXC_RETURN, FN(8) + 0x40, FN(12), 14, 0);
     call(NP_BR_BL, FN(12) + 0x10, FN(2));
     ret(NP_BR_BX, FN(2) + 0x8, FN(12) + 0x14);
-    struct np_branch irq2 = { FN(12) + 0x40, 0x18, NP_BR_EXCEPTION, 15, 0, NP_VEC_IRQ };
+    struct np_branch irq2 = { FN(12) + 0x40, 0x18, NP_BR_EXCEPTION, 15, 0, NP_VEC_IRQ, 0 };
     cpu.r[13] = 0x9000;
     np_calltrack_branch(trk, &cpu, &irq2);
     br(1, NP_BR_LDR_PC, 0x18, FN(8), 15, 0);

@@ -1173,7 +1173,10 @@ static void init_checks(void **state)
     assert_string_equal(np_cpu_model_name(NP_CPU_ARM946ES), "ARM946E-S");
     assert_int_equal(np_cpu_model_parse("arm7tdmi"), NP_CPU_ARM7TDMI);
     assert_int_equal(np_cpu_model_parse("arm946e-s"), NP_CPU_ARM946ES);
-    assert_int_equal(np_cpu_model_parse("cortex-m3"), -1);
+    assert_int_equal(np_cpu_model_parse("cortex-m3"), NP_CPU_CORTEX_M3);
+    assert_int_equal(np_cpu_model_parse("Cortex-M0+"), NP_CPU_CORTEX_M0);
+    assert_string_equal(np_cpu_model_name(NP_CPU_CORTEX_M33), "Cortex-M33");
+    assert_int_equal(np_cpu_model_parse("cortex-a9"), -1);
 }
 
 /* ---- the image loader ---- */

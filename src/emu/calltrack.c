@@ -13,6 +13,7 @@ struct frame {
     uint8_t told;      /* its entry was told (not while it may still be a veneer) */
     uint8_t maybe_jump; /* a Thumb bl inside one function: a long jump, unless
                            it landed on a `bx rN` that jumps on to a function */
+    uint8_t sp_exact;  /* a Cortex-M exception's: sp is the one its return restores */
     uint64_t cycles, insns;
 };
 
@@ -156,6 +157,7 @@ static void push(struct np_calltrack *t, struct thread *th, const struct np_cpu 
     f->exc = exc;
     f->told = 0;
     f->maybe_jump = 0;
+    f->sp_exact = 0;
     f->cycles = cpu->cycles;
     f->insns = cpu->insns;
     if (exc)
@@ -351,6 +353,14 @@ static void leave(struct np_calltrack *t, const struct np_cpu *cpu, const struct
 
 /* An exception return: ends the innermost exception's call (with the
  * calls opened inside it), or resumes the thread it returns to. */
+/* Whether exception call F is the one exception return B ends: where it
+ * goes, and on a Cortex-M the stack it restores (two threads may have
+ * been interrupted at one address). */
+static bool returns_to(const struct frame *f, const struct np_branch *b, const struct np_cpu *cpu)
+{
+    return f->ret == b->to && (!f->sp_exact || f->sp == cpu->r[13]);
+}
+
 static void exception_return(struct np_calltrack *t, const struct np_cpu *cpu, const struct np_branch *b)
 {
     struct thread *th = running(t);
@@ -358,7 +368,7 @@ static void exception_return(struct np_calltrack *t, const struct np_cpu *cpu, c
     while (i > 0 && !th->frames[i - 1].exc)
         i--;
     bool innermost = from_innermost(t, th, b->from);
-    if (i > 0 && th->frames[i - 1].ret == b->to) {
+    if (i > 0 && returns_to(&th->frames[i - 1], b, cpu)) {
         pop_to(t, th, i - 1, innermost, cpu);
         return;
     }
@@ -370,7 +380,7 @@ static void exception_return(struct np_calltrack *t, const struct np_cpu *cpu, c
         uint32_t m = o->n;
         while (m > 0 && !o->frames[m - 1].exc)
             m--;
-        if (m > 0 && o->frames[m - 1].ret == b->to) {
+        if (m > 0 && returns_to(&o->frames[m - 1], b, cpu)) {
             switch_to(t, j, cpu);
             pop_to(t, o, m - 1, false, cpu);
             return;
@@ -454,9 +464,13 @@ void np_calltrack_branch(void *tracker, struct np_cpu *cpu, const struct np_bran
         /* where its return goes: the interrupted instruction, or the one
          * after the svc / undefined instruction that raised it */
         uint32_t ret = b->from;
-        if (b->vector == NP_VEC_SWI || b->vector == NP_VEC_UNDEF)
+        if (!(b->flags & NP_BRF_EXC_M) && (b->vector == NP_VEC_SWI || b->vector == NP_VEC_UNDEF))
             ret += (b->flags & NP_BRF_FROM_THUMB) ? 2 : 4;
         push(t, th, cpu, b->to, ret, true);
+        if ((b->flags & NP_BRF_EXC_M) && th->n && !th->deep) {
+            th->frames[th->n - 1].sp = b->sp;
+            th->frames[th->n - 1].sp_exact = 1;
+        }
         break;
     }
     case NP_BR_EXC_RETURN:

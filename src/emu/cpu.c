@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <strings.h>
 #include "cpu_internal.h"
+#include "cpu_m.h"
 
 /* ---- modes and banks ---- */
 
@@ -129,7 +130,7 @@ int np_cpu_init(struct np_cpu *cpu, enum np_cpu_model model, const struct np_mem
                 const struct np_cpu_timing *timing, const struct np_cpu_hooks *hooks)
 {
     memset(cpu, 0, sizeof *cpu);
-    if (n > NP_CPU_MAX_REGIONS || (model != NP_CPU_ARM7TDMI && model != NP_CPU_ARM946ES))
+    if (n > NP_CPU_MAX_REGIONS || model > NP_CPU_CORTEX_M33)
         return -1;
     for (unsigned i = 0; i < n; i++) {
         uint64_t lo = mem[i].base, hi = lo + mem[i].size;
@@ -181,6 +182,10 @@ int np_cpu_init(struct np_cpu *cpu, enum np_cpu_model model, const struct np_mem
     im->link_at = UINT64_MAX;
     im->fail_cycles = np_cyc(cpu, 1, 0, 0, 1);
     im->exc_cycles = np_cyc(cpu, 2, 1, 0, 3);
+    if (np_cpu_is_m(model) && np_m_init(cpu) != 0) {
+        np_cpu_free(cpu);
+        return -1;
+    }
     return 0;
 }
 
@@ -189,6 +194,7 @@ void np_cpu_free(struct np_cpu *cpu)
     struct np_cpu_impl *im = cpu->impl;
     if (!im)
         return;
+    np_m_free(cpu);
     for (unsigned i = 0; i < im->nreg; i++)
         free(im->reg[i].code);
     free(im->cache);
@@ -298,7 +304,9 @@ bool np_decode(struct np_cpu *cpu, uint32_t addr, bool thumb, struct np_dec *e)
 
 const char *np_cpu_model_name(enum np_cpu_model model)
 {
-    return model == NP_CPU_ARM946ES ? "ARM946E-S" : model == NP_CPU_ARM7TDMI ? "ARM7TDMI" : "?";
+    static const char *const names[] = { "ARM7TDMI", "ARM946E-S", "Cortex-M0", "Cortex-M3", "Cortex-M4",
+                                         "Cortex-M33" };
+    return (unsigned)model < sizeof names / sizeof *names ? names[model] : "?";
 }
 
 int np_cpu_model_parse(const char *name)
@@ -307,5 +315,13 @@ int np_cpu_model_parse(const char *name)
         return NP_CPU_ARM7TDMI;
     if (!strcasecmp(name, "arm946e-s"))
         return NP_CPU_ARM946ES;
+    if (!strcasecmp(name, "cortex-m0") || !strcasecmp(name, "cortex-m0+") || !strcasecmp(name, "cortex-m0plus"))
+        return NP_CPU_CORTEX_M0;
+    if (!strcasecmp(name, "cortex-m3"))
+        return NP_CPU_CORTEX_M3;
+    if (!strcasecmp(name, "cortex-m4") || !strcasecmp(name, "cortex-m4f"))
+        return NP_CPU_CORTEX_M4;
+    if (!strcasecmp(name, "cortex-m33"))
+        return NP_CPU_CORTEX_M33;
     return -1;
 }

@@ -23,7 +23,12 @@
 
 enum np_cpu_model {
     NP_CPU_ARM7TDMI,  /* ARMv4T, 3-stage pipeline */
-    NP_CPU_ARM946ES   /* ARMv5TE, 5-stage pipeline */
+    NP_CPU_ARM946ES,  /* ARMv5TE, 5-stage pipeline */
+    /* the Cortex-M CPUs (cpu_m.h): Thumb state only, the M-profile exception model */
+    NP_CPU_CORTEX_M0, /* ARMv6-M (M0, M0+) */
+    NP_CPU_CORTEX_M3, /* ARMv7-M */
+    NP_CPU_CORTEX_M4, /* ARMv7E-M: the DSP extension, and FPv4-SP when the ELF uses it (M4F) */
+    NP_CPU_CORTEX_M33 /* ARMv8-M mainline without TrustZone: DSP, FPv5-SP */
 };
 
 /* CPSR mode field values. */
@@ -84,6 +89,8 @@ enum np_branch_kind {
                                   (mov lr, pc / add lr, pc, #n / sub lr, pc, #n): LR holds a return
                                   address, as for the indirect call idioms */
 #define NP_BRF_COND 0x08       /* the instruction was conditional (and its condition held) */
+#define NP_BRF_EXC_M 0x10      /* NP_BR_EXCEPTION of a Cortex-M: `from` is the address the exception
+                                  returns to, `vector` the exception number's low 8 bits */
 
 /* One executed instruction that wrote the PC (not-taken conditional
  * branches are not told). Told after it executed: registers, CPSR, the
@@ -95,6 +102,8 @@ struct np_branch {
     uint8_t reg;      /* see the kinds; 15 when none */
     uint8_t flags;    /* NP_BRF_* */
     uint8_t vector;   /* NP_BR_EXCEPTION: enum np_cpu_vector */
+    uint32_t sp;      /* NP_BR_EXCEPTION of a Cortex-M (NP_BRF_EXC_M): the stack pointer the
+                         code it interrupted has when it returns; 0 otherwise */
 };
 
 /* Why np_cpu_run returned. */
@@ -122,6 +131,25 @@ struct np_mem_region {
 struct np_cpu_timing {
     unsigned n_wait;  /* wait states added to every non-sequential access (0: zero-wait memory) */
     unsigned s_wait;  /* wait states added to every sequential access */
+};
+
+/* The Cortex-M CPUs' registers beyond r[] and cpsr (cpu_m.h). */
+struct np_cpu_m_state {
+    uint32_t msp, psp;          /* the banked stack pointers; the active one is r[13], and
+                                   its copy here is stale until np_m_sp_sync */
+    uint32_t msplim, psplim;    /* ARMv8-M */
+    uint32_t primask, faultmask, basepri, control;
+    uint32_t ipsr;              /* the exception being handled; 0 in thread mode */
+    uint32_t itstate;           /* ITSTATE as the ARM ARM has it (IT[7:0]); 0 outside IT blocks */
+    uint32_t excl_addr;         /* the local exclusive monitor: ldrex's address */
+    bool excl_open;
+    uint32_t features;          /* NP_MFEAT_* */
+    /* the FPU: s0-s31 (d0-d15 as pairs), FPSCR */
+    uint32_t s[32];
+    uint32_t fpscr;
+    /* np_m_step's report */
+    uint8_t fault;              /* enum np_m_fault, with NP_M_FAULT */
+    uint32_t exc_return;        /* with NP_M_EXC_RETURN */
 };
 
 struct np_cpu;
@@ -170,8 +198,11 @@ struct np_cpu {
     struct np_cpu_hooks hooks;
     struct np_mem_region mem[NP_CPU_MAX_REGIONS];
     unsigned nmem;
-    /* the interpreter's own state (decoded code, ...) */
+    /* the Cortex-M registers (models NP_CPU_CORTEX_*) */
+    struct np_cpu_m_state m;
+    /* the interpreter's own state (decoded code, ...); the Cortex-M system's */
     void *impl;
+    void *sys;
     bool halt;                  /* set by np_cpu_halt */
 };
 

@@ -18,6 +18,7 @@
  * it changes anything; on a fault its counts are taken back (the run
  * stops at it, unexecuted). */
 #include "cpu_internal.h"
+#include "cpu_m.h"
 
 /* ---- second operands of the data-processing handlers ---- */
 #define OPERAND_IMM(b, c)                                                                                    \
@@ -237,6 +238,8 @@ _Static_assert(NP_BRF_THUMB == 1 && NP_BRF_FROM_THUMB == 2 && NP_BRF_LINKED == 4
 
 enum np_cpu_stop np_cpu_run(struct np_cpu *cpu, uint64_t max_insns)
 {
+    if (np_cpu_is_m(cpu->model))
+        return np_m_run(cpu, max_insns);
     static const void *const ops[NP_OP_COUNT] = {
         DP_EACH(DP_TABLE) LS_EACH(LS_TABLE)
         [NP_OP_UNDEF] = &&op_undef,

@@ -79,6 +79,13 @@ struct gen {
     bool thumb;    /* the state at pos */
     unsigned mode; /* the mode at pos */
     int depth;     /* > 0 inside branch filler: state and mode stay */
+    /* Cortex-M streams */
+    enum gen_isa isa;
+    bool m;          /* a Cortex-M stream: item() is m_item() */
+    unsigned march;  /* M_V7 M_DSP M_FP M_V8 */
+    uint32_t mavoid; /* registers nothing may write (an IT block's base) */
+    bool in_it;      /* inside an IT block: no set-up, no SP change */
+    int msp_off;     /* the SP's offset from M_SP_INIT (changed only at depth 0) */
 };
 
 /* ---- randomness (splitmix64) ---- */
@@ -1146,9 +1153,13 @@ static void thumb_item(struct gen *g)
     }
 }
 
+static void m_item(struct gen *g);
+
 static void item(struct gen *g)
 {
-    if (g->thumb)
+    if (g->m)
+        m_item(g);
+    else if (g->thumb)
         thumb_item(g);
     else
         arm_item(g);
@@ -1269,6 +1280,1030 @@ static void fault_tail(struct gen *g)
     s->fault_addr = GEN_NOWHERE + off;
 }
 
+/* ---- Cortex-M streams ----
+ *
+ * Thumb only, as ARMv6-M, ARMv7-M, ARMv7E-M (+FPv4-SP) and ARMv8-M
+ * mainline (+DSP, FPv5-SP) define it (ARM DDI 0419E, DDI 0403E, DDI
+ * 0553). Items as above: an instruction with its set-up (a base register
+ * pointed into the data region with movw/movt, or movs/lsls/adds on
+ * ARMv6-M). An IT item sets up one low base register, then runs an IT
+ * block of 1-4 instructions of the classes allowed in it (no set-up
+ * inside; none writes that base; the last may be a b.n over filler).
+ *
+ * Left out as UNPREDICTABLE (DDI 0403E; ARMv6-M and ARMv8-M alike):
+ * - SP and PC as any operand of 32-bit data processing, multiplies,
+ *   DSP, bitfield, extend, clz/rbit/rev and saturate instructions, and as
+ *   Rt/Rt2 of loads and stores; the SP forms (add/sub sp, #imm and
+ *   add rd, sp, rm ...) are made only as 16-bit add/sub sp with the SP
+ *   kept valid. 16-bit hi-register add/mov/cmp: no SP or PC (cmp with two
+ *   low registers is UNPREDICTABLE).
+ * - ThumbExpandImm's zero imm8 with a non-zero rotation form
+ *   (imm12 = 00xx 0000 0000, xx != 00).
+ * - ssat/usat with an ASR shift of 0 on ARMv7-M (it is ssat16/usat16,
+ *   ARMv7E-M); sbfx/ubfx with lsb + width > 32; bfi/bfc with msb < lsb.
+ * - umull...smlal with RdLo == RdHi.
+ * - loads/stores with writeback whose base is Rt (or Rt2); ldrd with
+ *   Rt == Rt2; ldm/stm with fewer than 2 registers (32-bit) or with the
+ *   base in the list and writeback; the SP in a list; the PC in an stm
+ *   list, LR and PC both in an ldm list; strex with Rd the base or Rt.
+ * - unaligned ldrd/strd, ldm/stm, ldrex/strex, lda/stl and vldr/vstm
+ *   (they fault); unaligned accesses at all on ARMv6-M (they fault there).
+ * - IT: firstcond 1111, AL with more than one instruction; in an IT
+ *   block: IT, cbz/cbnz, b<cond>, tbb/tbh, bkpt, the unconditional FPv5
+ *   instructions (vsel, vmaxnm, vrinta ...), and a branch but as the last.
+ * - vldm/vstm of 0 registers or past s31; vmov to two core registers
+ *   Rt == Rt2; vmov of s31:s32.
+ * Left out because both engines would take an exception (not compared
+ * here: lockstep runs take none): svc, wfi/wfe, udf but as a stream's
+ * last instruction, bx/pop/ldr pc to an even address, msr to CONTROL
+ * setting nPRIV or SPSEL, MSPLIM above the SP (ARMv8-M's stack limit).
+ * Unicorn quirks left out: msr psp with bits 1:0 set (QEMU keeps them;
+ * the architecture writes R[n]<31:2>:'00'); msr CONTROL clearing FPCA
+ * (the next FP instruction creates a new FP context: QEMU loads the whole
+ * FPSCR from FPDSCR).
+ * Left out for QEMU: the exclusives are only a ldrex and its strex next
+ * to each other (or a strex after clrex): QEMU's strex succeeds when the
+ * memory still holds the loaded value, not by the local monitor, so a
+ * store between them is IMPLEMENTATION DEFINED ground; yield and the
+ * other hints but nop (QEMU ends its translation block on yield and sev
+ * are nops); the security extension's instructions (sg, bxns, tt: QEMU's
+ * M33 has TrustZone and runs Secure, nanoprof's M33 has none), and for
+ * that mrs/msr CONTROL on ARMv8-M (QEMU's has SFPA, bit 3, set by
+ * lockstep.c so that its FPSCR is kept).
+ */
+
+enum { M_V7 = 1, M_DSP = 2, M_FP = 4, M_V8 = 8 };
+
+/* the SP's initial value: the data region's upper half; its offset from
+ * there stays within +- M_SP_ROOM */
+#define M_SP_INIT (GEN_DATA_BASE + 0xc000u)
+#define M_SP_ROOM 0x1800
+
+static bool mhas(struct gen *g, unsigned f)
+{
+    return (g->march & f) == f;
+}
+
+static uint32_t t32(struct gen *g, uint32_t hw1, uint32_t hw2)
+{
+    uint32_t at = g->pos;
+    put16(g, at, hw1);
+    put16(g, at + 2, hw2);
+    g->pos += 4;
+    g->s->insns++;
+    return at;
+}
+
+/* A register for data: r0-r12 or r14, not one of AVOID (nor g->mavoid:
+ * an IT block's base) */
+static unsigned m_reg(struct gen *g, uint32_t avoid)
+{
+    avoid |= g->mavoid | 1u << 13 | 1u << 15;
+    unsigned r;
+    do
+        r = rnd(g, 16);
+    while (avoid >> r & 1);
+    return r;
+}
+
+static unsigned m_lo(struct gen *g, uint32_t avoid)
+{
+    avoid |= g->mavoid;
+    unsigned r;
+    do
+        r = rnd(g, 8);
+    while (avoid >> r & 1);
+    return r;
+}
+
+/* r = V: movw/movt, or on ARMv6-M movs and shifts and adds (flags change) */
+static void m_const(struct gen *g, unsigned r, uint32_t v)
+{
+    if (mhas(g, M_V7)) {
+        uint32_t lo = v & 0xffff, hi = v >> 16;
+        t32(g, 0xf240 | (lo >> 11 & 1) << 10 | lo >> 12, (lo >> 8 & 7) << 12 | r << 8 | (lo & 0xff));
+        if (hi || chance(g, 30))
+            t32(g, 0xf2c0 | (hi >> 11 & 1) << 10 | hi >> 12, (hi >> 8 & 7) << 12 | r << 8 | (hi & 0xff));
+        return;
+    }
+    /* r must be low */
+    int top = 3;
+    while (top > 0 && !(v >> 8 * top & 0xff))
+        top--;
+    thumb(g, 0x2000 | r << 8 | (v >> 8 * top & 0xff)); /* movs */
+    for (int i = top - 1; i >= 0; i--) {
+        thumb(g, 0x0000 | 8 << 6 | r << 3 | r); /* lsls r, r, #8 */
+        if (v >> 8 * i & 0xff)
+            thumb(g, 0x3000 | r << 8 | (v >> 8 * i & 0xff)); /* adds r, #b */
+    }
+}
+
+/* RB = an address in the data region with MARGIN bytes either side,
+ * aligned to ALIGN; returns it */
+static uint32_t m_base(struct gen *g, unsigned rb, uint32_t margin, uint32_t align)
+{
+    uint32_t a = GEN_DATA_BASE + margin + rnd(g, GEN_DATA_SIZE / 2 - 2 * margin);
+    if (!mhas(g, M_V7) && align < 4)
+        align = 4; /* ARMv6-M: all aligned (the offsets keep it) */
+    a &= ~(align - 1);
+    m_const(g, rb, a);
+    return a;
+}
+
+/* A float's bits: the special patterns (zeros, infinities, NaNs quiet and
+ * signalling, denormals, the largest and smallest normals, one) or a
+ * random word or a random small number */
+static uint32_t fp_value(struct gen *g)
+{
+    static const uint32_t special[] = {0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000,
+                                       0x7f800001, 0xff812345, 0x7fbfffff, 0x00000001, 0x807fffff, 0x00400000,
+                                       0x7f7fffff, 0xff7fffff, 0x00800000, 0x80800000, 0x3f800000, 0xbf800000,
+                                       0x4f000000, 0xcf000000, 0x4f800000, 0x3f000000, 0x3fc00000, 0x477fe000};
+    unsigned k = rnd(g, 10);
+    if (k < 4)
+        return special[rnd(g, sizeof special / sizeof special[0])];
+    if (k < 7) /* a float near 1..1000, signed */
+        return (uint32_t)rnd(g, 2) << 31 | (127 + rnd(g, 10)) << 23 | rnd(g, 1u << 23);
+    return (uint32_t)next64(g);
+}
+
+/* ---- 16-bit instructions (ARMv6-M and later) ---- */
+
+/* one 16-bit data-processing instruction on low registers (none writes
+ * g->mavoid) */
+static void m_alu16(struct gen *g)
+{
+    unsigned rd = m_lo(g, 0), rm = rnd(g, 8), rn = rnd(g, 8);
+    switch (rnd(g, 6)) {
+    case 0: /* lsls lsrs asrs #imm5 */
+        thumb(g, rnd(g, 3) << 11 | rnd(g, 32) << 6 | rm << 3 | rd);
+        break;
+    case 1: /* adds subs reg / imm3 */
+        thumb(g, 0x1800 | rnd(g, 4) << 9 | rm << 6 | rn << 3 | rd);
+        break;
+    case 2: /* movs cmp adds subs #imm8 */
+        thumb(g, 0x2000 | rnd(g, 4) << 11 | rd << 8 | rnd(g, 256));
+        break;
+    default: /* ands eors lsls lsrs asrs adcs sbcs rors tst rsbs cmp cmn orrs muls bics mvns */
+        thumb(g, 0x4000 | rnd(g, 16) << 6 | rm << 3 | rd);
+        break;
+    }
+}
+
+/* add/cmp/mov with high registers, no SP or PC; cmp with one high at least */
+static void m_hi16(struct gen *g)
+{
+    unsigned op = rnd(g, 3), d = m_reg(g, 0), m = m_reg(g, 0);
+    if (op == 1 && d < 8 && m < 8)
+        d = 8 + rnd(g, 5);
+    thumb(g, 0x4400 | op << 8 | (d >> 3) << 7 | m << 3 | (d & 7));
+}
+
+/* sxth sxtb uxth uxtb rev rev16 revsh */
+static void m_ext16(struct gen *g)
+{
+    unsigned rd = m_lo(g, 0), rm = rnd(g, 8);
+    static const uint16_t ops[] = {0xb200, 0xb240, 0xb280, 0xb2c0, 0xba00, 0xba40, 0xbac0};
+    thumb(g, ops[rnd(g, 7)] | rm << 3 | rd);
+}
+
+/* ldr rt, [pc, #imm8*4]: the code region ahead */
+static void m_lit16(struct gen *g)
+{
+    thumb(g, 0x4800 | m_lo(g, 0) << 8 | rnd(g, 256));
+}
+
+/* 16-bit loads and stores from base RB (in the data region, aligned, at
+ * least 256 bytes from its edges); RIDX: a low register holding a small
+ * index, or 8 for none */
+static void m_ldst16_on(struct gen *g, unsigned rb, unsigned ridx)
+{
+    unsigned rt = m_lo(g, 0), k = rnd(g, ridx < 8 ? 5 : 4);
+    switch (k) {
+    case 0: /* str ldr [rb, #imm5*4] */
+        thumb(g, 0x6000 | rnd(g, 2) << 11 | rnd(g, 32) << 6 | rb << 3 | rt);
+        break;
+    case 1: /* strb ldrb */
+        thumb(g, 0x7000 | rnd(g, 2) << 11 | rnd(g, 32) << 6 | rb << 3 | rt);
+        break;
+    case 2: /* strh ldrh */
+        thumb(g, 0x8000 | rnd(g, 2) << 11 | rnd(g, 32) << 6 | rb << 3 | rt);
+        break;
+    case 3: /* str ldr [sp, #imm8*4] */
+        thumb(g, 0x9000 | rnd(g, 2) << 11 | rt << 8 | rnd(g, 256));
+        break;
+    default: /* str strh strb ldrsb ldr ldrh ldrb ldrsh [rb, ridx] */
+        thumb(g, 0x5000 | rnd(g, 8) << 9 | ridx << 6 | rb << 3 | rt);
+        break;
+    }
+}
+
+static void m_ldst16(struct gen *g)
+{
+    unsigned rb = m_lo(g, 0), ri = m_lo(g, 1u << rb);
+    m_base(g, rb, 0x400, 4);
+    /* a small index: aligned to 4 on ARMv6-M (every size aligned) */
+    m_const(g, ri, mhas(g, M_V7) ? rnd(g, 200) : 4 * rnd(g, 50));
+    m_ldst16_on(g, rb, ri);
+}
+
+/* ldmia rb!, {list} / stmia rb!, {list}: the base in an ldm list means
+ * no writeback; in an stm list it must be the lowest (else UNPREDICTABLE) */
+static void m_ldm16(struct gen *g)
+{
+    unsigned rb = m_lo(g, 0), load = rnd(g, 2);
+    uint32_t list = (rnd(g, 255) + 1) & ~g->mavoid;
+    if (!load && (list >> rb & 1) && (list & ((1u << rb) - 1)))
+        list &= ~(1u << rb);
+    if (!list)
+        list = 1u << (rb ^ 1);
+    m_base(g, rb, 0x400, 4);
+    thumb(g, 0xc000 | load << 11 | rb << 8 | list);
+}
+
+/* push/pop, add/sub sp: SP-changing, outside filler and IT only */
+static void m_stack16(struct gen *g)
+{
+    unsigned k = rnd(g, 3);
+    if (k == 2) { /* add sp, #imm7*4 / sub sp, #imm7*4, towards the middle */
+        uint32_t n = rnd(g, 128) * 4;
+        bool up = g->msp_off + (int)n <= M_SP_ROOM && (g->msp_off - (int)n < -M_SP_ROOM || chance(g, 50));
+        thumb(g, 0xb000 | (up ? 0 : 0x80) | n / 4);
+        g->msp_off += up ? (int)n : -(int)n;
+        return;
+    }
+    uint32_t list = rnd(g, 512);
+    unsigned n = (unsigned)__builtin_popcount(list);
+    if (!n)
+        list = 1, n = 1;
+    bool pop = g->msp_off - 4 * (int)n >= -M_SP_ROOM ? chance(g, 50) : true;
+    if (pop && g->msp_off + 4 * (int)n > M_SP_ROOM)
+        pop = false;
+    if (pop) /* pop {list}: bit 8 is the PC here: left out (see m_jump) */
+        list &= 0xff;
+    if (!list)
+        list = 1;
+    n = (unsigned)__builtin_popcount(list);
+    thumb(g, (pop ? 0xbc00 : 0xb400) | list);
+    g->msp_off += pop ? 4 * (int)n : -4 * (int)n;
+}
+
+/* adr rd, l / add rd, sp, #imm8*4 */
+static void m_adr16(struct gen *g)
+{
+    thumb(g, (chance(g, 50) ? 0xa000 : 0xa800) | m_lo(g, 0) << 8 | rnd(g, 256));
+}
+
+/* ---- 32-bit Thumb-2 (ARMv7-M and later) ---- */
+
+/* a modified immediate's i:imm3:imm8, the UNPREDICTABLE ones left out */
+static uint32_t m_mimm(struct gen *g)
+{
+    for (;;) {
+        uint32_t x = rnd(g, 4096);
+        if (!(x >> 10 == 0 && (x >> 8 & 3) && !(x & 0xff)))
+            return x;
+    }
+}
+
+static void m_put_mimm(struct gen *g, uint32_t hw1, uint32_t hw2, uint32_t x)
+{
+    t32(g, hw1 | (x >> 11) << 10, hw2 | (x >> 8 & 7) << 12 | (x & 0xff));
+}
+
+/* data processing (modified immediate) and (shifted register) */
+static void m_dp32(struct gen *g)
+{
+    static const uint8_t ops[] = {0, 1, 2, 3, 4, 8, 10, 11, 13, 14};
+    unsigned op = ops[rnd(g, 10)], s = rnd(g, 2), rd = m_reg(g, 0), rn = m_reg(g, 0);
+    bool imm = chance(g, 50);
+    unsigned form = rnd(g, 8); /* 0: the compare form (Rd 15), 1: mov/mvn (Rn 15) */
+    if (form == 0 && (op == 0 || op == 4 || op == 8 || op == 13))
+        rd = 15, s = 1; /* tst teq cmn cmp */
+    else if (form == 1 && (op == 2 || op == 3))
+        rn = 15; /* mov mvn */
+    if (imm) {
+        m_put_mimm(g, 0xf000 | op << 5 | s << 4 | rn, rd << 8, m_mimm(g));
+        return;
+    }
+    if (!mhas(g, M_DSP) || chance(g, 85)) {
+        uint32_t sh = rnd(g, 32), type = rnd(g, 4), rm = m_reg(g, 0);
+        t32(g, 0xea00 | op << 5 | s << 4 | rn, (sh >> 2) << 12 | rd << 8 | (sh & 3) << 6 | type << 4 | rm);
+    } else { /* pkhbt / pkhtb (tb: ASR) */
+        uint32_t sh = rnd(g, 32), tb = rnd(g, 2), rm = m_reg(g, 0);
+        rd = m_reg(g, 0), rn = m_reg(g, 0);
+        t32(g, 0xeac0 | rn, (sh >> 2) << 12 | rd << 8 | (sh & 3) << 6 | tb << 5 | rm);
+    }
+}
+
+/* plain binary immediate: addw subw movw movt, ssat usat (16), sbfx ubfx bfi bfc */
+static void m_imm32(struct gen *g)
+{
+    unsigned rd = m_reg(g, 0), rn = m_reg(g, 0), k = rnd(g, 6);
+    uint32_t x = rnd(g, 4096);
+    switch (k) {
+    case 0: /* addw subw */
+        m_put_mimm(g, 0xf200 | (chance(g, 50) ? 0x0a0 : 0) | rn, rd << 8, x);
+        break;
+    case 1: { /* movw movt */
+        uint32_t v = rnd(g, 65536);
+        t32(g, (chance(g, 50) ? 0xf240 : 0xf2c0) | (v >> 11 & 1) << 10 | v >> 12,
+            (v >> 8 & 7) << 12 | rd << 8 | (v & 0xff));
+        break;
+    }
+    case 2: { /* ssat usat, lsl or asr; ssat16 usat16 on DSP */
+        uint32_t u = rnd(g, 2), sh = rnd(g, 2), amt = rnd(g, 32), sat = rnd(g, 32);
+        if (sh && !amt) {
+            if (!mhas(g, M_DSP))
+                amt = 1;
+            else
+                sat &= 15; /* ssat16 #1-16 / usat16 #0-15 */
+        }
+        t32(g, 0xf300 | u << 7 | sh << 5 | rn, (amt >> 2) << 12 | rd << 8 | (amt & 3) << 6 | sat);
+        break;
+    }
+    case 3: case 4: { /* sbfx ubfx: lsb + width <= 32 */
+        uint32_t lsb = rnd(g, 32), w = rnd(g, 32 - lsb);
+        t32(g, (k == 3 ? 0xf340 : 0xf3c0) | rn, (lsb >> 2) << 12 | rd << 8 | (lsb & 3) << 6 | w);
+        break;
+    }
+    default: { /* bfi, bfc (Rn 15): msb >= lsb */
+        uint32_t lsb = rnd(g, 32), msb = lsb + rnd(g, 32 - lsb);
+        t32(g, 0xf360 | (chance(g, 20) ? 15 : rn), (lsb >> 2) << 12 | rd << 8 | (lsb & 3) << 6 | msb);
+        break;
+    }
+    }
+}
+
+/* register shifts, extends (the DSP's sxtab16 ... on DSP), clz rbit rev,
+ * parallel add/sub, saturating add/sub, sel */
+static void m_misc32(struct gen *g)
+{
+    unsigned rd = m_reg(g, 0), rn = m_reg(g, 0), rm = m_reg(g, 0);
+    unsigned k = rnd(g, mhas(g, M_DSP) ? 6 : 3);
+    switch (k) {
+    case 0: /* lsl lsr asr ror (s) rd, rn, rm */
+        t32(g, 0xfa00 | rnd(g, 4) << 5 | rnd(g, 2) << 4 | rn, 0xf000 | rd << 8 | rm);
+        break;
+    case 1: { /* sxth uxth sxtb uxtb (Rn 15); DSP: the add forms and the 16 ones */
+        unsigned op = mhas(g, M_DSP) ? rnd(g, 6) : (unsigned[]){0, 1, 4, 5}[rnd(g, 4)];
+        unsigned n = mhas(g, M_DSP) && chance(g, 60) ? rn : 15;
+        t32(g, 0xfa00 | op << 4 | n, 0xf080 | rd << 8 | rnd(g, 4) << 4 | rm);
+        break;
+    }
+    case 2: { /* rev rev16 rbit revsh, clz: Rm twice */
+        unsigned op = rnd(g, 5);
+        if (op < 4)
+            t32(g, 0xfa90 | rm, 0xf080 | rd << 8 | op << 4 | rm);
+        else
+            t32(g, 0xfab0 | rm, 0xf080 | rd << 8 | rm);
+        break;
+    }
+    case 3: case 4: { /* parallel add/sub: op1 000 001 010 100 101 110, signed/unsigned, plain Q H */
+        static const uint8_t op1s[] = {0, 1, 2, 4, 5, 6};
+        t32(g, 0xfa80 | op1s[rnd(g, 6)] << 4 | rn, 0xf000 | rd << 8 | rnd(g, 2) << 6 | rnd(g, 3) << 4 | rm);
+        break;
+    }
+    default: /* qadd qdadd qsub qdsub, sel */
+        if (chance(g, 70))
+            t32(g, 0xfa80 | rn, 0xf080 | rd << 8 | rnd(g, 4) << 4 | rm);
+        else
+            t32(g, 0xfaa0 | rn, 0xf080 | rd << 8 | rm);
+        break;
+    }
+}
+
+/* multiplies: mul mla mls, the long ones, sdiv udiv; DSP: smla<x><y> ... */
+static void m_mul32(struct gen *g)
+{
+    unsigned rd = m_reg(g, 0), rn = m_reg(g, 0), rm = m_reg(g, 0), ra = m_reg(g, 0);
+    unsigned k = rnd(g, mhas(g, M_DSP) ? 5 : 3);
+    if (k == 0) { /* mul mla mls */
+        unsigned op2 = rnd(g, 2);
+        t32(g, 0xfb00 | rn, (op2 == 0 && chance(g, 40) ? 15 : ra) << 12 | rd << 8 | op2 << 4 | rm);
+    } else if (k == 1) { /* smull umull smlal umlal; sdiv udiv */
+        static const uint8_t op1s[] = {0, 2, 4, 6};
+        unsigned lo = m_reg(g, 0), hi = m_reg(g, 1u << lo);
+        if (chance(g, 30)) /* sdiv udiv: the divisor often small or zero */
+            t32(g, (chance(g, 50) ? 0xfb90 : 0xfbb0) | rn, 0xf0f0 | rd << 8 | rm);
+        else
+            t32(g, 0xfb80 | op1s[rnd(g, 4)] << 4 | rn, lo << 12 | hi << 8 | rm);
+    } else if (k == 2 && !g->in_it) { /* a divide with a divisor set just before: 0, 1, -1, small */
+        static const uint32_t d[] = {0, 1, 0xffffffff, 2, 3, 7, 0x80000000};
+        m_const(g, rm, d[rnd(g, 7)]);
+        t32(g, (chance(g, 50) ? 0xfb90 : 0xfbb0) | rn, 0xf0f0 | rd << 8 | rm);
+    } else if (k == 2) { /* in an IT block: no set-up */
+        t32(g, (chance(g, 50) ? 0xfb90 : 0xfbb0) | rn, 0xf0f0 | rd << 8 | rm);
+    } else if (k == 3) { /* DSP 32-bit: smla<x><y> smlad smlaw<y> smlsd smmla smmls usada8 (Ra 15: the mul forms) */
+        unsigned op1 = 1 + rnd(g, 7), op2 = rnd(g, op1 == 1 ? 4 : 2);
+        if (op1 == 7)
+            op2 = 0;
+        if (op1 == 6 && ra == 15)
+            ra = 0; /* smmls has no Ra 15 form */
+        bool mulform = op1 != 6 && chance(g, 40);
+        t32(g, 0xfb00 | op1 << 4 | rn, (mulform ? 15 : ra) << 12 | rd << 8 | op2 << 4 | rm);
+    } else { /* DSP long: smlal<x><y> smlald smlsld umaal */
+        unsigned lo = m_reg(g, 0), hi = m_reg(g, 1u << lo), c = rnd(g, 4);
+        static const uint16_t hw1[] = {0xfbc0, 0xfbc0, 0xfbd0, 0xfbe0};
+        static const uint8_t op2[] = {0x8, 0xc, 0xc, 0x6};
+        unsigned o = op2[c] | (c == 0 ? rnd(g, 4) : c < 3 ? rnd(g, 2) : 0);
+        t32(g, hw1[c] | rn, lo << 12 | hi << 8 | o << 4 | rm);
+    }
+}
+
+/* 32-bit loads and stores of one register, all forms, base RB (aligned to 4,
+ * at least 4 KiB from the data region's edges); IT: no writeback of an
+ * unaligned amount. RI: an index register (small value) or 16 for none. */
+static void m_ldst32_on(struct gen *g, unsigned rb, unsigned ri, bool in_it)
+{
+    static const uint16_t kinds[] = {0xf800, 0xf820, 0xf840, 0xf900, 0xf920}; /* b h w sb sh */
+    unsigned k = rnd(g, 5), load = k >= 3 ? 1 : rnd(g, 2), rt = m_reg(g, 1u << rb);
+    uint32_t hw1 = kinds[k] | load << 4 | rb;
+    unsigned form = rnd(g, ri < 16 ? 4 : 3);
+    if (form == 0) { /* imm12 */
+        uint32_t imm = rnd(g, 4096);
+        if (!mhas(g, M_V7))
+            imm &= ~3u;
+        t32(g, hw1 | 0x80, rt << 12 | imm);
+    } else if (form == 1 || form == 2) { /* imm8: negative offset, pre-indexed, post-indexed */
+        static const uint8_t puw[] = {4, 5, 7, 1, 3};
+        uint32_t imm = rnd(g, 256);
+        if (in_it)
+            imm &= ~3u;
+        t32(g, hw1, rt << 12 | 0x800 | puw[rnd(g, 5)] << 8 | imm);
+    } else { /* register, lsl #0-3 */
+        t32(g, hw1, rt << 12 | rnd(g, 4) << 4 | ri);
+    }
+}
+
+/* ldrd strd, ldm stm (ia db, writeback or not), ldrex strex (b h w) pairs,
+ * literal loads, pld, and the ARMv8-M lda/stl */
+static void m_ldst32(struct gen *g)
+{
+    unsigned rb = m_reg(g, 0), k = rnd(g, mhas(g, M_V8) ? 7 : 6);
+    switch (k) {
+    case 0: case 1: { /* one register; an index for the register form */
+        unsigned ri = m_reg(g, 1u << rb);
+        m_base(g, rb, 0x1000, 1);
+        m_const(g, ri, rnd(g, 256));
+        m_ldst32_on(g, rb, ri, false);
+        break;
+    }
+    case 2: { /* ldrd strd: offset, pre-indexed, post-indexed (P W: 10 11 01), Rt != Rt2, no writeback into them */
+        unsigned rt = m_reg(g, 1u << rb), rt2 = m_reg(g, 1u << rb | 1u << rt), f = rnd(g, 3);
+        unsigned p = f < 2, w = f > 0;
+        m_base(g, rb, 0x400, 4);
+        t32(g, 0xe840 | p << 8 | rnd(g, 2) << 7 | w << 5 | rnd(g, 2) << 4 | rb, rt << 12 | rt2 << 8 | rnd(g, 256));
+        break;
+    }
+    case 3: { /* ldm stm ia/db: 2+ registers, no SP, no PC; base in the list only without writeback */
+        unsigned load = rnd(g, 2), w = rnd(g, 2), db = rnd(g, 2);
+        uint32_t list;
+        do
+            list = rnd(g, 0x8000) & ~(1u << 13 | (w ? 1u << rb : 0));
+        while (__builtin_popcount(list) < 2);
+        m_base(g, rb, 0x400, 4);
+        t32(g, (db ? 0xe900 : 0xe880) | w << 5 | load << 4 | rb, list);
+        break;
+    }
+    case 4: { /* ldrex strex (b h w): the pair, or a strex after clrex (fails) */
+        unsigned sz = rnd(g, 3), rt = m_reg(g, 1u << rb), rd = m_reg(g, 1u << rb | 1u << rt);
+        m_base(g, rb, 0x400, 4);
+        bool pair = chance(g, 75);
+        if (pair) {
+            if (sz == 2)
+                t32(g, 0xe850 | rb, rt << 12 | 0xf00 | 0); /* ldrex rt, [rb] */
+            else
+                t32(g, 0xe8d0 | rb, rt << 12 | 0xf4f | sz << 4);
+        } else {
+            t32(g, 0xf3bf, 0x8f2f); /* clrex */
+        }
+        unsigned rs = m_reg(g, 1u << rb | 1u << rd); /* the stored value */
+        if (sz == 2)
+            t32(g, 0xe840 | rb, rs << 12 | rd << 8 | 0);
+        else
+            t32(g, 0xe8c0 | rb, rs << 12 | 0xf40 | sz << 4 | rd);
+        break;
+    }
+    case 5: { /* literal loads (ahead, or back within the code region), pld */
+        static const uint16_t kinds[] = {0xf81f, 0xf83f, 0xf85f, 0xf91f, 0xf93f};
+        unsigned rt = m_reg(g, 0);
+        uint32_t back = (g->pos & ~3u) - GEN_STREAM;
+        if (chance(g, 15)) { /* pld [rb, #imm12] */
+            m_base(g, rb, 0x1000, 1);
+            t32(g, 0xf890 | rb, 0xf000 | rnd(g, 4096));
+        } else if (chance(g, 50) && back > 8) {
+            t32(g, kinds[rnd(g, 5)], rt << 12 | rnd(g, back < 4096 ? back : 4096));
+        } else {
+            t32(g, kinds[rnd(g, 5)] | 0x80, rt << 12 | rnd(g, TAIL_ROOM - 8));
+        }
+        break;
+    }
+    default: { /* ARMv8-M lda ldab ldah / stl stlb stlh: aligned */
+        unsigned sz = rnd(g, 3), rt = m_reg(g, 1u << rb), load = rnd(g, 2);
+        m_base(g, rb, 0x400, 4);
+        t32(g, (load ? 0xe8d0 : 0xe8c0) | rb, rt << 12 | 0xf8f | sz << 4);
+        break;
+    }
+    }
+}
+
+/* 32-bit push/pop (stmdb sp! / ldmia sp!), 2+ registers, no SP, PC */
+static void m_stack32(struct gen *g)
+{
+    uint32_t list;
+    do
+        list = rnd(g, 0x8000) & ~(1u << 13);
+    while (__builtin_popcount(list) < 2);
+    int n = __builtin_popcount(list);
+    bool pop = g->msp_off - 4 * n >= -M_SP_ROOM ? chance(g, 50) : true;
+    if (pop && g->msp_off + 4 * n > M_SP_ROOM)
+        pop = false;
+    t32(g, pop ? 0xe8bd : 0xe92d, list);
+    g->msp_off += pop ? 4 * n : -4 * n;
+}
+
+/* mrs of every readable register; msr APSR (nzcvq, g on DSP), PRIMASK,
+ * BASEPRI, FAULTMASK, PSP, CONTROL (only FPCA changes), MSPLIM/PSPLIM
+ * (ARMv8-M, below the data region); barriers */
+static void m_sys32(struct gen *g)
+{
+    unsigned r = mhas(g, M_V7) ? m_reg(g, 0) : m_lo(g, 0), k = rnd(g, 4); /* ARMv6-M's m_const: low */
+    if (k == 0) {
+        static const uint8_t v6[] = {0, 1, 2, 3, 5, 6, 7, 8, 9, 16, 20};
+        /* ARMv8-M: not CONTROL, whose SFPA bit QEMU's Secure M33 has */
+        static const uint8_t v7[] = {0, 1, 2, 3, 5, 6, 7, 8, 9, 16, 17, 18, 19, 10, 11, 20};
+        unsigned sysm = mhas(g, M_V8) ? v7[rnd(g, 15)] : mhas(g, M_V7) ? v7[(unsigned[]){0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+                                                                                      11, 12, 15}[rnd(g, 14)]]
+                                                     : v6[rnd(g, 11)];
+        t32(g, 0xf3ef, 0x8000 | r << 8 | sysm);
+    } else if (k == 1) {
+        unsigned mask = !mhas(g, M_DSP) ? 2 : 1 + rnd(g, 3);
+        unsigned sysm = (unsigned[]){0, 1, 2, 3}[rnd(g, 4)];
+        if (!mhas(g, M_V7))
+            mask = 2;
+        t32(g, 0xf380 | r, 0x8000 | mask << 10 | sysm);
+    } else if (k == 2) {
+        static const uint8_t v6[] = {16, 9, 20};
+        /* not FAULTMASK: lockstep runs with it set (lockstep.c) */
+        static const uint8_t v7[] = {16, 9, 20, 17, 18, 10, 11};
+        static const uint8_t v8[] = {16, 9, 17, 18, 10, 11}; /* not CONTROL (SFPA, above) */
+        unsigned sysm = mhas(g, M_V8) ? v8[rnd(g, 6)] : mhas(g, M_V7) ? v7[rnd(g, 5)] : v6[rnd(g, 3)];
+        uint32_t v = value(g);
+        if (sysm == 20) /* CONTROL: nPRIV and SPSEL stay 0; FPCA stays 1 with an FPU (lockstep.c) */
+            v = mhas(g, M_FP) ? 4 : 0;
+        if (sysm == 9) /* PSP: bits 1:0 zero (QEMU keeps them: see lockstep_m_findings) */
+            v &= ~3u;
+        if (sysm == 10 || sysm == 11)
+            v = rnd(g, GEN_DATA_BASE);
+        m_const(g, r, v);
+        t32(g, 0xf380 | r, 0x8800 | sysm);
+        /* and read it back */
+        t32(g, 0xf3ef, 0x8000 | m_reg(g, 0) << 8 | sysm);
+    } else {
+        static const uint16_t bar[] = {0x8f4f, 0x8f5f, 0x8f6f};
+        t32(g, 0xf3bf, bar[rnd(g, 3)]);
+    }
+}
+
+/* ---- FP (FPv4-SP, FPv5-SP) ---- */
+
+static void vreg(unsigned s, unsigned *v, unsigned *b)
+{
+    *v = s >> 1;
+    *b = s & 1;
+}
+
+/* the three-register arithmetic: vmla vmls vnmls vnmla vmul vnmul vadd vsub vdiv vfnms vfnma vfma vfms */
+static void m_fp3(struct gen *g)
+{
+    static const uint8_t ops[][2] = {{0x0, 0}, {0x0, 1}, {0x1, 0}, {0x1, 1}, {0x2, 0}, {0x2, 1}, {0x3, 0},
+                                     {0x3, 1}, {0x8, 0}, {0x9, 0}, {0x9, 1}, {0xa, 0}, {0xa, 1}};
+    unsigned k = rnd(g, 13), vd, d, vn, n, vm, m;
+    vreg(rnd(g, 32), &vd, &d);
+    vreg(rnd(g, 32), &vn, &n);
+    vreg(rnd(g, 32), &vm, &m);
+    unsigned o = ops[k][0];
+    t32(g, 0xee00 | (o >> 3) << 7 | d << 6 | (o & 3) << 4 | vn,
+        vd << 12 | 0xa00 | n << 7 | ops[k][1] << 6 | m << 5 | vm);
+}
+
+/* the two-register ones: vmov vabs vneg vsqrt vcmp(e) (with zero), vcvt to
+ * and from integers (round to zero or by FPSCR), vcvtb/vcvtt, vmov #imm,
+ * and on FPv5 vrintz vrintr vrintx */
+static void m_fp2(struct gen *g)
+{
+    unsigned vd, d, vm, m;
+    vreg(rnd(g, 32), &vd, &d);
+    vreg(rnd(g, 32), &vm, &m);
+    static const uint8_t ops[][2] = {{0, 1}, {0, 3}, {1, 1}, {1, 3}, {4, 1}, {4, 3}, {5, 1}, {5, 3},
+                                     {8, 1}, {8, 3}, {12, 1}, {12, 3}, {13, 1}, {13, 3}, {2, 1}, {2, 3},
+                                     {3, 1}, {3, 3}, {6, 1}, {6, 3}, {7, 1}};
+    unsigned k = rnd(g, mhas(g, M_V8) ? 22 : 19);
+    if (k == (mhas(g, M_V8) ? 21u : 18u)) { /* vmov.f32 sd, #imm */
+        uint32_t imm = rnd(g, 256);
+        t32(g, 0xeeb0 | d << 6 | imm >> 4, vd << 12 | 0xa00 | (imm & 15));
+        return;
+    }
+    unsigned opc2 = ops[k][0], o = ops[k][1];
+    if (opc2 == 5)
+        vm = 0, m = 0; /* vcmp with #0: Vm 0 */
+    t32(g, 0xeeb0 | d << 6 | opc2, vd << 12 | 0xa00 | o << 6 | m << 5 | vm);
+}
+
+/* vmrs (APSR_nzcv or a register), vmsr fpscr (defined bits only), vmov
+ * between core registers and singles */
+static void m_fpmov(struct gen *g)
+{
+    unsigned r = m_reg(g, 0), k = rnd(g, 5), vn, n;
+    vreg(rnd(g, 32), &vn, &n);
+    switch (k) {
+    case 0:
+        t32(g, 0xeef1, (chance(g, 50) ? 15u : r) << 12 | 0xa10);
+        break;
+    case 1: { /* fpscr: flags, AHP DN FZ RMode, the cumulative bits */
+        uint32_t v = value(g) & 0xf7c0009fu;
+        if (chance(g, 50))
+            v &= 0xf000009fu; /* mostly IEEE modes */
+        if (g->in_it) { /* no set-up inside an IT block: vmrs instead */
+            t32(g, 0xeef1, r << 12 | 0xa10);
+            break;
+        }
+        m_const(g, r, v);
+        t32(g, 0xeee1, r << 12 | 0xa10);
+        break;
+    }
+    case 2: case 3: /* vmov sn, rt / vmov rt, sn */
+        t32(g, 0xee00 | (k == 3) << 4 | vn, r << 12 | 0xa10 | n << 7);
+        break;
+    default: { /* vmov sm, sm1, rt, rt2 / vmov rt, rt2, sm, sm1 */
+        unsigned s = rnd(g, 31), r2 = m_reg(g, 1u << r), to_core = rnd(g, 2);
+        t32(g, 0xec40 | to_core << 4 | r2, r << 12 | 0xa10 | (s & 1) << 5 | s >> 1);
+        break;
+    }
+    }
+}
+
+/* vldr vstr, vldm vstm (ia, db!), vpush vpop */
+static void m_fpmem(struct gen *g)
+{
+    unsigned rb = m_reg(g, 0), vd, d, k = rnd(g, 3);
+    unsigned first = rnd(g, 32), count = 1 + rnd(g, 32 - first);
+    vreg(first, &vd, &d);
+    if (k == 0) {
+        m_base(g, rb, 0x400, 4);
+        t32(g, 0xed00 | rnd(g, 2) << 7 | d << 6 | rnd(g, 2) << 4 | rb, vd << 12 | 0xa00 | rnd(g, 256));
+    } else if (k == 1) {
+        unsigned db = rnd(g, 2), w = db ? 1 : rnd(g, 2), load = rnd(g, 2);
+        m_base(g, rb, 0x400, 4);
+        t32(g, 0xec00 | db << 8 | !db << 7 | d << 6 | w << 5 | load << 4 | rb, vd << 12 | 0xa00 | count);
+    } else if (g->depth == 0 && !g->in_it) {
+        bool pop = g->msp_off - 4 * (int)count >= -M_SP_ROOM ? chance(g, 50) : true;
+        if (pop && g->msp_off + 4 * (int)count > M_SP_ROOM)
+            pop = false;
+        t32(g, (pop ? 0xecbd : 0xed2d) | d << 6, vd << 12 | 0xa00 | count);
+        g->msp_off += pop ? 4 * (int)count : -4 * (int)count;
+    }
+}
+
+/* FPv5: vsel vmaxnm vminnm vrint{a,n,p,m} vcvt{a,n,p,m}: not in IT */
+static void m_fpv5(struct gen *g)
+{
+    unsigned vd, d, vn, n, vm, m, k = rnd(g, 4);
+    vreg(rnd(g, 32), &vd, &d);
+    vreg(rnd(g, 32), &vn, &n);
+    vreg(rnd(g, 32), &vm, &m);
+    if (k == 0)
+        t32(g, 0xfe00 | d << 6 | rnd(g, 4) << 4 | vn, vd << 12 | 0xa00 | n << 7 | m << 5 | vm);
+    else if (k == 1)
+        t32(g, 0xfe80 | d << 6 | vn, vd << 12 | 0xa00 | n << 7 | rnd(g, 2) << 6 | m << 5 | vm);
+    else if (k == 2)
+        t32(g, 0xfeb8 | d << 6 | rnd(g, 4), vd << 12 | 0xa40 | m << 5 | vm);
+    else
+        t32(g, 0xfebc | d << 6 | rnd(g, 4), vd << 12 | 0xa40 | rnd(g, 2) << 7 | m << 5 | vm);
+}
+
+/* ---- items ---- */
+
+static void m_item(struct gen *g);
+
+/* b<cond> / cbz / b<cond>.w over filler, b / b.w / bl over dead code,
+ * bx / blx / mov pc / pop {pc} to a forward Thumb address, tbb / tbh */
+static void m_jump(struct gen *g)
+{
+    bool v7 = mhas(g, M_V7);
+    unsigned k = rnd(g, v7 ? 10 : 6);
+    uint32_t b[8];
+    switch (k) {
+    case 0: { /* b<cond> over filler */
+        uint32_t c = rnd(g, 14), at = thumb(g, 0);
+        unsigned n = filler(g, 3, b);
+        put16(g, at, 0xd000 | c << 8 | ((b[rnd(g, n)] - (at + 4)) >> 1 & 0xff));
+        break;
+    }
+    case 1: { /* b over dead code */
+        uint32_t at = thumb(g, 0);
+        dead(g, rnd(g, 3));
+        put16(g, at, 0xe000 | ((g->pos - (at + 4)) >> 1 & 0x7ff));
+        break;
+    }
+    case 2: case 3: { /* bl / b.w over dead code, or over filler (bl only: b.w is the v7-M one) */
+        bool bl = k == 2 || !v7;
+        uint32_t at = t32(g, 0, 0);
+        if (chance(g, 50))
+            dead(g, rnd(g, 4));
+        else
+            (void)filler(g, 2, b);
+        int32_t off = (int32_t)(g->pos - (at + 4));
+        uint32_t s = off < 0, i1 = (uint32_t)off >> 23 & 1, i2 = (uint32_t)off >> 22 & 1;
+        put16(g, at, 0xf000 | s << 10 | ((uint32_t)off >> 12 & 0x3ff));
+        put16(g, at + 2, (bl ? 0xd000 : 0x9000) | !(i1 ^ s) << 13 | !(i2 ^ s) << 11 | ((uint32_t)off >> 1 & 0x7ff));
+        break;
+    }
+    case 4: { /* adr rt, l; adds rt, #1; bx/blx rt  /  adr rt, l; mov pc, rt */
+        uint32_t rt = m_lo(g, 0), adr = thumb(g, 0), how = rnd(g, 3);
+        if (how < 2) {
+            thumb(g, 0x3001 | rt << 8);
+            thumb(g, (how ? 0x4780 : 0x4700) | rt << 3);
+        } else {
+            thumb(g, 0x4687 | rt << 3);
+        }
+        dead(g, rnd(g, 3));
+        t_align(g);
+        t_patch_adr(g, adr, rt, g->pos);
+        break;
+    }
+    case 5: { /* pop {..., pc}: the target stored at the top first (SP-neutral overall) */
+        if (g->depth || g->msp_off + 36 > M_SP_ROOM) {
+            thumb(g, 0xbf00); /* nop */
+            break;
+        }
+        uint32_t rt = m_lo(g, 0), list = rnd(g, 256);
+        unsigned n = (unsigned)__builtin_popcount(list);
+        uint32_t adr = thumb(g, 0);
+        thumb(g, 0x3001 | rt << 8);                     /* adds rt, #1 */
+        thumb(g, 0xb080 | (n + 1));                     /* sub sp, #4(n+1) */
+        thumb(g, 0x9000 | rt << 8 | n);                 /* str rt, [sp, #4n] */
+        thumb(g, 0xbd00 | list);                        /* pop {list, pc} */
+        dead(g, rnd(g, 3));
+        t_align(g);
+        t_patch_adr(g, adr, rt, g->pos);
+        break;
+    }
+    case 6: { /* cbz / cbnz over filler within 126 bytes */
+        unsigned rn = m_lo(g, 0);
+        if (chance(g, 50))
+            thumb(g, 0x2000 | rn << 8 | rnd(g, 2)); /* movs rn, #0/1 */
+        uint32_t at = thumb(g, 0);
+        thumb(g, 0xbf00); /* nop: cbz only goes to at + 4 and on */
+        unsigned n = filler(g, 2, b), i = rnd(g, n);
+        while (i > 0 && b[i] - (at + 4) > 126)
+            i--;
+        uint32_t off = b[i] - (at + 4);
+        put16(g, at, (chance(g, 50) ? 0xb100 : 0xb900) | (off >> 6) << 9 | (off >> 1 & 31) << 3 | rn);
+        break;
+    }
+    case 7: { /* b<cond>.w over filler */
+        uint32_t c = rnd(g, 14), at = t32(g, 0, 0);
+        unsigned n = filler(g, 3, b);
+        uint32_t off = b[rnd(g, n)] - (at + 4);
+        put16(g, at, 0xf000 | c << 6 | (off >> 12 & 0x3f));
+        put16(g, at + 2, 0x8000 | (off >> 18 & 1) << 13 | (off >> 19 & 1) << 11 | (off >> 1 & 0x7ff));
+        break;
+    }
+    case 8: { /* tbb / tbh [pc, rm], the table just after, to filler */
+        unsigned rm = m_reg(g, 0), h = rnd(g, 2), entries = 1 + rnd(g, 4), idx = rnd(g, entries);
+        m_const(g, rm, idx);
+        uint32_t at = t32(g, 0xe8df, 0xf000 | h << 4 | rm), table = g->pos;
+        g->pos += (entries << h) + 1;
+        g->pos &= ~1u;
+        unsigned n = filler(g, 2, b);
+        for (unsigned i = 0; i < entries; i++) {
+            uint32_t e = (b[rnd(g, n)] - (at + 4)) >> 1;
+            if (h)
+                put16(g, table + 2 * i, e);
+            else
+                g->s->code[table + i - GEN_CODE_BASE] = (uint8_t)e;
+        }
+        break;
+    }
+    default: { /* movw/movt rt, l+1; str.w rt, [rb, #off]; ldr.w pc, [rb, #off] */
+        unsigned rb = m_reg(g, 0), rt = m_reg(g, 1u << rb);
+        uint32_t off = rnd(g, 64) * 4;
+        m_base(g, rb, 0x400, 4);
+        uint32_t mov = t32(g, 0, 0);
+        t32(g, 0, 0);
+        t32(g, 0xf8c0 | rb, rt << 12 | off);  /* str.w rt, [rb, #off] */
+        t32(g, 0xf8d0 | rb, 15u << 12 | off); /* ldr.w pc, [rb, #off] */
+        dead(g, rnd(g, 3));
+        uint32_t t = g->pos | 1;
+        put16(g, mov, 0xf240 | (t >> 11 & 1) << 10 | (t >> 12 & 15));
+        put16(g, mov + 2, (t >> 8 & 7) << 12 | rt << 8 | (t & 0xff));
+        put16(g, mov + 4, 0xf2c0 | (t >> 27 & 1) << 10 | t >> 28);
+        put16(g, mov + 6, (t >> 24 & 7) << 12 | rt << 8 | (t >> 16 & 0xff));
+        break;
+    }
+    }
+}
+
+/* IT: a base set up for the block, then IT and its instructions */
+static void m_it(struct gen *g)
+{
+    unsigned rb = m_lo(g, 0), n = 1 + rnd(g, 4);
+    m_base(g, rb, 0x1400, 4);
+    uint32_t fc = rnd(g, 15);
+    if (fc == 14)
+        n = 1;
+    uint32_t mask = 1u << (4 - n);
+    for (unsigned i = 2; i <= n; i++)
+        mask |= (rnd(g, 2) ? (fc & 1) : !(fc & 1)) << (5 - i);
+    thumb(g, 0xbf00 | fc << 4 | mask);
+    g->mavoid = 1u << rb;
+    g->in_it = true;
+    for (unsigned i = 0; i < n; i++) {
+        bool last = i + 1 == n;
+        unsigned k = rnd(g, 16);
+        if (last && k == 0 && g->depth < MAX_DEPTH) { /* b over filler, conditional by IT */
+            uint32_t b[8], at = thumb(g, 0);
+            g->in_it = false, g->mavoid = 0;
+            unsigned cnt = filler(g, 2, b);
+            put16(g, at, 0xe000 | ((b[rnd(g, cnt)] - (at + 4)) >> 1 & 0x7ff));
+            return;
+        }
+        if (k < 4)
+            m_alu16(g);
+        else if (k < 5)
+            m_hi16(g);
+        else if (k < 6)
+            m_ldst16_on(g, rb, 8);
+        else if (!mhas(g, M_V7) || k < 7)
+            m_ext16(g);
+        else if (k < 9)
+            m_dp32(g);
+        else if (k < 10)
+            m_imm32(g);
+        else if (k < 11)
+            m_misc32(g);
+        else if (k < 12)
+            m_mul32(g);
+        else if (k < 13 || !mhas(g, M_FP) || (g->exclude & GEN_X_M_FP))
+            m_ldst32_on(g, rb, 16, true);
+        else if (k < 14)
+            m_fp3(g);
+        else if (k < 15)
+            m_fp2(g);
+        else
+            m_fpmov(g);
+    }
+    g->in_it = false;
+    g->mavoid = 0;
+}
+
+static void m_item(struct gen *g)
+{
+    bool v7 = mhas(g, M_V7), top = g->depth == 0;
+    unsigned x = g->exclude;
+    for (;;) {
+        unsigned k = rnd(g, 100);
+        if (k < 12) {
+            m_alu16(g);
+        } else if (k < 15) {
+            m_hi16(g);
+        } else if (k < 18) {
+            m_ext16(g);
+        } else if (k < 21) {
+            m_ldst16(g);
+        } else if (k < 23) {
+            m_ldm16(g);
+        } else if (k < 25) {
+            if (!top)
+                continue;
+            m_stack16(g);
+        } else if (k < 26) {
+            m_adr16(g);
+        } else if (k < 27) {
+            m_lit16(g);
+        } else if (k < 29) { /* bkpt: semihosting answered alike */
+            thumb(g, 0xbe00 | rnd(g, 256));
+        } else if (k < 32) {
+            if (x & GEN_X_M_SYS)
+                continue;
+            m_sys32(g);
+        } else if (k < 40) {
+            if ((x & GEN_X_M_BRANCH) || g->depth >= MAX_DEPTH)
+                continue;
+            m_jump(g);
+        } else if (!v7) {
+            continue;
+        } else if (k < 50) {
+            m_dp32(g);
+        } else if (k < 55) {
+            m_imm32(g);
+        } else if (k < 61) {
+            if ((x & GEN_X_M_DSP) && mhas(g, M_DSP))
+                continue;
+            m_misc32(g);
+        } else if (k < 67) {
+            if ((x & GEN_X_M_DSP) && mhas(g, M_DSP))
+                continue;
+            m_mul32(g);
+        } else if (k < 77) {
+            if (x & GEN_X_M_LDST)
+                continue;
+            m_ldst32(g);
+        } else if (k < 79) {
+            if (!top || (x & GEN_X_M_LDST))
+                continue;
+            m_stack32(g);
+        } else if (k < 85) {
+            if (x & GEN_X_M_IT)
+                continue;
+            m_it(g);
+        } else if (!mhas(g, M_FP) || (x & GEN_X_M_FP)) {
+            continue;
+        } else if (k < 89) {
+            m_fp3(g);
+        } else if (k < 93) {
+            m_fp2(g);
+        } else if (k < 96) {
+            m_fpmov(g);
+        } else if (k < 99) {
+            m_fpmem(g);
+        } else {
+            if (!mhas(g, M_V8))
+                continue;
+            m_fpv5(g);
+        }
+        return;
+    }
+}
+
+/* the last instruction: a load, store or branch to GEN_NOWHERE, or udf */
+static void m_fault_tail(struct gen *g)
+{
+    struct gen_stream *s = g->s;
+    if (chance(g, 25)) {
+        s->fault = GEN_FAULT_UNDEFINED;
+        if (mhas(g, M_V7) && chance(g, 50))
+            t32(g, 0xf7f0 | rnd(g, 16), 0xa000 | rnd(g, 4096)); /* udf.w */
+        else
+            thumb(g, 0xde00 | rnd(g, 256)); /* udf */
+        return;
+    }
+    unsigned k = rnd(g, 3), rb = m_lo(g, 0), rd = m_lo(g, 1u << rb);
+    s->fault = k == 0 ? GEN_FAULT_READ : k == 1 ? GEN_FAULT_WRITE : GEN_FAULT_FETCH;
+    m_const(g, rb, GEN_NOWHERE | (k == 2));
+    if (k == 2) {
+        thumb(g, 0x4700 | rb << 3); /* bx rb */
+        s->fault_addr = GEN_NOWHERE;
+        return;
+    }
+    uint32_t off = rnd(g, 32) * 4;
+    thumb(g, 0x6000 | (k == 0) << 11 | (off / 4) << 6 | rb << 3 | rd); /* ldr/str rd, [rb, #off] */
+    s->fault_addr = GEN_NOWHERE + off;
+}
+
+static void gen_m_stream(struct gen *g, unsigned items)
+{
+    struct gen_stream *s = g->s;
+    switch (g->isa) {
+    case GEN_V6M: g->march = 0; break;
+    case GEN_V7M: g->march = M_V7; break;
+    case GEN_V7EM: g->march = M_V7 | M_DSP | M_FP; break;
+    default: g->march = M_V7 | M_DSP | M_FP | M_V8; break;
+    }
+    /* the data: random words, a quarter of them floats' special patterns */
+    for (uint32_t i = 0; i < GEN_DATA_SIZE; i += 4) {
+        uint32_t v = chance(g, 25) ? fp_value(g) : (uint32_t)next64(g);
+        memcpy(&s->data[i], &v, 4);
+    }
+    for (unsigned i = 0; i < 15; i++)
+        s->r[i] = value(g);
+    s->r[13] = M_SP_INIT;
+    s->cpsr = (uint32_t)next64(g) & (mhas(g, M_V7) ? 0xf8000000u : 0xf0000000u);
+    if (mhas(g, M_DSP))
+        s->cpsr |= rnd(g, 16) << 16;
+    s->spsr = 0;
+    memset(s->fs, 0, sizeof s->fs);
+    s->fpscr = 0;
+    if (mhas(g, M_FP)) {
+        for (unsigned i = 0; i < 32; i++)
+            s->fs[i] = fp_value(g);
+        s->fpscr = (uint32_t)next64(g) & 0xf000009fu;
+        if (chance(g, 40)) /* DN, FZ, RMode now and then */
+            s->fpscr |= (uint32_t)next64(g) & 0x03c00000u;
+    }
+    g->pos = GEN_STREAM;
+    g->thumb = true;
+    s->prologue_end = s->start = GEN_STREAM | 1;
+    s->r[15] = GEN_STREAM;
+    for (unsigned i = 0; i < items && g->pos < GEN_CODE_BASE + GEN_CODE_SIZE - TAIL_ROOM; i++)
+        m_item(g);
+    if (chance(g, 15))
+        m_fault_tail(g);
+    s->end = g->pos;
+}
+
 /* ---- the stream ---- */
 
 /* The bank prologue (insn_gen.h), ARM, from SVC mode; r0 = GEN_TABLE. */
@@ -1297,11 +2332,16 @@ static const uint32_t prologue[] = {
 void gen_stream(struct gen_stream *s, uint64_t seed, enum gen_isa isa, bool thumb_start, unsigned items,
                 unsigned exclude)
 {
-    struct gen g = {.s = s, .rng = seed, .v5 = isa == GEN_V5TE, .exclude = exclude};
+    struct gen g = {.s = s, .rng = seed, .v5 = isa == GEN_V5TE, .exclude = exclude, .isa = isa};
     memset(s->code, 0, sizeof s->code);
     s->insns = 0;
     s->fault = GEN_FAULT_NONE;
     s->fault_addr = 0;
+    if (isa >= GEN_V6M) {
+        g.m = true;
+        gen_m_stream(&g, items);
+        return;
+    }
     for (uint32_t i = 0; i < GEN_DATA_SIZE; i += 8) {
         uint64_t v = next64(&g);
         memcpy(&s->data[i], &v, 8);

@@ -41,16 +41,39 @@
 
 /* What the streams may contain. */
 enum gen_isa {
-    GEN_V4T, /* ARMv4T only, and nothing whose result differs between v4T and v5TE */
-    GEN_V5TE /* ARMv5TE as the ARM946E-S implements it */
+    GEN_V4T,  /* ARMv4T only, and nothing whose result differs between v4T and v5TE */
+    GEN_V5TE, /* ARMv5TE as the ARM946E-S implements it */
+    /* the Cortex-M architectures (Thumb only; see "Cortex-M streams") */
+    GEN_V6M,  /* ARMv6-M: Cortex-M0 */
+    GEN_V7M,  /* ARMv7-M: Cortex-M3 */
+    GEN_V7EM, /* ARMv7E-M with FPv4-SP: Cortex-M4F */
+    GEN_V8M   /* ARMv8-M mainline with the DSP extension and FPv5-SP: Cortex-M33 */
 };
 
 /* Instruction classes a caller may leave out of the streams
  * (gen_stream's EXCLUDE): for a known difference still open, so that the
  * rest stays compared. */
 enum gen_class {
-    GEN_X_HALFWORD_MUL = 1u << 0 /* smla<x><y> smlaw<y> smulw<y> smlal<x><y> smul<x><y> */
+    GEN_X_HALFWORD_MUL = 1u << 0, /* smla<x><y> smlaw<y> smulw<y> smlal<x><y> smul<x><y> */
+    /* Cortex-M streams */
+    GEN_X_M_IT = 1u << 1,    /* IT blocks */
+    GEN_X_M_DSP = 1u << 2,   /* the DSP extension's instructions */
+    GEN_X_M_FP = 1u << 3,    /* FP instructions */
+    GEN_X_M_LDST = 1u << 4,  /* 32-bit loads and stores (ldm/stm, ldrd/strd, ldrex/strex included) */
+    GEN_X_M_BRANCH = 1u << 5, /* branches (b, bl, bx, cbz, tbb, pop pc ...) */
+    GEN_X_M_SYS = 1u << 6     /* mrs, msr, barriers */
 };
+
+/* Cortex-M streams (GEN_V6M ... GEN_V8M). No prologue: prologue_end is
+ * `start`, and the caller sets r0-r15, the xPSR (`cpsr`: N Z C V Q and GE,
+ * no IT block), s0-s31 and the FPSCR (fs, fpscr: with an FPU) to the
+ * stream's before running it from `start`, in thread mode, privileged, on
+ * the main stack. The SP points into the data region (its upper half) and
+ * stays there: push/pop and add/sub sp are balanced around it. Every
+ * memory access but a faulting last one goes to the data region (the
+ * pc-relative loads read the code region). No svc (an exception on a
+ * Cortex-M), no exception at all. insn_gen.c lists what is left out and
+ * why. */
 
 /* How a stream ends: at `end`, or stopped by its last instruction, which
  * must change nothing: an access outside memory, or an undefined
@@ -64,17 +87,19 @@ struct gen_stream {
     uint32_t start;              /* the stream's first instruction; bit 0: Thumb */
     uint32_t end;                /* the stream is over when the PC is here */
     uint32_t r[16];              /* the stream's initial r0-r14 (r[15] = start & ~1) */
-    uint32_t cpsr;               /* its initial CPSR, mode included */
+    uint32_t cpsr;               /* its initial CPSR, mode included (Cortex-M: the xPSR) */
     uint32_t spsr;               /* its mode's SPSR (0 in USR and SYS) */
     unsigned insns;              /* instructions emitted (a Thumb bl pair counts 2) */
     enum gen_fault fault;        /* how the stream stops */
     uint32_t fault_addr;         /* the address it faults at (not for GEN_FAULT_UNDEFINED) */
+    uint32_t fs[32], fpscr;      /* Cortex-M with an FPU: the initial s0-s31 and FPSCR */
 };
 
 /* Fills S with a stream of about ITEMS instruction groups (an instruction
  * with the set-up it needs), from SEED, without the classes in EXCLUDE
  * (enum gen_class). THUMB: the stream starts in Thumb state (it switches
- * state on the way, where the ISA allows). */
+ * state on the way, where the ISA allows; always Thumb for a Cortex-M
+ * ISA). */
 void gen_stream(struct gen_stream *s, uint64_t seed, enum gen_isa isa, bool thumb, unsigned items, unsigned exclude);
 
 /* The answers of the streams' svc and bkpt instructions, the same in both

@@ -6,12 +6,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cpu_m.h"
 
 /* Unicorn stops when it reaches this address: one with no memory. */
 #define UC_UNTIL 0xfffffff0u
 /* QEMU's exception numbers (target/arm/cpu.h) as UC_HOOK_INTR tells them */
+#define EXCP_UDEF 1
 #define EXCP_SWI 2
 #define EXCP_BKPT 7
+#define EXCP_NOCP 17
+#define EXCP_INVSTATE 18
+#define EXCP_UNALIGNED 22
 
 /* The whole CPSR is compared. Unicorn's ARM946E-S model keeps the bits
  * ARMv5TE does not have (J, GE, E, A, the IT bits) at zero as long as
@@ -19,10 +24,45 @@
  * mask. */
 #define CPSR_COMPARED 0xffffffffu
 
+/* Cortex-M: the xPSR's bits compared, N Z C V Q and GE (where the
+ * interpreter's cpsr has them too); its IT bits are compared with
+ * cpu->m.itstate apart. The T bit (always 1 while nothing faults) and the
+ * IPSR (0: no exception is ever taken in lockstep) are not state a
+ * stream can change. */
+#define XPSR_FLAGS 0xf80f0000u
+#define XPSR_IT 0x0600fc00u
+#define XPSR_T (1u << 24)
+/* the FPSCR's fields on FPv4-SP/FPv5-SP: N Z C V, AHP DN FZ RMode and
+ * the cumulative exception bits (IDC IXC UFC OFC DZC IOC); the rest is
+ * RES0 there, and QEMU keeps A-profile fields (Len, Stride, QC) in it */
+#define FPSCR_COMPARED 0xf7c0009fu
+
 static const int uc_regs[18] = {
     UC_ARM_REG_R0, UC_ARM_REG_R1, UC_ARM_REG_R2,  UC_ARM_REG_R3,  UC_ARM_REG_R4,  UC_ARM_REG_R5,
     UC_ARM_REG_R6, UC_ARM_REG_R7, UC_ARM_REG_R8,  UC_ARM_REG_R9,  UC_ARM_REG_R10, UC_ARM_REG_R11,
     UC_ARM_REG_R12, UC_ARM_REG_SP, UC_ARM_REG_LR, UC_ARM_REG_PC,  UC_ARM_REG_CPSR, UC_ARM_REG_SPSR};
+
+/* Cortex-M: index 16 is the xPSR (uc_regs' CPSR), 17 unused */
+static const int uc_regs_m[18] = {
+    UC_ARM_REG_R0, UC_ARM_REG_R1, UC_ARM_REG_R2,  UC_ARM_REG_R3,  UC_ARM_REG_R4,  UC_ARM_REG_R5,
+    UC_ARM_REG_R6, UC_ARM_REG_R7, UC_ARM_REG_R8,  UC_ARM_REG_R9,  UC_ARM_REG_R10, UC_ARM_REG_R11,
+    UC_ARM_REG_R12, UC_ARM_REG_SP, UC_ARM_REG_LR, UC_ARM_REG_PC,  UC_ARM_REG_XPSR, UC_ARM_REG_IPSR};
+
+static bool is_m(const struct lockstep *ls)
+{
+    return np_cpu_is_m(ls->model);
+}
+
+/* ITSTATE (IT[7:0]) from the xPSR's split IT bits, and back */
+static uint32_t xpsr_it(uint32_t xpsr)
+{
+    return ((xpsr >> 25) & 3) | ((xpsr >> 10) & 0x3f) << 2;
+}
+
+static uint32_t it_xpsr(uint32_t it)
+{
+    return (it & 3) << 25 | ((it >> 2) & 0x3f) << 10;
+}
 
 /* ---- the report ---- */
 
@@ -68,6 +108,22 @@ static const char *psr_text(uint32_t psr, char *buf, size_t size)
     return buf;
 }
 
+/* Cortex-M: "0x610f0800 nZCvq ge=1111 it=0x08" from an xPSR value */
+static const char *xpsr_text(uint32_t xpsr, char *buf, size_t size)
+{
+    snprintf(buf, size, "0x%08x %c%c%c%c%c ge=%u%u%u%u it=0x%02x", xpsr, xpsr & NP_CPSR_N ? 'N' : 'n',
+             xpsr & NP_CPSR_Z ? 'Z' : 'z', xpsr & NP_CPSR_C ? 'C' : 'c', xpsr & NP_CPSR_V ? 'V' : 'v',
+             xpsr & NP_CPSR_Q ? 'Q' : 'q', xpsr >> 19 & 1, xpsr >> 18 & 1, xpsr >> 17 & 1, xpsr >> 16 & 1,
+             xpsr_it(xpsr));
+    return buf;
+}
+
+/* the interpreter's xPSR (flags, GE, IT, T) as Unicorn reports it */
+static uint32_t np_xpsr(const struct np_cpu *cpu)
+{
+    return (cpu->cpsr & XPSR_FLAGS) | it_xpsr(cpu->m.itstate) | XPSR_T;
+}
+
 static bool mode_has_spsr(uint32_t cpsr)
 {
     uint32_t m = cpsr & 0x1f;
@@ -99,12 +155,27 @@ static void say_insn(struct lockstep *ls, uint32_t pc, bool thumb, unsigned len)
     }
 }
 
+/* The length of the instruction at PC: Thumb-2's 32-bit instructions
+ * start with a halfword 0xe800 or above (the ARM CPUs' bl/blx halves
+ * are two instructions of 2 bytes each). */
+static unsigned insn_len(struct lockstep *ls, uint32_t pc, bool thumb)
+{
+    if (!thumb)
+        return 4;
+    const uint8_t *p = np_cpu_mem(&ls->cpu, pc, 2);
+    return is_m(ls) && p && (p[1] & 0xf8) >= 0xe8 ? 4 : 2;
+}
+
 static void say_state(struct lockstep *ls, const char *title, const uint32_t *r, uint32_t cpsr, uint32_t spsr)
 {
     char buf[64];
     say(ls, "  %s:\n", title);
     for (unsigned i = 0; i < 16; i++)
         say(ls, "    r%-2u %08x%s", i, r[i], i % 4 == 3 ? "\n" : "");
+    if (is_m(ls)) { /* CPSR: the xPSR */
+        say(ls, "    xpsr %s\n", xpsr_text(cpsr, buf, sizeof buf));
+        return;
+    }
     say(ls, "    cpsr %s", psr_text(cpsr, buf, sizeof buf));
     if (mode_has_spsr(cpsr))
         say(ls, "   spsr %s", psr_text(spsr, buf, sizeof buf));
@@ -119,7 +190,7 @@ static void say_recent(struct lockstep *ls)
     say(ls, "  the instructions before it:\n");
     for (unsigned i = n; i > 1; i--) {
         unsigned k = (ls->nrecent - i) % LS_RECENT;
-        say_insn(ls, ls->recent[k].pc, ls->recent[k].thumb, 2u << !ls->recent[k].thumb);
+        say_insn(ls, ls->recent[k].pc, ls->recent[k].thumb, insn_len(ls, ls->recent[k].pc, ls->recent[k].thumb));
     }
 }
 
@@ -179,7 +250,7 @@ uint32_t lockstep_reg(struct lockstep *ls, enum lockstep_side side, unsigned r)
     if (side == LS_NP)
         return ls->cpu.r[r];
     uint32_t v = 0;
-    uc_reg_read(ls->uc, uc_regs[r], &v);
+    uc_reg_read(ls->uc, (is_m(ls) ? uc_regs_m : uc_regs)[r], &v);
     return v;
 }
 
@@ -188,7 +259,7 @@ void lockstep_set_reg(struct lockstep *ls, enum lockstep_side side, unsigned r, 
     if (side == LS_NP)
         ls->cpu.r[r] = value;
     else
-        uc_reg_write(ls->uc, uc_regs[r], &value);
+        uc_reg_write(ls->uc, (is_m(ls) ? uc_regs_m : uc_regs)[r], &value);
 }
 
 uint8_t *lockstep_mem(struct lockstep *ls, enum lockstep_side side, uint32_t addr, uint32_t len)
@@ -278,8 +349,10 @@ static void uc_on_intr(uc_engine *uc, uint32_t intno, void *user)
     uint32_t pc, cpsr;
     uc_reg_read(uc, UC_ARM_REG_PC, &pc);
     uc_reg_read(uc, UC_ARM_REG_CPSR, &cpsr);
-    bool thumb = cpsr & NP_CPSR_T;
-    if (intno != EXCP_SWI && intno != EXCP_BKPT) {
+    bool thumb = (cpsr & NP_CPSR_T) || is_m(ls);
+    /* a Cortex-M's svc takes the SVCall exception (the interpreter's
+     * np_m_step leaves it to the system, no hook): never a handler's */
+    if ((intno != EXCP_SWI && intno != EXCP_BKPT) || (intno == EXCP_SWI && is_m(ls))) {
         ls->uc_exception = (int)intno;
         uc_emu_stop(uc);
         return;
@@ -346,9 +419,19 @@ int lockstep_init(struct lockstep *ls, enum np_cpu_model model, const struct loc
         say(ls, "lockstep: np_cpu_init failed\n");
         return -1;
     }
-    uc_err err = uc_open(UC_ARCH_ARM, UC_MODE_ARM, &ls->uc);
+    /* Cortex-M: UC_MODE_THUMB without UC_MODE_MCLASS. Unicorn 2.0.1's
+     * cpu_arm_init replaces the model by the Cortex-M33 whenever
+     * UC_MODE_MCLASS is set (uc_ctl_get_cpu_model says 11 after setting
+     * UC_CPU_ARM_CORTEX_M0, and the "M0" runs sdiv, sadd8 and vadd);
+     * the M models' own init sets the M profile, so the mode flag is not
+     * needed. Unicorn starts them with the FPU enabled (CPACR full access
+     * for CP10/CP11: vadd.f32 runs at reset on the M4 and M33). */
+    bool m = is_m(ls);
+    static const int uc_m_models[] = {UC_CPU_ARM_CORTEX_M0, UC_CPU_ARM_CORTEX_M3, UC_CPU_ARM_CORTEX_M4,
+                                      UC_CPU_ARM_CORTEX_M33};
+    uc_err err = uc_open(UC_ARCH_ARM, m ? UC_MODE_THUMB : UC_MODE_ARM, &ls->uc);
     if (!err)
-        err = uc_ctl_set_cpu_model(ls->uc, UC_CPU_ARM_946);
+        err = uc_ctl_set_cpu_model(ls->uc, m ? uc_m_models[model - NP_CPU_CORTEX_M0] : UC_CPU_ARM_946);
     for (unsigned i = 0; i < n && !err; i++)
         err = uc_mem_map_ptr(ls->uc, r[i].base, r[i].size, UC_PROT_ALL, ls->mem[i].uc);
     uc_hook h;
@@ -364,12 +447,26 @@ int lockstep_init(struct lockstep *ls, enum np_cpu_model model, const struct loc
         say(ls, "lockstep: unicorn: %s\n", uc_strerror(err));
         return -1;
     }
-    if (cs_open(CS_ARCH_ARM, CS_MODE_ARM, &ls->cs_arm) || cs_open(CS_ARCH_ARM, CS_MODE_THUMB, &ls->cs_thumb)) {
+    if (cs_open(CS_ARCH_ARM, CS_MODE_ARM, &ls->cs_arm) ||
+        cs_open(CS_ARCH_ARM, m ? CS_MODE_THUMB | CS_MODE_MCLASS : CS_MODE_THUMB, &ls->cs_thumb)) {
         say(ls, "lockstep: capstone: cs_open failed\n");
         return -1;
     }
-    /* both engines as np_cpu_init leaves the interpreter */
     uint32_t regs[16] = {0};
+    if (m) {
+        /* the FPU on, as Unicorn has it (the reset value of CPACR is 0:
+         * FP instructions would fault with NOCP). Through the SCB's
+         * CPACR (0xE000ED88), as firmware would; nothing when the
+         * interpreter's system has no SCB yet. */
+        ls->has_fp = ls->cpu.m.features & NP_MFEAT_FPU;
+        if (ls->has_fp)
+            (void)np_m_write(&ls->cpu, 0xe000ed88u, 4, true, 0x00f00000u);
+        uint32_t s[32] = {0};
+        lockstep_set_state(ls, regs, 0, 0);
+        lockstep_set_fp(ls, s, 0);
+        return 0;
+    }
+    /* both engines as np_cpu_init leaves the interpreter */
     lockstep_set_state(ls, regs, NP_MODE_SVC | NP_CPSR_I | NP_CPSR_F, 0);
     return 0;
 }
@@ -405,9 +502,68 @@ int lockstep_load(struct lockstep *ls, uint32_t addr, const void *bytes, uint32_
     return 0;
 }
 
+/* Cortex-M: thread mode, privileged, on the main stack (r13 = MSP), no
+ * exception active; XPSR's flags, GE and IT bits. */
+static void set_state_m(struct lockstep *ls, const uint32_t r[16], uint32_t xpsr)
+{
+    struct np_cpu *cpu = &ls->cpu;
+    cpu->cpsr = NP_CPSR_T | NP_MODE_SYS | (xpsr & XPSR_FLAGS);
+    cpu->m.itstate = xpsr_it(xpsr);
+    /* CONTROL.FPCA set with an FPU: the FP context exists already, so
+     * that the first FP instruction does not create one (which loads the
+     * FPSCR from FPDSCR, and QEMU loads all of it) */
+    uint32_t control = ls->has_fp ? 4 : 0, one = 1;
+    cpu->m.control = control;
+    cpu->m.ipsr = 0;
+    /* FAULTMASK set: a fault escalates to HardFault at priority -1 and
+     * locks the interpreter up, which stops it at the faulting
+     * instruction with nothing changed, as Unicorn stops at it (its hook
+     * takes the exception); taking it would stack a frame and read the
+     * vector table. Set in Unicorn too where the CPU has FAULTMASK
+     * (ARMv7-M on): mrs reads it alike. ARMv6-M has none to read. */
+    cpu->m.faultmask = 1;
+    if (ls->model != NP_CPU_CORTEX_M0)
+        uc_reg_write(ls->uc, UC_ARM_REG_FAULTMASK, &one);
+    memcpy(cpu->r, r, 15 * sizeof r[0]);
+    cpu->m.msp = r[13];
+    np_cpu_set_pc(cpu, r[15] | 1);
+
+    /* Unicorn: writing UC_ARM_REG_XPSR leaves GE alone (2.0.1's
+     * xpsr_write mask): GE and the flags go through XPSR_NZCVQG; the
+     * IPSR written 0 (no exception) */
+    uint32_t x = (xpsr & (XPSR_FLAGS | XPSR_IT)) | XPSR_T, f = xpsr & XPSR_FLAGS, zero = 0;
+    uc_reg_write(ls->uc, UC_ARM_REG_XPSR, &x);
+    uc_reg_write(ls->uc, UC_ARM_REG_XPSR_NZCVQG, &f);
+    uc_reg_write(ls->uc, UC_ARM_REG_IPSR, &zero);
+    /* Unicorn's M33 has the security extension and runs Secure: its FP
+     * context is new also while CONTROL.SFPA (bit 3) is clear */
+    uint32_t uc_control = control | (ls->has_fp && ls->model == NP_CPU_CORTEX_M33 ? 8 : 0);
+    uc_reg_write(ls->uc, UC_ARM_REG_CONTROL, &uc_control);
+    for (unsigned i = 0; i < 15; i++)
+        uc_reg_write(ls->uc, uc_regs_m[i], &r[i]);
+    uint32_t pc = r[15] | 1;
+    uc_reg_write(ls->uc, UC_ARM_REG_PC, &pc);
+}
+
+void lockstep_set_fp(struct lockstep *ls, const uint32_t s[32], uint32_t fpscr)
+{
+    if (!ls->has_fp)
+        return;
+    memcpy(ls->cpu.m.s, s, sizeof ls->cpu.m.s);
+    ls->cpu.m.fpscr = fpscr;
+    for (unsigned i = 0; i < 32; i++)
+        uc_reg_write(ls->uc, UC_ARM_REG_S0 + (int)i, &s[i]);
+    uc_reg_write(ls->uc, UC_ARM_REG_FPSCR, &fpscr);
+}
+
 void lockstep_set_state(struct lockstep *ls, const uint32_t r[16], uint32_t cpsr, uint32_t spsr)
 {
     struct np_cpu *cpu = &ls->cpu;
+    if (is_m(ls)) {
+        (void)spsr;
+        set_state_m(ls, r, cpsr);
+        return;
+    }
     bool thumb = cpsr & NP_CPSR_T;
     if ((cpu->cpsr & NP_CPSR_MODE) != (cpsr & NP_CPSR_MODE))
         np_cpu_set_mode(cpu, (enum np_cpu_mode)(cpsr & NP_CPSR_MODE));
@@ -453,6 +609,36 @@ static unsigned compare_regs(struct lockstep *ls, const uint32_t *ucr)
             bad++;
         }
     char b1[64], b2[64];
+    if (is_m(ls)) {
+        /* the xPSR: flags and GE against cpsr, IT against m.itstate. In
+         * a code hook Unicorn's IT bits are stale: QEMU keeps ITSTATE in
+         * the translator and writes it back to the CPU only where an
+         * exception may follow and at the end of a run (after "itte pl"
+         * the hook reads 0). They are compared once Unicorn has returned;
+         * IT blocks are compared through what their instructions do. */
+        uint32_t ours = np_xpsr(cpu), mask = XPSR_FLAGS | (ls->uc_synced ? XPSR_IT : 0);
+        if ((ours ^ ucr[16]) & mask) {
+            say(ls, "    xpsr interpreter %s\n         unicorn     %s\n", xpsr_text(ours, b1, sizeof b1),
+                xpsr_text(ucr[16], b2, sizeof b2));
+            bad++;
+        }
+        if (!ls->has_fp)
+            return bad;
+        uint32_t fs[33];
+        for (unsigned i = 0; i < 32; i++)
+            uc_reg_read(ls->uc, UC_ARM_REG_S0 + (int)i, &fs[i]);
+        uc_reg_read(ls->uc, UC_ARM_REG_FPSCR, &fs[32]);
+        for (unsigned i = 0; i < 32; i++)
+            if (cpu->m.s[i] != fs[i]) {
+                say(ls, "    s%-2u  interpreter %08x, unicorn %08x\n", i, cpu->m.s[i], fs[i]);
+                bad++;
+            }
+        if ((cpu->m.fpscr ^ fs[32]) & FPSCR_COMPARED) {
+            say(ls, "    fpscr interpreter %08x, unicorn %08x\n", cpu->m.fpscr, fs[32]);
+            bad++;
+        }
+        return bad;
+    }
     if ((cpu->cpsr ^ ucr[16]) & CPSR_COMPARED) {
         say(ls, "    cpsr interpreter %s\n         unicorn     %s\n", psr_text(cpu->cpsr, b1, sizeof b1),
             psr_text(ucr[16], b2, sizeof b2));
@@ -466,12 +652,29 @@ static unsigned compare_regs(struct lockstep *ls, const uint32_t *ucr)
     return bad;
 }
 
+/* Whether condition COND holds for the flags of CPSR */
+static bool cond_holds(uint32_t cpsr, unsigned cond)
+{
+    bool n = cpsr >> 31 & 1, z = cpsr >> 30 & 1, c = cpsr >> 29 & 1, v = cpsr >> 28 & 1, r;
+    switch (cond >> 1) {
+    case 0: r = z; break;
+    case 1: r = c; break;
+    case 2: r = n; break;
+    case 3: r = v; break;
+    case 4: r = c && !z; break;
+    case 5: r = n == v; break;
+    case 6: r = !z && n == v; break;
+    default: return true;
+    }
+    return cond & 1 ? !r : r;
+}
+
 /* Before Unicorn runs the instruction at the interpreter's PC. */
 static void before_insn(struct lockstep *ls)
 {
     struct np_cpu *cpu = &ls->cpu;
     memcpy(ls->before, cpu->r, sizeof ls->before);
-    ls->before_cpsr = cpu->cpsr;
+    ls->before_cpsr = is_m(ls) ? np_xpsr(cpu) : cpu->cpsr;
     ls->before_spsr = cpu->spsr;
     ls->recent[ls->nrecent % LS_RECENT].pc = cpu->r[15];
     ls->recent[ls->nrecent % LS_RECENT].thumb = cpu->cpsr & NP_CPSR_T;
@@ -492,21 +695,36 @@ static bool after_insn(struct lockstep *ls, uc_err err)
 {
     struct np_cpu *cpu = &ls->cpu;
     uint32_t pc = ls->before[15];
-    bool thumb = ls->before_cpsr & NP_CPSR_T;
-    unsigned len = thumb ? 2 : 4;
+    bool m = is_m(ls), thumb = m || (ls->before_cpsr & NP_CPSR_T);
+    unsigned len = insn_len(ls, pc, thumb);
     ls->pending = false;
 
     /* the interpreter: one instruction; a bl/blx prefix and its suffix */
     uint64_t insns0 = cpu->insns, want = 1;
     cpu->hooks.branch = ls->check_branches ? np_branch_told : NULL;
     enum np_cpu_stop stop = np_cpu_run(cpu, 1);
-    if (thumb && stop == NP_STOP_LIMIT && is_bl_prefix(ls, pc) && (pc & 0x3ff) < 0x3fd) {
+    if (!m && thumb && stop == NP_STOP_LIMIT && is_bl_prefix(ls, pc) && (pc & 0x3ff) < 0x3fd) {
         /* QEMU runs the pair as one 32-bit instruction unless the prefix
          * ends a page (of 1 KiB before ARMv7) */
         len = 4;
         want = 2;
         if (cpu->insns - insns0 == 1)
             stop = np_cpu_run(cpu, 1);
+    }
+    uint32_t fall = pc + len; /* where the PC goes when nothing branches */
+    if (m && stop == NP_STOP_LIMIT) {
+        /* Unicorn 2.0.1 calls no code hook for an instruction of an IT
+         * block whose condition fails (QEMU skips it before the hook):
+         * its step takes the instructions after this one that the IT
+         * block skips, up to the next one it runs */
+        uint32_t uc_pc = 0;
+        uc_reg_read(ls->uc, UC_ARM_REG_PC, &uc_pc);
+        while (stop == NP_STOP_LIMIT && cpu->m.itstate && cpu->r[15] != uc_pc &&
+               !cond_holds(cpu->cpsr, cpu->m.itstate >> 4)) {
+            fall += insn_len(ls, cpu->r[15], true);
+            want++;
+            stop = np_cpu_run(cpu, 1);
+        }
     }
     uint64_t ran = cpu->insns - insns0;
     ls->stop = stop;
@@ -516,7 +734,7 @@ static bool after_insn(struct lockstep *ls, uc_err err)
     uint32_t ucr[18], *ucp[18];
     for (unsigned i = 0; i < 18; i++)
         ucp[i] = &ucr[i];
-    uc_reg_read_batch(ls->uc, (int *)uc_regs, (void **)ucp, 18);
+    uc_reg_read_batch(ls->uc, (int *)(m ? uc_regs_m : uc_regs), (void **)ucp, 18);
 
     ls->report[0] = 0;
     unsigned bad = 0;
@@ -535,8 +753,14 @@ static bool after_insn(struct lockstep *ls, uc_err err)
             say(ls, " (an svc/bkpt no handler took)");
         say(ls, "\n");
         bad++;
+        /* a Cortex-M's usage faults reach the hook as QEMU's exceptions:
+         * UDEF, NOCP, INVSTATE, UNALIGNED; the interpreter stops with an
+         * undefined instruction for each */
+        bool uc_usage = m && (ls->uc_exception == EXCP_UDEF || ls->uc_exception == EXCP_NOCP ||
+                              ls->uc_exception == EXCP_INVSTATE || ls->uc_exception == EXCP_UNALIGNED);
         both_stopped = !np_ran && !uc_ran &&
-                       ((stop == NP_STOP_UNDEFINED && (err == UC_ERR_INSN_INVALID || err == UC_ERR_EXCEPTION)) ||
+                       ((stop == NP_STOP_UNDEFINED &&
+                         (err == UC_ERR_INSN_INVALID || err == UC_ERR_EXCEPTION || uc_usage)) ||
                         (stop == NP_STOP_READ && err == UC_ERR_READ_UNMAPPED) ||
                         (stop == NP_STOP_WRITE && err == UC_ERR_WRITE_UNMAPPED) ||
                         (stop == NP_STOP_FETCH && err == UC_ERR_FETCH_UNMAPPED));
@@ -576,11 +800,11 @@ static bool after_insn(struct lockstep *ls, uc_err err)
         bad += compare_regs(ls, ucr);
         if (ls->check_branches) {
             const struct np_branch *b = &ls->branch;
-            bool moved = ucr[15] != pc + len, uc_thumb = ucr[16] & NP_CPSR_T;
+            bool moved = ucr[15] != (m ? fall : pc + len), uc_thumb = m ? (ucr[16] & XPSR_T) != 0 : (ucr[16] & NP_CPSR_T) != 0;
             /* a bl/blx suffix run alone (its prefix ended a page) is told
              * from the prefix */
             const uint8_t *h = np_cpu_mem(cpu, pc, 2);
-            uint32_t from = thumb && h && (h[1] & 0xe8) == 0xe8 ? pc - 2 : pc;
+            uint32_t from = !m && thumb && h && (h[1] & 0xe8) == 0xe8 ? pc - 2 : pc;
             if (ls->nbranches > 1 || (moved && !ls->nbranches)) {
                 say(ls, "    the branch hook was told %u times (the PC went from 0x%08x to 0x%08x)\n", ls->nbranches,
                     pc, ucr[15]);
@@ -618,17 +842,18 @@ static bool after_insn(struct lockstep *ls, uc_err err)
      * around it */
     char *diff = strdup(ls->report);
     ls->report[0] = 0;
+    const char *uc_name = m ? np_cpu_model_name(ls->model) : "ARM946E-S";
     if (both_stopped)
-        say(ls, "lockstep: %s and Unicorn (ARM946E-S) both stopped at step %llu (instruction %llu):\n",
-            np_cpu_model_name(ls->model), (unsigned long long)ls->steps, (unsigned long long)ls->insns);
+        say(ls, "lockstep: %s and Unicorn (%s) both stopped at step %llu (instruction %llu):\n",
+            np_cpu_model_name(ls->model), uc_name, (unsigned long long)ls->steps, (unsigned long long)ls->insns);
     else
-        say(ls, "lockstep: %s and Unicorn (ARM946E-S) differ after step %llu (instruction %llu):\n",
-            np_cpu_model_name(ls->model), (unsigned long long)ls->steps, (unsigned long long)ls->insns);
+        say(ls, "lockstep: %s and Unicorn (%s) differ after step %llu (instruction %llu):\n",
+            np_cpu_model_name(ls->model), uc_name, (unsigned long long)ls->steps, (unsigned long long)ls->insns);
     say_insn(ls, pc, thumb, len);
     say_state(ls, "before it (both)", ls->before, ls->before_cpsr, ls->before_spsr);
     say(ls, "  %s:\n%s", both_stopped ? "how" : "differences after it", diff ? diff : "");
     free(diff);
-    say_state(ls, "the interpreter after it", cpu->r, cpu->cpsr, cpu->spsr);
+    say_state(ls, "the interpreter after it", cpu->r, m ? np_xpsr(cpu) : cpu->cpsr, cpu->spsr);
     say_recent(ls);
     ls->result = both_stopped ? LS_STOPPED : LS_DIFFERENT;
     return false;
@@ -641,6 +866,7 @@ static void uc_on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
     (void)addr, (void)size;
     if (ls->stopping)
         return;
+    ls->uc_synced = false;
     if (ls->pending && !after_insn(ls, UC_ERR_OK)) {
         ls->stopping = true;
         uc_emu_stop(uc);
@@ -666,6 +892,7 @@ enum lockstep_result lockstep_run(struct lockstep *ls, uint32_t until, uint64_t 
     ls->report[0] = 0;
     ls->uc_faulted = false;
     uc_err err = uc_emu_start(ls->uc, pc | thumb, until, 0, 0);
+    ls->uc_synced = true; /* Unicorn's whole state is written back now */
     if (ls->stopping)
         return ls->result;
     if (ls->pending) {

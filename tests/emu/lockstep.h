@@ -9,6 +9,16 @@
  * so code compared for the ARM7TDMI must avoid what ARMv4T and ARMv5TE run
  * differently (insn_gen.h says how the random streams do).
  *
+ * The Cortex-M models run against Unicorn's model of the same name
+ * (UC_CPU_ARM_CORTEX_M0/M3/M4/M33), in thread mode, privileged, on the
+ * main stack, no exception ever taken. Compared: r0-r15, the xPSR's N Z C
+ * V Q and GE bits (cpu->cpsr's bits 31-27, 19-16), its IT bits
+ * (cpu->m.itstate) and, with an FPU (M4, M33), s0-s31 and the FPSCR.
+ * There the CPSR of the functions below is an xPSR value (flags, GE and
+ * IT bits; the T bit implied), and no SPSR is. A 32-bit Thumb-2
+ * instruction is one step; svc takes the SVCall exception on a Cortex-M,
+ * which stops the run (no handler is called for it).
+ *
  * Unicorn runs freely and a code hook, called before each of its
  * instructions, runs the interpreter over the instruction Unicorn has just
  * run and compares. (Starting Unicorn for one instruction at a time gives
@@ -76,6 +86,8 @@ struct lockstep {
     struct np_cpu cpu;
     uc_engine *uc;
     csh cs_arm, cs_thumb;
+    bool has_fp; /* Cortex-M with an FPU: s0-s31 and the FPSCR compared */
+    bool uc_synced; /* Unicorn has returned: its IT bits are up to date */
     unsigned nmem;
     struct {
         uint32_t base, size;
@@ -120,7 +132,8 @@ struct lockstep {
 };
 
 /* Sets up both engines for MODEL over the N regions, zero-filled; each
- * engine starts in SVC mode, ARM state. CALL (may be NULL) answers svc
+ * engine starts in SVC mode, ARM state (a Cortex-M: thread mode, r0-r15,
+ * xPSR, s0-s31 and FPSCR zero, the FPU enabled). CALL (may be NULL) answers svc
  * and bkpt. Returns 0, or -1 with report[] saying why. */
 int lockstep_init(struct lockstep *ls, enum np_cpu_model model, const struct lockstep_region *r, unsigned n,
                   lockstep_call_fn call, void *call_ctx);
@@ -137,6 +150,9 @@ int lockstep_load(struct lockstep *ls, uint32_t addr, const void *bytes, uint32_
  * see then differ between the engines until code sets them (see the bank
  * prologue of insn_gen.h). */
 void lockstep_set_state(struct lockstep *ls, const uint32_t r[16], uint32_t cpsr, uint32_t spsr);
+/* Cortex-M with an FPU: sets s0-s31 and the FPSCR in both engines
+ * (nothing without an FPU). */
+void lockstep_set_fp(struct lockstep *ls, const uint32_t s[32], uint32_t fpscr);
 
 /* Runs both engines from the current PC until the PC reaches UNTIL (an
  * address no instruction of the run should be at otherwise), a handler

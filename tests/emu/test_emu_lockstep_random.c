@@ -10,7 +10,14 @@
  * With NP_LOCKSTEP_SURVEY=1 it goes on after a difference and prints one
  * line for each failing stream (the instruction), for a survey.
  * NP_LOCKSTEP_EXCLUDE=MASK replaces the classes left out (`excluded`
- * below; 0: none), to check a fix. */
+ * below; 0: none), to check a fix.
+ *
+ * The Cortex-M CPUs, one ctest each (a Cortex-M is no part of the run
+ * without arguments):
+ *   test_emu_lockstep_random cortex-m0|cortex-m3|cortex-m4|cortex-m33
+ * runs M_STREAMS streams of the CPU's architecture (ARMv6-M, ARMv7-M,
+ * ARMv7E-M + FPv4-SP, ARMv8-M mainline + DSP + FPv5-SP), Thumb only, and
+ * replays one with SEED thumb after it as above. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,6 +37,28 @@ static unsigned excluded = 0;
 #define REOPEN 200
 /* instruction groups per stream: some 780 instructions */
 #define ITEMS 250
+/* Cortex-M: streams per CPU, instruction groups per stream (some 480
+ * instructions): a few seconds a CPU under ASan */
+#define M_STREAMS 300
+#define M_ITEMS 250
+
+static bool is_cortex_m(enum np_cpu_model model)
+{
+    return model >= NP_CPU_CORTEX_M0;
+}
+
+/* the generator's architecture for MODEL */
+static enum gen_isa isa_of(enum np_cpu_model model)
+{
+    switch (model) {
+    case NP_CPU_ARM7TDMI: return GEN_V4T;
+    case NP_CPU_ARM946ES: return GEN_V5TE;
+    case NP_CPU_CORTEX_M0: return GEN_V6M;
+    case NP_CPU_CORTEX_M3: return GEN_V7M;
+    case NP_CPU_CORTEX_M4: return GEN_V7EM;
+    default: return GEN_V8M;
+    }
+}
 
 static const struct lockstep_region regions[2] = {{GEN_CODE_BASE, GEN_CODE_SIZE}, {GEN_DATA_BASE, GEN_DATA_SIZE}};
 
@@ -48,20 +77,27 @@ static int answer(void *ctx, struct lockstep *ls, enum lockstep_side side, enum 
 static int run_stream(struct lockstep *ls, struct gen_stream *s, uint64_t seed, enum gen_isa isa, bool thumb,
                       uint64_t *insns)
 {
-    gen_stream(s, seed, isa, thumb, ITEMS, excluded);
+    bool m = isa >= GEN_V6M;
+    gen_stream(s, seed, isa, thumb, m ? M_ITEMS : ITEMS, excluded);
     lockstep_load(ls, GEN_CODE_BASE, s->code, GEN_CODE_SIZE);
     lockstep_load(ls, GEN_DATA_BASE, s->data, GEN_DATA_SIZE);
 
-    /* the prologue banks every mode's registers, in both engines */
-    uint32_t r[16] = {0};
-    r[0] = GEN_TABLE;
-    r[15] = GEN_PROLOGUE;
-    lockstep_set_state(ls, r, NP_MODE_SVC | NP_CPSR_I | NP_CPSR_F, 0);
     uint64_t insns0 = ls->insns;
     /* the branch hook on for every other stream: the interpreter without
      * it and with it, checked */
     ls->check_branches = seed & 1;
-    enum lockstep_result res = lockstep_run(ls, s->prologue_end, 100);
+    enum lockstep_result res = LS_END;
+    if (m) {
+        /* a Cortex-M has no banked registers to set: no prologue */
+        lockstep_set_fp(ls, s->fs, s->fpscr);
+    } else {
+        /* the prologue banks every mode's registers, in both engines */
+        uint32_t r[16] = {0};
+        r[0] = GEN_TABLE;
+        r[15] = GEN_PROLOGUE;
+        lockstep_set_state(ls, r, NP_MODE_SVC | NP_CPSR_I | NP_CPSR_F, 0);
+        res = lockstep_run(ls, s->prologue_end, 100);
+    }
     if (res == LS_END) {
         lockstep_set_state(ls, s->r, s->cpsr, s->spsr);
         res = lockstep_run(ls, s->end, 20 * (uint64_t)s->insns);
@@ -108,8 +144,8 @@ static void run_streams(enum np_cpu_model model, bool thumb)
 {
     static struct gen_stream s;
     struct lockstep ls;
-    enum gen_isa isa = model == NP_CPU_ARM946ES ? GEN_V5TE : GEN_V4T;
-    unsigned n = STREAMS;
+    enum gen_isa isa = isa_of(model);
+    unsigned n = is_cortex_m(model) ? M_STREAMS : STREAMS;
     const char *env = getenv("NP_LOCKSTEP_STREAMS");
     if (env && atoi(env) > 0)
         n = (unsigned)atoi(env);
@@ -117,7 +153,7 @@ static void run_streams(enum np_cpu_model model, bool thumb)
         fputs(ls.report, stderr);
         fail();
     }
-    uint64_t insns = 0, base = 1000000ull * (2 * (model == NP_CPU_ARM946ES) + thumb);
+    uint64_t insns = 0, base = is_cortex_m(model) ? 1000000ull * (10 + model) : 1000000ull * (2 * (model == NP_CPU_ARM946ES) + thumb);
     int failed = 0;
     bool last_failed = false;
     bool survey = getenv("NP_LOCKSTEP_SURVEY") != NULL;
@@ -182,11 +218,20 @@ static int replay(const char *cpu, const char *seed, const char *state)
         return 1;
     }
     uint64_t insns = 0;
-    int rc = run_stream(&ls, &s, strtoull(seed, NULL, 0), model == NP_CPU_ARM946ES ? GEN_V5TE : GEN_V4T, thumb,
-                        &insns);
+    int rc = run_stream(&ls, &s, strtoull(seed, NULL, 0), isa_of((enum np_cpu_model)model),
+                        thumb || is_cortex_m((enum np_cpu_model)model), &insns);
     printf("%llu instructions compared%s\n", (unsigned long long)insns, rc ? "" : ": no difference");
     lockstep_free(&ls);
     return rc ? 1 : 0;
+}
+
+/* the Cortex-M CPU of the ctest that runs with one argument */
+static enum np_cpu_model m_model;
+
+static void cortex_m(void **state)
+{
+    (void)state;
+    run_streams(m_model, true);
 }
 
 int main(int argc, char **argv)
@@ -194,6 +239,16 @@ int main(int argc, char **argv)
     read_env();
     if (argc == 4)
         return replay(argv[1], argv[2], argv[3]);
+    if (argc == 2) {
+        int model = np_cpu_model_parse(argv[1]);
+        if (model < 0 || !is_cortex_m((enum np_cpu_model)model)) {
+            fprintf(stderr, "usage: test_emu_lockstep_random [cortex-m0|cortex-m3|cortex-m4|cortex-m33]\n");
+            return 2;
+        }
+        m_model = (enum np_cpu_model)model;
+        const struct CMUnitTest m_tests[] = {cmocka_unit_test(cortex_m)};
+        return cmocka_run_group_tests(m_tests, NULL, NULL);
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(arm946_arm),
         cmocka_unit_test(arm946_thumb),

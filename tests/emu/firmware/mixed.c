@@ -11,8 +11,14 @@
 #include <arm_acle.h>
 #endif
 
+#if defined(__ARM_ARCH_ISA_ARM)
 #define ARM_CODE __attribute__((target("arm"), noinline))
 #define THUMB_CODE __attribute__((target("thumb"), noinline))
+#else
+/* a Cortex-M (Thumb only): every function Thumb, calls through blx/bx */
+#define ARM_CODE __attribute__((noinline))
+#define THUMB_CODE __attribute__((noinline))
+#endif
 
 static jmp_buf escape;
 static volatile int depth_limit = 40;
