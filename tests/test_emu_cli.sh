@@ -221,7 +221,7 @@ arm-none-eabi-objcopy --remove-section .ARM.attributes "$fw/calls_v5.elf" "$tmp/
 printf 'not an ELF\n' >"$tmp/text.elf"
 for c in "$tmp/text.elf|not an ELF file" "/bin/true|a 64-bit ELF: not 32-bit ARM firmware" \
     "$fw/bad_noload.elf|no loadable segment" "$tmp/missing.elf|No such file or directory" \
-    "$fw/bad_cortex_m.elf|built for ARMv7-M (Tag_CPU_arch 10), a Cortex-M: the emulator runs ARMv4T and ARMv5TE code (arm7tdmi, arm946e-s); run a Cortex-M firmware with --qemu BOARD, profile it from a QEMU execution log (nanoprof import --qemu-log) or with the runtime on it"; do
+    "$fw/bad_cortex_m.elf|the reset vector at 0x00008004 is not a Thumb address (bit 0 clear)"; do
     f=${c%%|*}
     want="nanoprof emu: $f: ${c#*|}"
     "$np" emu -o "$tmp/bad" "$f" >/dev/null 2>"$tmp/bad.err"

@@ -182,9 +182,6 @@ QEMU_SYSTEM_ARM=/no/qemu "$np" emu --qemu mps2-an385 -o "$tmp/noqemu" "$fw/cm_ca
 [ $? -eq 1 ] && grep -q "/no/qemu: not found" "$tmp/err" || fail "emu --qemu, no QEMU: $(cat "$tmp/err")"
 "$np" emu --qemu mps2-an385 --irq-every 100 "$fw/cm_calls_m3.elf" 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "irq-every is the interpreter's" "$tmp/err" || fail "emu --qemu --irq-every: $(cat "$tmp/err")"
-"$np" emu -o "$tmp/refused" "$fw/cm_calls_m3.elf" 2>"$tmp/err"
-[ $? -eq 1 ] && grep -q "with --qemu BOARD" "$tmp/err" && [ ! -e "$tmp/refused" ] ||
-    fail "emu of a Cortex-M firmware: $(cat "$tmp/err")"
 
 # a fault whose handler loops for good ends the run, said; so does the
 # instruction limit

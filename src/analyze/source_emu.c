@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "emu/board.h"
+#include "emu/cpu_m.h"
 #include "emu/image.h"
 #include "emu/semihost.h"
 #include "symbols.h"
@@ -28,6 +30,7 @@ struct emu {
     struct np_addrspace *as;
     struct np_calls_out out;     /* the tracker's events to the sink and the writer */
     bool halted;                 /* a branch to itself no IRQ can leave */
+    struct np_cmsdk_uart uart;   /* a Cortex-M board's console */
 };
 
 void np_emu_config_init(struct np_emu_config *c)
@@ -72,9 +75,15 @@ int np_emu_config_set(struct np_emu_config *c, const char *setting, char *err, s
     if (IS("cpu")) {
         int m = np_cpu_model_parse(v);
         if (m < 0)
-            return fail(err, errsize, "unknown CPU '%s': arm7tdmi or arm946e-s", v);
+            return fail(err, errsize, "unknown CPU '%s': arm7tdmi, arm946e-s, cortex-m0, cortex-m3, cortex-m4 "
+                        "or cortex-m33", v);
         c->model = (enum np_cpu_model)m;
         c->model_given = true;
+    } else if (IS("board")) {
+        const struct np_board *b = np_board_find(v);
+        if (strcmp(v, "generic") != 0 && !b)
+            return fail(err, errsize, "unknown board '%s': %s or generic", v, np_board_names());
+        c->board = b ? b->name : NULL; /* the table's: the setting's text is not kept */
     } else if (IS("max-insns")) {
         if (parse_u64("instruction limit", v, UINT64_MAX, &x, err, errsize) || !x)
             return x ? -1 : fail(err, errsize, "bad instruction limit '%s': at least 1", v);
@@ -134,7 +143,8 @@ static void on_branch(void *ctx, struct np_cpu *cpu, const struct np_branch *b)
 {
     struct emu *e = ctx;
     if (__builtin_expect(b->from == b->to, 0) && b->kind == NP_BR_B &&
-        ((cpu->cpsr & NP_CPSR_I) || !e->cfg->irq_every)) {
+        (np_cpu_is_m(cpu->model) ? np_m_waits_forever(cpu)
+                                 : (cpu->cpsr & NP_CPSR_I) || !e->cfg->irq_every)) {
         /* `b .` that no interrupt can leave: how bare-metal code stops */
         e->halted = true;
         np_cpu_halt(cpu);
@@ -183,12 +193,62 @@ static void where(struct emu *e, uint32_t pc, char *buf, size_t size)
     free(short_name);
 }
 
+/* A Cortex-M's fault, as its line says it: "UsageFault (undefined
+ * instruction udf #0) at 0x... in f", the HardFault it escalated to
+ * first. */
+static void m_fault_text(struct emu *e, const struct np_m_fault_info *f, char *buf, size_t size)
+{
+    char at[160], insn[96], name[16], what[160];
+    where(e, f->pc, at, sizeof at);
+    const char *fault = np_m_fault_name(f->fault);
+    if (f->fault == NP_MF_UNDEFINED)
+        snprintf(what, sizeof what, "undefined instruction %s", np_cpu_disasm(&e->cpu, f->pc, true, insn, sizeof insn));
+    else if (f->fault == NP_MF_READ || f->fault == NP_MF_WRITE)
+        snprintf(what, sizeof what, "%s of 0x%08" PRIx32 ", where no memory is, by %s",
+                 f->fault == NP_MF_READ ? "a read" : "a write", f->addr,
+                 np_cpu_disasm(&e->cpu, f->pc, true, insn, sizeof insn));
+    else
+        snprintf(what, sizeof what, "%s", fault);
+    snprintf(buf, size, "%s (%.150s) %.150s", np_m_exception_name(f->exception, name, sizeof name), what, at);
+}
+
+/* A Cortex-M stopped in a `b .` of a fault's handler: the firmware
+ * faulted, and its handler gave up. True when so (R says it). */
+static bool m_fault_loop(struct emu *e, struct np_emu_result *r)
+{
+    const struct np_m_fault_info *f = np_m_last_fault(&e->cpu);
+    unsigned n = e->cpu.m.ipsr;
+    if (!f->taken || n < NP_EXC_HARDFAULT || n > NP_EXC_USAGEFAULT)
+        return false;
+    char text[320], at[160];
+    m_fault_text(e, f, text, sizeof text);
+    where(e, e->cpu.r[15], at, sizeof at);
+    r->failed = true;
+    snprintf(r->error, sizeof r->error, "the firmware faulted: %.300s; its handler loops %.150s", text,
+             at);
+    return true;
+}
+
 static void run_error(struct emu *e, struct np_emu_result *r, enum np_cpu_stop stop)
 {
     char at[160], insn[96];
     uint32_t pc = e->cpu.r[15];
     bool thumb = (e->cpu.cpsr & NP_CPSR_T) != 0;
     r->failed = true;
+    if (np_cpu_is_m(e->cpu.model) && stop != NP_STOP_LIMIT && stop != NP_STOP_HALT) {
+        const struct np_m_fault_info *f = np_m_last_fault(&e->cpu);
+        char text[320], name[16];
+        m_fault_text(e, f, text, sizeof text);
+        if (f->lockup && e->cpu.m.ipsr)
+            snprintf(r->error, sizeof r->error, "the CPU locked up: %.300s, in the %s handler", text,
+                     np_m_exception_name(e->cpu.m.ipsr, name, sizeof name));
+        else if (f->lockup)
+            snprintf(r->error, sizeof r->error, "the CPU locked up: %.300s, with FAULTMASK set", text);
+        else
+            snprintf(r->error, sizeof r->error, "%.300s: taking it, %s of 0x%08" PRIx32 " found no memory (the stack or "
+                     "the vector table)", text, stop == NP_STOP_WRITE ? "a write" : "a read", e->cpu.fault_addr);
+        return;
+    }
     switch (stop) {
     case NP_STOP_UNDEFINED: {
         where(e, pc, at, sizeof at);
@@ -226,28 +286,109 @@ static void run_error(struct emu *e, struct np_emu_result *r, enum np_cpu_stop s
     }
 }
 
+/* The Cortex-M a firmware of architecture ARCH needs at least: 0 for
+ * none (an architecture the emulator does not run). */
+static int m_model_for(int arch)
+{
+    switch (arch) {
+    case 11: case 12: return NP_CPU_CORTEX_M0; /* ARMv6-M, ARMv6S-M */
+    case 10: return NP_CPU_CORTEX_M3;          /* ARMv7-M */
+    case 13: return NP_CPU_CORTEX_M4;          /* ARMv7E-M */
+    case 17: return NP_CPU_CORTEX_M33;         /* ARMv8-M mainline */
+    default: return 0;
+    }
+}
+
 /* The CPU that runs IMG: the one CFG gives, else the one its ELF's
- * architecture (Tag_CPU_arch) needs; arm7tdmi for an ELF that says none.
- * A firmware neither runs is refused, before its first instruction. */
-static int cpu_for(const struct np_image *img, const struct np_emu_config *cfg, enum np_cpu_model *model, char *err,
-                   size_t size)
+ * architecture (Tag_CPU_arch) needs (for a Cortex-M firmware, the
+ * board's CPU when it runs that architecture); arm7tdmi for an ELF that
+ * says none. A firmware the CPU cannot run is refused, before its first
+ * instruction. */
+static int cpu_for(const struct np_image *img, const struct np_emu_config *cfg, const struct np_board *board,
+                   enum np_cpu_model *model, char *err, size_t size)
 {
     int arch = img->cpu_arch;
     const char *name = np_image_arch_name(arch, img->cpu_profile);
-    if (np_image_is_m_profile(arch, img->cpu_profile))
-        return fail(err, size,
-                    "built for %s (Tag_CPU_arch %d), a Cortex-M: the emulator runs ARMv4T and ARMv5TE code "
-                    "(arm7tdmi, arm946e-s); run a Cortex-M firmware with --qemu BOARD, profile it from a QEMU execution log "
-                    "(nanoprof import --qemu-log) or with the runtime on it",
-                    name, arch);
+    bool m_elf = np_image_is_m_profile(arch, img->cpu_profile);
+    if (m_elf) {
+        int need = m_model_for(arch);
+        if (!need)
+            return fail(err, size, "built for %s (Tag_CPU_arch %d): the emulator runs ARMv6-M, ARMv7-M, ARMv7E-M "
+                        "and ARMv8-M mainline (cortex-m0, -m3, -m4, -m33); run it with --qemu BOARD", name, arch);
+        if (cfg->model_given && !np_cpu_is_m(cfg->model))
+            return fail(err, size, "built for %s (Tag_CPU_arch %d), a Cortex-M: --cpu %s runs ARM code; give a "
+                        "Cortex-M (cortex-m0, -m3, -m4, -m33) or none", name, arch, np_cpu_model_name(cfg->model));
+        int m = cfg->model_given ? (int)cfg->model : board && (int)board->model >= need ? (int)board->model : need;
+        /* each Cortex-M runs the code of those before it in this order */
+        if (m < need)
+            return fail(err, size, "built for %s (Tag_CPU_arch %d): %s does not run it, %s does", name, arch,
+                        np_cpu_model_name((enum np_cpu_model)m), np_cpu_model_name((enum np_cpu_model)need));
+        *model = (enum np_cpu_model)m;
+        return 0;
+    }
+    if (cfg->model_given && np_cpu_is_m(cfg->model))
+        return fail(err, size, "built for %s (Tag_CPU_arch %d), not for a Cortex-M: --cpu %s runs Thumb code of "
+                    "the M profile only", arch < 0 ? "no architecture it names" : name, arch,
+                    np_cpu_model_name(cfg->model));
+    if (board)
+        return fail(err, size, "built for %s (Tag_CPU_arch %d), not for a Cortex-M: --board is for Cortex-M firmware",
+                    arch < 0 ? "no architecture it names" : name, arch);
     if (arch > 5)
         return fail(err, size, "built for %s (Tag_CPU_arch %d): the emulator runs ARMv4T and ARMv5TE code "
-                    "(arm7tdmi, arm946e-s)", name, arch);
+                    "(arm7tdmi, arm946e-s) and Cortex-M code", name, arch);
     *model = cfg->model_given || arch < 0 ? cfg->model : arch >= 3 ? NP_CPU_ARM946ES : NP_CPU_ARM7TDMI;
     if (*model == NP_CPU_ARM7TDMI && arch >= 3)
         return fail(err, size, "built for %s (Tag_CPU_arch %d): --cpu arm7tdmi runs ARMv4T code, %s needs arm946e-s",
                     name, arch, name);
     return 0;
+}
+
+/* IMG's loaded bytes moved into BOARD's memory: its regions replace the
+ * image's. 0, or -1 with ERR (a segment outside the board's memory). */
+static int onto_board(struct np_image *img, const struct np_board *board, char *err, size_t size)
+{
+    struct np_mem_region mem[NP_CPU_MAX_REGIONS];
+    unsigned n = 0;
+    for (unsigned i = 0; i < board->nram; i++) {
+        mem[n].base = board->ram[i].base;
+        mem[n].size = board->ram[i].size;
+        mem[n].data = calloc(1, board->ram[i].size);
+        if (!mem[n].data) {
+            for (unsigned j = 0; j < n; j++)
+                free(mem[j].data);
+            return fail(err, size, "out of memory");
+        }
+        n++;
+    }
+    for (unsigned i = 0; i < img->nmem; i++) {
+        struct np_mem_region *r = &img->mem[i];
+        uint64_t lo = r->base, hi = lo + r->size;
+        if (r->base == img->ram_base && r->size == img->ram_size)
+            continue; /* the loader's own RAM region alone: the board has its RAM */
+        unsigned j = 0;
+        while (j < n && !(lo >= mem[j].base && hi <= (uint64_t)mem[j].base + mem[j].size))
+            j++;
+        if (j == n) {
+            for (unsigned k = 0; k < n; k++)
+                free(mem[k].data);
+            return fail(err, size, "its memory at 0x%08" PRIx32 "-0x%08" PRIx64 " is not in %s's memory", r->base,
+                        hi - 1, board->name);
+        }
+        memcpy(mem[j].data + (r->base - mem[j].base), r->data, r->size);
+    }
+    np_image_free(img);
+    memcpy(img->mem, mem, sizeof mem);
+    img->nmem = n;
+    return 0;
+}
+
+/* Where a generic Cortex-M firmware's vector table is: at 0 when memory
+ * is there (VTOR's reset value), else at the start of its lowest
+ * executable segment (flash linked elsewhere, as a boot ROM would map
+ * it). */
+static uint32_t generic_vtor(struct np_cpu *cpu, const struct np_image *img)
+{
+    return np_cpu_mem(cpu, 0, 8) ? 0 : img->text_lo;
 }
 
 int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric metric, double clock_hz,
@@ -285,7 +426,9 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
     e->out.insns_now = &e->cpu.insns;
     int status = NP_TRACE_OK;
     struct np_image img;
-    struct np_image_options io = { cfg->ram_size, 0 };
+    /* on a board, its memory is the firmware's: the loader's own RAM region
+     * kept to a few bytes (it merges with the last segment's page) */
+    struct np_image_options io = { cfg->board ? 16 : cfg->ram_size, 0 };
     char err[256];
     if (np_image_load(elf, &io, &img, err, sizeof err) != 0) {
         snprintf(summary->message, sizeof summary->message, "%s: %s", elf, err);
@@ -293,8 +436,10 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
         summary->status = NP_TRACE_ENOTTRACE;
         return summary->status;
     }
-    enum np_cpu_model model;
-    if (cpu_for(&img, cfg, &model, err, sizeof err) != 0) {
+    enum np_cpu_model model = NP_CPU_ARM7TDMI;
+    const struct np_board *board = cfg->board ? np_board_find(cfg->board) : NULL;
+    if (cpu_for(&img, cfg, board, &model, err, sizeof err) != 0 ||
+        (board && onto_board(&img, board, err, sizeof err) != 0)) {
         snprintf(summary->message, sizeof summary->message, "%s: %s", elf, err);
         np_image_free(&img);
         free(e);
@@ -302,6 +447,16 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
         return summary->status;
     }
     r->model = model;
+    if (np_cpu_is_m(model) && (cfg->irq_every || cfg->timing.n_wait || cfg->timing.s_wait || (board && cfg->ram_size))) {
+        snprintf(summary->message, sizeof summary->message, "%s: %s", elf,
+                 cfg->irq_every ? "--irq-every is the ARM CPUs' virtual timer: a Cortex-M firmware has SysTick"
+                 : board && cfg->ram_size ? "--ram is for --board generic: a board has its own memory"
+                                          : "--wait is the ARM CPUs' memory model: the Cortex-M cycle model has none");
+        np_image_free(&img);
+        free(e);
+        summary->status = NP_TRACE_EOPTION;
+        return summary->status;
+    }
     /* --map: more memory, zeroed */
     unsigned image_regions = img.nmem;
     for (unsigned i = 0; i < cfg->nmap; i++) {
@@ -416,8 +571,35 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
         status = cfg->nmap ? NP_TRACE_EOPTION : NP_TRACE_ENOMEM;
         goto semihost;
     }
-    np_cpu_set_pc(&e->cpu, img.entry);
-    e->cpu.r[13] = img.sp;
+    if (np_cpu_is_m(model)) {
+        /* as the hardware starts: from the vector table */
+        uint32_t vtor = board ? board->vtor : generic_vtor(&e->cpu, &img);
+        int f = np_m_reset(&e->cpu, vtor);
+        if (f) {
+            snprintf(summary->message, sizeof summary->message,
+                     f == NP_MF_READ ? "%s: no vector table at 0x%08" PRIx32 " (VTOR at reset): not in memory"
+                                     : "%s: the reset vector at 0x%08" PRIx32 " is not a Thumb address (bit 0 clear)",
+                     elf, vtor + (f == NP_MF_READ ? 0 : 4));
+            status = NP_TRACE_ENOTTRACE;
+            np_cpu_free(&e->cpu);
+            goto semihost;
+        }
+        e->uart.fd = cfg->fd_out;
+        if (board) {
+            np_m_set_irqs(&e->cpu, board->nirq);
+            np_m_add_device(&e->cpu, board->uart, 0x1000, np_cmsdk_uart_read, np_cmsdk_uart_write, &e->uart);
+        }
+        if (!np_cpu_mem(&e->cpu, e->cpu.r[15], 2)) {
+            snprintf(summary->message, sizeof summary->message,
+                     "%s: the reset vector points outside memory, at 0x%08" PRIx32, elf, e->cpu.r[15]);
+            status = NP_TRACE_ENOTTRACE;
+            np_cpu_free(&e->cpu);
+            goto semihost;
+        }
+    } else {
+        np_cpu_set_pc(&e->cpu, img.entry);
+        e->cpu.r[13] = img.sp;
+    }
     e->cpu.timer_at = cfg->irq_every ? cfg->irq_every : UINT64_MAX;
 
     uint64_t limit = cfg->max_insns ? cfg->max_insns : NP_EMU_MAX_INSNS_DEFAULT;
@@ -429,6 +611,8 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
     if (stop == NP_STOP_HALT && e->sh.exited && !e->sh.failed) {
         r->exited = true;
         r->exit_code = e->sh.exit_code;
+    } else if (stop == NP_STOP_HALT && e->halted && np_cpu_is_m(model) && m_fault_loop(e, r)) {
+        /* said by m_fault_loop */
     } else if (stop == NP_STOP_HALT && e->halted) {
         r->halted = true;
         r->halt_pc = e->cpu.r[15];

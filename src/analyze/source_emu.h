@@ -45,10 +45,13 @@ struct np_emu_config {
      * as RAM): --map ADDR,SIZE */
     struct { uint32_t base, size; } map[NP_EMU_MAX_MAPS];
     unsigned nmap;
+    /* a Cortex-M firmware's board (board.h): a name of np_board_find, or
+     * "generic" / NULL: memory where the ELF's segments are */
+    const char *board;
 };
 
 void np_emu_config_init(struct np_emu_config *c);
-/* Sets one "name=value" setting (source options' args: cpu, max-insns,
+/* Sets one "name=value" setting (source options' args: cpu, board, max-insns,
  * irq-every, thread-switch, n-wait, s-wait, ram, map=ADDR,SIZE, clock,
  * real-time, save, console=stdout|stderr, arg). 0, or -1 with a one-line
  * reason in ERR. */

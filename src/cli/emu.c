@@ -30,10 +30,14 @@ static const char usage_text[] =
     "and exit code, which become the command's. The calls go into a trace that\n"
     "report, tree, graph, replay, flame and dump read (docs/emulator.md).\n"
     "\n"
+    "A Cortex-M firmware (M0/M0+, M3, M4/M4F, M33 without TrustZone) starts\n"
+    "from its vector table, with the exception model, NVIC, SysTick and a DWT\n"
+    "cycle counter that runs; --board gives it the memory map and console\n"
+    "UART of a QEMU board, so that one ELF runs alike in both.\n"
+    "\n"
     "With --qemu BOARD, FIRMWARE.elf runs in qemu-system-arm -M BOARD instead\n"
     "(any of its boards, peripherals and all: mps2-an385, mps2-an386,\n"
-    "microbit, ...; Cortex-M firmware, which the interpreter does not run), and\n"
-    "its calls are rebuilt from QEMU's execution log as it is written, by the\n"
+    "microbit, ...), and its calls are rebuilt from QEMU's execution log as it is written, by the\n"
     "same rules; times are instructions. The board's UART is the command's\n"
     "console; QEMU_SYSTEM_ARM names another QEMU (docs/emulator.md, \"QEMU\n"
     "execution logs\").\n"
@@ -41,8 +45,12 @@ static const char usage_text[] =
     "options:\n"
     "  -o, --output PATH     the trace directory (default nanoprof.data); an\n"
     "                        existing one is renamed PATH.old\n"
-    "      --cpu NAME        arm7tdmi (ARMv4T) or arm946e-s (ARMv5TE); default: the\n"
-    "                        one the ELF's architecture needs (arm7tdmi when it says none)\n"
+    "      --cpu NAME        arm7tdmi (ARMv4T), arm946e-s (ARMv5TE), cortex-m0,\n"
+    "                        cortex-m3, cortex-m4 or cortex-m33; default: the one the\n"
+    "                        ELF's architecture needs (arm7tdmi when it says none)\n"
+    "      --board NAME      a Cortex-M firmware's board: mps2-an385, mps2-an386,\n"
+    "                        mps2-an505 (QEMU's memory maps, UART0 as the console)\n"
+    "                        or generic (default: memory where the ELF's segments are)\n"
     "      --max-insns N     stop with an error after N instructions (default\n"
     "                        10000000000): a runaway firmware\n"
     "      --irq-every N     raise the IRQ line every N cycles (a virtual timer\n"
@@ -75,11 +83,12 @@ static const char usage_text[] =
     "error.\n";
 
 enum { OPT_CPU = NP_CLI_OWN, OPT_MAX, OPT_IRQ, OPT_SWITCH, OPT_WAIT, OPT_RAM, OPT_MAP, OPT_CLOCK, OPT_REAL,
-       OPT_REPORT, OPT_QEMU };
+       OPT_REPORT, OPT_QEMU, OPT_BOARD };
 
 static const struct np_cli_option options[] = {
     { "output", 'o', NP_CLI_VALUE, 'o' },
     { "cpu", 0, NP_CLI_VALUE, OPT_CPU },
+    { "board", 0, NP_CLI_VALUE, OPT_BOARD },
     { "max-insns", 0, NP_CLI_VALUE, OPT_MAX },
     { "irq-every", 0, NP_CLI_VALUE, OPT_IRQ },
     { "thread-switch", 0, NP_CLI_VALUE, OPT_SWITCH },
@@ -132,6 +141,8 @@ static int option(void *ctx, int id, const char *value)
         return 0;
     case OPT_CPU:
         return set(&e->c, "cpu", value);
+    case OPT_BOARD:
+        return set(&e->c, "board", value);
     case OPT_MAX:
         return set(&e->c, "max-insns", value);
     case OPT_IRQ:

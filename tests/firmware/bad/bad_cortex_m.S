@@ -1,6 +1,7 @@
-/* bad_cortex_m.S - a Cortex-M3 firmware (Thumb-2 only, its ELF's build
- * attributes ARMv7-M): `nanoprof emu` refuses it before its first
- * instruction, naming the architecture. */
+/* bad_cortex_m.S - a Cortex-M3 firmware (its ELF's build attributes
+ * ARMv7-M) with no vector table: where one would be, at its code's start,
+ * word 1 is no Thumb address, and `nanoprof emu` refuses it before its
+ * first instruction. */
     .syntax unified
     .cpu cortex-m3
     .thumb

@@ -1,0 +1,150 @@
+#!/bin/sh
+# test_emu_cortex_m.sh - `nanoprof emu` running Cortex-M firmware
+# (tests/firmware/cortex_m) on its own CPU: exact call counts on a
+# Cortex-M0, M3 and M4 (expected/cm_calls.calls with the SysTick and IRQ
+# counts the firmware prints), an IRQ nested under the SysTick handler it
+# preempts; two tasks a PendSV switches, each its own named thread
+# (expected/cm_tasks.calls); the calls counting hooks in the same run
+# saw; the same ELF's output and exit status in qemu-system-arm, and the
+# same calls from QEMU's execution log; the DWT cycle counter against the
+# cycle model and the trace; faults said in one line; bad input.
+#
+#   sh test_emu_cortex_m.sh BUILD_DIR
+set -u
+build=$1
+here=$(cd "$(dirname "$0")" && pwd)
+np=$build/src/nanoprof
+np_cmd=emu
+fw=$build/tests/firmware
+expected=$here/firmware/expected
+. "$here/cli_test.sh"
+export LC_ALL=C
+need qemu-system-arm arm-none-eabi-addr2line
+
+# counts TRACE [REPORT OPTIONS...]: "function calls" lines, but libgcc's
+counts() {
+    c_in=$1
+    shift
+    "$np" report --format=csv "$@" "$c_in" 2>/dev/null |
+        awk -F, 'NR > 1 && $2 > 0 && $1 !~ /^__/ { print $1, $2 }' | sort
+}
+# The firmware's console is semihosting's SYS_WRITE0, on stderr (as
+# QEMU has it): its lines come before the command's last one.
+# printed NAME: the value the firmware printed as NAME=value
+printed() { sed -n "s/^$1=\([0-9]*\)$/\1/p" "$tmp/err"; }
+# ends NAME WANT NEEDLE: $rc is WANT and the last line on stderr holds NEEDLE
+ends() {
+    if [ "$rc" = "$2" ] && tail -1 "$tmp/err" | grep -q -- "$3"; then
+        ok "$1"
+    else
+        bad "$1: exit $rc, want $2 and a last line with '$3', got:"; tail -3 "$tmp/err"
+    fi
+}
+
+# ---- calls, SysTick, a nested IRQ and svc on each CPU ----
+for c in "m0 mps2-an385 Cortex-M3" "m3 mps2-an385 Cortex-M3" "m4 mps2-an386 Cortex-M4" "m0 generic Cortex-M0"; do
+    set -- $c
+    run --board "$2" -o "$tmp/calls_$1_$2" "$fw/cm_calls_emu_$1.elf"
+    cp "$tmp/err" "$tmp/calls_$1_$2.err"
+    ends "cm_calls_emu_$1 on $2: exit 0" 0 "exited with 0 after [0-9]* instructions, [0-9]* cycles ($3); [0-9]* calls in 1 thread"
+    sed "s/TICKS/$(printed ticks)/; s/IRQS/$(printed irqs)/" "$expected/cm_calls.calls" | sort >"$tmp/want"
+    counts "$tmp/calls_$1_$2" >"$tmp/got"
+    same_files "cm_calls_emu_$1 on $2: every function's calls" "$tmp/want" "$tmp/got"
+    [ "$(printed ticks)" -gt 100 ] && [ "$(printed svcs)" = 10 ] && ok "$1 on $2: ticks and svcs" ||
+        bad "$1 on $2: $(cat "$tmp/err")"
+done
+# handlers under what they interrupted: IRQ 0 always under the SysTick
+# handler that pends it (it preempts there), svc_work under svc_handler
+irqs=$(sed -n 's/^irqs=//p' "$tmp/calls_m3_mps2-an385.err")
+"$np" graph "$tmp/calls_m3_mps2-an385" irq0_handler 2>/dev/null | awk 'NF && $1 !~ /^[#\[-]|^index/' >"$tmp/arcs"
+printf '%s\n' "$irqs/$irqs systick_handler" "$irqs/$irqs irq_work" >"$tmp/want"
+awk '{ print $(NF - 2), $(NF - 1) }' "$tmp/arcs" >"$tmp/got"
+same_files "graph: irq0_handler's only caller is systick_handler, its only callee irq_work" "$tmp/want" "$tmp/got"
+"$np" graph "$tmp/calls_m3_mps2-an385" svc_work 2>/dev/null | grep -q ' 10/10 *svc_handler \[' &&
+    ok "graph: svc_handler calls svc_work 10 times" || bad "graph: $("$np" graph "$tmp/calls_m3_mps2-an385" svc_work 2>&1)"
+
+# ---- two tasks a PendSV switches: a thread each, named for them ----
+run --board mps2-an385 -o "$tmp/tasks" "$fw/cm_tasks_emu.elf"
+ends "cm_tasks_emu: exit 0" 0 "calls in 3 threads"
+: >"$tmp/got"
+for tid in 2 3; do
+    counts "$tmp/tasks" --tid=$tid | grep "^task_\|^work_\|^put_uint \|^cm_exit " | sed "s/^/$tid /" >>"$tmp/got"
+done
+sort "$tmp/got" >"$tmp/got.sorted"
+same_files "cm_tasks_emu: calls per thread" "$expected/cm_tasks.calls" "$tmp/got.sorted"
+"$np" tree "$tmp/tasks" >"$tmp/tree" 2>&1
+grep -q 'thread 2 "task_a"' "$tmp/tree" && grep -q 'thread 3 "task_b"' "$tmp/tree" && ok "tasks: threads named" ||
+    bad "tasks: $(grep thread "$tmp/tree")"
+# the switch's time is the other task's: excluded, a PendSV is short
+"$np" report --format=csv --exclude-switched "$tmp/tasks" 2>/dev/null |
+    awk -F, '$1 == "pendsv_handler" { seen = 1; if ($3 / $2 > 300) bad = 1 } END { exit bad || !seen }' &&
+    ok "tasks: pendsv_handler's cycles without the other task's" || bad "tasks: pendsv_handler keeps the other task's time"
+
+# ---- the hooks' own counts in the same run ----
+run --board mps2-an385 -o "$tmp/hooks" "$fw/cm_hooks_emu.elf"
+ends "cm_hooks_emu: exit 0" 0 "exited with 0"
+grep -qx "hooks dropped 0" "$tmp/err" || bad "hooks: $(tail -3 "$tmp/err")"
+sed -n 's/^hook 0x\([0-9a-f]*\) \([0-9]*\)$/\1 \2/p' "$tmp/err" | while read -r a n; do
+    echo "$(arm-none-eabi-addr2line -f -e "$fw/cm_hooks_emu.elf" "0x$a" | head -1) $n"
+done | sort >"$tmp/hooks.counts"
+counts "$tmp/hooks" >"$tmp/emu.counts"
+join -a1 -e0 -o 0,1.2,2.2 "$tmp/hooks.counts" "$tmp/emu.counts" | awk '$2 != $3' >"$tmp/differ"
+n=$(wc -l <"$tmp/hooks.counts")
+[ "$n" -eq 14 ] && [ ! -s "$tmp/differ" ] && ok "hooks: $n functions, none differs" ||
+    bad "hooks: $n functions; differ (function, hooks, emu): $(cat "$tmp/differ")"
+echo "test_emu_cortex_m: hooks against the emulator: $n functions, $(wc -l <"$tmp/differ") differ"
+
+# ---- the same ELF in QEMU: output and exit status; its log's calls ----
+timeout 600 qemu-system-arm -M mps2-an385 -icount shift=0 -nographic -monitor none -serial none \
+    -semihosting-config enable=on,target=native -kernel "$fw/cm_fib.elf" -d exec,nochain -D "$tmp/fib.log" \
+    >"$tmp/qemu.out" 2>&1
+qrc=$?
+run --board mps2-an385 -o "$tmp/fib" "$fw/cm_fib.elf"
+sed '$d' "$tmp/err" >"$tmp/console"
+[ "$rc" = "$qrc" ] && same_files "cm_fib: output as in QEMU" "$tmp/qemu.out" "$tmp/console" || bad "cm_fib: exit $rc, QEMU's $qrc"
+"$np" import --qemu-log "$tmp/fib.log" --elf "$fw/cm_fib.elf" -o "$tmp/fib.trace" 2>/dev/null
+counts "$tmp/fib.trace" >"$tmp/qemu.counts"
+counts "$tmp/fib" >"$tmp/emu.counts"
+[ -s "$tmp/emu.counts" ] && same_files "cm_fib: the QEMU log's calls are the emulator's" "$tmp/qemu.counts" "$tmp/emu.counts"
+
+# ---- DWT: the firmware's own cycle counts ----
+for c in m3 m4; do
+    run --board mps2-an385 -o "$tmp/cycles_$c" "$fw/cm_cycles_$c.elf"
+    ends "cm_cycles_$c: exit 0" 0 "exited with 0"
+    # each span: the first read (ldr, 2) and the sequence, by the TRM's
+    # tables (P, the pipeline refill, taken as 2: docs/emulator.md)
+    got=$(for s in empty nop4 add8 ldr mul b; do printf '%s=%s ' $s "$(printed $s)"; done)
+    [ "$got" = "empty=2 nop4=6 add8=10 ldr=4 mul=3 b=5 " ] && ok "$c: DWT spans by the TRM" || bad "$c: DWT spans $got"
+    # the call's span less the read and the bl: the trace's cycles of it
+    span=$(printed call)
+    own=$("$np" report --format=csv "$tmp/cycles_$c" 2>/dev/null | awk -F, '$1 == "fib12" { print $3 }')
+    [ -n "$span" ] && [ "$((span - 5))" = "${own%.*}" ] && ok "$c: DWT span of fib12 = its cycles in the trace + 5" ||
+        bad "$c: DWT span of fib12 $span, the trace's ${own:-none}"
+done
+
+# ---- faults: one line each, the trace up to there readable ----
+run --board mps2-an385 -o "$tmp/fault" "$fw/cm_fault.elf"
+ends "cm_fault: its handler loops" 1 "error: the firmware faulted: HardFault (a branch to an address with bit 0 clear) at 0x[0-9a-f]* in jump_to; its handler loops at 0x[0-9a-f]* in hardfault_handler$"
+[ "$(counts "$tmp/fault" | awk '$1 == "spin" || $1 == "jump_to" || $1 == "hardfault_handler"' | tr '\n' ' ')" = "hardfault_handler 1 jump_to 1 spin 1 " ] &&
+    ok "cm_fault: its calls" || bad "cm_fault: calls $(counts "$tmp/fault" | tr '\n' ' ')"
+run --board mps2-an385 -o "$tmp/double" "$fw/cm_double_fault.elf"
+ends "cm_double_fault: lockup" 1 "error: the CPU locked up: HardFault (a branch to an address with bit 0 clear) at 0x[0-9a-f]* in jump_to, in the HardFault handler$"
+
+# ---- bad input: one line, exit 1 (2 for usage) ----
+run --board mps2-an385 "$fw/fib_arm.elf"
+status "an ARM ELF on a board" 1 "built for ARMv4T (Tag_CPU_arch 2), not for a Cortex-M: --board is for Cortex-M firmware"
+run --cpu cortex-m3 "$fw/fib_arm.elf"
+status "an ARM ELF given a Cortex-M" 1 "not for a Cortex-M: --cpu Cortex-M3 runs Thumb code of the M profile only"
+run --cpu arm7tdmi "$fw/cm_fib.elf"
+status "a Cortex-M ELF given an ARM CPU" 1 "a Cortex-M: --cpu ARM7TDMI runs ARM code"
+run --cpu cortex-m0 "$fw/cm_fib.elf"
+status "an ARMv7-M ELF given a Cortex-M0" 1 "built for ARMv7-M (Tag_CPU_arch 10): Cortex-M0 does not run it, Cortex-M3 does"
+run --board no-such "$fw/cm_fib.elf"
+status "an unknown board" 2 "unknown board 'no-such': mps2-an385, mps2-an386, mps2-an505 or generic"
+run --irq-every 100 "$fw/cm_fib.elf"
+status "--irq-every on a Cortex-M" 1 "irq-every is the ARM CPUs' virtual timer: a Cortex-M firmware has SysTick"
+run --board mps2-an385 --ram 1M "$fw/cm_fib.elf"
+status "--ram on a board" 1 "ram is for --board generic"
+run "$fw/bad_cortex_m.elf"
+status "no vector table" 1 "bad_cortex_m.elf: the reset vector"
+finish
