@@ -321,7 +321,7 @@ static bool return_form(uint8_t kind)
 
 static void tell(struct qlog *L, uint32_t from, uint32_t to, uint8_t kind, uint8_t reg, uint8_t flags)
 {
-    struct np_branch b = { from, to & ~1u, kind, reg, flags, NP_VEC_IRQ };
+    struct np_branch b = { from, to & ~1u, kind, reg, flags, NP_VEC_IRQ, 0 };
     if (L->mclass || thumb_at(L, to))
         b.flags |= NP_BRF_THUMB;
     np_calltrack_branch(L->trk, &L->cpu, &b);

@@ -132,6 +132,14 @@ int np_m_fetch16(struct np_cpu *cpu, uint32_t addr, uint32_t *hw);
  * for bkpt (0: NP_M_FAULT with NP_MF_BKPT), nothing for svc (NP_M_SVC). */
 enum np_m_result np_m_step(struct np_cpu *cpu);
 
+/* Runs instructions from the decoded-instruction cache, ITSTATE clear,
+ * until cpu->insns reaches END, the cycles CYCLE_LIMIT (SysTick's next
+ * event), an instruction np_m_step had to run (the last run: what it
+ * returned, *AT its address), or a hook halted. Anything that could make
+ * an exception pending or takeable (the PPB, devices, msr, cps, svc, an
+ * exception return) goes through np_m_step, so none is missed. */
+enum np_m_result np_m_run_fast(struct np_cpu *cpu, uint64_t end, uint64_t cycle_limit, uint32_t *at);
+
 /* The DSP extension (cpu_m_dsp.c): runs the 32-bit instruction
  * HW1:HW2 when it is one of ARMv7E-M's DSP instructions (the parallel add
  * and subtract, saturating, packing, SIMD select, sum of absolute

@@ -1281,3 +1281,1104 @@ enum np_m_result np_m_step(struct np_cpu *cpu)
         return NP_M_WFI;
     return cpu->halt ? NP_M_HALT : NP_M_OK;
 }
+
+/* ---- the decoded-instruction cache: np_m_run_fast ------------------------
+ * np_m_step decodes every instruction each time it runs; the run loop
+ * mostly goes through np_m_run_fast instead, which decodes an instruction
+ * once into a struct np_dec of the ARM side's cache (cpu_internal.h: the
+ * same entries, tags (address + 1: Thumb) and invalidation by stores to
+ * code pages) and runs the common instructions from it, threaded with
+ * computed gotos. Anything else, and any case a handler does not take (an
+ * address outside RAM or unaligned, an exception return, a fault), is run
+ * by np_m_step from the instruction's start: the handlers check before
+ * they change anything, so the reference semantics stay in one place.
+ * ITSTATE is dynamic, so entries are decoded as outside IT blocks; an IT
+ * block entered by its IT instruction runs them with the condition tested
+ * and 16-bit data processing's flags dropped (it_run). Entered any other
+ * way (ITSTATE set at the start: an exception return into a block, a run
+ * that stopped in one), np_m_run steps it. */
+
+/* Handlers: NP_OP_DP_INDEX's data-processing layout (np_dp, as the ARM
+ * side has it: Thumb's operations are ARM's, their shifts too), then the
+ * loads and stores by size and addressing mode, then the rest. */
+enum {
+    M_LD = 256,          /* + size * 4 + mode (M_AM_*): LDR LDRB LDRH LDRSB LDRSH */
+    M_ST = M_LD + 20,    /* + size * 4 + mode: STR STRB STRH */
+    M_SLOW = M_ST + 12,  /* np_m_step runs it */
+    M_NOP,
+    M_MOVK,     /* rd = imm */
+    M_MOVT,     /* rd = rd[15:0] | imm */
+    M_LDRK,     /* rd = the word at imm (a literal) */
+    M_EXT,      /* rd = extend(ror(rm, sh)) (+ rn when fl & 4); fl & 3: EXT_* */
+    M_BFX,      /* rd = rn << sh >> aux, fl: signed */
+    M_MUL,      /* rd = rn * rm; fl: set N Z */
+    M_MLA,      /* rd = rs +/- rn * rm; fl: subtract */
+    M_MULL,     /* rd (lo), rs (hi) = rn * rm (+ rs:rd); fl: M_SIGNED, M_ACC */
+    M_DIV,      /* rd = rn / rm; fl: signed */
+    M_LDM,      /* imm = list, sh = count, aux = first address - rn; fl: M_WB, M_DEC */
+    M_LDM_PC,
+    M_STM,
+    M_B,        /* imm = target */
+    M_BCOND,    /* rs = condition; imm = target; sh = the cycles a taken one adds */
+    M_CBZ,      /* rn; fl: cbnz; imm = target; sh as M_BCOND */
+    M_BL,       /* imm = target, aux = LR */
+    M_BX,       /* rm */
+    M_BLX,      /* rm, aux = LR */
+    M_TB,       /* tbb/tbh: base rn (15: imm), index rm, sh = 1 for tbh; aux = the PC base */
+    M_IT,       /* imm = the new ITSTATE */
+    M_DSP,      /* np_m_dsp's: imm = hw1:hw2 */
+    M_COUNT
+};
+enum { M_AM_IMM, M_AM_PRE, M_AM_POST, M_AM_REG }; /* [rn, #imm], [rn, #imm]!, [rn], #imm, [rn, rm, lsl #sh] */
+enum { M_LDR, M_LDRB, M_LDRH, M_LDRSB, M_LDRSH };
+enum { M_STR, M_STRB, M_STRH };
+enum { EXT_SXTH, EXT_SXTB, EXT_UXTH, EXT_UXTB };
+#define M_WB 1
+#define M_DEC 2
+#define M_SIGNED 1
+#define M_ACC 2
+/* np_dec.cond holds the instruction's length (2 or 4) here */
+#define M_LEN(e) ((e)->cond)
+
+static void d_dp(struct np_dec *e, unsigned opc, unsigned form, bool s, unsigned rd, unsigned rn)
+{
+    e->op = (uint16_t)NP_OP_DP_INDEX(opc, form, s);
+    e->rd = (uint8_t)rd;
+    e->rn = (uint8_t)rn;
+}
+
+static void d_imm(struct np_dec *e, unsigned opc, bool s, unsigned rd, unsigned rn, uint32_t imm, unsigned carry)
+{
+    d_dp(e, opc, NP_FORM_IMM, s, rd, rn);
+    e->imm = imm;
+    e->sh = (uint8_t)carry; /* 2: C unchanged */
+}
+
+/* The second operand RM shifted by DecodeImmShift(TYPE, IMM5): its form. */
+static unsigned d_shifted(struct np_dec *e, unsigned rm, unsigned type, unsigned imm5)
+{
+    e->rm = (uint8_t)rm;
+    if (type == 0) {
+        if (!imm5)
+            return NP_FORM_REG;
+        e->sh = (uint8_t)imm5;
+        return NP_FORM_LSL;
+    }
+    if (type == 3) { /* ror, or rrx (type 4 of np_shift) */
+        e->sh = imm5 ? 3 : 4;
+        e->aux = imm5 ? imm5 : 1;
+        return NP_FORM_GEN;
+    }
+    if (!imm5) { /* lsr/asr #32 */
+        e->sh = (uint8_t)type;
+        e->aux = 32;
+        return NP_FORM_GEN;
+    }
+    e->sh = (uint8_t)imm5;
+    return type == 1 ? NP_FORM_LSR : NP_FORM_ASR;
+}
+
+static void d_ls(struct np_dec *e, bool ld, unsigned size, unsigned mode, unsigned rt, unsigned rn, uint32_t imm,
+                 const struct m_cycles *t)
+{
+    e->op = (uint16_t)((ld ? M_LD : M_ST) + size * 4 + mode);
+    e->rd = (uint8_t)rt;
+    e->rn = (uint8_t)rn;
+    e->imm = imm;
+    e->cyc = ld ? t->ldr : t->str;
+}
+
+static void d_lsm(struct np_dec *e, bool ld, unsigned rn, uint32_t list, bool wb, bool dec, const struct m_cycles *t)
+{
+    unsigned n = (unsigned)__builtin_popcount(list);
+    e->op = ld ? ((list & 0x8000) ? M_LDM_PC : M_LDM) : M_STM;
+    e->rn = (uint8_t)rn;
+    e->imm = list;
+    e->sh = (uint8_t)n;
+    e->aux = dec ? 0u - 4 * n : 0;
+    e->fl = (uint8_t)((wb ? M_WB : 0) | (dec ? M_DEC : 0));
+    e->cyc = (uint16_t)(t->lsm + n + ((list & 0x8000) ? t->lsm_pc : 0));
+}
+
+static void d_branch(struct np_dec *e, unsigned op, uint32_t target, unsigned cyc)
+{
+    e->op = (uint16_t)op;
+    e->imm = target;
+    e->cyc = (uint16_t)cyc;
+}
+
+/* The 32-bit data-processing operation OP (hw1[8:5]) as np_dp's, or -1
+ * for those run by np_m_step; TEST: rd is 15 with S (tst, teq, cmn, cmp). */
+static int d_dp32_opc(unsigned op, unsigned rn, bool test)
+{
+    switch (op) {
+    case 0: return test ? NP_DP_TST : NP_DP_AND;
+    case 1: return NP_DP_BIC;
+    case 2: return rn == 15 ? NP_DP_MOV : NP_DP_ORR;
+    case 3: return rn == 15 ? NP_DP_MVN : -1; /* orn */
+    case 4: return test ? NP_DP_TEQ : NP_DP_EOR;
+    case 8: return test ? NP_DP_CMN : NP_DP_ADD;
+    case 10: return NP_DP_ADC;
+    case 11: return NP_DP_SBC;
+    case 13: return test ? NP_DP_CMP : NP_DP_SUB;
+    case 14: return NP_DP_RSB;
+    default: return -1;
+    }
+}
+
+/* The 16-bit instruction HW at PC, outside IT blocks (16-bit data
+ * processing sets the flags); e->op stays M_SLOW for what it leaves to
+ * np_m_step. */
+static void decode16(struct np_cpu *cpu, const struct m_cycles *t, uint32_t pc, uint32_t hw, struct np_dec *e)
+{
+    unsigned rd = hw & 7, rn = (hw >> 3) & 7, rm = (hw >> 6) & 7;
+    bool v7 = cpu->m.features & NP_MFEAT_V7M;
+    e->cyc = t->alu;
+    switch (hw >> 11) {
+    case 0x00: case 0x01: case 0x02: /* lsl, lsr, asr #imm5: movs rd, rm, <shift> */
+        d_dp(e, NP_DP_MOV, d_shifted(e, rn, hw >> 11, (hw >> 6) & 31), true, rd, 0);
+        return;
+    case 0x03: /* add/sub register or imm3 */
+        if (hw & 0x400)
+            d_imm(e, (hw & 0x200) ? NP_DP_SUB : NP_DP_ADD, true, rd, rn, rm, 2);
+        else {
+            d_dp(e, (hw & 0x200) ? NP_DP_SUB : NP_DP_ADD, NP_FORM_REG, true, rd, rn);
+            e->rm = (uint8_t)rm;
+        }
+        return;
+    case 0x04: d_imm(e, NP_DP_MOV, true, (hw >> 8) & 7, 0, hw & 0xff, 2); return;
+    case 0x05: d_imm(e, NP_DP_CMP, true, 0, (hw >> 8) & 7, hw & 0xff, 2); return;
+    case 0x06: d_imm(e, NP_DP_ADD, true, (hw >> 8) & 7, (hw >> 8) & 7, hw & 0xff, 2); return;
+    case 0x07: d_imm(e, NP_DP_SUB, true, (hw >> 8) & 7, (hw >> 8) & 7, hw & 0xff, 2); return;
+    case 0x08:
+        if (!(hw & 0x400)) { /* data processing, register: rdn, rm */
+            static const int8_t opc[16] = { NP_DP_AND, NP_DP_EOR, -1, -1, -1, NP_DP_ADC, NP_DP_SBC, -1,
+                                            NP_DP_TST, NP_DP_RSB, NP_DP_CMP, NP_DP_CMN, NP_DP_ORR, -1,
+                                            NP_DP_BIC, NP_DP_MVN };
+            unsigned op = (hw >> 6) & 15;
+            if (op == 9) { /* rsbs rd, rn, #0 */
+                d_imm(e, NP_DP_RSB, true, rd, rn, 0, 2);
+            } else if (op == 13) { /* muls */
+                e->op = M_MUL;
+                e->rd = (uint8_t)rd;
+                e->rn = (uint8_t)rd;
+                e->rm = (uint8_t)rn;
+                e->fl = 1;
+                e->cyc = t->mul;
+            } else if (opc[op] < 0) { /* lsl, lsr, asr, ror by register */
+                static const uint8_t type[8] = { [2] = 0, [3] = 1, [4] = 2, [7] = 3 };
+                d_dp(e, NP_DP_MOV, NP_FORM_GEN, true, rd, 0);
+                e->rm = (uint8_t)rd;
+                e->rs = (uint8_t)rn;
+                e->sh = type[op];
+                e->fl = NP_FL_SHREG;
+            } else {
+                d_dp(e, (unsigned)opc[op], NP_FORM_REG, true, rd, rd);
+                e->rm = (uint8_t)rn;
+            }
+            return;
+        }
+        /* high registers: add, cmp, mov, bx, blx */
+        rd = (hw & 7) | ((hw >> 4) & 8);
+        rm = (hw >> 3) & 15;
+        switch ((hw >> 8) & 3) {
+        case 0: case 1: case 2:
+            if (rd == 15 || rm == 15)
+                return;
+            d_dp(e, ((hw >> 8) & 3) == 0 ? NP_DP_ADD : ((hw >> 8) & 3) == 1 ? NP_DP_CMP : NP_DP_MOV, NP_FORM_REG,
+                 ((hw >> 8) & 3) == 1, rd, rd);
+            e->rm = (uint8_t)rm;
+            return;
+        default:
+            if ((hw & 7) || rm == 15)
+                return;
+            e->op = (hw & 0x80) ? M_BLX : M_BX;
+            e->rm = (uint8_t)rm;
+            e->aux = (pc + 2) | 1;
+            e->cyc = t->bx;
+            return;
+        }
+        return;
+    case 0x09: /* ldr rt, [pc, #imm8] */
+        e->op = M_LDRK;
+        e->rd = (hw >> 8) & 7;
+        e->imm = ((pc + 4) & ~3u) + ((hw & 0xff) << 2);
+        e->cyc = t->ldr;
+        return;
+    case 0x0a: case 0x0b: { /* register offset */
+        static const uint8_t size[8] = { M_STR, M_STRH, M_STRB, M_LDRSB, M_LDR, M_LDRH, M_LDRB, M_LDRSH };
+        unsigned op = (hw >> 9) & 7;
+        d_ls(e, op >= 3, size[op], M_AM_REG, rd, rn, 0, t);
+        e->rm = (uint8_t)rm;
+        return;
+    }
+    case 0x0c: d_ls(e, false, M_STR, M_AM_IMM, rd, rn, (hw >> 4) & 0x7c, t); return;
+    case 0x0d: d_ls(e, true, M_LDR, M_AM_IMM, rd, rn, (hw >> 4) & 0x7c, t); return;
+    case 0x0e: d_ls(e, false, M_STRB, M_AM_IMM, rd, rn, (hw >> 6) & 31, t); return;
+    case 0x0f: d_ls(e, true, M_LDRB, M_AM_IMM, rd, rn, (hw >> 6) & 31, t); return;
+    case 0x10: d_ls(e, false, M_STRH, M_AM_IMM, rd, rn, (hw >> 5) & 0x3e, t); return;
+    case 0x11: d_ls(e, true, M_LDRH, M_AM_IMM, rd, rn, (hw >> 5) & 0x3e, t); return;
+    case 0x12: d_ls(e, false, M_STR, M_AM_IMM, (hw >> 8) & 7, 13, (hw & 0xff) << 2, t); return;
+    case 0x13: d_ls(e, true, M_LDR, M_AM_IMM, (hw >> 8) & 7, 13, (hw & 0xff) << 2, t); return;
+    case 0x14: /* adr */
+        e->op = M_MOVK;
+        e->rd = (hw >> 8) & 7;
+        e->imm = ((pc + 4) & ~3u) + ((hw & 0xff) << 2);
+        return;
+    case 0x15: d_imm(e, NP_DP_ADD, false, (hw >> 8) & 7, 13, (hw & 0xff) << 2, 2); return;
+    case 0x16: case 0x17: /* miscellaneous */
+        break;
+    case 0x18: { /* stmia rn!, {list} */
+        uint32_t list = hw & 0xff;
+        if (list)
+            d_lsm(e, false, (hw >> 8) & 7, list, true, false, t);
+        return;
+    }
+    case 0x19: { /* ldmia rn(!), {list} */
+        unsigned base = (hw >> 8) & 7;
+        uint32_t list = hw & 0xff;
+        if (list)
+            d_lsm(e, true, base, list, !(list >> base & 1), false, t);
+        return;
+    }
+    case 0x1a: case 0x1b: { /* b<cond>; udf, svc: np_m_step's */
+        unsigned cond = (hw >> 8) & 15;
+        if (cond >= 14)
+            return;
+        d_branch(e, M_BCOND, pc + 4 + ((uint32_t)(int32_t)(int8_t)(hw & 0xff) << 1), t->failed);
+        e->rs = (uint8_t)cond;
+        e->sh = (uint8_t)(t->branch - t->failed);
+        return;
+    }
+    case 0x1c:
+        d_branch(e, M_B, pc + 4 + ((uint32_t)((int32_t)(hw << 21) >> 20)), t->branch);
+        return;
+    default:
+        return;
+    }
+    switch ((hw >> 8) & 15) {
+    case 0x0: /* add/sub sp, sp, #imm7*4 */
+        d_imm(e, (hw & 0x80) ? NP_DP_SUB : NP_DP_ADD, false, 13, 13, (hw & 0x7f) << 2, 2);
+        return;
+    case 0x1: case 0x3: case 0x9: case 0xb: /* cbz, cbnz */
+        if (!v7)
+            return;
+        d_branch(e, M_CBZ, pc + 4 + (((hw >> 2) & 0x3e) | ((hw >> 3) & 0x40)), t->failed);
+        e->rn = hw & 7;
+        e->fl = (hw & 0x800) ? 1 : 0;
+        e->sh = (uint8_t)(t->branch - t->failed);
+        return;
+    case 0x2: /* sxth, sxtb, uxth, uxtb */
+        e->op = M_EXT;
+        e->rd = (uint8_t)rd;
+        e->rm = (uint8_t)rn;
+        e->fl = (hw >> 6) & 3;
+        return;
+    case 0x4: case 0x5: { /* push */
+        uint32_t list = (hw & 0xff) | ((hw & 0x100) << 6);
+        if (list)
+            d_lsm(e, false, 13, list, true, true, t);
+        return;
+    }
+    case 0xc: case 0xd: { /* pop */
+        uint32_t list = (hw & 0xff) | ((hw & 0x100) << 7);
+        if (list)
+            d_lsm(e, true, 13, list, true, false, t);
+        return;
+    }
+    case 0xf: /* it; nop, yield, sev and the unallocated hints; not wfi, wfe */
+        if (hw & 0xf) {
+            if (v7 && (hw & 0xf0) != 0xf0) {
+                e->op = M_IT;
+                e->imm = hw & 0xff;
+            }
+        } else if (((hw >> 4) & 15) != 2 && ((hw >> 4) & 15) != 3) {
+            e->op = M_NOP;
+        }
+        return;
+    default: /* cps, rev, bkpt, ...: np_m_step's */
+        return;
+    }
+}
+
+/* Single loads and stores, 1111 100x: as ls_single. */
+static void decode_ls32(const struct m_cycles *t, uint32_t pc, uint32_t hw1, uint32_t hw2, struct np_dec *e)
+{
+    unsigned size = (hw1 >> 5) & 3, rn = hw1 & 15, rt = hw2 >> 12;
+    bool ld = hw1 & 0x10, sign = hw1 & 0x100;
+    if (size == 3 || (sign && (!ld || size == 2)) || rt == 15)
+        return;
+    unsigned sz = ld ? (size == 2 ? M_LDR : size == 1 ? (sign ? M_LDRSH : M_LDRH) : (sign ? M_LDRSB : M_LDRB))
+                     : (size == 2 ? M_STR : size == 1 ? M_STRH : M_STRB);
+    if (rn == 15) { /* literal: the word loads */
+        if (ld && sz == M_LDR) {
+            uint32_t base = (pc + 4) & ~3u, imm = hw2 & 0xfff;
+            e->op = M_LDRK;
+            e->rd = (uint8_t)rt;
+            e->imm = (hw1 & 0x80) ? base + imm : base - imm;
+            e->cyc = t->ldr;
+        }
+        return;
+    }
+    if (hw1 & 0x80) {
+        d_ls(e, ld, sz, M_AM_IMM, rt, rn, hw2 & 0xfff, t);
+    } else if (hw2 & 0x800) {
+        bool p = hw2 & 0x400, u = hw2 & 0x200, w = hw2 & 0x100;
+        uint32_t imm = u ? (hw2 & 0xff) : 0u - (hw2 & 0xff);
+        if (!p && !w)
+            return;
+        d_ls(e, ld, sz, !w ? M_AM_IMM : p ? M_AM_PRE : M_AM_POST, rt, rn, imm, t);
+    } else if ((hw2 & 0xfc0) == 0) {
+        unsigned rm = hw2 & 15;
+        if (rm == 13 || rm == 15)
+            return;
+        d_ls(e, ld, sz, M_AM_REG, rt, rn, 0, t);
+        e->rm = (uint8_t)rm;
+        e->sh = (hw2 >> 4) & 3;
+    }
+}
+
+/* An encoding exec32 gives dsp_or_undef: np_m_dsp's with the extension. */
+static void d_dsp(const struct np_cpu *cpu, uint32_t hw1, uint32_t hw2, struct np_dec *e)
+{
+    if (cpu->m.features & NP_MFEAT_DSP) {
+        e->op = M_DSP;
+        e->imm = hw1 << 16 | hw2;
+        e->cyc = 0; /* np_m_dsp says */
+    }
+}
+
+/* The 32-bit instruction HW1:HW2 at PC, as exec32 has them. */
+static void decode32(struct np_cpu *cpu, const struct m_cycles *t, uint32_t pc, uint32_t hw1, uint32_t hw2,
+                     struct np_dec *e)
+{
+    bool v7 = cpu->m.features & NP_MFEAT_V7M;
+    e->cyc = t->alu;
+    if ((hw1 & 0xf800) == 0xf000 && (hw2 & 0x8000)) { /* branches and miscellaneous control */
+        unsigned op1 = (hw2 >> 12) & 5, op = (hw1 >> 4) & 0x7f;
+        uint32_t sbit = (hw1 >> 10) & 1, j1 = (hw2 >> 13) & 1, j2 = (hw2 >> 11) & 1;
+        uint32_t i1 = !(j1 ^ sbit), i2 = !(j2 ^ sbit);
+        uint32_t imm24 = (sbit ? 0xff000000u : 0) | i1 << 23 | i2 << 22 | (hw1 & 0x3ff) << 12 | (hw2 & 0x7ff) << 1;
+        if (op1 == 5) {
+            d_branch(e, M_BL, pc + 4 + imm24, t->bl);
+            e->aux = (pc + 4) | 1;
+        } else if (v7 && op1 == 1) {
+            d_branch(e, M_B, pc + 4 + imm24, t->branch);
+        } else if (v7 && op1 == 0 && (op & 0x38) != 0x38) {
+            uint32_t imm = (sbit ? 0xfff00000u : 0) | j2 << 19 | j1 << 18 | (hw1 & 0x3f) << 12 | (hw2 & 0x7ff) << 1;
+            d_branch(e, M_BCOND, pc + 4 + imm, t->failed);
+            e->rs = (uint8_t)((hw1 >> 6) & 15);
+            e->sh = (uint8_t)(t->branch - t->failed);
+        }
+        return;
+    }
+    if (!v7)
+        return;
+    unsigned rn = hw1 & 15, rd = (hw2 >> 8) & 15, rm = hw2 & 15;
+    switch ((hw1 >> 11) & 3) {
+    case 1: /* 11101 */
+        if (hw1 & 0x400)
+            return;
+        if (hw1 & 0x200) { /* data processing, shifted register */
+            unsigned op = (hw1 >> 5) & 15;
+            bool sf = hw1 & 0x10, test = rd == 15 && sf && (op == 0 || op == 4 || op == 8 || op == 13);
+            int opc = d_dp32_opc(op, rn, test);
+            if (opc < 0 || (hw2 & 0x8000) || (rd == 15 && !test) || rm == 15 || (rn == 15 && op != 2 && op != 3))
+                return;
+            unsigned form = d_shifted(e, rm, (hw2 >> 4) & 3, ((hw2 >> 10) & 0x1c) | ((hw2 >> 6) & 3));
+            d_dp(e, (unsigned)opc, form, sf, rd, rn == 15 ? 0 : rn);
+            return;
+        }
+        if (hw1 & 0x40) { /* tbb/tbh; ldrd/strd and the exclusives: np_m_step's */
+            unsigned op3 = (hw2 >> 4) & 15;
+            if (((hw1 >> 7) & 3) == 1 && ((hw1 >> 4) & 3) == 1 && op3 <= 1 && (hw2 & 0xff00) == 0xf000 &&
+                rm != 13 && rm != 15) {
+                e->op = M_TB;
+                e->rn = (uint8_t)rn;
+                e->rm = (uint8_t)rm;
+                e->sh = (uint8_t)op3;
+                e->imm = pc + 4;
+                e->aux = pc + 4;
+                e->cyc = t->tb;
+            }
+            return;
+        }
+        { /* ldm/stm, push.w/pop.w */
+            unsigned op = (hw1 >> 7) & 3;
+            bool wb = hw1 & 0x20, ld = hw1 & 0x10;
+            uint32_t list = hw2;
+            if (op == 0 || op == 3 || rn == 15 || (list & 0x2000) || !list || (wb && (list >> rn & 1)))
+                return;
+            if (ld ? (list & 0xc000) == 0xc000 : (list & 0x8000) != 0)
+                return;
+            d_lsm(e, ld, rn, list, wb, op != 1, t);
+            return;
+        }
+    case 2: /* 11110, hw2[15] clear */
+        if (hw1 & 0x200) { /* plain binary immediate */
+            unsigned op = (hw1 >> 4) & 31;
+            uint32_t imm12 = ((hw1 & 0x400) << 1) | ((hw2 >> 4) & 0x700) | (hw2 & 0xff);
+            unsigned lsb = ((hw2 >> 10) & 0x1c) | ((hw2 >> 6) & 3), wm1 = hw2 & 31;
+            if (rd == 15)
+                return;
+            switch (op) {
+            case 0x00: case 0x0a: /* addw, subw; adr */
+                if (rn == 15) {
+                    e->op = M_MOVK;
+                    e->rd = (uint8_t)rd;
+                    e->imm = op ? ((pc + 4) & ~3u) - imm12 : ((pc + 4) & ~3u) + imm12;
+                } else {
+                    d_imm(e, op ? NP_DP_SUB : NP_DP_ADD, false, rd, rn, imm12, 2);
+                }
+                return;
+            case 0x04: /* movw */
+                e->op = M_MOVK;
+                e->rd = (uint8_t)rd;
+                e->imm = (rn << 12) | imm12;
+                return;
+            case 0x0c: /* movt */
+                e->op = M_MOVT;
+                e->rd = (uint8_t)rd;
+                e->imm = ((rn << 12) | imm12) << 16;
+                return;
+            case 0x14: case 0x1c: /* sbfx, ubfx */
+                if ((hw1 & 0x400) || (hw2 & 0x20) || lsb + wm1 > 31 || rn == 15)
+                    return;
+                e->op = M_BFX;
+                e->rd = (uint8_t)rd;
+                e->rn = (uint8_t)rn;
+                e->sh = (uint8_t)(31 - (lsb + wm1));
+                e->aux = 31 - wm1;
+                e->fl = op == 0x14;
+                return;
+            default:
+                return;
+            }
+        } else { /* modified immediate */
+            unsigned op = (hw1 >> 5) & 15;
+            bool sf = hw1 & 0x10, test = rd == 15 && sf && (op == 0 || op == 4 || op == 8 || op == 13);
+            int opc = d_dp32_opc(op, rn, test);
+            uint32_t c;
+            if (opc < 0 || (rd == 15 && !test) || (rn == 15 && op != 2 && op != 3))
+                return;
+            uint32_t v = thumb_expand_imm(((hw1 & 0x400) << 1) | ((hw2 >> 4) & 0x700) | (hw2 & 0xff), 2, &c);
+            d_imm(e, (unsigned)opc, sf, rd, rn == 15 ? 0 : rn, v, c);
+        }
+        return;
+    default: /* 11111 */
+        if (hw1 & 0x400)
+            return;
+        switch ((hw1 >> 7) & 7) {
+        case 0: case 1: case 2: case 3:
+            if (((hw1 >> 7) & 7) < 2 && (hw1 & 0x70) == 0x70)
+                return;
+            decode_ls32(t, pc, hw1, hw2, e);
+            return;
+        case 4: case 5: { /* data processing, register */
+            unsigned op1 = (hw1 >> 4) & 15, op2 = (hw2 >> 4) & 15;
+            if ((hw2 & 0xf000) != 0xf000 || rd == 15 || rm == 15)
+                return;
+            if (op1 < 8 && op2 == 0) { /* lsl, lsr, asr, ror rd, rn, rm */
+                if (rn == 15)
+                    return;
+                d_dp(e, NP_DP_MOV, NP_FORM_GEN, op1 & 1, rd, 0);
+                e->rm = (uint8_t)rn;
+                e->rs = (uint8_t)rm;
+                e->sh = (uint8_t)(op1 >> 1);
+                e->fl = NP_FL_SHREG;
+            } else if ((op1 == 0 || op1 == 1 || op1 == 4 || op1 == 5) && (op2 & 0xc) == 8) { /* extends */
+                static const uint8_t kind[6] = { EXT_SXTH, EXT_UXTH, 0, 0, EXT_SXTB, EXT_UXTB };
+                e->op = M_EXT;
+                e->rd = (uint8_t)rd;
+                e->rn = (uint8_t)rn;
+                e->rm = (uint8_t)rm;
+                e->sh = (uint8_t)((hw2 >> 4 & 3) * 8);
+                e->fl = (uint8_t)(kind[op1] | (rn == 15 ? 0 : 4));
+            }
+            return;
+        }
+        case 6: { /* mul, mla, mls; the DSP multiplies */
+            unsigned ra = hw2 >> 12;
+            if ((hw1 & 0x70) || (hw2 & 0xe0) || rd == 15) {
+                d_dsp(cpu, hw1, hw2, e);
+                return;
+            }
+            if (rn == 15 || rm == 15)
+                return;
+            e->rd = (uint8_t)rd;
+            e->rn = (uint8_t)rn;
+            e->rm = (uint8_t)rm;
+            if (!(hw2 & 0x10) && ra == 15) {
+                e->op = M_MUL;
+                e->cyc = t->mul;
+            } else if (ra != 15) {
+                e->op = M_MLA;
+                e->rs = (uint8_t)ra;
+                e->fl = (hw2 & 0x10) ? 1 : 0;
+                e->cyc = t->mla;
+            }
+            return;
+        }
+        default: { /* long multiply, divide */
+            unsigned op1 = (hw1 >> 4) & 7, op2 = (hw2 >> 4) & 15, lo = hw2 >> 12, hi = rd;
+            bool div = (op1 == 1 || op1 == 3) && op2 == 15;
+            if (!div && !(op2 == 0 && !(op1 & 1) && lo != 15 && hi != 15 && lo != hi)) {
+                d_dsp(cpu, hw1, hw2, e);
+                return;
+            }
+            if (rn == 15 || rm == 15)
+                return;
+            if (div) {
+                if (lo != 15 || hi == 15)
+                    return;
+                e->op = M_DIV;
+                e->rd = (uint8_t)hi;
+                e->rn = (uint8_t)rn;
+                e->rm = (uint8_t)rm;
+                e->fl = op1 == 1;
+                e->cyc = 0; /* data dependent: the handler's */
+            } else if (op2 == 0 && !(op1 & 1) && lo != 15 && hi != 15 && lo != hi) {
+                e->op = M_MULL;
+                e->rd = (uint8_t)lo;
+                e->rs = (uint8_t)hi;
+                e->rn = (uint8_t)rn;
+                e->rm = (uint8_t)rm;
+                e->fl = (uint8_t)(((op1 & 2) ? 0 : M_SIGNED) | ((op1 & 4) ? M_ACC : 0));
+                e->cyc = (op1 & 4) ? t->mlal : t->mull;
+            }
+            return;
+        }
+        }
+    }
+}
+
+/* A decoded entry's code pages: a store there clears it. */
+static void mark_code(struct np_cpu_impl *im, uint32_t addr)
+{
+    struct np_region *r = np_region_at(im, &im->scratch_hint, addr, 1);
+    if (r) {
+        uint32_t off = addr - r->base;
+        r->code[off >> (NP_PAGE_SHIFT + 3)] |= (uint8_t)(1u << ((off >> NP_PAGE_SHIFT) & 7));
+    }
+}
+
+/* Decodes the instruction at PC into E (e->run is the caller's); false
+ * when it cannot be fetched from one region (np_m_step says the fault). */
+static bool m_decode(struct np_cpu *cpu, const struct m_cycles *t, uint32_t pc, struct np_dec *e)
+{
+    struct np_cpu_impl *im = cpu->impl;
+    struct np_region *r = np_region_at(im, &im->scratch_hint, pc, 2);
+    if (!r)
+        return false;
+    uint32_t hw1 = np_ld16(r->data + (pc - r->base)), hw2 = 0;
+    bool wide = hw1 >= 0xe800;
+    if (wide) {
+        r = np_region_at(im, &im->scratch_hint, pc, 4);
+        if (!r)
+            return false;
+        hw2 = np_ld16(r->data + (pc + 2 - r->base));
+    }
+    memset(e, 0, sizeof *e);
+    e->op = M_SLOW;
+    M_LEN(e) = wide ? 4 : 2;
+    if (wide)
+        decode32(cpu, t, pc, hw1, hw2, e);
+    else
+        decode16(cpu, t, pc, hw1, e);
+    if (e->op == M_SLOW)
+        e->cyc = 0;
+    mark_code(im, pc);
+    mark_code(im, pc + M_LEN(e) - 1);
+    e->tag = pc + 1;
+    return true;
+}
+
+/* ---- the handlers ---- */
+#define MOPERAND_IMM(b, c)                                                                                   \
+    do {                                                                                                     \
+        b = e->imm;                                                                                          \
+        if (e->sh != 2)                                                                                      \
+            c = e->sh;                                                                                       \
+    } while (0)
+#define MOPERAND_REG(b, c) b = R[e->rm]
+#define MOPERAND_LSL(b, c)                                                                                   \
+    do {                                                                                                     \
+        uint32_t m_ = R[e->rm];                                                                              \
+        b = m_ << e->sh;                                                                                     \
+        c = (m_ >> (32 - e->sh)) & 1;                                                                        \
+    } while (0)
+#define MOPERAND_LSR(b, c)                                                                                   \
+    do {                                                                                                     \
+        uint32_t m_ = R[e->rm];                                                                              \
+        b = m_ >> e->sh;                                                                                     \
+        c = (m_ >> (e->sh - 1)) & 1;                                                                         \
+    } while (0)
+#define MOPERAND_ASR(b, c)                                                                                   \
+    do {                                                                                                     \
+        uint32_t m_ = R[e->rm];                                                                              \
+        b = (uint32_t)((int32_t)m_ >> e->sh);                                                                \
+        c = (m_ >> (e->sh - 1)) & 1;                                                                         \
+    } while (0)
+#define MOPERAND_GEN(b, c)                                                                                   \
+    do {                                                                                                     \
+        unsigned amt_ = (e->fl & NP_FL_SHREG) ? (R[e->rs] & 0xff) : e->aux;                                  \
+        b = np_shift(R[e->rm], e->sh, amt_, c, &c);                                                          \
+    } while (0)
+#define MDP_LABEL(opc, form, s) mdp_##opc##_##form##_##s
+#define MDP_ALL(M, opc)                                                                                      \
+    M(opc, IMM, 0) M(opc, IMM, 1) M(opc, REG, 0) M(opc, REG, 1) M(opc, LSL, 0) M(opc, LSL, 1)              \
+    M(opc, LSR, 0) M(opc, LSR, 1) M(opc, ASR, 0) M(opc, ASR, 1) M(opc, GEN, 0) M(opc, GEN, 1)
+#define MDP_EACH(M)                                                                                          \
+    MDP_ALL(M, AND) MDP_ALL(M, EOR) MDP_ALL(M, SUB) MDP_ALL(M, RSB) MDP_ALL(M, ADD) MDP_ALL(M, ADC)         \
+    MDP_ALL(M, SBC) MDP_ALL(M, TST) MDP_ALL(M, TEQ) MDP_ALL(M, CMP) MDP_ALL(M, CMN)                         \
+    MDP_ALL(M, ORR) MDP_ALL(M, MOV) MDP_ALL(M, BIC) MDP_ALL(M, MVN)
+#define MDP_TABLE(opc, form, s) [NP_OP_DP_INDEX(NP_DP_##opc, NP_FORM_##form, s)] = &&MDP_LABEL(opc, form, s),
+#define MDP_HANDLER(opc, form, s)                                                                            \
+    MDP_LABEL(opc, form, s) : {                                                                              \
+        uint32_t b_, c_ = (cpsr >> 29) & 1;                                                                  \
+        MOPERAND_##form(b_, c_);                                                                             \
+        uint32_t r_ = np_dp(NP_DP_##opc, R[e->rn], b_, c_, &cpsr, s);                                        \
+        if (np_dp_writes_rd(NP_DP_##opc))                                                                    \
+            R[e->rd] = r_;                                                                                   \
+        NEXT();                                                                                              \
+    }
+
+/* Loads and stores: aligned, in a region, else np_m_step's. */
+#define MAM_IMM(a, w) (a = R[e->rn] + e->imm, w = 0)
+#define MAM_PRE(a, w) (a = R[e->rn] + e->imm, w = a)
+#define MAM_POST(a, w) (a = R[e->rn], w = a + e->imm)
+#define MAM_REG(a, w) (a = R[e->rn] + (R[e->rm] << e->sh), w = 0)
+#define MAM_WB_IMM 0
+#define MAM_WB_PRE 1
+#define MAM_WB_POST 1
+#define MAM_WB_REG 0
+#define MLD_EACH(M, X)                                                                                       \
+    M(X, LDR, 4, np_ld32(p_)) M(X, LDRB, 1, *p_) M(X, LDRH, 2, np_ld16(p_))                                 \
+    M(X, LDRSB, 1, (uint32_t)(int32_t)(int8_t)*p_) M(X, LDRSH, 2, (uint32_t)(int32_t)(int16_t)np_ld16(p_))
+#define MST_EACH(M, X)                                                                                       \
+    M(X, STR, 4, np_st32(p_, v_)) M(X, STRB, 1, *p_ = (uint8_t)v_) M(X, STRH, 2, np_st16(p_, v_))
+#define MLS_MODES(X, size, len, acc) X(size, len, acc, IMM) X(size, len, acc, PRE) X(size, len, acc, POST) X(size, len, acc, REG)
+#define MLD_TABLE(size, len, acc, mode) [M_LD + M_##size * 4 + M_AM_##mode] = &&mls_##size##_##mode,
+#define MST_TABLE(size, len, acc, mode) [M_ST + M_##size * 4 + M_AM_##mode] = &&mls_##size##_##mode,
+#define MLD_HANDLER(size, len, acc, mode)                                                                    \
+    mls_##size##_##mode : {                                                                                  \
+        uint32_t a_, w_;                                                                                     \
+        MAM_##mode(a_, w_);                                                                                  \
+        struct np_region *g_;                                                                                \
+        if (NP_UNLIKELY((a_ & (len - 1)) || !(g_ = np_region_at(im, &e->hint, a_, len))))                   \
+            goto slow;                                                                                       \
+        const uint8_t *p_ = g_->data + (a_ - g_->base);                                                      \
+        uint32_t v_ = (acc);                                                                                 \
+        if (MAM_WB_##mode)                                                                                   \
+            R[e->rn] = w_;                                                                                   \
+        (void)w_;                                                                                            \
+        R[e->rd] = v_;                                                                                       \
+        NEXT();                                                                                              \
+    }
+#define MST_HANDLER(size, len, acc, mode)                                                                    \
+    mls_##size##_##mode : {                                                                                  \
+        uint32_t a_, w_;                                                                                     \
+        MAM_##mode(a_, w_);                                                                                  \
+        struct np_region *g_;                                                                                \
+        if (NP_UNLIKELY((a_ & (len - 1)) || !(g_ = np_region_at(im, &e->hint, a_, len))))                   \
+            goto slow;                                                                                       \
+        uint32_t o_ = a_ - g_->base, v_ = R[e->rd];                                                          \
+        uint8_t *p_ = g_->data + o_;                                                                         \
+        acc;                                                                                                 \
+        np_stored(im, g_, o_, a_, len);                                                                      \
+        if (MAM_WB_##mode)                                                                                   \
+            R[e->rn] = w_;                                                                                   \
+        (void)w_;                                                                                            \
+        NEXT();                                                                                              \
+    }
+#define MLD_ALL(X, size, len, acc) MLS_MODES(X, size, len, acc)
+
+/* Between instructions `pc` is the address of the one running or next;
+ * r[15], cpsr and the counters are written back before np_m_step, a hook,
+ * or the return. */
+#define SYNC_OUT()                                                                                           \
+    do {                                                                                                     \
+        R[15] = pc;                                                                                          \
+        cpu->cpsr = cpsr;                                                                                    \
+        cpu->insns = end - left;                                                                             \
+        cpu->cycles = cycles;                                                                                \
+    } while (0)
+#define RUN_E()                                                                                              \
+    do {                                                                                                     \
+        left--;                                                                                              \
+        cycles += e->cyc;                                                                                    \
+        goto *e->run;                                                                                        \
+    } while (0)
+#define DISPATCH()                                                                                           \
+    do {                                                                                                     \
+        if (NP_UNLIKELY(cycles >= climit))                                                                   \
+            goto out;                                                                                        \
+        e = &cache[(pc >> 1) & NP_DEC_MASK];                                                                 \
+        if (NP_UNLIKELY(e->tag != pc + 1))                                                                   \
+            goto miss;                                                                                       \
+        RUN_E();                                                                                             \
+    } while (0)
+/* The next instruction in sequence: its entry is LEN / 2 on (past the
+ * cache's end, one of the two spare entries, which never match). */
+#define NEXT()                                                                                               \
+    do {                                                                                                     \
+        unsigned len_ = M_LEN(e);                                                                            \
+        pc += len_;                                                                                          \
+        if (NP_UNLIKELY(cycles >= climit))                                                                   \
+            goto out;                                                                                        \
+        e += len_ >> 1;                                                                                      \
+        if (NP_UNLIKELY(e->tag != pc + 1))                                                                   \
+            goto miss_seq;                                                                                   \
+        RUN_E();                                                                                             \
+    } while (0)
+#define TAKEN(to, kind, reg, flags)                                                                          \
+    do {                                                                                                     \
+        br_to = (to);                                                                                        \
+        br_kind = (kind);                                                                                    \
+        br_reg = (reg);                                                                                      \
+        br_flags = (flags);                                                                                  \
+        goto taken;                                                                                          \
+    } while (0)
+/* A PC write with interworking np_m_step needs not see: a Thumb address
+ * that is no exception return. */
+#define PLAIN_BX(v) (((v) & 1) && !((v) >= 0xF0000000u && cpu->m.ipsr != 0))
+
+enum np_m_result np_m_run_fast(struct np_cpu *cpu, uint64_t end, uint64_t cycle_limit, uint32_t *at)
+{
+    static const void *const ops[M_COUNT] = {
+        MDP_EACH(MDP_TABLE)
+        MLD_EACH(MLD_ALL, MLD_TABLE)
+        MST_EACH(MLD_ALL, MST_TABLE)
+        [M_SLOW] = &&m_slow,
+        [M_NOP] = &&m_nop,
+        [M_MOVK] = &&m_movk,
+        [M_MOVT] = &&m_movt,
+        [M_LDRK] = &&m_ldrk,
+        [M_EXT] = &&m_ext,
+        [M_BFX] = &&m_bfx,
+        [M_MUL] = &&m_mul,
+        [M_MLA] = &&m_mla,
+        [M_MULL] = &&m_mull,
+        [M_DIV] = &&m_div,
+        [M_LDM] = &&m_ldm,
+        [M_LDM_PC] = &&m_ldm_pc,
+        [M_STM] = &&m_stm,
+        [M_B] = &&m_b,
+        [M_BCOND] = &&m_bcond,
+        [M_CBZ] = &&m_cbz,
+        [M_BL] = &&m_bl,
+        [M_BX] = &&m_bx,
+        [M_BLX] = &&m_blx,
+        [M_TB] = &&m_tb,
+        [M_IT] = &&m_it,
+        [M_DSP] = &&m_dsp,
+    };
+    struct np_cpu_impl *const im = cpu->impl;
+    struct np_dec *const cache = im->cache;
+    uint32_t *const R = cpu->r;
+    const struct m_cycles *const t = m_cycles(cpu);
+    void (*const branch_fn)(void *, struct np_cpu *, const struct np_branch *) = cpu->hooks.branch;
+    void *const ctx = cpu->hooks.ctx;
+    uint64_t left = end - cpu->insns, cycles = cpu->cycles;
+    /* one test per instruction: every instruction takes a cycle or more, so
+       the cycles reach cycles + left no later than the count reaches end;
+       `out` tells the two apart (0 in IT blocks: `out` after each) */
+    uint64_t climit = cycle_limit < cycles + left ? cycle_limit : cycles + left;
+    uint32_t pc = R[15], cpsr = cpu->cpsr, br_to = 0;
+    uint32_t it = 0; /* ITSTATE of the instruction at pc, in an IT block */
+    unsigned br_kind = 0, br_reg = 15, br_flags = 0;
+    struct np_dec *e;
+
+    /* the first instruction runs whatever the limits: the caller checked them */
+    e = &cache[(pc >> 1) & NP_DEC_MASK];
+    if (e->tag != pc + 1)
+        goto miss;
+    RUN_E();
+
+    MDP_EACH(MDP_HANDLER)
+    MLD_EACH(MLD_ALL, MLD_HANDLER)
+    MST_EACH(MLD_ALL, MST_HANDLER)
+
+m_nop:
+    NEXT();
+
+m_movk:
+    R[e->rd] = e->imm;
+    NEXT();
+
+m_movt:
+    R[e->rd] = (R[e->rd] & 0xffff) | e->imm;
+    NEXT();
+
+m_ldrk: {
+    struct np_region *g;
+    if (NP_UNLIKELY((e->imm & 3) || !(g = np_region_at(im, &e->hint, e->imm, 4))))
+        goto slow;
+    R[e->rd] = np_ld32(g->data + (e->imm - g->base));
+    NEXT();
+}
+
+m_ext: {
+    uint32_t v = np_ror(R[e->rm], e->sh);
+    switch (e->fl & 3) {
+    case EXT_SXTH: v = (uint32_t)(int32_t)(int16_t)v; break;
+    case EXT_SXTB: v = (uint32_t)(int32_t)(int8_t)v; break;
+    case EXT_UXTH: v &= 0xffff; break;
+    default: v &= 0xff; break;
+    }
+    R[e->rd] = (e->fl & 4) ? R[e->rn] + v : v;
+    NEXT();
+}
+
+m_bfx: {
+    uint32_t v = R[e->rn] << e->sh;
+    R[e->rd] = e->fl ? (uint32_t)((int32_t)v >> e->aux) : v >> e->aux;
+    NEXT();
+}
+
+m_mul: {
+    uint32_t v = R[e->rn] * R[e->rm];
+    if (e->fl)
+        cpsr = (cpsr & 0x3fffffffu) | (v & 0x80000000u) | ((uint32_t)(v == 0) << 30);
+    R[e->rd] = v;
+    NEXT();
+}
+
+m_mla: {
+    uint32_t p = R[e->rn] * R[e->rm];
+    R[e->rd] = e->fl ? R[e->rs] - p : R[e->rs] + p;
+    NEXT();
+}
+
+m_mull: {
+    uint64_t v;
+    if (e->fl & M_SIGNED)
+        v = (uint64_t)((int64_t)(int32_t)R[e->rn] * (int32_t)R[e->rm]);
+    else
+        v = (uint64_t)R[e->rn] * R[e->rm];
+    if (e->fl & M_ACC)
+        v += (uint64_t)R[e->rs] << 32 | R[e->rd];
+    R[e->rd] = (uint32_t)v;
+    R[e->rs] = (uint32_t)(v >> 32);
+    NEXT();
+}
+
+m_div: {
+    uint32_t q, n = R[e->rn], d = R[e->rm];
+    if (e->fl) {
+        if (d == 0)
+            q = 0;
+        else if (n == 0x80000000u && d == 0xffffffffu)
+            q = n;
+        else
+            q = (uint32_t)((int32_t)n / (int32_t)d);
+        cycles += div_cycles(t, (int32_t)q < 0 ? 0u - q : q);
+    } else {
+        q = d ? n / d : 0;
+        cycles += div_cycles(t, q);
+    }
+    R[e->rd] = q;
+    NEXT();
+}
+
+m_ldm: {
+    uint32_t base = R[e->rn], addr = base + e->aux, n = e->sh;
+    struct np_region *g;
+    if (NP_UNLIKELY((addr & 3) || !(g = np_region_at(im, &e->hint, addr, 4 * n))))
+        goto slow;
+    const uint8_t *p = g->data + (addr - g->base);
+    if (e->fl & M_WB)
+        R[e->rn] = (e->fl & M_DEC) ? base - 4 * n : base + 4 * n;
+    for (uint32_t list = e->imm; list; list &= list - 1, p += 4)
+        R[__builtin_ctz(list)] = np_ld32(p);
+    NEXT();
+}
+
+m_ldm_pc: {
+    uint32_t base = R[e->rn], addr = base + e->aux, n = e->sh;
+    struct np_region *g;
+    if (NP_UNLIKELY((addr & 3) || !(g = np_region_at(im, &e->hint, addr, 4 * n))))
+        goto slow;
+    const uint8_t *p = g->data + (addr - g->base);
+    uint32_t v = np_ld32(p + 4 * (n - 1));
+    if (NP_UNLIKELY(!PLAIN_BX(v)))
+        goto slow;
+    if (e->fl & M_WB)
+        R[e->rn] = (e->fl & M_DEC) ? base - 4 * n : base + 4 * n;
+    for (uint32_t list = e->imm & 0x7fff; list; list &= list - 1, p += 4)
+        R[__builtin_ctz(list)] = np_ld32(p);
+    TAKEN(v & ~1u, NP_BR_LDM_PC, e->rn, 0);
+}
+
+m_stm: {
+    uint32_t base = R[e->rn], addr = base + e->aux, n = e->sh;
+    struct np_region *g;
+    if (NP_UNLIKELY((addr & 3) || !(g = np_region_at(im, &e->hint, addr, 4 * n))))
+        goto slow;
+    uint32_t off = addr - g->base;
+    uint8_t *p = g->data + off;
+    for (uint32_t list = e->imm; list; list &= list - 1, p += 4)
+        np_st32(p, R[__builtin_ctz(list)]);
+    np_stored(im, g, off, addr, 4 * n);
+    if (e->fl & M_WB)
+        R[e->rn] = (e->fl & M_DEC) ? base - 4 * n : base + 4 * n;
+    NEXT();
+}
+
+m_b:
+    TAKEN(e->imm, NP_BR_B, 15, 0);
+
+m_bcond:
+    if (!np_cond_pass(e->rs, cpsr))
+        NEXT();
+    cycles += e->sh;
+    TAKEN(e->imm, NP_BR_B, 15, NP_BRF_COND);
+
+m_cbz:
+    if ((R[e->rn] != 0) != e->fl)
+        NEXT();
+    cycles += e->sh;
+    TAKEN(e->imm, NP_BR_B, 15, NP_BRF_COND);
+
+m_bl:
+    R[14] = e->aux;
+    TAKEN(e->imm, NP_BR_BL, 15, 0);
+
+m_bx: {
+    uint32_t v = R[e->rm];
+    if (NP_UNLIKELY(!PLAIN_BX(v)))
+        goto slow;
+    TAKEN(v & ~1u, NP_BR_BX, e->rm, 0);
+}
+
+m_blx: {
+    uint32_t v = R[e->rm];
+    if (NP_UNLIKELY(!(v & 1)))
+        goto slow;
+    R[14] = e->aux;
+    TAKEN(v & ~1u, NP_BR_BLX_REG, e->rm, 0);
+}
+
+m_tb: {
+    uint32_t a = (e->rn == 15 ? e->imm : R[e->rn]) + (R[e->rm] << e->sh), len = 1u << e->sh;
+    struct np_region *g;
+    if (NP_UNLIKELY((a & (len - 1)) || !(g = np_region_at(im, &e->hint, a, len))))
+        goto slow;
+    const uint8_t *p = g->data + (a - g->base);
+    uint32_t v = e->sh ? np_ld16(p) : *p;
+    TAKEN(e->aux + 2 * v, NP_BR_B, e->rn, 0);
+}
+
+taken:
+    if (branch_fn) {
+        /* in an IT block: conditional, and ITSTATE advanced as the hook sees it */
+        struct np_branch b = { pc, br_to, (uint8_t)br_kind, (uint8_t)br_reg,
+                               (uint8_t)(NP_BRF_THUMB | NP_BRF_FROM_THUMB | br_flags | (it ? NP_BRF_COND : 0)), 0,
+                               0 };
+        pc = br_to;
+        SYNC_OUT();
+        cpu->m.itstate = it_advance(it);
+        branch_fn(ctx, cpu, &b);
+        if (cpu->halt) {
+            *at = b.from;
+            return NP_M_OK; /* np_m_run sees the halt */
+        }
+    } else {
+        pc = br_to;
+    }
+    DISPATCH();
+
+miss_seq:
+    e = &cache[(pc >> 1) & NP_DEC_MASK];
+    if (e->tag == pc + 1)
+        RUN_E();
+miss:
+    if (NP_UNLIKELY(!m_decode(cpu, t, pc, e)))
+        goto step;
+    e->run = ops[e->op];
+    RUN_E();
+
+m_it:
+    /* the block's instructions come back to `out` after each (climit 0) */
+    it = e->imm;
+    climit = 0;
+    pc += 2;
+    goto it_run;
+
+m_dsp: {
+    unsigned cyc = 1;
+    R[15] = pc; /* as np_m_step has it while it runs */
+    cpu->cpsr = cpsr;
+    if (!np_m_dsp(cpu, e->imm >> 16, e->imm & 0xffff, &cyc))
+        goto slow;
+    cpsr = cpu->cpsr;
+    cycles += cyc; /* 1: never 0, as climit needs */
+    NEXT();
+}
+
+slow:
+    /* a case the handler leaves to np_m_step: nothing of it done */
+    left++;
+    cycles -= e->cyc;
+    goto step;
+m_slow:
+    left++;
+step:
+    SYNC_OUT();
+    cpu->m.itstate = it;
+    *at = pc;
+    return np_m_step(cpu);
+
+out:
+    if (it) {
+        /* an instruction of an IT block ran: ITAdvance */
+        it = it_advance(it);
+        goto it_run;
+    }
+    if (left && cycles < cycle_limit) {
+        climit = cycle_limit < cycles + left ? cycle_limit : cycles + left;
+        DISPATCH();
+    }
+    SYNC_OUT();
+    *at = pc;
+    return NP_M_OK;
+
+it_run:
+    /* the instruction at pc with ITSTATE it (as np_m_step: the condition
+       first; 16-bit data processing without flags; in IT blocks b<cond>,
+       cbz, it are np_m_step's to refuse) */
+    if (!it) {
+        cpu->m.itstate = 0;
+        climit = cycle_limit < cycles + left ? cycle_limit : cycles + left;
+        DISPATCH();
+    }
+    if (NP_UNLIKELY(!left || cycles >= cycle_limit)) {
+        SYNC_OUT();
+        cpu->m.itstate = it; /* np_m_run steps the rest */
+        *at = pc;
+        return NP_M_OK;
+    }
+    e = &cache[(pc >> 1) & NP_DEC_MASK];
+    if (e->tag != pc + 1) {
+        if (NP_UNLIKELY(!m_decode(cpu, t, pc, e)))
+            goto step;
+        e->run = ops[e->op];
+    }
+    if (e->op == M_SLOW || e->op == M_BCOND || e->op == M_CBZ || e->op == M_IT || e->op == M_MUL)
+        goto step; /* bkpt runs whatever the condition */
+    if (!np_cond_pass(it >> 4, cpsr)) {
+        left--;
+        cycles += t->failed;
+        pc += M_LEN(e);
+        it = it_advance(it);
+        goto it_run;
+    }
+    left--;
+    cycles += e->cyc;
+    if (M_LEN(e) == 2 && e->op < M_LD && (e->op & 1)) {
+        unsigned opc = e->op >> 4;
+        if (opc != NP_DP_TST && opc != NP_DP_TEQ && opc != NP_DP_CMP && opc != NP_DP_CMN)
+            goto *ops[e->op & ~1u]; /* flags only outside IT blocks */
+    }
+    goto *e->run;
+}

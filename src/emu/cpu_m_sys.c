@@ -958,8 +958,10 @@ enum np_cpu_stop np_m_run(struct np_cpu *cpu, uint64_t max_insns)
             cpu->cycles = s->st_next;
             continue;
         }
+        /* the decoded code runs until an event; with ITSTATE already set
+           (an exception returned into an IT block), a step at a time */
         uint32_t at = cpu->r[15];
-        enum np_m_result r = np_m_step(cpu);
+        enum np_m_result r = cpu->m.itstate ? np_m_step(cpu) : np_m_run_fast(cpu, end, s->st_next, &at);
         switch (r) {
         case NP_M_OK:
             break;
