@@ -4,6 +4,7 @@
  * events it tells. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -79,13 +80,29 @@ static int on_resume(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, u
 static struct np_cpu cpu;
 static struct np_calltrack *trk;
 
+/* An RTOS kernel's name of the running task (np_calltrack_funcs
+ * .thread_name), when the test sets one */
+static const char *kernel_name;
+static bool kernel_names;
+
+static const char *thread_name(void *ctx, struct np_cpu *c)
+{
+    assert_ptr_equal(ctx, &kernel_name);
+    assert_ptr_equal(c, &cpu);
+    return kernel_name;
+}
+
 static void start(uint32_t switch_fn)
 {
     log_buf[0] = 0;
     memset(&cpu, 0, sizeof cpu);
     cpu.r[13] = 0x8000;
     struct np_calltrack_out out = { NULL, on_thread, on_enter, on_exit, on_resync, on_resume };
-    struct np_calltrack_funcs funcs = { NULL, func_of, name_of };
+    struct np_calltrack_funcs funcs = { .func_of = func_of, .name_of = name_of };
+    if (kernel_names) {
+        funcs.thread_name = thread_name;
+        funcs.thread_ctx = &kernel_name;
+    }
     struct np_calltrack_options opt = { switch_fn };
     trk = np_calltrack_new(&out, &funcs, &opt);
     assert_non_null(trk);
@@ -296,12 +313,40 @@ static void preemptive(void **state)
     np_calltrack_free(trk);
 }
 
+/* Threads named by the kernel (--rtos): a new thread takes the name the
+ * kernel has when it starts, not its function's; thread 1 stays "main",
+ * and a thread switched back to is not named again. No name from the
+ * kernel: the function's. */
+static void kernel_thread_names(void **state)
+{
+    (void)state;
+    kernel_names = true;
+    for (int named = 0; named < 2; named++) {
+        kernel_name = named ? "Blinky" : NULL;
+        start(0);
+        call(NP_BR_BL, FN(0) + 0x10, FN(11));
+        cpu.r[13] = 0x4000;
+        ret(NP_BR_BX, FN(11) + 0x40, FN(12));
+        call(NP_BR_BL, FN(12) + 0x20, FN(11));
+        kernel_name = "Logger";
+        cpu.r[13] = 0x8000;
+        ret(NP_BR_LDM_PC, FN(11) + 0x40, FN(0) + 0x14);
+        call(NP_BR_BL, FN(0) + 0x20, FN(11));
+        cpu.r[13] = 0x4000;
+        ret(NP_BR_LDM_PC, FN(11) + 0x40, FN(12) + 0x24);
+        finish(named ? "T1 main;E1 f11;T2 Blinky;E2 f12;E2 f11;S1 30 10;X1;E1 f11;S2 30 10;X2;"
+                     : "T1 main;E1 f11;T2 f12;E2 f12;E2 f11;S1 30 10;X1;E1 f11;S2 30 10;X2;");
+        np_calltrack_free(trk);
+    }
+    kernel_names = false;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bl_and_bx_lr), cmocka_unit_test(linked_idioms), cmocka_unit_test(veneer),
         cmocka_unit_test(long_jump),    cmocka_unit_test(resync),        cmocka_unit_test(exceptions),
-        cmocka_unit_test(threads),      cmocka_unit_test(preemptive),
+        cmocka_unit_test(threads),      cmocka_unit_test(preemptive),    cmocka_unit_test(kernel_thread_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,8 @@
 # Cortex-M0, M3 and M4 (expected/cm_calls.calls with the SysTick and IRQ
 # counts the firmware prints), an IRQ nested under the SysTick handler it
 # preempts; two tasks a PendSV switches, each its own named thread
-# (expected/cm_tasks.calls); the calls counting hooks in the same run
+# (expected/cm_tasks.calls), and with --rtos freertos named as their
+# FreeRTOS-shaped TCBs name them; the calls counting hooks in the same run
 # saw; the same ELF's output and exit status in qemu-system-arm, and the
 # same calls from QEMU's execution log; the DWT cycle counter against the
 # cycle model and the trace; faults said in one line; bad input.
@@ -19,7 +20,7 @@ fw=$build/tests/firmware
 expected=$here/firmware/expected
 . "$here/cli_test.sh"
 export LC_ALL=C
-need qemu-system-arm arm-none-eabi-addr2line
+need qemu-system-arm arm-none-eabi-addr2line arm-none-eabi-objcopy
 
 # counts TRACE [REPORT OPTIONS...]: "function calls" lines, but libgcc's
 counts() {
@@ -79,6 +80,31 @@ grep -q 'thread 2 "task_a"' "$tmp/tree" && grep -q 'thread 3 "task_b"' "$tmp/tre
 "$np" report --format=csv --exclude-switched "$tmp/tasks" 2>/dev/null |
     awk -F, '$1 == "pendsv_handler" { seen = 1; if ($3 / $2 > 300) bad = 1 } END { exit bad || !seen }' &&
     ok "tasks: pendsv_handler's cycles without the other task's" || bad "tasks: pendsv_handler keeps the other task's time"
+
+# --rtos freertos: the names pxCurrentTCB->pcTaskName has when each task
+# first runs (tasks.c: names no function has), the calls as before
+run --board mps2-an385 --rtos freertos -o "$tmp/rtos" "$fw/cm_tasks_emu.elf"
+ends "cm_tasks_emu --rtos freertos: exit 0" 0 "calls in 3 threads"
+"$np" tree "$tmp/rtos" >"$tmp/tree" 2>&1
+[ "$(grep -o 'thread [0-9]* "[^"]*"' "$tmp/tree" | tr '\n' ' ')" = 'thread 1 "main" thread 2 "Blinky" thread 3 "Logger" ' ] &&
+    ok "--rtos freertos: threads named by their TCBs" || bad "--rtos freertos: $(grep thread "$tmp/tree")"
+: >"$tmp/got"
+for tid in 2 3; do
+    counts "$tmp/rtos" --tid=$tid | grep "^task_\|^work_\|^put_uint \|^cm_exit " | sed "s/^/$tid /" >>"$tmp/got"
+done
+sort "$tmp/got" >"$tmp/got.sorted"
+same_files "--rtos freertos: calls per thread" "$expected/cm_tasks.calls" "$tmp/got.sorted"
+# what it needs of the ELF, said before the first instruction
+run --board mps2-an385 --rtos freertos -o "$tmp/rtos_fib" "$fw/cm_fib.elf"
+status "--rtos freertos: no kernel" 1 "nanoprof emu: --rtos freertos: .*cm_fib.elf has no pxCurrentTCB: not a FreeRTOS firmware$"
+[ ! -e "$tmp/rtos_fib" ] && ok "--rtos freertos: no kernel: no trace" || bad "--rtos freertos: no kernel: a trace left"
+arm-none-eabi-objcopy --strip-debug "$fw/cm_tasks_emu.elf" "$tmp/nodebug.elf"
+run --board mps2-an385 --rtos freertos -o "$tmp/rtos_nodebug" "$tmp/nodebug.elf"
+status "--rtos freertos: no debug information" 1 "nanoprof emu: --rtos freertos: .*nodebug.elf has no debug information for TCB_t: build it with -g$"
+run --board mps2-an385 --rtos zephyr "$fw/cm_tasks_emu.elf"
+status "--rtos: an unknown RTOS" 2 "unknown RTOS 'zephyr': freertos"
+run --qemu mps2-an385 --rtos freertos "$fw/cm_tasks.elf"
+status "--rtos with --qemu" 2 "rtos is the interpreter's: it does not apply with --qemu"
 
 # ---- the hooks' own counts in the same run ----
 run --board mps2-an385 -o "$tmp/hooks" "$fw/cm_hooks_emu.elf"

@@ -153,7 +153,7 @@ const char *np_calls_name_of(void *as, uint32_t addr)
 
 struct np_calltrack_funcs np_calls_funcs(struct np_addrspace *as)
 {
-    struct np_calltrack_funcs f = { as, np_calls_func_of, np_calls_name_of };
+    struct np_calltrack_funcs f = { .ctx = as, .func_of = np_calls_func_of, .name_of = np_calls_name_of };
     return f;
 }
 

@@ -18,6 +18,7 @@
 #include "emu/semihost.h"
 #include "symbols.h"
 #include "calls_out.h"
+#include "rtos.h"
 #include "events_decode.h"
 #include "common/parse_units.h"
 
@@ -26,6 +27,7 @@ struct emu {
     struct np_cpu cpu;
     struct np_semihost sh;
     struct np_calltrack *trk;
+    struct np_rtos *rtos;        /* --rtos: the kernel's task names */
     struct np_symbols *syms;
     struct np_addrspace *as;
     struct np_calls_out out;     /* the tracker's events to the sink and the writer */
@@ -93,6 +95,10 @@ int np_emu_config_set(struct np_emu_config *c, const char *setting, char *err, s
             return -1;
     } else if (IS("thread-switch")) {
         c->thread_switch = *v ? v : NULL;
+    } else if (IS("rtos")) {
+        if (*v && !np_rtos_known(v))
+            return fail(err, errsize, "unknown RTOS '%s': %s", v, NP_RTOS_NAMES);
+        c->rtos = *v ? "freertos" : NULL; /* the table's: the setting's text is not kept */
     } else if (IS("n-wait") || IS("s-wait")) {
         if (parse_u64("wait states", v, 1000, &x, err, errsize))
             return -1;
@@ -475,6 +481,12 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
         }
         img.nmem++;
     }
+    /* --rtos: the kernel's structures found before the first instruction */
+    if (cfg->rtos && !(e->rtos = np_rtos_open(cfg->rtos, elf, err, sizeof err))) {
+        snprintf(summary->message, sizeof summary->message, "%s", err);
+        status = NP_TRACE_EOPTION;
+        goto out_image;
+    }
     char *path = realpath(elf, NULL);
     e->syms = np_symbols_new(NULL, NULL);
     e->as = e->syms ? np_addrspace_new(e->syms) : NULL;
@@ -550,6 +562,10 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
 
     struct np_calltrack_out out = np_calls_out_hooks(&e->out);
     struct np_calltrack_funcs funcs = np_calls_funcs(e->as);
+    if (e->rtos) {
+        funcs.thread_name = np_rtos_thread_name;
+        funcs.thread_ctx = e->rtos;
+    }
     struct np_calltrack_options topt = { 0 };
     if (cfg->thread_switch) {
         topt.switch_fn = (uint32_t)np_addrspace_address_of(e->as, cfg->thread_switch);
@@ -631,6 +647,7 @@ out:
     np_symbols_free(e->syms);
     free(path);
 out_image:
+    np_rtos_free(e->rtos);
     for (unsigned i = image_regions; i < img.nmem; i++)
         free(img.mem[i].data);
     img.nmem = image_regions;

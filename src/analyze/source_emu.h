@@ -33,6 +33,7 @@ struct np_emu_config {
     uint64_t max_insns;          /* 0: NP_EMU_MAX_INSNS_DEFAULT */
     uint64_t irq_every;          /* cycles between two IRQs of the virtual timer; 0: none */
     const char *thread_switch;   /* the context-switch function's name, or NULL */
+    const char *rtos;            /* threads named by this RTOS's kernel (rtos.h), or NULL */
     struct np_cpu_timing timing; /* memory wait states */
     uint32_t ram_size;           /* bytes of RAM after the image; 0: the loader's default */
     uint64_t clock_hz;           /* for semihosting's time calls; 0: the default */
@@ -52,7 +53,7 @@ struct np_emu_config {
 
 void np_emu_config_init(struct np_emu_config *c);
 /* Sets one "name=value" setting (source options' args: cpu, board, max-insns,
- * irq-every, thread-switch, n-wait, s-wait, ram, map=ADDR,SIZE, clock,
+ * irq-every, thread-switch, rtos, n-wait, s-wait, ram, map=ADDR,SIZE, clock,
  * real-time, save, console=stdout|stderr, arg). 0, or -1 with a one-line
  * reason in ERR. */
 int np_emu_config_set(struct np_emu_config *c, const char *setting, char *err, size_t errsize);

@@ -58,6 +58,10 @@ static const char usage_text[] =
     "      --thread-switch SYMBOL  the firmware's context-switch function: a\n"
     "                        return from it on another stack switches threads\n"
     "                        (without it, threads are told apart by their stacks)\n"
+    "      --rtos freertos   name each thread as the RTOS's kernel names its task\n"
+    "                        (FreeRTOS: pxCurrentTCB->pcTaskName when the task\n"
+    "                        first runs), found by the ELF's symbols and debug\n"
+    "                        information (-g)\n"
     "      --wait N,S        memory wait states added to each non-sequential and\n"
     "                        sequential access (default 0,0)\n"
     "      --ram SIZE        RAM after the image for heap and stack (k, M or G;\n"
@@ -83,7 +87,7 @@ static const char usage_text[] =
     "error.\n";
 
 enum { OPT_CPU = NP_CLI_OWN, OPT_MAX, OPT_IRQ, OPT_SWITCH, OPT_WAIT, OPT_RAM, OPT_MAP, OPT_CLOCK, OPT_REAL,
-       OPT_REPORT, OPT_QEMU, OPT_BOARD };
+       OPT_REPORT, OPT_QEMU, OPT_BOARD, OPT_RTOS };
 
 static const struct np_cli_option options[] = {
     { "output", 'o', NP_CLI_VALUE, 'o' },
@@ -92,6 +96,7 @@ static const struct np_cli_option options[] = {
     { "max-insns", 0, NP_CLI_VALUE, OPT_MAX },
     { "irq-every", 0, NP_CLI_VALUE, OPT_IRQ },
     { "thread-switch", 0, NP_CLI_VALUE, OPT_SWITCH },
+    { "rtos", 0, NP_CLI_VALUE, OPT_RTOS },
     { "wait", 0, NP_CLI_VALUE, OPT_WAIT },
     { "ram", 0, NP_CLI_VALUE, OPT_RAM },
     { "map", 0, NP_CLI_VALUE, OPT_MAP },
@@ -150,6 +155,8 @@ static int option(void *ctx, int id, const char *value)
     case OPT_SWITCH:
         e->c.thread_switch = value; /* kept: the setting's text is not */
         return 0;
+    case OPT_RTOS:
+        return set(&e->c, "rtos", value);
     case OPT_WAIT: {
         char n[32], s[32];
         const char *comma = strchr(value, ',');

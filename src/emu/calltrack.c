@@ -106,9 +106,13 @@ static struct thread *add_thread(struct np_calltrack *t)
     return th;
 }
 
-static void tell_thread(struct np_calltrack *t, struct thread *th, uint32_t entry)
+static void tell_thread(struct np_calltrack *t, struct thread *th, struct np_cpu *cpu, uint32_t entry)
 {
     const char *name = th->tid == 1 ? "main" : NULL;
+    /* the RTOS kernel's name of its task: the kernel has made it the
+     * current one before returning into it */
+    if (!name && t->funcs.thread_name)
+        name = t->funcs.thread_name(t->funcs.thread_ctx, cpu);
     if (!name && entry && t->funcs.name_of)
         name = t->funcs.name_of(t->funcs.ctx, entry);
     if (t->out.thread)
@@ -257,7 +261,7 @@ static bool left_stack(const struct thread *th, uint32_t sp)
     return th->sp_known && sp > th->sp_hi + NP_CALLTRACK_SP_SLACK;
 }
 
-static void new_thread(struct np_calltrack *t, const struct np_cpu *cpu, uint32_t to)
+static void new_thread(struct np_calltrack *t, struct np_cpu *cpu, uint32_t to)
 {
     struct thread *from = running(t);
     settle(t, from);
@@ -271,7 +275,7 @@ static void new_thread(struct np_calltrack *t, const struct np_cpu *cpu, uint32_
     t->cur = th->tid - 1;
     t->stats.switches++;
     uint32_t fn = func_of(t, to);
-    tell_thread(t, th, fn == to ? to : 0);
+    tell_thread(t, th, cpu, fn == to ? to : 0);
     th->sp_hi = cpu->r[13];
     th->sp_known = true;
     if (fn == to) {
@@ -281,7 +285,7 @@ static void new_thread(struct np_calltrack *t, const struct np_cpu *cpu, uint32_
 }
 
 /* A return-form PC write: a return, a thread switch or a jump. */
-static void leave(struct np_calltrack *t, const struct np_cpu *cpu, const struct np_branch *b)
+static void leave(struct np_calltrack *t, struct np_cpu *cpu, const struct np_branch *b)
 {
     struct thread *th = running(t);
     uint32_t to = b->to, sp = cpu->r[13];
@@ -361,7 +365,7 @@ static bool returns_to(const struct frame *f, const struct np_branch *b, const s
     return f->ret == b->to && (!f->sp_exact || f->sp == cpu->r[13]);
 }
 
-static void exception_return(struct np_calltrack *t, const struct np_cpu *cpu, const struct np_branch *b)
+static void exception_return(struct np_calltrack *t, struct np_cpu *cpu, const struct np_branch *b)
 {
     struct thread *th = running(t);
     uint32_t i = th->n;
@@ -411,7 +415,7 @@ void np_calltrack_branch(void *tracker, struct np_cpu *cpu, const struct np_bran
             return;
         }
         t->cur = 0;
-        tell_thread(t, running(t), 0);
+        tell_thread(t, running(t), cpu, 0);
     }
     struct thread *th = running(t);
 

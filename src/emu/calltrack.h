@@ -38,7 +38,7 @@
  * was left there by the context switch. One that matches nothing while the
  * stack pointer has left the running thread's stack starts a new thread
  * (its first call: the function it lands in, when that is a function
- * start). With a context-switch function named (np_calltrack_options
+ * start; named after it, or as np_calltrack_funcs.thread_name says). With a context-switch function named (np_calltrack_options
  * .switch_fn), only returns from it switch, and any return from it that is
  * not the running thread's own does. The thread switched from keeps its
  * open calls; the one switched to is told how long it was out. */
@@ -81,6 +81,11 @@ struct np_calltrack_funcs {
     uint32_t (*func_of)(void *ctx, uint32_t addr);
     /* ADDR's function name, for naming threads; NULL when unknown. */
     const char *(*name_of)(void *ctx, uint32_t addr);
+    /* Optional: the name of the thread CPU runs now, as an RTOS's kernel
+     * keeps it in memory (NULL: none), asked when a thread starts, before
+     * name_of; its context THREAD_CTX. */
+    const char *(*thread_name)(void *thread_ctx, struct np_cpu *cpu);
+    void *thread_ctx;
 };
 
 struct np_calltrack_options {

@@ -1,6 +1,7 @@
 /* switch.S - the context switch of tasks.c, as FreeRTOS's port for the
  * Cortex-M3 makes it: PendSV saves r4-r11 on the running task's process
- * stack and restores the other's; svc starts the first task. */
+ * stack, its top in pxCurrentTCB->pxTopOfStack, makes the other task's
+ * TCB pxCurrentTCB and restores from it; svc starts the first task. */
     .syntax unified
     .thumb
     .text
@@ -11,13 +12,17 @@
 pendsv_handler:
     mrs r0, psp
     stmdb r0!, {r4-r11}
-    ldr r2, =task_current
+    ldr r2, =pxCurrentTCB
     ldr r1, [r2]
-    ldr r3, =task_sp
-    str r0, [r3, r1, lsl #2]
-    eor r1, r1, #1
-    str r1, [r2]
-    ldr r0, [r3, r1, lsl #2]
+    str r0, [r1]            @ pxCurrentTCB->pxTopOfStack
+    ldr r3, =task_current
+    ldr r0, [r3]
+    eor r0, r0, #1
+    str r0, [r3]
+    ldr r1, =task_tcb
+    ldr r1, [r1, r0, lsl #2]
+    str r1, [r2]            @ pxCurrentTCB: the other task's
+    ldr r0, [r1]
     ldmia r0!, {r4-r11}
     msr psp, r0
     bx lr
@@ -27,11 +32,14 @@ pendsv_handler:
     .type svc_handler, %function
     .thumb_func
 svc_handler:
-    ldr r2, =task_current
-    movs r1, #0
+    ldr r3, =task_current
+    movs r0, #0
+    str r0, [r3]
+    ldr r1, =task_tcb
+    ldr r1, [r1]
+    ldr r2, =pxCurrentTCB
     str r1, [r2]
-    ldr r3, =task_sp
-    ldr r0, [r3]
+    ldr r0, [r1]
     ldmia r0!, {r4-r11}
     msr psp, r0
     ldr lr, =0xfffffffd

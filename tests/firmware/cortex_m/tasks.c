@@ -2,7 +2,11 @@
  * a preemptive RTOS does (tests/test_qemu_log.sh): each task's calls are
  * its own thread, found from the log with no instrumentation. Counts are
  * known by construction: task_a calls work_a 40 times, task_b work_b 60
- * times; the ticks are counted and printed. */
+ * times; the ticks are counted and printed. The tasks live in a
+ * FreeRTOS-shaped kernel structure, TCB_t and pxCurrentTCB, which
+ * switch.S keeps as FreeRTOS's port does: `nanoprof emu --rtos freertos`
+ * names the threads "Blinky" and "Logger" from it (test_emu_cortex_m.sh),
+ * names no function has. */
 #include <stdint.h>
 #include "cm.h"
 
@@ -18,8 +22,23 @@ volatile uint32_t ticks, done_a, done_b, sink;
 #define CM_TICK_RELOAD 99
 #endif
 static uint32_t stack_a[256], stack_b[256];
-uint32_t *task_sp[2];  /* saved process stack pointers (switch.S) */
-uint32_t task_current; /* the running task's index */
+
+/* FreeRTOS's TCB as its tasks.c declares it (the members before the name
+ * sized as on a 32-bit port, so that the name is not at a guessable
+ * offset); the stack pointer first, where switch.S saves it */
+#define configMAX_TASK_NAME_LEN 16
+typedef struct tskTaskControlBlock {
+    volatile uint32_t *pxTopOfStack;
+    uint32_t xStateListItem[5], xEventListItem[5];
+    uint32_t uxPriority;
+    uint32_t *pxStack;
+    char pcTaskName[configMAX_TASK_NAME_LEN];
+} TCB_t;
+static TCB_t tcb_a = { .pxStack = stack_a, .pcTaskName = "Blinky" };
+static TCB_t tcb_b = { .pxStack = stack_b, .pcTaskName = "Logger" };
+TCB_t *task_tcb[2] = { &tcb_a, &tcb_b }; /* by index (switch.S) */
+TCB_t *volatile pxCurrentTCB;            /* the running task's (switch.S) */
+uint32_t task_current;                   /* the running task's index */
 
 NOIPA void work_a(int i) { sink += (uint32_t)spin(40 + i); }
 NOIPA void work_b(int i) { sink ^= (uint32_t)spin(30 + i); }
@@ -68,8 +87,8 @@ static uint32_t *first_frame(uint32_t *top, void (*entry)(void))
 
 int main(void)
 {
-    task_sp[0] = first_frame(stack_a + 256, task_a);
-    task_sp[1] = first_frame(stack_b + 256, task_b);
+    tcb_a.pxTopOfStack = first_frame(stack_a + 256, task_a);
+    tcb_b.pxTopOfStack = first_frame(stack_b + 256, task_b);
     task_current = 1;                  /* the first switch goes to task_a */
     SCB_SHPR3 |= 0xffu << 16;          /* PendSV at the lowest priority */
     SYST_RVR = CM_TICK_RELOAD;
