@@ -3,7 +3,7 @@
  * ARM interpreter and prints emulated MIPS, without and with a branch hook
  * (a cheap one that counts calls and returns), cycle counting on.
  *
- *   emu_speed [--cpu=arm7tdmi|arm946e-s] [--max=N] [--repeat=N] [--quiet] FIRMWARE.elf
+ *   emu_speed [--cpu=arm7tdmi|arm946e-s|cortex-m4|...] [--max=N] [--repeat=N] [--quiet] FIRMWARE.elf
  *
  * Each configuration runs N times (--repeat, default 5) and the fastest
  * run is printed: on a shared machine the others measure the neighbours.
@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include "cpu.h"
+#include "cpu_m.h"
 #include "image.h"
 
 struct run {
@@ -140,8 +141,16 @@ static int run_once(const struct np_image *img, enum np_cpu_model model, uint64_
         fprintf(stderr, "emu_speed: cannot set the CPU up\n");
         return -1;
     }
-    np_cpu_set_pc(&cpu, img->entry);
-    cpu.r[13] = img->sp;
+    if (np_cpu_is_m(model)) {
+        /* a Cortex-M starts from its vector table (at 0 in the bench firmware) */
+        if (np_m_reset(&cpu, 0)) {
+            fprintf(stderr, "emu_speed: no vector table at 0\n");
+            return -1;
+        }
+    } else {
+        np_cpu_set_pc(&cpu, img->entry);
+        cpu.r[13] = img->sp;
+    }
     double t0 = now();
     enum np_cpu_stop stop = np_cpu_run(&cpu, max);
     double t = now() - t0;
@@ -186,7 +195,7 @@ int main(int argc, char **argv)
         }
     }
     if (!path) {
-        fprintf(stderr, "usage: emu_speed [--cpu=arm7tdmi|arm946e-s] [--max=N] [--repeat=N] [--quiet] FIRMWARE.elf\n");
+        fprintf(stderr, "usage: emu_speed [--cpu=arm7tdmi|arm946e-s|cortex-m4|...] [--max=N] [--repeat=N] [--quiet] FIRMWARE.elf\n");
         return 2;
     }
     struct np_image img;
