@@ -156,6 +156,10 @@ ends "cm_fault: its handler loops" 1 "error: the firmware faulted: HardFault (a 
 run --board mps2-an385 -o "$tmp/double" "$fw/cm_double_fault.elf"
 ends "cm_double_fault: lockup" 1 "error: the CPU locked up: HardFault (a branch to an address with bit 0 clear) at 0x[0-9a-f]* in jump_to, in the HardFault handler$"
 
+# ---- a wfi nothing will wake ends the run, said ----
+run --board mps2-an385 -o "$tmp/sleep" "$fw/cm_sleep.elf"
+ends "cm_sleep: halted asleep" 0 "halted asleep (wfi) with nothing to wake it at 0x[0-9a-f]* in main after"
+
 # ---- bad input: one line, exit 1 (2 for usage) ----
 run --board mps2-an385 "$fw/fib_arm.elf"
 status "an ARM ELF on a board" 1 "built for ARMv4T (Tag_CPU_arch 2), not for a Cortex-M: --board is for Cortex-M firmware"

@@ -629,8 +629,10 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
         r->exit_code = e->sh.exit_code;
     } else if (stop == NP_STOP_HALT && e->halted && np_cpu_is_m(model) && m_fault_loop(e, r)) {
         /* said by m_fault_loop */
-    } else if (stop == NP_STOP_HALT && e->halted) {
+    } else if (stop == NP_STOP_HALT && (e->halted || (np_cpu_is_m(model) && np_m_asleep(&e->cpu)))) {
+        /* a `b .` nothing can leave, or a Cortex-M's wfi nothing will wake */
         r->halted = true;
+        r->asleep = !e->halted;
         r->halt_pc = e->cpu.r[15];
         where(e, r->halt_pc, r->where, sizeof r->where);
     } else if (!(stop == NP_STOP_HALT && (e->out.sink_rc || e->out.writer_error[0]))) {

@@ -64,6 +64,7 @@ struct np_emu_result {
     bool halted;                 /* it stopped in a branch to itself that no IRQ can
                                     leave (`b .` with IRQs masked or no timer) */
     uint32_t halt_pc;
+    bool asleep;                 /* halted: a Cortex-M in wfi that nothing will wake */
     char where[160];             /* halted: "at 0x... in FUNCTION" */
     int exit_code;               /* its code, as qemu-arm would exit with */
     bool failed;                 /* it stopped on an error (error says which) */

@@ -323,7 +323,8 @@ int np_cmd_emu(int argc, char **argv)
     if (r.exited)
         snprintf(ended, sizeof ended, "exited with %d", r.exit_code);
     else if (r.halted)
-        snprintf(ended, sizeof ended, "halted in a branch to itself %s", r.where);
+        snprintf(ended, sizeof ended, "halted %s %s", r.asleep ? "asleep (wfi) with nothing to wake it" :
+                 "in a branch to itself", r.where);
     else
         snprintf(ended, sizeof ended, "stopped");
     fprintf(stderr,
