@@ -39,9 +39,13 @@ demo: build
 	$(BUILD)/src/nanoprof emu -o $(DEMO)/firmware --report $(BUILD)/tests/firmware/instr_thumb.elf >/dev/null
 	$(BUILD)/src/nanoprof tree --depth=3 $(DEMO)/firmware
 	@echo
-	@echo "== 4. Cortex-M firmware, two tasks a PendSV switches, unchanged, in QEMU: emu --qemu, then tree =="
-	$(BUILD)/src/nanoprof emu --qemu mps2-an385 -o $(DEMO)/tasks $(BUILD)/tests/firmware/cm_tasks.elf >/dev/null
+	@echo "== 4. Cortex-M firmware, two tasks a PendSV switches, unchanged, on the emulator's Cortex-M3: cycles, tasks named by the kernel =="
+	$(BUILD)/src/nanoprof emu --board mps2-an385 --rtos freertos -o $(DEMO)/tasks $(BUILD)/tests/firmware/cm_tasks_emu.elf 2>/dev/null
 	$(BUILD)/src/nanoprof tree --depth=3 $(DEMO)/tasks
+	@echo
+	@echo "== 5. the same firmware in QEMU, its calls from QEMU's execution log: emu --qemu, then report =="
+	$(BUILD)/src/nanoprof emu --qemu mps2-an385 -o $(DEMO)/tasks_qemu $(BUILD)/tests/firmware/cm_tasks.elf >/dev/null
+	$(BUILD)/src/nanoprof report $(DEMO)/tasks_qemu
 	@echo "written: $(DEMO)/flame.svg (open in a browser), $(DEMO)/trace.json (ui.perfetto.dev),"
 	@echo "         $(DEMO)/callgrind.out (kcachegrind, callgrind_annotate)"
 
