@@ -20,38 +20,6 @@
 #include "cpu_internal.h"
 #include "cpu_m.h"
 
-/* ---- second operands of the data-processing handlers ---- */
-#define OPERAND_IMM(b, c)                                                                                    \
-    do {                                                                                                     \
-        b = e->imm;                                                                                          \
-        if (e->sh != 2)                                                                                      \
-            c = e->sh;                                                                                       \
-    } while (0)
-#define OPERAND_REG(b, c) b = R[e->rm]
-#define OPERAND_LSL(b, c)                                                                                    \
-    do {                                                                                                     \
-        uint32_t m_ = R[e->rm];                                                                              \
-        b = m_ << e->sh;                                                                                     \
-        c = (m_ >> (32 - e->sh)) & 1;                                                                        \
-    } while (0)
-#define OPERAND_LSR(b, c)                                                                                    \
-    do {                                                                                                     \
-        uint32_t m_ = R[e->rm];                                                                              \
-        b = m_ >> e->sh;                                                                                     \
-        c = (m_ >> (e->sh - 1)) & 1;                                                                         \
-    } while (0)
-#define OPERAND_ASR(b, c)                                                                                    \
-    do {                                                                                                     \
-        uint32_t m_ = R[e->rm];                                                                              \
-        b = (uint32_t)((int32_t)m_ >> e->sh);                                                                \
-        c = (m_ >> (e->sh - 1)) & 1;                                                                         \
-    } while (0)
-#define OPERAND_GEN(b, c)                                                                                    \
-    do {                                                                                                     \
-        unsigned amt_ = (e->fl & NP_FL_SHREG) ? (R[e->rs] & 0xff) : e->aux;                                  \
-        b = np_shift(R[e->rm], e->sh, amt_, c, &c);                                                          \
-    } while (0)
-
 #define DP_LABEL(opc, form, s) dp_##opc##_##form##_##s
 #define DP_ALL(M, opc)                                                                                       \
     M(opc, IMM, 0) M(opc, IMM, 1) M(opc, REG, 0) M(opc, REG, 1) M(opc, LSL, 0) M(opc, LSL, 1)              \

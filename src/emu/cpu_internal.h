@@ -314,6 +314,40 @@ np_dp(unsigned opc, uint32_t a, uint32_t b, uint32_t shc, uint32_t *cpsr, bool s
     return res;
 }
 
+/* ---- second operands of the data-processing handlers ----
+ * (the ARM loop's, cpu_exec.c, and the Cortex-M's, cpu_m_exec.c: E the
+ * decoded instruction, R the registers) */
+#define OPERAND_IMM(b, c)                                                                                    \
+    do {                                                                                                     \
+        b = e->imm;                                                                                          \
+        if (e->sh != 2)                                                                                      \
+            c = e->sh;                                                                                       \
+    } while (0)
+#define OPERAND_REG(b, c) b = R[e->rm]
+#define OPERAND_LSL(b, c)                                                                                    \
+    do {                                                                                                     \
+        uint32_t m_ = R[e->rm];                                                                              \
+        b = m_ << e->sh;                                                                                     \
+        c = (m_ >> (32 - e->sh)) & 1;                                                                        \
+    } while (0)
+#define OPERAND_LSR(b, c)                                                                                    \
+    do {                                                                                                     \
+        uint32_t m_ = R[e->rm];                                                                              \
+        b = m_ >> e->sh;                                                                                     \
+        c = (m_ >> (e->sh - 1)) & 1;                                                                         \
+    } while (0)
+#define OPERAND_ASR(b, c)                                                                                    \
+    do {                                                                                                     \
+        uint32_t m_ = R[e->rm];                                                                              \
+        b = (uint32_t)((int32_t)m_ >> e->sh);                                                                \
+        c = (m_ >> (e->sh - 1)) & 1;                                                                         \
+    } while (0)
+#define OPERAND_GEN(b, c)                                                                                    \
+    do {                                                                                                     \
+        unsigned amt_ = (e->fl & NP_FL_SHREG) ? (R[e->rs] & 0xff) : e->aux;                                  \
+        b = np_shift(R[e->rm], e->sh, amt_, c, &c);                                                          \
+    } while (0)
+
 static inline bool np_dp_writes_rd(unsigned opc) { return opc < NP_DP_TST || opc > NP_DP_CMN; }
 static inline bool np_dp_logical(unsigned opc)
 {

@@ -1894,36 +1894,6 @@ static bool m_decode(struct np_cpu *cpu, const struct m_cycles *t, uint32_t pc, 
 }
 
 /* ---- the handlers ---- */
-#define MOPERAND_IMM(b, c)                                                                                   \
-    do {                                                                                                     \
-        b = e->imm;                                                                                          \
-        if (e->sh != 2)                                                                                      \
-            c = e->sh;                                                                                       \
-    } while (0)
-#define MOPERAND_REG(b, c) b = R[e->rm]
-#define MOPERAND_LSL(b, c)                                                                                   \
-    do {                                                                                                     \
-        uint32_t m_ = R[e->rm];                                                                              \
-        b = m_ << e->sh;                                                                                     \
-        c = (m_ >> (32 - e->sh)) & 1;                                                                        \
-    } while (0)
-#define MOPERAND_LSR(b, c)                                                                                   \
-    do {                                                                                                     \
-        uint32_t m_ = R[e->rm];                                                                              \
-        b = m_ >> e->sh;                                                                                     \
-        c = (m_ >> (e->sh - 1)) & 1;                                                                         \
-    } while (0)
-#define MOPERAND_ASR(b, c)                                                                                   \
-    do {                                                                                                     \
-        uint32_t m_ = R[e->rm];                                                                              \
-        b = (uint32_t)((int32_t)m_ >> e->sh);                                                                \
-        c = (m_ >> (e->sh - 1)) & 1;                                                                         \
-    } while (0)
-#define MOPERAND_GEN(b, c)                                                                                   \
-    do {                                                                                                     \
-        unsigned amt_ = (e->fl & NP_FL_SHREG) ? (R[e->rs] & 0xff) : e->aux;                                  \
-        b = np_shift(R[e->rm], e->sh, amt_, c, &c);                                                          \
-    } while (0)
 #define MDP_LABEL(opc, form, s) mdp_##opc##_##form##_##s
 #define MDP_ALL(M, opc)                                                                                      \
     M(opc, IMM, 0) M(opc, IMM, 1) M(opc, REG, 0) M(opc, REG, 1) M(opc, LSL, 0) M(opc, LSL, 1)              \
@@ -1936,7 +1906,7 @@ static bool m_decode(struct np_cpu *cpu, const struct m_cycles *t, uint32_t pc, 
 #define MDP_HANDLER(opc, form, s)                                                                            \
     MDP_LABEL(opc, form, s) : {                                                                              \
         uint32_t b_, c_ = (cpsr >> 29) & 1;                                                                  \
-        MOPERAND_##form(b_, c_);                                                                             \
+        OPERAND_##form(b_, c_);                                                                             \
         uint32_t r_ = np_dp(NP_DP_##opc, R[e->rn], b_, c_, &cpsr, s);                                        \
         if (np_dp_writes_rd(NP_DP_##opc))                                                                    \
             R[e->rd] = r_;                                                                                   \
