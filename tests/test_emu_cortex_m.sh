@@ -133,6 +133,16 @@ counts "$tmp/fib.trace" >"$tmp/qemu.counts"
 counts "$tmp/fib" >"$tmp/emu.counts"
 [ -s "$tmp/emu.counts" ] && same_files "cm_fib: the QEMU log's calls are the emulator's" "$tmp/qemu.counts" "$tmp/emu.counts"
 
+# the same on the Cortex-M33 board, its memory where QEMU's an505 has it
+timeout 600 qemu-system-arm -M mps2-an505 -icount shift=0 -nographic -monitor none -serial none \
+    -semihosting-config enable=on,target=native -kernel "$fw/cm_fib_an505.elf" >"$tmp/qemu.out" 2>&1
+qrc=$?
+run --board mps2-an505 -o "$tmp/fib505" "$fw/cm_fib_an505.elf"
+sed '$d' "$tmp/err" >"$tmp/console"
+ends "cm_fib_an505: on the Cortex-M33" 0 "exited with 0 after [0-9]* instructions, [0-9]* cycles (Cortex-M33)"
+[ "$rc" = "$qrc" ] && same_files "cm_fib_an505: output as in QEMU's mps2-an505" "$tmp/qemu.out" "$tmp/console" ||
+    bad "cm_fib_an505: exit $rc, QEMU's $qrc"
+
 # ---- DWT: the firmware's own cycle counts ----
 for c in m3 m4; do
     run --board mps2-an385 -o "$tmp/cycles_$c" "$fw/cm_cycles_$c.elf"
