@@ -73,7 +73,9 @@ static void coroutines_have_their_own_state_and_time(void **state)
         co_ctx[i].uc_link = &main_ctx;
         makecontext(&co_ctx[i], (void (*)(void))co_main, 1, i);
     }
-    usleep(2000); /* the first timestamp below re-bases the estimate (cost_within) */
+    /* (no sleep before it: it would be charged to the first coroutine as
+     * well as taken off by its first check; the span's off-CPU time bounds
+     * what a switch inside it takes off) */
     uint64_t w0 = mono_ns(), c0 = cpu_ns();
     switch_to(0); /* runs both to the end, alternating */
     switch_to(1);
