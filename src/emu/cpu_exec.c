@@ -159,14 +159,6 @@
         cpsr = cpu->cpsr;                                                                                    \
         SET_T((cpsr >> 5) & 1);                                                                              \
     } while (0)
-/* Runs E: counted, timed (a conditional instruction's condition is
- * tested where E->run leads first). */
-#define RUN_E()                                                                                              \
-    do {                                                                                                     \
-        left--;                                                                                              \
-        cycles += e->cyc;                                                                                    \
-        goto *e->run;                                                                                        \
-    } while (0)
 /* The instruction at pc. */
 #define DISPATCH()                                                                                           \
     do {                                                                                                     \

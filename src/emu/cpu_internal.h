@@ -348,6 +348,16 @@ np_dp(unsigned opc, uint32_t a, uint32_t b, uint32_t shc, uint32_t *cpsr, bool s
         b = np_shift(R[e->rm], e->sh, amt_, c, &c);                                                          \
     } while (0)
 
+/* Runs decoded instruction E in either loop (cpu_exec.c, cpu_m_exec.c):
+ * counted, timed, and on to where E->run leads (a conditional
+ * instruction's condition is tested there first). */
+#define RUN_E()                                                                                              \
+    do {                                                                                                     \
+        left--;                                                                                              \
+        cycles += e->cyc;                                                                                    \
+        goto *e->run;                                                                                        \
+    } while (0)
+
 static inline bool np_dp_writes_rd(unsigned opc) { return opc < NP_DP_TST || opc > NP_DP_CMN; }
 static inline bool np_dp_logical(unsigned opc)
 {

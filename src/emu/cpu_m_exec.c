@@ -1973,12 +1973,6 @@ static bool m_decode(struct np_cpu *cpu, const struct m_cycles *t, uint32_t pc, 
         cpu->insns = end - left;                                                                             \
         cpu->cycles = cycles;                                                                                \
     } while (0)
-#define RUN_E()                                                                                              \
-    do {                                                                                                     \
-        left--;                                                                                              \
-        cycles += e->cyc;                                                                                    \
-        goto *e->run;                                                                                        \
-    } while (0)
 #define DISPATCH()                                                                                           \
     do {                                                                                                     \
         if (NP_UNLIKELY(cycles >= climit))                                                                   \
