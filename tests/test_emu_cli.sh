@@ -91,7 +91,13 @@ grep "_handler" "$tmp/irq.folded" | grep -v "^main;" >"$tmp/irq.roots"
 n=$(sed -n 's/^irqs \([0-9]*\)$/\1/p' "$tmp/rep.out")
 awk -v n="$n" '$NF == "irq_tick" && $5 == n { ok = 1 } END { exit !ok }' "$tmp/rep.err" ||
     fail "emu --report: no irq_tick row with $n calls: $(grep irq_tick "$tmp/rep.err")"
-grep -q "incl cycles.*self insns" "$tmp/rep.err" || fail "emu --report: no header"
+# as `nanoprof report` prints it: in cycles, then instructions
+{ "$np" report "$tmp/rep" && echo && "$np" report --metric=count "$tmp/rep"; } >"$tmp/rep.expected" 2>&1 ||
+    fail "report of emu --report's trace"
+sed 1d "$tmp/rep.err" | diff "$tmp/rep.expected" - >"$tmp/rep.diff" ||
+    fail "emu --report: not report's view: $(head -5 "$tmp/rep.diff")"
+grep -q "^# .*, cycles$" "$tmp/rep.err" && grep -q "^# .*, instructions$" "$tmp/rep.err" ||
+    fail "emu --report: no cycles and instructions headers"
 
 # ---- threads: each its own root, counts per thread
 emu threads --thread-switch=np_fw_switch || fail "threads: exit status $?"

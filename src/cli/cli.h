@@ -10,4 +10,9 @@ struct np_command {
     int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
 };
 
+/* `nanoprof report ARGV...` printing to OUT: `emu --report` shows its run's
+ * flat profile on stderr, the firmware's console having stdout. */
+#include <stdio.h>
+int np_cmd_report_to(FILE *out, int argc, char **argv);
+
 #endif

@@ -74,7 +74,8 @@ static const char usage_text[] =
     "                        reproducible if the firmware uses it)\n"
     "      --qemu BOARD      run it in qemu-system-arm -M BOARD (only -o,\n"
     "                        --max-insns and --report apply then)\n"
-    "      --report          print the flat profile after the run (stderr)\n"
+    "      --report          print the flat profile after the run on stderr, as\n"
+    "                        `nanoprof report` does: in cycles, then instructions\n"
     "      --help            print this help and exit\n"
     "\n"
     "The run ends when the firmware exits by semihosting, or stops in a branch\n"
@@ -183,60 +184,20 @@ static int option(void *ctx, int id, const char *value)
 }
 
 /* The flat profile of the trace in DIR on stderr (the firmware's output
- * has stdout): cycles and instructions side by side, or instructions
- * alone (INSNS_ONLY: a QEMU run's). */
+ * has stdout), as `nanoprof report` prints it: in cycles, then in
+ * instructions (the trace's second counter); a QEMU run's (INSNS_ONLY)
+ * counts instructions alone. */
 static int report(const char *dir, bool insns_only)
 {
-    struct np_model *m[2] = { NULL, NULL };
-    for (int i = 0; i < (insns_only ? 1 : 2); i++) {
-        struct np_model_options mo = { 0 };
-        mo.source.metric = i ? NP_METRIC_COUNT : NP_METRIC_TIME;
-        int rc = np_model_load(dir, &mo, NULL, &m[i], NULL);
-        if (!m[i] || (rc != NP_TRACE_OK && rc != NP_TRACE_ETRUNC)) {
-            fprintf(stderr, "nanoprof emu: cannot read back %s: %s\n", dir, np_trace_strerror(rc));
-            np_model_free(m[0]);
-            np_model_free(m[1]);
+    char *cycles[] = { "report", (char *)dir, NULL };
+    char *insns[] = { "report", (char *)dir, "--metric=count", NULL };
+    fflush(stdout);
+    if (!insns_only) {
+        if (np_cmd_report_to(stderr, 2, cycles) != 0)
             return 1;
-        }
+        fputc('\n', stderr);
     }
-    size_t n, n2;
-    const struct np_function *fc = np_model_functions(m[0], &n);
-    const struct np_function *fi = insns_only ? fc : np_model_functions(m[1], &n2);
-    if (insns_only)
-        n2 = n;
-    /* both models read the same calls in the same order: the same rows */
-    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
-    size_t k = 0;
-    for (size_t i = 0; i < n && n == n2; i++)
-        if (fc[i].calls)
-            order[k++] = (uint32_t)i;
-    for (size_t i = 1; i < k; i++) { /* by inclusive cycles, then name */
-        uint32_t x = order[i];
-        size_t j = i;
-        while (j > 0 && (fc[order[j - 1]].total_ns < fc[x].total_ns ||
-                         (fc[order[j - 1]].total_ns == fc[x].total_ns && strcmp(fc[order[j - 1]].name, fc[x].name) > 0))) {
-            order[j] = order[j - 1];
-            j--;
-        }
-        order[j] = x;
-    }
-    if (insns_only)
-        fprintf(stderr, "%14s %14s %10s %12s %12s  %s\n", "incl insns", "self insns", "calls", "min insns",
-                "max insns", "function");
-    else
-        fprintf(stderr, "%14s %14s %14s %14s %10s %12s %12s  %s\n", "incl cycles", "self cycles", "incl insns",
-                "self insns", "calls", "min cycles", "max cycles", "function");
-    for (size_t i = 0; i < k; i++) {
-        const struct np_function *c = &fc[order[i]], *s = &fi[order[i]];
-        if (!insns_only)
-            fprintf(stderr, "%14" PRIu64 " %14" PRIu64 " ", c->total_ns, c->self_ns);
-        fprintf(stderr, "%14" PRIu64 " %14" PRIu64 " %10" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %s%s\n", s->total_ns,
-                s->self_ns, c->calls, c->min_ns, c->max_ns, c->name, c->resynced ? " (?)" : "");
-    }
-    free(order);
-    np_model_free(m[0]);
-    np_model_free(m[1]);
-    return 0;
+    return np_cmd_report_to(stderr, insns_only ? 2 : 3, insns_only ? cycles : insns) != 0;
 }
 
 /* --qemu: the firmware run in QEMU, its trace written into DIR as FILE. */

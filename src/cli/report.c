@@ -27,6 +27,7 @@ struct report {
     struct np_view view;
     enum sort_key sort;
     enum format format;
+    FILE *out;               /* stdout; stderr for `emu --report` */
 };
 
 static void usage(FILE *out)
@@ -151,7 +152,7 @@ static bool any_resynced(const struct np_function *fns, const uint32_t *order, s
     return false;
 }
 
-static void print_text(const struct report *r, const struct np_model *m, const uint32_t *order, size_t count)
+static void print_text(FILE *out, const struct report *r, const struct np_model *m, const uint32_t *order, size_t count)
 {
     size_t nproc;
     const struct np_function *fns = np_model_functions(m, &(size_t){ 0 });
@@ -159,216 +160,216 @@ static void print_text(const struct report *r, const struct np_model *m, const u
     bool est = np_model_estimated(m);
     char threads[96];
     np_model_processes(m, &nproc);
-    fputs("# ", stdout);
-    np_text_field(stdout, r->view.path);
-    printf(": %zu process%s, %s, %" PRIu64 " %s of %zu functions, %s\n", nproc, nproc == 1 ? "" : "es",
+    fputs("# ", out);
+    np_text_field(out, r->view.path);
+    fprintf(out, ": %zu process%s, %s, %" PRIu64 " %s of %zu functions, %s\n", nproc, nproc == 1 ? "" : "es",
            np_view_threads(&r->view, m, threads, sizeof threads), total_calls(m), est ? "samples" : "calls", count,
            np_view_time_kind(&r->view, m));
-    np_view_print_estimate(stdout, m, "# ");
-    np_view_print_loss(&r->view, stdout, "# ");
+    np_view_print_estimate(out, m, "# ");
+    np_view_print_loss(&r->view, out, "# ");
     if (!est && sampling->samples)
-        printf("# the trace also holds %" PRIu64 " samples: --samples shows the profile estimated from them\n",
+        fprintf(out, "# the trace also holds %" PRIu64 " samples: --samples shows the profile estimated from them\n",
                sampling->samples);
     bool resync = any_resynced(fns, order, count);
-    printf("%12s %12s %10s %12s %12s %12s  ", "Total", "Self", np_view_calls_heading(m, "Calls"), "Average", "Min",
+    fprintf(out, "%12s %12s %10s %12s %12s %12s  ", "Total", "Self", np_view_calls_heading(m, "Calls"), "Average", "Min",
            "Max");
     if (resync)
-        printf("%8s  ", "Resync");
-    puts("Function");
-    printf("%12s %12s %10s %12s %12s %12s  ", "==========", "==========", "========", "==========", "==========",
+        fprintf(out, "%8s  ", "Resync");
+    fprintf(out, "%s\n", "Function");
+    fprintf(out, "%12s %12s %10s %12s %12s %12s  ", "==========", "==========", "========", "==========", "==========",
            "==========");
     if (resync)
-        printf("%8s  ", "======");
-    puts("========");
+        fprintf(out, "%8s  ", "======");
+    fprintf(out, "%s\n", "========");
     for (size_t i = 0; i < count; i++) {
         const struct np_function *f = &fns[order[i]];
         char t[6][NP_DURATION_MAX];
-        printf("%12s %12s %10" PRIu64 " %12s %12s %12s  ", np_view_time(t[0], sizeof t[0], m, f->total_ns),
+        fprintf(out, "%12s %12s %10" PRIu64 " %12s %12s %12s  ", np_view_time(t[0], sizeof t[0], m, f->total_ns),
                np_view_time(t[1], sizeof t[1], m, f->self_ns), f->calls,
                per_call(t[2], sizeof t[2], m, est, np_function_avg_ns(f)),
                per_call(t[3], sizeof t[3], m, est, f->min_ns), per_call(t[4], sizeof t[4], m, est, f->max_ns));
         if (resync)
-            printf("%8" PRIu64 "  ", f->resynced);
-        np_text_field(stdout, f->name);
-        puts(np_view_resync_mark(f->resynced));
+            fprintf(out, "%8" PRIu64 "  ", f->resynced);
+        np_text_field(out, f->name);
+        fprintf(out, "%s\n", np_view_resync_mark(f->resynced));
     }
 }
 
-static void print_csv(const struct np_model *m, const uint32_t *order, size_t count)
+static void print_csv(FILE *out, const struct np_model *m, const uint32_t *order, size_t count)
 {
     const struct np_function *fns = np_model_functions(m, &(size_t){ 0 });
     bool est = np_model_estimated(m);
     /* estimated: calls are samples, and a sample has no duration of its own */
     const char *unit = np_time_unit_name(np_model_time_unit(m));
     /* the columns keep their names whatever the unit: time_unit says it */
-    puts("function,calls,total_ns,self_ns,min_ns,max_ns,avg_ns,module,file,line,source,time_unit,resynced");
+    fprintf(out, "%s\n", "function,calls,total_ns,self_ns,min_ns,max_ns,avg_ns,module,file,line,source,time_unit,resynced");
     for (size_t i = 0; i < count; i++) {
         const struct np_function *f = &fns[order[i]];
-        np_csv_field(stdout, f->name);
-        printf(",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", f->calls, f->total_ns, f->self_ns);
+        np_csv_field(out, f->name);
+        fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", f->calls, f->total_ns, f->self_ns);
         if (est)
-            fputs(",,,", stdout);
+            fputs(",,,", out);
         else
-            printf("%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", f->min_ns, f->max_ns, np_function_avg_ns(f));
-        np_csv_field(stdout, f->module);
-        putchar(',');
-        np_csv_field(stdout, f->file);
+            fprintf(out, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", f->min_ns, f->max_ns, np_function_avg_ns(f));
+        np_csv_field(out, f->module);
+        fputc(',', out);
+        np_csv_field(out, f->file);
         if (f->line)
-            printf(",%u", f->line);
+            fprintf(out, ",%u", f->line);
         else
-            putchar(',');
-        printf("%s,%s,%" PRIu64 "\n", est ? ",samples" : ",calls", unit, f->resynced);
+            fputc(',', out);
+        fprintf(out, "%s,%s,%" PRIu64 "\n", est ? ",samples" : ",calls", unit, f->resynced);
     }
 }
 
-static void json_key(const char *key)
+static void json_key(FILE *out, const char *key)
 {
-    np_json_string(stdout, key);
-    putchar(':');
+    np_json_string(out, key);
+    fputc(':', out);
 }
 
-static void json_u64(const char *key, uint64_t v, const char *sep)
+static void json_u64(FILE *out, const char *key, uint64_t v, const char *sep)
 {
-    json_key(key);
-    printf("%" PRIu64 "%s", v, sep);
+    json_key(out, key);
+    fprintf(out, "%" PRIu64 "%s", v, sep);
 }
 
-static void print_json_processes(const struct np_model *m)
+static void print_json_processes(FILE *out, const struct np_model *m)
 {
     size_t n;
     const struct np_process *p = np_model_processes(m, &n);
-    puts("  \"processes\": [");
+    fprintf(out, "%s\n", "  \"processes\": [");
     for (size_t i = 0; i < n; i++) {
-        fputs("    {", stdout);
-        json_key("file");
-        np_json_string(stdout, p[i].file);
-        putchar(',');
-        json_u64("pid", p[i].pid, ",");
-        json_u64("ppid", p[i].ppid, ",");
-        json_key("command");
-        putchar('[');
+        fputs("    {", out);
+        json_key(out, "file");
+        np_json_string(out, p[i].file);
+        fputc(',', out);
+        json_u64(out, "pid", p[i].pid, ",");
+        json_u64(out, "ppid", p[i].ppid, ",");
+        json_key(out, "command");
+        fputc('[', out);
         for (unsigned a = 0; a < p[i].argc; a++) {
-            np_json_string(stdout, p[i].argv[a]);
-            fputs(a + 1 < p[i].argc ? "," : "", stdout);
+            np_json_string(out, p[i].argv[a]);
+            fputs(a + 1 < p[i].argc ? "," : "", out);
         }
-        fputs("],", stdout);
-        json_key("clock");
-        np_json_string(stdout, p[i].clock);
-        printf(",\"ns_per_tick\":%.17g,", p[i].ns_per_tick);
-        json_u64("start_ns", p[i].start_ns, ",");
-        json_u64("end_ns", p[i].end_ns, ",");
-        printf("\"complete\":%s,", p[i].complete ? "true" : "false");
-        json_u64("events_lost", p[i].events_lost, ",");
-        json_key("time_unit");
-        np_json_string(stdout, np_time_unit_name(p[i].time_unit));
-        putchar('}');
-        puts(i + 1 < n ? "," : "");
+        fputs("],", out);
+        json_key(out, "clock");
+        np_json_string(out, p[i].clock);
+        fprintf(out, ",\"ns_per_tick\":%.17g,", p[i].ns_per_tick);
+        json_u64(out, "start_ns", p[i].start_ns, ",");
+        json_u64(out, "end_ns", p[i].end_ns, ",");
+        fprintf(out, "\"complete\":%s,", p[i].complete ? "true" : "false");
+        json_u64(out, "events_lost", p[i].events_lost, ",");
+        json_key(out, "time_unit");
+        np_json_string(out, np_time_unit_name(p[i].time_unit));
+        fputc('}', out);
+        fprintf(out, "%s\n", i + 1 < n ? "," : "");
     }
-    puts("  ],");
+    fprintf(out, "%s\n", "  ],");
 }
 
-static void print_json_threads(const struct np_model *m)
+static void print_json_threads(FILE *out, const struct np_model *m)
 {
     size_t n;
     const struct np_thread *t = np_model_threads(m, &n);
-    puts("  \"threads\": [");
+    fprintf(out, "%s\n", "  \"threads\": [");
     for (size_t i = 0; i < n; i++) {
-        fputs("    {", stdout);
-        json_u64("pid", t[i].pid, ",");
-        json_u64("tid", t[i].tid, ",");
-        json_key("name");
-        np_json_string(stdout, t[i].name);
-        putchar(',');
-        json_u64("calls", t[i].calls, ",");
-        json_u64("total_ns", t[i].total_ns, ",");
-        json_u64("switched_ns", t[i].switched_ns, ",");
-        json_u64("lost", t[i].lost, ",");
-        json_u64("closed_at_loss", t[i].closed_at_loss, ",");
-        json_u64("closed_at_cut", t[i].closed_at_cut, ",");
-        json_u64("closed_at_resync", t[i].closed_at_resync, ",");
-        json_u64("unmatched_exits", t[i].unmatched_exits, "}");
-        puts(i + 1 < n ? "," : "");
+        fputs("    {", out);
+        json_u64(out, "pid", t[i].pid, ",");
+        json_u64(out, "tid", t[i].tid, ",");
+        json_key(out, "name");
+        np_json_string(out, t[i].name);
+        fputc(',', out);
+        json_u64(out, "calls", t[i].calls, ",");
+        json_u64(out, "total_ns", t[i].total_ns, ",");
+        json_u64(out, "switched_ns", t[i].switched_ns, ",");
+        json_u64(out, "lost", t[i].lost, ",");
+        json_u64(out, "closed_at_loss", t[i].closed_at_loss, ",");
+        json_u64(out, "closed_at_cut", t[i].closed_at_cut, ",");
+        json_u64(out, "closed_at_resync", t[i].closed_at_resync, ",");
+        json_u64(out, "unmatched_exits", t[i].unmatched_exits, "}");
+        fprintf(out, "%s\n", i + 1 < n ? "," : "");
     }
-    puts("  ],");
+    fprintf(out, "%s\n", "  ],");
 }
 
-static void print_json(const struct report *r, const struct np_model *m, const struct np_trace_summary *sum,
+static void print_json(FILE *out, const struct report *r, const struct np_model *m, const struct np_trace_summary *sum,
                        const uint32_t *order, size_t count)
 {
     const struct np_function *fns = np_model_functions(m, &(size_t){ 0 });
-    puts("{");
-    fputs("  ", stdout);
-    json_key("trace");
-    np_json_string(stdout, r->view.path);
-    puts(",");
-    fputs("  ", stdout);
-    json_key("status");
-    np_json_string(stdout, sum->status ? np_trace_strerror(sum->status) : "ok");
-    puts(",");
+    fprintf(out, "%s\n", "{");
+    fputs("  ", out);
+    json_key(out, "trace");
+    np_json_string(out, r->view.path);
+    fprintf(out, "%s\n", ",");
+    fputs("  ", out);
+    json_key(out, "status");
+    np_json_string(out, sum->status ? np_trace_strerror(sum->status) : "ok");
+    fprintf(out, "%s\n", ",");
     const struct np_model_sampling *s = np_model_sampling(m);
     bool est = np_model_estimated(m);
-    printf("  \"sort\":\"%s\",\n  \"time\":\"%s\",\n  \"time_unit\":\"%s\",\n  \"source\":\"%s\",\n",
+    fprintf(out, "  \"sort\":\"%s\",\n  \"time\":\"%s\",\n  \"time_unit\":\"%s\",\n  \"source\":\"%s\",\n",
            sort_names[r->sort], est && s->cpu_time ? "cpu" : "wall", np_time_unit_name(np_model_time_unit(m)),
            est ? "samples" : "calls");
     if (est) {
         char label[NP_ESTIMATE_LABEL_MAX];
-        fputs("  \"estimate\":", stdout);
-        np_json_string(stdout, np_model_estimate_label(m, label, sizeof label));
-        puts(",");
+        fputs("  \"estimate\":", out);
+        np_json_string(out, np_model_estimate_label(m, label, sizeof label));
+        fprintf(out, "%s\n", ",");
     }
-    printf("  \"sampling\":{\"hz\":%" PRIu32 ",\"period_ns\":%" PRIu64 ",\"cpu_time\":%s,\"samples\":%" PRIu64
+    fprintf(out, "  \"sampling\":{\"hz\":%" PRIu32 ",\"period_ns\":%" PRIu64 ",\"cpu_time\":%s,\"samples\":%" PRIu64
            ",\"periods\":%" PRIu64 ",\"skipped\":%" PRIu64 "},\n",
            s->hz, s->period_ns, s->cpu_time ? "true" : "false", s->samples, s->periods, s->skipped);
     const struct np_view_loss *l = &r->view.loss;
     char note[NP_VIEW_NOTE_MAX];
-    printf("  \"loss\":{\"events\":%" PRIu64 ",\"threads\":%zu,\"closed_calls\":%" PRIu64 ",\"files_cut\":%u,"
+    fprintf(out, "  \"loss\":{\"events\":%" PRIu64 ",\"threads\":%zu,\"closed_calls\":%" PRIu64 ",\"files_cut\":%u,"
            "\"too_deep\":%" PRIu64 ",\"blocks\":%" PRIu64 ",\"resynced\":%" PRIu64 ",\"damaged_chunks\":%u,"
            "\"damaged_bytes\":%" PRIu64 ",\"note\":",
            l->events, l->threads, l->closed, l->files_cut, l->too_deep, l->blocks, l->resynced, l->damaged,
            l->damaged_bytes);
-    np_json_string(stdout, np_view_loss_note(&r->view, note, sizeof note));
-    puts("},");
-    print_json_processes(m);
-    print_json_threads(m);
-    puts("  \"functions\": [");
+    np_json_string(out, np_view_loss_note(&r->view, note, sizeof note));
+    fprintf(out, "%s\n", "},");
+    print_json_processes(out, m);
+    print_json_threads(out, m);
+    fprintf(out, "%s\n", "  \"functions\": [");
     for (size_t i = 0; i < count; i++) {
         const struct np_function *f = &fns[order[i]];
-        fputs("    {", stdout);
-        json_key("name");
-        np_json_string(stdout, f->name);
-        putchar(',');
-        json_key("symbol");
-        np_json_string(stdout, f->symbol);
-        putchar(',');
-        json_key("signature");
-        np_json_string(stdout, f->signature);
-        putchar(',');
-        json_key("mangled");
-        np_json_string(stdout, f->mangled);
-        putchar(',');
-        json_u64("calls", f->calls, ",");
-        json_u64("total_ns", f->total_ns, ",");
-        json_u64("self_ns", f->self_ns, ",");
-        json_u64("resynced", f->resynced, ",");
+        fputs("    {", out);
+        json_key(out, "name");
+        np_json_string(out, f->name);
+        fputc(',', out);
+        json_key(out, "symbol");
+        np_json_string(out, f->symbol);
+        fputc(',', out);
+        json_key(out, "signature");
+        np_json_string(out, f->signature);
+        fputc(',', out);
+        json_key(out, "mangled");
+        np_json_string(out, f->mangled);
+        fputc(',', out);
+        json_u64(out, "calls", f->calls, ",");
+        json_u64(out, "total_ns", f->total_ns, ",");
+        json_u64(out, "self_ns", f->self_ns, ",");
+        json_u64(out, "resynced", f->resynced, ",");
         if (est) {
-            fputs("\"min_ns\":null,\"max_ns\":null,\"avg_ns\":null,", stdout);
+            fputs("\"min_ns\":null,\"max_ns\":null,\"avg_ns\":null,", out);
         } else {
-            json_u64("min_ns", f->min_ns, ",");
-            json_u64("max_ns", f->max_ns, ",");
-            json_u64("avg_ns", np_function_avg_ns(f), ",");
+            json_u64(out, "min_ns", f->min_ns, ",");
+            json_u64(out, "max_ns", f->max_ns, ",");
+            json_u64(out, "avg_ns", np_function_avg_ns(f), ",");
         }
-        json_key("module");
-        np_json_string(stdout, f->module);
-        putchar(',');
-        json_key("file");
-        np_json_string(stdout, f->file);
-        putchar(',');
-        json_key("line");
-        printf(f->line ? "%u}" : "null}", f->line);
-        puts(i + 1 < count ? "," : "");
+        json_key(out, "module");
+        np_json_string(out, f->module);
+        fputc(',', out);
+        json_key(out, "file");
+        np_json_string(out, f->file);
+        fputc(',', out);
+        json_key(out, "line");
+        fprintf(out, f->line ? "%u}" : "null}", f->line);
+        fprintf(out, "%s\n", i + 1 < count ? "," : "");
     }
-    puts("  ]");
-    puts("}");
+    fprintf(out, "%s\n", "  ]");
+    fprintf(out, "%s\n", "}");
 }
 
 /* ---- the command ------------------------------------------------------------------ */
@@ -388,19 +389,19 @@ static int run(struct report *r)
         return 1;
     }
     if (r->format == FORMAT_TEXT)
-        print_text(r, m, order, count);
+        print_text(r->out, r, m, order, count);
     else if (r->format == FORMAT_CSV)
-        print_csv(m, order, count);
+        print_csv(r->out, m, order, count);
     else
-        print_json(r, m, &r->view.summary, order, count);
+        print_json(r->out, r, m, &r->view.summary, order, count);
     free(order);
-    if (np_view_flush(&r->view, stdout, "the report"))
+    if (np_view_flush(&r->view, r->out, "the report"))
         rc = 1;
     np_model_free(m);
     return rc;
 }
 
-int np_cmd_report(int argc, char **argv)
+int np_cmd_report_to(FILE *out, int argc, char **argv)
 {
     static const struct np_cli_option options[] = {
         { "sort", 0, NP_CLI_VALUE, OPT_SORT },
@@ -408,10 +409,15 @@ int np_cmd_report(int argc, char **argv)
         { NULL, 0, 0, 0 },
     };
     static const struct np_view_spec spec = { options, option, usage, 1 };
-    struct report r = { .sort = SORT_TOTAL, .format = FORMAT_TEXT };
+    struct report r = { .sort = SORT_TOTAL, .format = FORMAT_TEXT, .out = out };
     int rc = np_view_parse(&r.view, &spec, &r, argc, argv);
     if (!rc)
         rc = np_view_status(&r.view, run(&r));
     np_view_free(&r.view);
     return rc < 0 ? 0 : rc;
+}
+
+int np_cmd_report(int argc, char **argv)
+{
+    return np_cmd_report_to(stdout, argc, argv);
 }
