@@ -158,6 +158,31 @@ for c in m3 m4; do
         bad "$c: DWT span of fib12 $span, the trace's ${own:-none}"
 done
 
+# ---- the FP context on exceptions: lazy stacking (FPCCR.LSPEN), and at once ----
+timeout 600 qemu-system-arm -M mps2-an386 -icount shift=0 -nographic -monitor none -serial none \
+    -semihosting-config enable=on,target=native -kernel "$fw/cm_fpu.elf" >"$tmp/qemu.out" 2>&1
+qrc=$?
+run --board mps2-an386 -o "$tmp/fpu" "$fw/cm_fpu.elf"
+ends "cm_fpu: exit 0" 0 "exited with 0 after [0-9]* instructions, [0-9]* cycles (Cortex-M4)"
+# FPCCR, FPCAR, the frame's s0 slot before and after the handler's FP
+# instruction, s1 kept: as QEMU has them (its DWT counts nothing: the
+# span_ lines aside)
+grep -v '^span_' "$tmp/qemu.out" >"$tmp/qemu.fp"
+sed '$d' "$tmp/err" | grep -v '^span_' >"$tmp/emu.fp"
+[ "$qrc" = 0 ] && grep -q "^lazy_used_slot_marked_after=0$" "$tmp/emu.fp" &&
+    same_files "cm_fpu: the FP frames as in QEMU's mps2-an386" "$tmp/qemu.fp" "$tmp/emu.fp" ||
+    bad "cm_fpu: QEMU exit $qrc, or no lazy stacking seen: $(grep lazy_used "$tmp/emu.fp" | tr '\n' ' ')"
+# the cycles: lazy stacking costs nothing until the handler's FP
+# instruction; then, and with LSPEN clear, 17 to write and 17 to read the
+# 17 words (docs/emulator.md)
+nofp=$(printed span_nofp) lazy=$(printed span_lazy) used=$(printed span_lazy_used)
+own=$(printed span_nofp_used) eager=$(printed span_eager)
+[ -n "$nofp" ] && [ "$lazy" = "$nofp" ] && [ "$used" = "$((own + 34))" ] && [ "$eager" = "$((nofp + 34))" ] &&
+    ok "cm_fpu: lazy stacking's cycles" ||
+    bad "cm_fpu: spans nofp=$nofp lazy=$lazy lazy_used=$used nofp_used=$own eager=$eager"
+[ "$(counts "$tmp/fpu" | awk '$1 == "svc_handler" { print $2 }')" = 5 ] && ok "cm_fpu: 5 svc_handler calls" ||
+    bad "cm_fpu: svc_handler calls $(counts "$tmp/fpu" | grep svc_handler)"
+
 # ---- faults: one line each, the trace up to there readable ----
 run --board mps2-an385 -o "$tmp/fault" "$fw/cm_fault.elf"
 ends "cm_fault: its handler loops" 1 "error: the firmware faulted: HardFault (a branch to an address with bit 0 clear) at 0x[0-9a-f]* in jump_to; its handler loops at 0x[0-9a-f]* in hardfault_handler$"

@@ -159,6 +159,9 @@ int np_m_fp(struct np_cpu *cpu, uint32_t hw1, uint32_t hw2, unsigned *cyc);
 /* CPACR gives this code the FPU (CP10: full access, or privileged access
  * and the code is privileged). */
 bool np_m_fpu_enabled(const struct np_cpu *cpu);
+/* Before an FP instruction: the FP context an exception left to stack
+ * lazily (FPCCR.LSPACT) written at FPCAR. 0, or the write's fault. */
+int np_m_fp_preserve(struct np_cpu *cpu);
 
 /* A device of the board: reads and writes of LEN bytes at OFF from its
  * base. A read returns 0 and the value, or non-zero for a bus error. */

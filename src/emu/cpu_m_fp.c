@@ -758,6 +758,9 @@ int np_m_fp(struct np_cpu *cpu, uint32_t hw1, uint32_t hw2, unsigned *cyc)
         return 0;
     if (!(cpu->m.features & NP_MFEAT_FPU) || !fpu_enabled(cpu))
         return -NP_MF_NOCP;
+    int f = np_m_fp_preserve(cpu);
+    if (f)
+        return -f;
     struct fpctx c = {cpu->m.fpscr, 0};
     int r;
     if (ls)
