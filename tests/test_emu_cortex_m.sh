@@ -158,6 +158,35 @@ for c in m3 m4; do
         bad "$c: DWT span of fib12 $span, the trace's ${own:-none}"
 done
 
+# ---- tail-chaining and late arrival ----
+for c in m0 m3 m4; do
+    cpu=""
+    window=12 # the cycles an entry stacks its frame in (docs/emulator.md)
+    if [ $c = m0 ]; then cpu="--cpu cortex-m0" window=16; fi
+    run $cpu --board mps2-an385 -o "$tmp/chain_$c" "$fw/cm_chain_$c.elf"
+    ends "cm_chain_$c: exit 0" 0 "exited with 0"
+    # SysTick due K cycles on, K = 0..47, around an svc: before it (B), while
+    # the SVC's frame is stacked, taken in its place (L: exactly the entry's
+    # cycles), in the SVC's handler (N), after it (A)
+    late=$(sed -n 's/^late=//p' "$tmp/err")
+    echo "$late" | grep -Eq "^-B+L{$window}N+A+$" && ok "cm_chain_$c: late arrival for the $window cycles of the entry" ||
+        bad "cm_chain_$c: late=$late"
+    # the tree agrees: SysTick under the SVC's handler once per N, under the
+    # thread otherwise
+    nested=$(printf '%s' "$late" | tr -cd N | wc -c)
+    got=$(counts "$tmp/chain_$c" -F svc_handler | awk '$1 == "systick_handler" { print $2 }')
+    all=$(counts "$tmp/chain_$c" | awk '$1 == "systick_handler" || $1 == "svc_handler" { printf "%s %s ", $1, $2 }')
+    [ "${got:-0}" = "$nested" ] && [ "$all" = "svc_handler 48 systick_handler 47 " ] &&
+        ok "cm_chain_$c: $nested SysTicks under svc_handler, 47 in all" ||
+        bad "cm_chain_$c: ${got:-0} SysTicks under svc_handler for $nested N; $all"
+    [ $c = m0 ] && continue
+    # IRQ0's return tail-chained to PendSV: from IRQ0's last read of the
+    # counter to PendSV's first, ldr 2 + ldr 2 + str 2 + bx 3, the chain's
+    # 6, ldr 2 (a return and an entry would be 10 + 12)
+    [ "$(printed irq_then_pendsv)" = 1 ] && [ "$(printed chain)" = 17 ] && ok "cm_chain_$c: tail-chaining in 6 cycles" ||
+        bad "cm_chain_$c: IRQ0 then PendSV $(printed irq_then_pendsv), chain=$(printed chain), want 17"
+done
+
 # ---- the FP context on exceptions: lazy stacking (FPCCR.LSPEN), and at once ----
 timeout 600 qemu-system-arm -M mps2-an386 -icount shift=0 -nographic -monitor none -serial none \
     -semihosting-config enable=on,target=native -kernel "$fw/cm_fpu.elf" >"$tmp/qemu.out" 2>&1

@@ -8,7 +8,9 @@
  * priority preempts; a return that finds another pending takes it at
  * once (tail-chaining: the unstacking and stacking the hardware skips
  * leave memory and registers as they would be, only the cycles differ).
- * Late arrival is not seen: exceptions arrive at instruction boundaries.
+ * Late arrival: SysTick coming due while a frame is stacked takes the
+ * place of the exception stacking it (take); a return that finds an
+ * exception to take chains to it in 6 cycles on the M3 and M4.
  * The FP context (CONTROL.FPCA set) is stacked lazily as FPCCR.LSPEN asks
  * (its reset value): its room reserved, FPCCR.LSPACT and FPCAR set, and
  * s0-s15 and FPSCR written only when the handler runs its first FP
@@ -65,6 +67,10 @@ struct msys {
     /* what happened, for the run's last line */
     struct np_m_fault_info last;
     bool sleeping;
+    /* a return found an exception to take: the next entry is tail-chained
+     * (its cycles the chain's); chain_fp: the FP context it returned to was
+     * written already, and stays so */
+    bool chain, chain_fp;
 };
 
 uint32_t np_m_features(enum np_cpu_model model)
@@ -688,6 +694,25 @@ void np_m_msr(struct np_cpu *cpu, unsigned sysm, unsigned mask, uint32_t val)
 
 static unsigned entry_cycles(const struct np_cpu *cpu) { return cpu->model == NP_CPU_CORTEX_M0 ? 16 : 12; }
 static unsigned return_cycles(const struct np_cpu *cpu) { return cpu->model == NP_CPU_CORTEX_M0 ? 16 : 10; }
+/* A return to another exception's entry, where the M3 and M4 skip the
+ * unstacking and stacking (the M0's TRM gives no figure: its return and
+ * entry are counted) */
+#define TAIL_CHAIN_CYCLES 6
+static bool chains(const struct np_cpu *cpu) { return cpu->model != NP_CPU_CORTEX_M0; }
+
+/* SysTick's 1 -> 0 due before cycle AT, told now: it came while an
+ * exception's frame was stacked or unstacked (true when so). */
+static bool systick_due_by(struct np_cpu *cpu, uint64_t at)
+{
+    struct msys *s = cpu->sys;
+    if (s->st_next >= at)
+        return false;
+    uint64_t now = cpu->cycles;
+    cpu->cycles = s->st_next;
+    systick_tick(cpu);
+    cpu->cycles = now;
+    return true;
+}
 
 /* s0-s15 and FPSCR written at ADDR: 0 or the fault. */
 static int fp_stack(struct np_cpu *cpu, uint32_t addr)
@@ -737,7 +762,9 @@ static int enter(struct np_cpu *cpu, unsigned n, uint32_t ret)
         if (f)
             return f;
     }
-    if (fp && (s->fpccr & FPCCR_LSPEN)) {
+    if (fp && s->chain_fp) {
+        /* tail-chained: the context is in the frame already */
+    } else if (fp && (s->fpccr & FPCCR_LSPEN)) {
         /* room kept; LSPACT, and USER, THREAD and the faults that could be
          * taken (HFRDY, MMRDY, BFRDY) as the context was */
         int p = exec_priority(cpu);
@@ -769,7 +796,8 @@ static int enter(struct np_cpu *cpu, unsigned n, uint32_t ret)
     cpu->m.excl_open = false;
     np_m_set_control_ipsr(cpu, cpu->m.control & ~6u, n);
     cpu->r[15] = handler & ~1u;
-    cpu->cycles += entry_cycles(cpu);
+    cpu->cycles += s->chain ? TAIL_CHAIN_CYCLES : entry_cycles(cpu);
+    s->chain = s->chain_fp = false;
     s->sleeping = false;
     if (cpu->hooks.branch) {
         struct np_branch b = { ret & ~1u, handler & ~1u, NP_BR_EXCEPTION, 15,
@@ -795,6 +823,7 @@ static int exc_return(struct np_cpu *cpu, uint32_t v, uint32_t from)
         if (f)
             return f;
     }
+    bool fp_read = false;
     if (fp && (s->fpccr & FPCCR_LSPACT)) {
         s->fpccr &= ~FPCCR_LSPACT; /* never written: the registers hold the context still */
     } else if (fp) {
@@ -803,7 +832,7 @@ static int exc_return(struct np_cpu *cpu, uint32_t v, uint32_t from)
                 return NP_MF_READ;
         if (np_m_read(cpu, frame + 0x60, 4, true, &cpu->m.fpscr))
             return NP_MF_READ;
-        cpu->cycles += FP_STACK_CYCLES;
+        fp_read = true;
     }
     uint32_t sp = frame + (fp ? 0x68 : 0x20) + ((w[7] >> 9) & 1) * 4;
     if (psp)
@@ -823,7 +852,15 @@ static int exc_return(struct np_cpu *cpu, uint32_t v, uint32_t from)
     cpu->r[13] = np_m_on_psp(cpu) ? cpu->m.psp : cpu->m.msp;
     cpu->m.excl_open = false;
     cpu->r[15] = w[6] & ~1u;
-    cpu->cycles += return_cycles(cpu);
+    /* an exception to take now (one pending, or SysTick coming due while
+     * the frame would be unstacked): the return is the chain to it */
+    bool tick = (s->st_csr & 2) && group(s, priority(s, NP_EXC_SYSTICK)) < exec_priority(cpu);
+    if (chains(cpu) && ((tick && systick_due_by(cpu, cpu->cycles + return_cycles(cpu))) || to_take(cpu))) {
+        s->chain = true;
+        s->chain_fp = fp_read;
+    } else {
+        cpu->cycles += return_cycles(cpu) + (fp_read ? FP_STACK_CYCLES : 0);
+    }
     if (cpu->hooks.branch) {
         struct np_branch b = { from, cpu->r[15], NP_BR_EXC_RETURN, 14, NP_BRF_THUMB | NP_BRF_FROM_THUMB, 0,
                                cpu->r[13] };
@@ -957,6 +994,13 @@ static enum np_cpu_stop stop_of(unsigned f)
 static enum np_cpu_stop take(struct np_cpu *cpu, unsigned n, uint32_t ret)
 {
     struct msys *s = cpu->sys;
+    /* late arrival: SysTick coming due while N's frame is stacked, and
+     * able to preempt N, takes its place (N, pending still, is
+     * tail-chained after it) */
+    if (n != NP_EXC_SYSTICK && bit(s->pending, n) && (s->st_csr & 2) && !bit(s->active, NP_EXC_SYSTICK) &&
+        group(s, priority(s, NP_EXC_SYSTICK)) < group(s, priority(s, n)) &&
+        systick_due_by(cpu, cpu->cycles + (s->chain ? TAIL_CHAIN_CYCLES : entry_cycles(cpu))))
+        n = NP_EXC_SYSTICK;
     int f = enter(cpu, n, ret);
     if (f == NP_MF_INVSTATE) {
         /* the handler's address has bit 0 clear: its first instruction faults */
