@@ -1,11 +1,12 @@
-/* calls_out.c - the call tracker's events to a sink and a trace writer
- * (calls_out.h). */
+/* calls_out.c - the call tracker's events to a sink, and the sink that
+ * gives them in the metric a view asks (calls_out.h). */
 #define _GNU_SOURCE
 #include "calls_out.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include "events_decode.h"
+#include "sinks.h"
 #include "symbols.h"
 
 /* TID's own instruction count at global count INSNS. */
@@ -14,26 +15,10 @@ static uint64_t own(const struct np_calls_out *e, uint32_t tid, uint64_t insns)
     return tid - 1 < e->nthreads ? insns - e->insns_out[tid - 1] : insns;
 }
 
-static uint64_t when(const struct np_calls_out *e, uint64_t cycles, uint64_t insns)
-{
-    if (e->metric == NP_METRIC_COUNT)
-        return insns;
-    if (e->ns_per_cycle > 0) /* rounded as the trace reader rounds ticks */
-        return (uint64_t)((double)cycles * e->ns_per_cycle + 0.5);
-    return cycles;
-}
-
 int np_calls_out_sink_rc(struct np_calls_out *e, int rc)
 {
     if (rc && !e->sink_rc)
         e->sink_rc = rc;
-    return rc;
-}
-
-int np_calls_out_writer_rc(struct np_calls_out *e, int rc)
-{
-    if (rc && !e->writer_error[0])
-        snprintf(e->writer_error, sizeof e->writer_error, "%s", np_trace_writer_error(e->writer));
     return rc;
 }
 
@@ -53,73 +38,37 @@ static int on_thread(void *ctx, uint32_t tid, const char *name)
     char *full = NULL, *short_name = NULL; /* named after its entry: a C++ one as the views name it */
     if (name && np_demangle(name, &full, &short_name) > 0)
         name = short_name;
-    int rc = 0;
-    if (e->writer && np_calls_out_writer_rc(e, np_trace_writer_thread(e->writer, tid, name ? name : "")))
-        rc = -1;
-    else if (e->sink && e->sink->thread)
-        rc = np_calls_out_sink_rc(e, e->sink->thread(e->sink->ctx, tid, name));
+    const struct np_event_sink *s = e->sink;
+    int rc = s && s->thread ? np_calls_out_sink_rc(e, s->thread(s->ctx, tid, name)) : 0;
     free(full);
     free(short_name);
     return rc;
 }
 
-/* One event to the sink: through its batch callback when it has one (a
- * sink that writes a trace), else the event's own. */
-static int tell(struct np_calls_out *e, uint32_t tid, uint64_t time, uint64_t arg, enum np_sink_event kind)
+/* An event of thread TID at CYCLES, its own instructions INSNS' */
+static int tell(struct np_calls_out *e, uint32_t tid, uint64_t cycles, uint64_t insns, uint64_t arg,
+                enum np_sink_event kind)
 {
-    const struct np_event_sink *s = e->sink;
-    int rc = 0;
-    if (!s)
+    if (!e->sink)
         return 0;
-    if (s->events) {
-        const struct np_event ev = { time, arg, kind };
-        size_t done;
-        rc = s->events(s->ctx, tid, &ev, 1, &done);
-    } else if (kind == NP_EVENT_ENTER && s->enter) {
-        rc = s->enter(s->ctx, tid, time, arg);
-    } else if (kind == NP_EVENT_EXIT && s->exit) {
-        rc = s->exit(s->ctx, tid, time);
-    } else if (kind == NP_EVENT_RESYNC && s->resync) {
-        rc = s->resync(s->ctx, tid, time, arg);
-    } else if (kind == NP_EVENT_SWITCH && s->switch_out) {
-        rc = s->switch_out(s->ctx, tid, time, arg);
-    }
-    return np_calls_out_sink_rc(e, rc);
-}
-
-/* An event of thread TID at CYCLES, MINE its own instructions: the
- * writer's result WRC (of the same event) kept, then the sink told. */
-static int event(struct np_calls_out *e, uint32_t tid, uint64_t cycles, uint64_t mine, int wrc, uint64_t arg,
-                 enum np_sink_event kind)
-{
-    e->last_cycles = cycles;
-    if (np_calls_out_writer_rc(e, wrc))
-        return -1;
-    return tell(e, tid, when(e, cycles, mine), arg, kind);
+    const struct np_event ev = { cycles, arg, kind, own(e, tid, insns) };
+    size_t done;
+    return np_calls_out_sink_rc(e, np_sink_events(e->sink, tid, &ev, 1, &done));
 }
 
 static int on_enter(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint32_t address)
 {
-    struct np_calls_out *e = ctx;
-    uint64_t mine = own(e, tid, insns);
-    int wrc = e->writer ? np_trace_writer_enter(e->writer, tid, cycles, mine, address) : 0;
-    return event(e, tid, cycles, mine, wrc, address, NP_EVENT_ENTER);
+    return tell(ctx, tid, cycles, insns, address, NP_EVENT_ENTER);
 }
 
 static int on_leave(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns)
 {
-    struct np_calls_out *e = ctx;
-    uint64_t mine = own(e, tid, insns);
-    int wrc = e->writer ? np_trace_writer_exit(e->writer, tid, cycles, mine) : 0;
-    return event(e, tid, cycles, mine, wrc, 0, NP_EVENT_EXIT);
+    return tell(ctx, tid, cycles, insns, 0, NP_EVENT_EXIT);
 }
 
 static int on_resync(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint32_t n)
 {
-    struct np_calls_out *e = ctx;
-    uint64_t mine = own(e, tid, insns);
-    int wrc = e->writer ? np_trace_writer_resync(e->writer, tid, cycles, mine, n) : 0;
-    return event(e, tid, cycles, mine, wrc, n, NP_EVENT_RESYNC);
+    return tell(ctx, tid, cycles, insns, n, NP_EVENT_RESYNC);
 }
 
 static int on_resume(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint64_t out_cycles,
@@ -128,13 +77,7 @@ static int on_resume(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, u
     struct np_calls_out *e = ctx;
     if (tid - 1 < e->nthreads)
         e->insns_out[tid - 1] += insns - out_insns;
-    uint64_t mine = own(e, tid, insns);
-    int wrc = e->writer ? np_trace_writer_switch(e->writer, tid, cycles, mine, cycles - out_cycles) : 0;
-    /* the instructions of the others are not the thread's: out 0 */
-    uint64_t out = e->metric == NP_METRIC_COUNT ? 0
-                   : e->ns_per_cycle > 0 ? np_ticks_ns(e->ns_per_cycle, cycles - out_cycles)
-                                         : cycles - out_cycles;
-    return event(e, tid, cycles, mine, wrc, out, NP_EVENT_SWITCH);
+    return tell(e, tid, cycles, insns, cycles - out_cycles, NP_EVENT_SWITCH);
 }
 
 uint32_t np_calls_func_of(void *as, uint32_t addr)
@@ -163,23 +106,89 @@ struct np_calltrack_out np_calls_out_hooks(struct np_calls_out *c)
     return out;
 }
 
-int np_calls_out_end(struct np_calls_out *c, int status, struct np_trace_summary *summary)
+int np_calls_out_end(struct np_calls_out *c, int status)
 {
-    char err[256];
     if (c->sink && c->sink->end && !c->sink_rc)
         np_calls_out_sink_rc(c, c->sink->end(c->sink->ctx));
     if (c->sink_rc && status == NP_TRACE_OK)
         status = c->sink_rc < 0 ? NP_TRACE_ESTOP : c->sink_rc;
-    if (c->writer) {
-        if (np_trace_writer_close(c->writer, c->last_cycles, 0, err, sizeof err) && !c->writer_error[0])
-            snprintf(c->writer_error, sizeof c->writer_error, "%s", err);
-        c->writer = NULL;
-        if (c->writer_error[0] && status == NP_TRACE_OK) {
-            snprintf(summary->message, sizeof summary->message, "%s", c->writer_error);
-            status = NP_TRACE_EIO;
-        }
-    }
     free(c->insns_out);
     c->insns_out = NULL;
     return status;
+}
+
+/* ---- the metric sink ---- */
+
+static int m_begin(void *ctx, const struct np_trace_process *p)
+{
+    struct np_calls_metric *m = ctx;
+    if (!m->next || !m->next->begin)
+        return 0;
+    struct np_trace_process q = *p;
+    if (m->metric == NP_METRIC_COUNT)
+        q.time_unit = NP_UNIT_INSNS;
+    else if (m->ns_per_cycle > 0) {
+        q.time_unit = NP_UNIT_NS;
+        q.ns_per_tick = q.info_ns_per_tick = m->ns_per_cycle;
+    }
+    q.counted = false;
+    return m->next->begin(m->next->ctx, &q);
+}
+
+static int m_events(void *ctx, uint32_t tid, const struct np_event *ev, size_t n, size_t *done)
+{
+    struct np_calls_metric *m = ctx;
+    if (!m->next) {
+        *done = n;
+        return 0;
+    }
+    struct np_event out[64];
+    size_t told = 0;
+    while (told < n) {
+        size_t k = n - told < 64 ? n - told : 64;
+        for (size_t i = 0; i < k; i++) {
+            const struct np_event *e = &ev[told + i];
+            out[i] = (struct np_event){ e->time_ns, e->arg, e->kind, 0 };
+            if (m->metric == NP_METRIC_COUNT) {
+                out[i].time_ns = e->count;
+                if (e->kind == NP_EVENT_SWITCH)
+                    out[i].arg = 0; /* the others' instructions are not the thread's */
+            } else if (m->ns_per_cycle > 0) { /* rounded as the trace reader rounds ticks */
+                out[i].time_ns = (uint64_t)((double)e->time_ns * m->ns_per_cycle + 0.5);
+                if (e->kind == NP_EVENT_SWITCH)
+                    out[i].arg = np_ticks_ns(m->ns_per_cycle, e->arg);
+            }
+        }
+        size_t d = k;
+        int rc = np_sink_events(m->next, tid, out, k, &d);
+        if (rc) {
+            *done = told + d;
+            return rc;
+        }
+        told += k;
+    }
+    *done = n;
+    return 0;
+}
+
+#define FORWARD(fn, params, ...)                                                  \
+    static int m_##fn params                                                      \
+    {                                                                             \
+        struct np_calls_metric *m = ctx;                                          \
+        return m->next && m->next->fn ? m->next->fn(m->next->ctx, __VA_ARGS__) : 0; \
+    }
+FORWARD(module, (void *ctx, const struct np_trace_module *mod), mod)
+FORWARD(thread, (void *ctx, uint32_t tid, const char *name), tid, name)
+#undef FORWARD
+
+static int m_end(void *ctx)
+{
+    struct np_calls_metric *m = ctx;
+    return m->next && m->next->end ? m->next->end(m->next->ctx) : 0;
+}
+
+struct np_event_sink np_calls_metric_sink(struct np_calls_metric *m)
+{
+    return (struct np_event_sink){ .ctx = m, .begin = m_begin, .module = m_module, .thread = m_thread,
+                                   .events = m_events, .end = m_end };
 }

@@ -1,34 +1,29 @@
 /* calls_out.h - the call tracker's events (emu/calltrack.h) told to a
- * sink and, when asked, to a trace file: what the sources that rebuild
- * calls from the instructions that ran share (the emulator, a QEMU
- * execution log).
+ * sink: what the sources that rebuild calls from the instructions that
+ * ran share (the emulator, a QEMU execution log).
  *
- * Times are the tracker's cycles, made ns at NS_PER_CYCLE when > 0, or
- * its instructions with NP_METRIC_COUNT. The second counter is each
- * thread's own instructions: those other threads ran while it was out are
- * left out (docs/trace-format.md). */
+ * The events are the run's own: times in the tracker's cycles, and each
+ * event's count the thread's own instructions (those other threads ran
+ * while it was out are left out: docs/trace-format.md), as a trace file
+ * keeps them. A view that wants other times gets them through the metric
+ * sink below; a source that also writes the run as a trace tells both
+ * through a tee (sinks.h). */
 #ifndef NP_ANALYZE_CALLS_OUT_H
 #define NP_ANALYZE_CALLS_OUT_H
 
 #include <stdint.h>
 #include "events.h"
 #include "source.h"
-#include "trace_write.h"
 #include "emu/calltrack.h"
 
 struct np_calls_out {
     /* set by the source */
     const struct np_event_sink *sink;  /* may be NULL */
-    struct np_trace_writer *writer;    /* may be NULL */
-    enum np_metric metric;
-    double ns_per_cycle;               /* > 0: cycles made ns */
     const uint64_t *insns_now;         /* the run's instruction count (a new thread's starts there) */
     /* kept here */
     int sink_rc;                       /* a sink callback's first non-zero return */
     uint64_t *insns_out;               /* per thread (tid - 1): others' instructions while it was out */
     uint32_t nthreads;
-    uint64_t last_cycles;              /* the last event's: the trace's end */
-    char writer_error[256];
 };
 
 struct np_addrspace;
@@ -42,11 +37,21 @@ const char *np_calls_name_of(void *as, uint32_t addr);
 struct np_calltrack_out np_calls_out_hooks(struct np_calls_out *c);
 /* RC, kept as the sink's first failure when non-zero. */
 int np_calls_out_sink_rc(struct np_calls_out *c, int rc);
-/* RC, the writer's error kept when non-zero. */
-int np_calls_out_writer_rc(struct np_calls_out *c, int rc);
-/* The end of the run: the sink's end, the writer closed. STATUS, or the
- * status the sink or the writer failed with (SUMMARY's message says the
- * writer's). Frees what C kept. */
-int np_calls_out_end(struct np_calls_out *c, int status, struct np_trace_summary *summary);
+/* The end of the run: the sink's end. STATUS, or the status the sink
+ * failed with. Frees what C kept. */
+int np_calls_out_end(struct np_calls_out *c, int status);
+
+/* A sink that tells NEXT (may be NULL) the events of a calls_out sink
+ * with times of METRIC: cycles (NP_METRIC_TIME), made ns at NS_PER_CYCLE
+ * when > 0, or the count (NP_METRIC_COUNT: instructions; time switched
+ * out is then 0, the others' instructions not being the thread's); the
+ * process's unit said so, its counts dropped. M is its context, kept by
+ * the caller. */
+struct np_calls_metric {
+    const struct np_event_sink *next;
+    enum np_metric metric;
+    double ns_per_cycle;
+};
+struct np_event_sink np_calls_metric_sink(struct np_calls_metric *m);
 
 #endif

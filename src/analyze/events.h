@@ -78,6 +78,11 @@ struct np_trace_process {
      * when the source does not know the count at the end). A trace's
      * ticks in cycles then have ns_per_tick 1. */
     enum np_time_unit time_unit;
+    /* A second counter beside the times, in each event's count: the
+     * emulator's instructions beside its cycles (a trace file keeps both,
+     * COUNT records: docs/trace-format.md). False: counts are 0. */
+    bool counted;
+    enum np_time_unit count_unit;
 };
 
 /* A MODULE chunk: an ELF file mapped into the process. */
@@ -118,6 +123,8 @@ struct np_event {
     uint64_t arg;              /* ENTER: the address; LOST: how many; SWITCH: ns switched out;
                                   RESYNC: how many calls it closes; EXIT: 0 */
     uint32_t kind;             /* enum np_sink_event */
+    uint64_t count;            /* the second counter at the event, when the
+                                  process is counted (np_trace_process) */
 };
 
 /* The consumer of events. Strings and structs passed in are valid only

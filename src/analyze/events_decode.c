@@ -205,7 +205,7 @@ static inline __attribute__((always_inline)) uint32_t decode(const struct np_tra
                     count += arg;
                 stop--;
             } else {
-                *e++ = (struct np_event){ counted ? count : times ? fast_time(pr, tick) : tick, arg, kind };
+                *e++ = (struct np_event){ counted ? count : times ? fast_time(pr, tick) : tick, arg, kind, 0 };
             }
             continue;
         }
@@ -230,7 +230,7 @@ static inline __attribute__((always_inline)) uint32_t decode(const struct np_tra
                 break;
             }
         }
-        *e++ = (struct np_event){ counted ? count : times ? fast_time(pr, tick) : tick, arg, kind };
+        *e++ = (struct np_event){ counted ? count : times ? fast_time(pr, tick) : tick, arg, kind, 0 };
     }
     uint32_t n = (uint32_t)(e - ev);
     d->p = p, d->tick = tick, d->addr = addr, d->count = count;

@@ -31,6 +31,7 @@
 #include "containers.h"
 #include "flight_image.h"
 #include "report_names.h"
+#include "sinks.h"
 #include "textfmt.h"
 #include "trace_read.h"
 
@@ -555,22 +556,6 @@ static int on_module(void *ctx, const struct np_trace_module *m)
 }
 
 /* One event as the callbacks of a sink without runs take it. */
-static int one_event(const struct np_event_sink *s, uint32_t tid, const struct np_event *e)
-{
-    switch (e->kind) {
-    case NP_EVENT_ENTER:
-        return s->enter ? s->enter(s->ctx, tid, e->time_ns, e->arg) : 0;
-    case NP_EVENT_EXIT:
-        return s->exit ? s->exit(s->ctx, tid, e->time_ns) : 0;
-    case NP_EVENT_LOST:
-        return s->lost ? s->lost(s->ctx, tid, e->time_ns, e->arg) : 0;
-    case NP_EVENT_RESYNC:
-        return s->resync ? s->resync(s->ctx, tid, e->time_ns, e->arg) : 0;
-    default:
-        return s->switch_out ? s->switch_out(s->ctx, tid, e->time_ns, e->arg) : 0;
-    }
-}
-
 static int on_events(void *ctx, uint32_t tid, const struct np_event *ev, size_t n, size_t *done)
 {
     struct np_capture *c = ctx;
@@ -589,17 +574,7 @@ static int on_events(void *ctx, uint32_t tid, const struct np_event *ev, size_t 
             return rc;
         }
     }
-    if (s->events)
-        return s->events(s->ctx, tid, ev, n, done);
-    for (size_t i = 0; i < n; i++) {
-        int rc = one_event(s, tid, &ev[i]);
-        if (rc) {
-            *done = i;
-            return rc;
-        }
-    }
-    *done = n;
-    return 0;
+    return np_sink_events(s, tid, ev, n, done);
 }
 
 #define FORWARD(fn, params, ...)                                                  \

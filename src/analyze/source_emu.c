@@ -15,6 +15,8 @@
 #include "emu/board.h"
 #include "symbols.h"
 #include "calls_out.h"
+#include "sinks.h"
+#include "trace_write.h"
 #include "rtos.h"
 #include "common/parse_units.h"
 
@@ -173,8 +175,6 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
     }
     const struct np_image *img = np_emu_image(emu);
     struct np_cpu *cpu = np_emu_cpu(emu);
-    struct np_calls_out out = { .sink = sink, .metric = metric, .ns_per_cycle = clock_hz > 0 ? 1e9 / clock_hz : 0,
-                                .insns_now = &cpu->insns };
     int status = NP_TRACE_OK;
     struct np_rtos *rtos = NULL;
     struct np_calltrack *trk = NULL;
@@ -188,7 +188,17 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
     struct np_symbols *syms = np_symbols_new(NULL, NULL);
     struct np_addrspace *as = syms ? np_addrspace_new(syms) : NULL;
     struct np_trace_module mod = { 0, img->text_lo, img->text_hi, img->build_id, img->build_id_len, path ? path : elf };
-    if (!as || np_addrspace_map(as, &mod) != 0) {
+    /* the calls in cycles and instructions: to the sink in its metric, and
+     * as they are to the trace file (-o) */
+    struct np_calls_metric view = { sink, metric, clock_hz > 0 ? 1e9 / clock_hz : 0 };
+    struct np_event_sink view_sink = np_calls_metric_sink(&view), file_sink, both;
+    struct np_trace_write_sink *ws = cfg->save ? np_trace_write_sink_new(cfg->save, NULL, NULL) : NULL;
+    if (ws)
+        file_sink = np_trace_write_sink(ws);
+    struct np_sink_tee tee = { ws ? &file_sink : NULL, sink ? &view_sink : NULL };
+    both = np_sink_tee(&tee);
+    struct np_calls_out out = { .sink = &both, .insns_now = &cpu->insns };
+    if (!as || np_addrspace_map(as, &mod) != 0 || (cfg->save && !ws)) {
         status = NP_TRACE_ENOMEM;
         goto out;
     }
@@ -196,40 +206,19 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
     /* the process, as a trace of it would begin */
     static const char *self[1];
     const char *const *argv = cfg->argv && cfg->argc > 0 ? cfg->argv : (self[0] = elf, self);
-    int argc = cfg->argv && cfg->argc > 0 ? cfg->argc : 1;
     struct np_trace_process proc = { 0 };
     proc.file = elf;
     proc.pid = 1;
-    proc.ns_per_tick = proc.info_ns_per_tick = out.ns_per_cycle > 0 ? out.ns_per_cycle : 1.0;
+    proc.ns_per_tick = proc.info_ns_per_tick = 1.0;
     proc.clock = "cycles";
-    proc.time_unit = metric == NP_METRIC_COUNT ? NP_UNIT_INSNS : out.ns_per_cycle > 0 ? NP_UNIT_NS : NP_UNIT_CYCLES;
-    proc.argc = (unsigned)argc;
+    proc.time_unit = NP_UNIT_CYCLES;
+    proc.counted = true;
+    proc.count_unit = NP_UNIT_INSNS;
+    proc.argc = (unsigned)(cfg->argv && cfg->argc > 0 ? cfg->argc : 1);
     proc.argv = argv;
-    proc.has_end = true;
-    if (cfg->save) {
-        struct np_trace_writer_process wp = { 0 };
-        wp.pid = 1;
-        wp.clock = "cycles";
-        wp.ns_per_tick = 1.0;
-        wp.argc = (unsigned)argc;
-        wp.argv = (const char **)argv;
-        wp.time_unit = "cycles";
-        wp.count_unit = "instructions";
-        out.writer = np_trace_writer_open(cfg->save, &wp, err, sizeof err);
-        if (!out.writer) {
-            snprintf(summary->message, sizeof summary->message, "%s", err);
-            status = NP_TRACE_EIO;
-            goto out;
-        }
-        if (np_trace_writer_module(out.writer, &mod)) {
-            np_calls_out_writer_rc(&out, -1);
-            out.sink = NULL; /* not begun: told no end */
-            goto told;
-        }
-    }
-    if (sink && sink->begin && np_calls_out_sink_rc(&out, sink->begin(sink->ctx, &proc)))
-        goto told;
-    if (sink && sink->module && np_calls_out_sink_rc(&out, sink->module(sink->ctx, &mod)))
+    proc.has_end = true; /* at the last event: END says it (end_ns 0) */
+    if (np_calls_out_sink_rc(&out, both.begin(both.ctx, &proc)) ||
+        np_calls_out_sink_rc(&out, both.module(both.ctx, &mod)))
         goto told;
 
     struct np_calltrack_out hooks_out = np_calls_out_hooks(&out);
@@ -253,13 +242,20 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
     np_emu_go(emu, trk, &names, r);
     np_calltrack_finish(trk, cpu);
     r->calls = *np_calltrack_stats(trk);
-    if (out.sink_rc || out.writer_error[0]) { /* the run stopped for them: said by the status */
+    if (out.sink_rc) { /* the run stopped for the sinks: said by the status */
         r->failed = false;
         r->error[0] = 0;
     }
 told:
-    status = np_calls_out_end(&out, status, summary);
+    status = np_calls_out_end(&out, status);
 out:
+    if (ws) {
+        char werr[NP_TRACE_MSG_MAX];
+        if (np_trace_write_sink_close(ws, werr, sizeof werr) && (status == NP_TRACE_OK || status == NP_TRACE_EIO)) {
+            snprintf(summary->message, sizeof summary->message, "%s", werr);
+            status = NP_TRACE_EIO;
+        }
+    }
     np_calltrack_free(trk);
     np_addrspace_free(as);
     np_symbols_free(syms);

@@ -888,8 +888,10 @@ int np_qemu_log_read_stream(FILE *f, const char *path, const char *elf, bool che
     if (check && (status = check_names(L, f, path, elf, summary)) != 0)
         goto out;
     begun = true;
-    L->out.sink = sink;
-    L->out.metric = metric;
+    /* the calls in the view's metric (the log's cycles are instructions) */
+    struct np_calls_metric view = { sink, metric, 0 };
+    struct np_event_sink view_sink = np_calls_metric_sink(&view);
+    L->out.sink = &view_sink;
     L->out.insns_now = &L->cpu.insns;
     const char *argv[] = { elf };
     struct np_trace_process proc = { 0 };
@@ -901,9 +903,8 @@ int np_qemu_log_read_stream(FILE *f, const char *path, const char *elf, bool che
     proc.argc = 1;
     proc.argv = argv;
     proc.has_end = true;
-    if (sink && sink->begin && np_calls_out_sink_rc(&L->out, sink->begin(sink->ctx, &proc)))
-        goto told;
-    if (sink && sink->module && np_calls_out_sink_rc(&L->out, sink->module(sink->ctx, &mod)))
+    if (np_calls_out_sink_rc(&L->out, view_sink.begin(view_sink.ctx, &proc)) ||
+        np_calls_out_sink_rc(&L->out, view_sink.module(view_sink.ctx, &mod)))
         goto told;
     struct np_calltrack_out out = np_calls_out_hooks(&L->out);
     struct np_calltrack_funcs funcs = np_calls_funcs(L->as);
@@ -920,7 +921,7 @@ int np_qemu_log_read_stream(FILE *f, const char *path, const char *elf, bool che
     np_calltrack_finish(L->trk, &L->cpu);
     stats->calls = *np_calltrack_stats(L->trk);
 told:
-    status = np_calls_out_end(&L->out, status, summary);
+    status = np_calls_out_end(&L->out, status);
     if (status == NP_TRACE_OK && !L->st.blocks)
         status = fail(summary, NP_TRACE_ENOTTRACE,
                       "%s: no block QEMU ran (log it with -d exec,nochain; -d cpu adds the registers)", path);

@@ -374,7 +374,7 @@ static int stopped(struct reader *r, int rc, uint64_t off)
  * the calls open there (the model's rule for a LOST record). */
 static int loss_point(struct reader *r, uint32_t tid, uint64_t time, uint64_t off)
 {
-    const struct np_event ev = { time, 0, NP_EVENT_LOST };
+    const struct np_event ev = { time, 0, NP_EVENT_LOST, 0 };
     if (r->sink && r->sink->events) {
         size_t done = 0;
         int rc = r->sink->events(r->sink->ctx, tid, &ev, 1, &done);

@@ -417,7 +417,8 @@ struct np_trace_write_sink {
     struct np_trace_writer *w;
     uint64_t start_tick;     /* a time is a tick less this */
     bool has_end;
-    uint64_t end_tick, events_lost;
+    bool end_at_last;        /* the source knew no end: END at the last event's tick */
+    uint64_t end_tick, events_lost, last_tick;
     char err[NP_TRACE_MSG_MAX];
 };
 
@@ -471,10 +472,13 @@ static int ws_begin(void *ctx, const struct np_trace_process *p)
     wp.start_ns = ns ? p->start_ns : 0;
     wp.argc = p->argc;
     wp.argv = p->argv;
-    /* UNITS only when the clock's name does not say the unit */
-    wp.time_unit = clock_says ? NULL : np_time_unit_name(p->time_unit);
+    /* UNITS only when the clock's name does not say the unit, or for the
+     * second counter's */
+    wp.time_unit = clock_says && !p->counted ? NULL : np_time_unit_name(p->time_unit);
+    wp.count_unit = p->counted ? np_time_unit_name(p->count_unit) : NULL;
     s->has_end = p->has_end;
     s->end_tick = p->end_ns + s->start_tick;
+    s->end_at_last = !ns && !p->end_ns;
     s->events_lost = p->events_lost;
     s->w = np_trace_writer_open(s->path, &wp, s->err, sizeof s->err);
     return s->w ? 0 : NP_TRACE_EIO;
@@ -489,7 +493,7 @@ static int ws_module(void *ctx, const struct np_trace_module *m)
 static int ws_thread(void *ctx, uint32_t tid, const char *name)
 {
     struct np_trace_write_sink *s = ctx;
-    return SINK_DO(s, np_trace_writer_thread(s->w, tid, name));
+    return SINK_DO(s, np_trace_writer_thread(s->w, tid, name ? name : ""));
 }
 
 static int ws_name(void *ctx, uint64_t address, const char *name)
@@ -533,10 +537,12 @@ static int ws_events(void *ctx, uint32_t tid, const struct np_event *ev, size_t 
     struct np_trace_write_sink *s = ctx;
     struct np_trace_writer *w = s->w;
     uint64_t base = s->start_tick;
+    if (n && ev[n - 1].time_ns + base > s->last_tick)
+        s->last_tick = ev[n - 1].time_ns + base;
     if (!w->counted)
         return events_run(w, tid, ev, n, base, done) ? sink_failed(s) : 0;
     for (size_t i = 0; i < n; i++) {
-        if (event(w, tid, ev[i].kind, ev[i].time_ns + base, 0, ev[i].arg)) {
+        if (event(w, tid, ev[i].kind, ev[i].time_ns + base, ev[i].count, ev[i].arg)) {
             *done = i;
             return sink_failed(s);
         }
@@ -576,7 +582,8 @@ int np_trace_write_sink_close(struct np_trace_write_sink *s, char *err, size_t e
     }
     if (s->w) {
         char e[NP_TRACE_MSG_MAX];
-        int wrc = s->has_end ? np_trace_writer_close(s->w, s->end_tick, s->events_lost, e, sizeof e)
+        uint64_t end = s->end_at_last && s->last_tick > s->end_tick ? s->last_tick : s->end_tick;
+        int wrc = s->has_end ? np_trace_writer_close(s->w, end, s->events_lost, e, sizeof e)
                              : np_trace_writer_close_unended(s->w, e, sizeof e);
         if (wrc && !rc) {
             snprintf(err, errsize, "%s", e);
