@@ -149,13 +149,30 @@ for c in m3 m4; do
     ends "cm_cycles_$c: exit 0" 0 "exited with 0"
     # each span: the first read (ldr, 2) and the sequence, by the TRM's
     # tables (P, the pipeline refill, taken as 2: docs/emulator.md)
-    got=$(for s in empty nop4 add8 ldr mul b; do printf '%s=%s ' $s "$(printed $s)"; done)
-    [ "$got" = "empty=2 nop4=6 add8=10 ldr=4 mul=3 b=5 " ] && ok "$c: DWT spans by the TRM" || bad "$c: DWT spans $got"
+    got=$(for s in empty nop4 add8 ldr lit mul b; do printf '%s=%s ' $s "$(printed $s)"; done)
+    [ "$got" = "empty=2 nop4=6 add8=10 ldr=4 lit=4 mul=3 b=5 " ] && ok "$c: DWT spans by the TRM" ||
+        bad "$c: DWT spans $got"
     # the call's span less the read and the bl: the trace's cycles of it
     span=$(printed call)
     own=$("$np" report --format=csv "$tmp/cycles_$c" 2>/dev/null | awk -F, '$1 == "fib12" { print $3 }')
     [ -n "$span" ] && [ "$((span - 5))" = "${own%.*}" ] && ok "$c: DWT span of fib12 = its cycles in the trace + 5" ||
         bad "$c: DWT span of fib12 $span, the trace's ${own:-none}"
+    # flash wait states: 3 for a jump's fetch and a data read from flash
+    # (the literal; DWT is not flash), none for straight-line code
+    run --board mps2-an385 --wait 3,0 -o "$tmp/cycles_w_$c" "$fw/cm_cycles_$c.elf"
+    got=$(for s in empty nop4 add8 ldr lit mul b; do printf '%s=%s ' $s "$(printed $s)"; done)
+    [ "$got" = "empty=2 nop4=6 add8=10 ldr=4 lit=7 mul=3 b=8 " ] && ok "$c: DWT spans with --wait 3,0" ||
+        bad "$c: DWT spans with --wait 3,0: $got"
+    span=$(printed call)
+    own=$("$np" report --format=csv "$tmp/cycles_w_$c" 2>/dev/null | awk -F, '$1 == "fib12" { print $3 }')
+    [ -n "$span" ] && [ "$((span - 8))" = "${own%.*}" ] && ok "$c: --wait 3,0: span of fib12 = its cycles + 5 + 3" ||
+        bad "$c: --wait 3,0: DWT span of fib12 $span, the trace's ${own:-none}"
+    # and 2 for each word of straight-line code: the first read and 4 nops
+    # (10 bytes) enter 2 or 3 words as they are aligned, with 8 adds 4 or 5
+    run --board mps2-an385 --wait 0,2 -o "$tmp/cycles_s_$c" "$fw/cm_cycles_$c.elf"
+    nop4=$(printed nop4) add8=$(printed add8)
+    { [ "$nop4" = 10 ] || [ "$nop4" = 12 ]; } && { [ "$add8" = 18 ] || [ "$add8" = 20 ]; } &&
+        ok "$c: --wait 0,2: straight-line fetches" || bad "$c: --wait 0,2: nop4=$nop4 add8=$add8"
 done
 
 # ---- tail-chaining and late arrival ----

@@ -127,11 +127,15 @@ struct np_mem_region {
     uint8_t *data;    /* SIZE bytes, owned by the caller */
 };
 
-/* Cycle model parameters (docs/emulator.md). */
+/* Cycle model parameters (docs/emulator.md). On a Cortex-M they are its
+ * flash's, the Code region below NP_M_FLASH_END: N for each non-sequential
+ * access (a jump's or an exception's instruction fetch, a data read, the
+ * vector read), S for each 32-bit word of straight-line code fetched. */
 struct np_cpu_timing {
     unsigned n_wait;  /* wait states added to every non-sequential access (0: zero-wait memory) */
     unsigned s_wait;  /* wait states added to every sequential access */
 };
+#define NP_M_FLASH_END 0x20000000u
 
 /* The Cortex-M CPUs' registers beyond r[] and cpsr (cpu_m.h). */
 struct np_cpu_m_state {
@@ -147,6 +151,8 @@ struct np_cpu_m_state {
     /* the FPU: s0-s31 (d0-d15 as pairs), FPSCR */
     uint32_t s[32];
     uint32_t fpscr;
+    bool waits;                 /* flash wait states (np_cpu.timing): every instruction stepped */
+    bool fetch_jumped;          /* the next fetch is a jump's: non-sequential */
     /* np_m_step's report */
     uint8_t fault;              /* enum np_m_fault, with NP_M_FAULT */
     uint32_t exc_return;        /* with NP_M_EXC_RETURN */

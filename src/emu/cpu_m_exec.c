@@ -1220,6 +1220,23 @@ static inline uint32_t it_advance(uint32_t it)
     return (it & 7) == 0 ? 0 : (it & 0xe0) | ((it << 1) & 0x1f);
 }
 
+/* Flash wait states (np_cpu_timing): S for each word of this
+ * instruction fetched after the word before it (straight-line code), the
+ * first word after a jump having cost N with the jump; N for a jump into
+ * flash. */
+static void flash_fetches(struct np_cpu *cpu, const struct step *s)
+{
+    uint32_t pc = s->pc, len = s->next - s->pc;
+    if (pc < NP_M_FLASH_END) {
+        uint32_t first_new = cpu->m.fetch_jumped ? (pc >> 2) + 1 : ((pc - 1) >> 2) + 1, last = (pc + len - 1) >> 2;
+        if (last >= first_new)
+            cpu->cycles += (uint64_t)cpu->timing.s_wait * (last - first_new + 1);
+    }
+    cpu->m.fetch_jumped = s->jump;
+    if (s->jump && s->target < NP_M_FLASH_END)
+        cpu->cycles += cpu->timing.n_wait;
+}
+
 enum np_m_result np_m_step(struct np_cpu *cpu)
 {
     uint32_t pc = cpu->r[15], hw1, hw2 = 0;
@@ -1261,6 +1278,8 @@ enum np_m_result np_m_step(struct np_cpu *cpu)
     cpu->m.itstate = res == X_IT ? s.new_it : it_advance(it);
     cpu->insns++;
     cpu->cycles += s.cyc;
+    if (NP_UNLIKELY(cpu->m.waits))
+        flash_fetches(cpu, &s);
     if (res == X_EXC_RETURN)
         return NP_M_EXC_RETURN;
     if (!s.jump) {

@@ -99,6 +99,7 @@ int np_m_init(struct np_cpu *cpu)
      * MPS2 images have: __NVIC_PRIO_BITS 3) */
     s->prio_mask = v7(cpu) ? 0xe0 : 0xc0;
     s->ccr = v7(cpu) ? 0x200 : 0x208; /* STKALIGN; ARMv6-M: UNALIGN_TRP too */
+    cpu->m.waits = cpu->timing.n_wait || cpu->timing.s_wait;
     if (cpu->m.features & NP_MFEAT_FPU)
         s->fpccr = FPCCR_ASPEN | FPCCR_LSPEN;
     s->st_next = UINT64_MAX;
@@ -279,6 +280,8 @@ int np_m_read(struct np_cpu *cpu, uint32_t addr, unsigned len, bool aligned, uin
     if (NP_LIKELY(r != NULL)) {
         const uint8_t *p = r->data + (addr - r->base);
         *val = len == 4 ? np_ld32(p) : len == 2 ? np_ld16(p) : *p;
+        if (NP_UNLIKELY(cpu->m.waits) && addr < NP_M_FLASH_END)
+            cpu->cycles += cpu->timing.n_wait; /* a data read from flash */
         return 0;
     }
     if (in_ppb(addr)) {
@@ -714,6 +717,17 @@ static bool systick_due_by(struct np_cpu *cpu, uint64_t at)
     return true;
 }
 
+/* The PC set by an exception's entry or return: a non-sequential fetch,
+ * from flash its wait states. */
+static void flash_jump(struct np_cpu *cpu)
+{
+    if (NP_UNLIKELY(cpu->m.waits)) {
+        cpu->m.fetch_jumped = true;
+        if (cpu->r[15] < NP_M_FLASH_END)
+            cpu->cycles += cpu->timing.n_wait;
+    }
+}
+
 /* s0-s15 and FPSCR written at ADDR: 0 or the fault. */
 static int fp_stack(struct np_cpu *cpu, uint32_t addr)
 {
@@ -797,6 +811,7 @@ static int enter(struct np_cpu *cpu, unsigned n, uint32_t ret)
     np_m_set_control_ipsr(cpu, cpu->m.control & ~6u, n);
     cpu->r[15] = handler & ~1u;
     cpu->cycles += s->chain ? TAIL_CHAIN_CYCLES : entry_cycles(cpu);
+    flash_jump(cpu);
     s->chain = s->chain_fp = false;
     s->sleeping = false;
     if (cpu->hooks.branch) {
@@ -852,6 +867,7 @@ static int exc_return(struct np_cpu *cpu, uint32_t v, uint32_t from)
     cpu->r[13] = np_m_on_psp(cpu) ? cpu->m.psp : cpu->m.msp;
     cpu->m.excl_open = false;
     cpu->r[15] = w[6] & ~1u;
+    flash_jump(cpu);
     /* an exception to take now (one pending, or SysTick coming due while
      * the frame would be unstacked): the return is the chain to it */
     bool tick = (s->st_csr & 2) && group(s, priority(s, NP_EXC_SYSTICK)) < exec_priority(cpu);
@@ -1048,7 +1064,9 @@ enum np_cpu_stop np_m_run(struct np_cpu *cpu, uint64_t max_insns)
         /* the decoded code runs until an event; with ITSTATE already set
            (an exception returned into an IT block), a step at a time */
         uint32_t at = cpu->r[15];
-        enum np_m_result r = cpu->m.itstate ? np_m_step(cpu) : np_m_run_fast(cpu, end, s->st_next, &at);
+        /* (flash wait states: every instruction stepped, its fetches counted) */
+        enum np_m_result r = cpu->m.itstate || cpu->m.waits ? np_m_step(cpu)
+                                                            : np_m_run_fast(cpu, end, s->st_next, &at);
         switch (r) {
         case NP_M_OK:
             break;

@@ -335,11 +335,10 @@ enum np_emu_refusal np_emu_load(struct np_emu **out, const char *elf, const stru
         return refuse(e, NP_EMU_NOT_RUNNABLE);
     }
     e->image_regions = e->img.nmem;
-    if (np_cpu_is_m(model) && (cfg->irq_every || cfg->timing.n_wait || cfg->timing.s_wait || (board && cfg->ram_size))) {
+    if (np_cpu_is_m(model) && (cfg->irq_every || (board && cfg->ram_size))) {
         fail(err, errsize, "%s: %s", elf,
              cfg->irq_every ? "--irq-every is the ARM CPUs' virtual timer: a Cortex-M firmware has SysTick"
-             : board && cfg->ram_size ? "--ram is for --board generic: a board has its own memory"
-                                      : "--wait is the ARM CPUs' memory model: the Cortex-M cycle model has none");
+                            : "--ram is for --board generic: a board has its own memory");
         return refuse(e, NP_EMU_BAD_OPTION);
     }
     /* --map: more memory, zeroed */

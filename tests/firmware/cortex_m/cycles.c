@@ -3,7 +3,8 @@
  * tables give, each between two reads of DWT_CYCCNT, and a call of
  * fib(12), whose span the test checks against the cycles the emulator's
  * trace gives that call. Each span printed counts the first read's own
- * cycles (a load: 2) and the sequence; in QEMU the counter reads 0. */
+ * cycles (a load: 2) and the sequence; in QEMU the counter reads 0. Run
+ * with flash wait states (--wait), the spans show them. */
 #include "cm.h"
 
 #define DEMCR (*(volatile uint32_t *)0xe000edfc)
@@ -33,6 +34,7 @@ int main(void)
     SPAN("add8=", "adds r3, #1\nadds r3, #1\nadds r3, #1\nadds r3, #1\n"
                   "adds r3, #1\nadds r3, #1\nadds r3, #1\nadds r3, #1", : "r3", "cc");
     SPAN("ldr=", "ldr r3, [%2]", : "r3");
+    SPAN("lit=", "ldr r3, =0x12345678", : "r3"); /* a literal: a data read from flash */
     SPAN("mul=", "muls r3, r3", : "r3", "cc");
     SPAN("b=", "b 1f\n1:");
     /* the call: its span less the first read (2) and the bl (1 + P = 3)
