@@ -22,9 +22,22 @@ int np_calls_out_sink_rc(struct np_calls_out *e, int rc)
     return rc;
 }
 
+/* The batch told. */
+static int flush(struct np_calls_out *e)
+{
+    uint32_t n = e->nbatch;
+    e->nbatch = 0;
+    if (!n || !e->sink || e->sink_rc)
+        return e->sink_rc ? -1 : 0;
+    size_t done;
+    return np_calls_out_sink_rc(e, np_sink_events(e->sink, e->batch_tid, e->batch, n, &done));
+}
+
 static int on_thread(void *ctx, uint32_t tid, const char *name)
 {
     struct np_calls_out *e = ctx;
+    if (flush(e))
+        return -1;
     if (tid > e->nthreads) {
         uint64_t *a = realloc(e->insns_out, tid * sizeof *a);
         if (!a)
@@ -39,7 +52,8 @@ static int on_thread(void *ctx, uint32_t tid, const char *name)
     if (name && np_demangle(name, &full, &short_name) > 0)
         name = short_name;
     const struct np_event_sink *s = e->sink;
-    int rc = s && s->thread ? np_calls_out_sink_rc(e, s->thread(s->ctx, tid, name)) : 0;
+    /* (unnamed: "", as a trace read back gives it) */
+    int rc = s && s->thread ? np_calls_out_sink_rc(e, s->thread(s->ctx, tid, name ? name : "")) : 0;
     free(full);
     free(short_name);
     return rc;
@@ -51,9 +65,13 @@ static int tell(struct np_calls_out *e, uint32_t tid, uint64_t cycles, uint64_t 
 {
     if (!e->sink)
         return 0;
-    const struct np_event ev = { cycles, arg, kind, own(e, tid, insns) };
-    size_t done;
-    return np_calls_out_sink_rc(e, np_sink_events(e->sink, tid, &ev, 1, &done));
+    if ((e->nbatch && tid != e->batch_tid) || e->nbatch == NP_CALLS_OUT_BATCH) {
+        if (flush(e))
+            return -1;
+    }
+    e->batch_tid = tid;
+    e->batch[e->nbatch++] = (struct np_event){ cycles, arg, kind, own(e, tid, insns) };
+    return 0;
 }
 
 static int on_enter(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint32_t address)
@@ -108,6 +126,7 @@ struct np_calltrack_out np_calls_out_hooks(struct np_calls_out *c)
 
 int np_calls_out_end(struct np_calls_out *c, int status)
 {
+    flush(c);
     if (c->sink && c->sink->end && !c->sink_rc)
         np_calls_out_sink_rc(c, c->sink->end(c->sink->ctx));
     if (c->sink_rc && status == NP_TRACE_OK)

@@ -16,6 +16,9 @@
 #include "source.h"
 #include "emu/calltrack.h"
 
+/* Events told to the sink at once. */
+#define NP_CALLS_OUT_BATCH 256
+
 struct np_calls_out {
     /* set by the source */
     const struct np_event_sink *sink;  /* may be NULL */
@@ -24,6 +27,10 @@ struct np_calls_out {
     int sink_rc;                       /* a sink callback's first non-zero return */
     uint64_t *insns_out;               /* per thread (tid - 1): others' instructions while it was out */
     uint32_t nthreads;
+    /* events not yet told, all of thread batch_tid: told as one batch (a
+     * call costs the sink's dispatch once per batch, not per event) */
+    struct np_event batch[NP_CALLS_OUT_BATCH];
+    uint32_t nbatch, batch_tid;
 };
 
 struct np_addrspace;
