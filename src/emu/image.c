@@ -298,6 +298,9 @@ static int load(Elf *elf, const struct np_image_options *o, struct np_image *img
     }
     if (nm > NP_CPU_MAX_REGIONS)
         return fail(err, errsize, "%u separate memory regions: at most %d", nm, NP_CPU_MAX_REGIONS);
+    for (unsigned i = 0; i < nm; i++)
+        if (hi[i] - lo[i] > UINT32_MAX) /* 4 GiB from 0: no region's 32-bit size says it */
+            return fail(err, errsize, "a broken ELF: its segments and RAM fill the whole 4 GiB address space");
     for (unsigned i = 0; i < nm; i++) {
         uint8_t *data = calloc(1, hi[i] - lo[i]);
         if (!data) {
