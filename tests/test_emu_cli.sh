@@ -193,6 +193,11 @@ bad_read read read_away 0x40000000
 bad_write write write_away 0x40000000
 bad_semihost semihosting write_bad 0x40000000
 EOF
+# a new stack at every turn: the tracker's limit of threads stops the run, said
+"$np" emu -o "$tmp/thr" "$fw/bad_threads.elf" >/dev/null 2>"$tmp/thr.err"
+[ $? -eq 1 ] && grep -q "error: a stack switch to a new thread at 0x[0-9a-f]* in thread_fn, with 4096 threads already" \
+    "$tmp/thr.err" && "$np" report "$tmp/thr" 2>/dev/null | grep -q "^# .*: 1 process, 4096 threads," ||
+    fail "bad_threads: $(cat "$tmp/thr.err")"
 "$np" emu -o "$tmp/loop" --max-insns=100000 "$fw/bad_loop.elf" >/dev/null 2>"$tmp/loop.err"
 [ $? -eq 1 ] && grep -q "after 100000 instructions" "$tmp/loop.err" || fail "bad_loop: $(cat "$tmp/loop.err")"
 # a device outside the image: an error that says how to map it; mapped,

@@ -820,7 +820,11 @@ static void say_ending(struct qlog *L, char *buf, size_t size)
     const struct np_qemu_log_stats *st = &L->st;
     char at[256], from[256], what[32];
     buf[0] = 0;
-    if (st->limited) {
+    if (st->threads_full) {
+        snprintf(buf, size, "a stack switch to a new thread after %" PRIu64 " instructions, with %u threads "
+                 "already: a firmware that moves its stack and jumps to a function's start at every turn?",
+                 L->cpu.insns, NP_CALLTRACK_MAX_THREADS);
+    } else if (st->limited) {
         where(L, st->end_pc, at, sizeof at);
         snprintf(buf, size, "still running after %" PRIu64 " instructions (the limit: --max-insns), at %s", st->insns,
                  at);
@@ -918,6 +922,7 @@ int np_qemu_log_read_stream(FILE *f, const char *path, const char *elf, bool che
         say_ending(L, summary->message, sizeof summary->message);
         status = NP_TRACE_ETRUNC;
     }
+    L->st.threads_full = np_calltrack_stats(L->trk)->thread_limit;
     np_calltrack_finish(L->trk, &L->cpu);
     stats->calls = *np_calltrack_stats(L->trk);
 told:

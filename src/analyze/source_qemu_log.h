@@ -36,6 +36,7 @@ struct np_qemu_log_stats {
      * interrupted END_RESUME, 0xfffffffe when not known), or the
      * instruction limit reached (limited, at END_PC) */
     bool halted, limited;
+    bool threads_full;           /* stopped at a new thread beyond NP_CALLTRACK_MAX_THREADS */
     bool cut;                    /* the log ends elsewhere than at a semihosting call (or
                                     in a line): QEMU was stopped, or the file cut */
     uint32_t end_pc, end_resume, end_block;

@@ -230,7 +230,7 @@ static int run_qemu(struct emu_cmd *e, const char *elf, char **args, int nargs, 
         return 1;
     }
     char ended[64];
-    if (st.halted || st.limited || code < 0)
+    if (st.halted || st.limited || st.threads_full || code < 0)
         snprintf(ended, sizeof ended, "stopped");
     else
         snprintf(ended, sizeof ended, "exited with %d", code);
@@ -246,7 +246,7 @@ static int run_qemu(struct emu_cmd *e, const char *elf, char **args, int nargs, 
         fprintf(stderr, "nanoprof emu: warning: %s\n", err);
     if (e->want_report && report(dir, true) != 0)
         return 1;
-    return code < 0 || st.halted || st.limited ? 1 : code & 0xff;
+    return code < 0 || st.halted || st.limited || st.threads_full ? 1 : code & 0xff;
 }
 
 int np_cmd_emu(int argc, char **argv)

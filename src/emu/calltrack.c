@@ -26,7 +26,22 @@ struct thread {
     uint32_t sp_hi;    /* the highest stack pointer seen outside exceptions */
     bool sp_known;
     uint64_t out_cycles, out_insns; /* when it was switched out */
+    uint32_t *rets;    /* its open calls' return addresses counted by ret_slot,
+                          from NP_CALLTRACK_RETS_FROM open calls on; else NULL */
 };
+
+/* A return that matches no open call is a jump, and the thread's whole
+ * stack is searched to know it: a deep stack (recursion, or calls whose
+ * returns went unseen) would make every such jump cost its depth. From
+ * NP_CALLTRACK_RETS_FROM open calls on, a thread counts its calls' return
+ * addresses by hash: an address none has is known at once. */
+#define NP_CALLTRACK_RET_SLOTS 1024u
+#define NP_CALLTRACK_RETS_FROM 64u
+
+static inline uint32_t ret_slot(uint32_t ret)
+{
+    return (ret >> 1) * 2654435761u >> 22; /* Fibonacci hashing: 10 bits */
+}
 
 #define NP_CALLTRACK_FUNC_CACHE 4096
 
@@ -157,6 +172,12 @@ static void push(struct np_calltrack *t, struct thread *th, const struct np_cpu 
     struct frame *f = &th->frames[th->n++];
     f->fn = fn & ~1u;
     f->ret = ret & ~1u;
+    if (th->rets) {
+        th->rets[ret_slot(f->ret)]++;
+    } else if (th->n >= NP_CALLTRACK_RETS_FROM && (th->rets = calloc(NP_CALLTRACK_RET_SLOTS, sizeof *th->rets))) {
+        for (uint32_t i = 0; i < th->n; i++)
+            th->rets[ret_slot(th->frames[i].ret)]++;
+    }
     f->sp = cpu->r[13];
     f->exc = exc;
     f->told = 0;
@@ -181,9 +202,12 @@ static void pop_to(struct np_calltrack *t, struct thread *th, uint32_t k, bool i
 {
     settle(t, th);
     uint32_t skipped = th->n - 1 - k;
-    for (uint32_t i = k; i < th->n; i++)
+    for (uint32_t i = k; i < th->n; i++) {
         if (th->frames[i].exc)
             th->nexc--;
+        if (th->rets)
+            th->rets[ret_slot(th->frames[i].ret)]--;
+    }
     th->n = k;
     t->stats.returns++;
     t->stats.resynced += skipped;
@@ -214,6 +238,8 @@ static bool near(uint32_t sp, uint32_t call_sp)
  * index, or -1. EXACT: the stack pointer must be back where it was. */
 static int64_t match(const struct thread *th, uint32_t to, uint32_t sp, bool exact)
 {
+    if (th->rets && !th->rets[ret_slot(to)])
+        return -1;
     for (uint32_t i = th->n; i-- > 0;) {
         const struct frame *f = &th->frames[i];
         if (f->ret != to)
@@ -264,6 +290,11 @@ static bool left_stack(const struct thread *th, uint32_t sp)
 static void new_thread(struct np_calltrack *t, struct np_cpu *cpu, uint32_t to)
 {
     struct thread *from = running(t);
+    if (t->nthreads >= NP_CALLTRACK_MAX_THREADS) {
+        t->stats.thread_limit = true;
+        np_cpu_halt(cpu);
+        return;
+    }
     settle(t, from);
     from->out_cycles = cpu->cycles;
     from->out_insns = cpu->insns;
@@ -368,7 +399,7 @@ static bool returns_to(const struct frame *f, const struct np_branch *b, const s
 static void exception_return(struct np_calltrack *t, struct np_cpu *cpu, const struct np_branch *b)
 {
     struct thread *th = running(t);
-    uint32_t i = th->n;
+    uint32_t i = th->nexc ? th->n : 0; /* (none open: no search of a deep stack) */
     while (i > 0 && !th->frames[i - 1].exc)
         i--;
     bool innermost = from_innermost(t, th, b->from);
@@ -429,6 +460,8 @@ void np_calltrack_branch(void *tracker, struct np_cpu *cpu, const struct np_bran
                 tell_enter(t, th, f);
             th->n--;
             th->nexc -= f->exc;
+            if (th->rets)
+                th->rets[ret_slot(f->ret)]--;
             t->stats.returns++;
             if (t->out.exit)
                 put(t, t->out.exit(t->out.ctx, th->tid, cpu->cycles, cpu->insns));
@@ -454,6 +487,8 @@ void np_calltrack_branch(void *tracker, struct np_cpu *cpu, const struct np_bran
         if (f->maybe_jump) {
             /* it was a long jump after all */
             th->n--;
+            if (th->rets)
+                th->rets[ret_slot(f->ret)]--;
             t->stats.calls--;
             t->stats.long_jumps++;
             t->stats.jumps++;
@@ -566,8 +601,10 @@ void np_calltrack_free(struct np_calltrack *t)
 {
     if (!t)
         return;
-    for (uint32_t i = 0; i < t->nthreads; i++)
+    for (uint32_t i = 0; i < t->nthreads; i++) {
         free(t->threads[i].frames);
+        free(t->threads[i].rets);
+    }
     free(t->threads);
     free(t);
 }

@@ -54,6 +54,11 @@
 /* Open calls kept per thread: deeper ones are counted, not kept (the
  * model keeps as many, NP_MODEL_MAX_STACK). */
 #define NP_CALLTRACK_MAX_DEPTH (1u << 20)
+/* Threads a run may have: an RTOS has tens; thousands are a firmware that
+ * moves its stack pointer and jumps to a function's start again and again,
+ * each taken for a new thread (and the time to match returns growing with
+ * them). The run stops there, said (stats.thread_limit). */
+#define NP_CALLTRACK_MAX_THREADS 4096u
 /* How far the stack pointer may stray from a call's before a return is
  * taken as another thread's: a return restores it exactly; a stack of
  * another thread lies further away than this. */
@@ -102,6 +107,8 @@ struct np_calltrack_stats {
     uint64_t switches;        /* thread switches */
     uint64_t too_deep;        /* calls deeper than NP_CALLTRACK_MAX_DEPTH, not told */
     uint32_t threads;
+    bool thread_limit;        /* a new stack found with NP_CALLTRACK_MAX_THREADS threads
+                                 already: the CPU was halted there */
 };
 
 struct np_calltrack;

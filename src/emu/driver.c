@@ -444,6 +444,14 @@ void np_emu_go(struct np_emu *e, struct np_calltrack *trk, const struct np_emu_n
         r->asleep = !e->halted;
         r->halt_pc = e->cpu.r[15];
         where(e, r->halt_pc, r->where, sizeof r->where);
+    } else if (stop == NP_STOP_HALT && trk && np_calltrack_stats(trk)->thread_limit) {
+        char at[160];
+        where(e, e->cpu.r[15], at, sizeof at);
+        r->failed = true;
+        snprintf(r->error, sizeof r->error,
+                 "a stack switch to a new thread %s, with %u threads already: a firmware that moves its stack "
+                 "and jumps to a function's start at every turn? (--thread-switch names a context switch)",
+                 at, NP_CALLTRACK_MAX_THREADS);
     } else {
         run_error(e, r, stop);
     }
