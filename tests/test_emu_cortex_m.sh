@@ -144,29 +144,26 @@ ends "cm_fib_an505: on the Cortex-M33" 0 "exited with 0 after [0-9]* instruction
     bad "cm_fib_an505: exit $rc, QEMU's $qrc"
 
 # ---- DWT: the firmware's own cycle counts ----
-for c in m3 m4; do
-    run --board mps2-an385 -o "$tmp/cycles_$c" "$fw/cm_cycles_$c.elf"
-    ends "cm_cycles_$c: exit 0" 0 "exited with 0"
-    # each span: the first read (ldr, 2) and the sequence, by the TRM's
-    # tables (P, the pipeline refill, taken as 2: docs/emulator.md)
+# dwt C WAIT WANT MORE: cm_cycles_C run with --wait WAIT prints the spans
+# WANT, and its call of fib12 spans the trace's cycles of it plus MORE
+dwt() {
+    run --board mps2-an385 --wait "$2" -o "$tmp/cycles_$1_$2" "$fw/cm_cycles_$1.elf"
+    ends "cm_cycles_$1 --wait $2: exit 0" 0 "exited with 0"
     got=$(for s in empty nop4 add8 ldr lit mul b; do printf '%s=%s ' $s "$(printed $s)"; done)
-    [ "$got" = "empty=2 nop4=6 add8=10 ldr=4 lit=4 mul=3 b=5 " ] && ok "$c: DWT spans by the TRM" ||
-        bad "$c: DWT spans $got"
-    # the call's span less the read and the bl: the trace's cycles of it
+    [ "$got" = "$3" ] && ok "$1: DWT spans with --wait $2" || bad "$1: DWT spans with --wait $2: $got, want $3"
     span=$(printed call)
-    own=$("$np" report --format=csv "$tmp/cycles_$c" 2>/dev/null | awk -F, '$1 == "fib12" { print $3 }')
-    [ -n "$span" ] && [ "$((span - 5))" = "${own%.*}" ] && ok "$c: DWT span of fib12 = its cycles in the trace + 5" ||
-        bad "$c: DWT span of fib12 $span, the trace's ${own:-none}"
+    own=$("$np" report --format=csv "$tmp/cycles_$1_$2" 2>/dev/null | awk -F, '$1 == "fib12" { print $3 }')
+    [ -n "$span" ] && [ "$((span - $4))" = "${own%.*}" ] && ok "$1: --wait $2: span of fib12 = its cycles + $4" ||
+        bad "$1: --wait $2: DWT span of fib12 $span, the trace's ${own:-none} + $4"
+}
+for c in m3 m4; do
+    # each span: the first read (ldr, 2) and the sequence, by the TRM's
+    # tables (P, the pipeline refill, taken as 2: docs/emulator.md); the
+    # call's: the read and the bl beside the trace's cycles of it
+    dwt $c 0,0 "empty=2 nop4=6 add8=10 ldr=4 lit=4 mul=3 b=5 " 5
     # flash wait states: 3 for a jump's fetch and a data read from flash
     # (the literal; DWT is not flash), none for straight-line code
-    run --board mps2-an385 --wait 3,0 -o "$tmp/cycles_w_$c" "$fw/cm_cycles_$c.elf"
-    got=$(for s in empty nop4 add8 ldr lit mul b; do printf '%s=%s ' $s "$(printed $s)"; done)
-    [ "$got" = "empty=2 nop4=6 add8=10 ldr=4 lit=7 mul=3 b=8 " ] && ok "$c: DWT spans with --wait 3,0" ||
-        bad "$c: DWT spans with --wait 3,0: $got"
-    span=$(printed call)
-    own=$("$np" report --format=csv "$tmp/cycles_w_$c" 2>/dev/null | awk -F, '$1 == "fib12" { print $3 }')
-    [ -n "$span" ] && [ "$((span - 8))" = "${own%.*}" ] && ok "$c: --wait 3,0: span of fib12 = its cycles + 5 + 3" ||
-        bad "$c: --wait 3,0: DWT span of fib12 $span, the trace's ${own:-none}"
+    dwt $c 3,0 "empty=2 nop4=6 add8=10 ldr=4 lit=7 mul=3 b=8 " 8
     # and 2 for each word of straight-line code: the first read and 4 nops
     # (10 bytes) enter 2 or 3 words as they are aligned, with 8 adds 4 or 5
     run --board mps2-an385 --wait 0,2 -o "$tmp/cycles_s_$c" "$fw/cm_cycles_$c.elf"
