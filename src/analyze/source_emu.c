@@ -167,7 +167,7 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
         return summary->status = NP_TRACE_EOPTION;
     }
     struct np_emu *emu;
-    char err[256];
+    char err[NP_TRACE_MSG_MAX];
     enum np_emu_refusal why = np_emu_load(&emu, elf, cfg, err, sizeof err);
     if (why != NP_EMU_READY) {
         snprintf(summary->message, sizeof summary->message, "%s", err);

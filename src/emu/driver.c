@@ -225,6 +225,14 @@ static int cpu_for(const struct np_image *img, const struct np_emu_config *cfg, 
         if (cfg->model_given && !np_cpu_is_m(cfg->model))
             return fail(err, size, "built for %s (Tag_CPU_arch %d), a Cortex-M: --cpu %s runs ARM code; give a "
                         "Cortex-M (cortex-m0, -m3, -m4, -m33) or none", name, arch, np_cpu_model_name(cfg->model));
+        /* the FP attributes: FPv5 code (vrint, vsel, vmaxnm) needs the M33's
+         * FPU; double precision (a Cortex-M7's FPv5-D16) none here has */
+        if (img->fp_arch >= 7 && need < NP_CPU_CORTEX_M33 && need >= NP_CPU_CORTEX_M4)
+            need = NP_CPU_CORTEX_M33;
+        if (np_image_fp_double(img) && !cfg->model_given)
+            return fail(err, size, "built for %s with a double-precision FPU (Tag_FP_arch %d, a Cortex-M7's): the "
+                        "emulator's are single-precision; --cpu %s runs it anyway", name, img->fp_arch,
+                        need >= NP_CPU_CORTEX_M33 ? "cortex-m33" : "cortex-m4");
         int m = cfg->model_given ? (int)cfg->model : board && (int)board->model >= need ? (int)board->model : need;
         /* each Cortex-M runs the code of those before it in this order */
         if (m < need)
@@ -317,7 +325,7 @@ enum np_emu_refusal np_emu_load(struct np_emu **out, const char *elf, const stru
         return NP_EMU_NO_MEMORY;
     }
     e->cfg = cfg;
-    char why[256];
+    char why[400];
     /* on a board, its memory is the firmware's: the loader's own RAM region
      * kept to a few bytes (it merges with the last segment's page) */
     struct np_image_options io = { cfg->board ? 16 : cfg->ram_size, 0 };

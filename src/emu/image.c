@@ -133,8 +133,9 @@ static void skip_ntbs(const uint8_t **p, const uint8_t *end)
 }
 
 /* The file-wide build attributes of the ARM ABI's "aeabi" section
- * (SHT_ARM_ATTRIBUTES, .ARM.attributes): Tag_CPU_arch (6) and
- * Tag_CPU_arch_profile (7). Its layout: 'A', then sections of a u32
+ * (SHT_ARM_ATTRIBUTES, .ARM.attributes): Tag_CPU_arch (6),
+ * Tag_CPU_arch_profile (7), Tag_FP_arch (10) and Tag_ABI_HardFP_use (27).
+ * Its layout: 'A', then sections of a u32
  * length (itself included), a vendor name and sub-sections of a ULEB tag
  * (1: the whole file), a u32 length and attributes, each a ULEB tag and a
  * ULEB or string value (tags 4, 5 and 67, and odd tags above 32:
@@ -143,6 +144,8 @@ static void find_cpu_arch(Elf *elf, struct np_image *img)
 {
     img->cpu_arch = -1;
     img->cpu_profile = 0;
+    img->fp_arch = -1;
+    img->fp_use = 0;
     Elf_Scn *scn = NULL;
     while ((scn = elf_nextscn(elf, scn))) {
         GElf_Shdr sh;
@@ -189,6 +192,10 @@ static void find_cpu_arch(Elf *elf, struct np_image *img)
                             img->cpu_arch = v < 256 ? (int)v : -1;
                         else if (t == 7)
                             img->cpu_profile = v < 128 ? (char)v : 0;
+                        else if (t == 10)
+                            img->fp_arch = v < 256 ? (int)v : -1;
+                        else if (t == 27)
+                            img->fp_use = v < 256 ? (int)v : 0;
                     }
                 }
             }
@@ -208,6 +215,11 @@ const char *np_image_arch_name(int arch, char profile)
     if (arch == 10 && (profile == 'A' || profile == 'R'))
         return profile == 'A' ? "ARMv7-A" : "ARMv7-R";
     return arch >= 0 && (size_t)arch < sizeof names / sizeof names[0] ? names[arch] : "a later ARM architecture";
+}
+
+bool np_image_fp_double(const struct np_image *img)
+{
+    return img->fp_arch > 0 && img->fp_use != 1;
 }
 
 bool np_image_is_m_profile(int arch, char profile)

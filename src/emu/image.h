@@ -45,6 +45,10 @@ struct np_image {
     int cpu_arch;               /* the ELF's Tag_CPU_arch (.ARM.attributes): 2 ARMv4T,
                                    4 ARMv5TE, 10 ARMv7, 13 ARMv7E-M, ...; -1: none */
     char cpu_profile;           /* its Tag_CPU_arch_profile: 'A', 'R', 'M', 'S' or 0 */
+    int fp_arch;                /* its Tag_FP_arch: 0 none, 6 VFPv4-D16 (FPv4), 8 ARMv8 FP-D16
+                                   (FPv5), ...; -1: not said */
+    int fp_use;                 /* its Tag_ABI_HardFP_use: 1 single precision only; 0 or 3: as
+                                   fp_arch allows (double too) */
 };
 
 /* The architecture Tag_CPU_arch ARCH (with its PROFILE) names: "ARMv4T",
@@ -53,6 +57,9 @@ const char *np_image_arch_name(int arch, char profile);
 /* ARCH and PROFILE are a microcontroller's (Cortex-M: ARMv6-M, ARMv7-M,
  * ARMv7E-M, ARMv8-M, ARMv8.1-M). */
 bool np_image_is_m_profile(int arch, char profile);
+/* IMG's FP code needs double precision (its FP attributes allow it: a
+ * Cortex-M7's FPv5-D16). */
+bool np_image_fp_double(const struct np_image *img);
 
 /* Loads PATH (O: NULL for the defaults) into IMG. Returns 0, or -1 with a
  * one-line reason in ERR ("not an ELF file", "a 64-bit ELF: not 32-bit ARM
