@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include "emu/image.h"
 
 struct np_rtos {
     uint32_t current;   /* the address of the running task's TCB pointer */
@@ -27,26 +28,26 @@ int np_rtos_known(const char *name)
     return name && strcasecmp(name, "freertos") == 0;
 }
 
+struct named {
+    const char *name;
+    uint64_t addr;
+};
+
+static int data_named(void *ctx, const char *name, const GElf_Sym *s)
+{
+    struct named *w = ctx;
+    if ((GELF_ST_TYPE(s->st_info) != STT_OBJECT && GELF_ST_TYPE(s->st_info) != STT_NOTYPE) || strcmp(name, w->name))
+        return 0;
+    w->addr = s->st_value;
+    return 1;
+}
+
 /* The address of data symbol NAME in ELF's .symtab, or 0. */
 static uint64_t data_symbol(Elf *elf, const char *name)
 {
-    Elf_Scn *scn = NULL;
-    while ((scn = elf_nextscn(elf, scn))) {
-        GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
-            continue;
-        Elf_Data *d = elf_getdata(scn, NULL);
-        for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
-            GElf_Sym s;
-            const char *n;
-            if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF ||
-                (GELF_ST_TYPE(s.st_info) != STT_OBJECT && GELF_ST_TYPE(s.st_info) != STT_NOTYPE))
-                continue;
-            if ((n = elf_strptr(elf, sh.sh_link, s.st_name)) && strcmp(n, name) == 0)
-                return s.st_value;
-        }
-    }
-    return 0;
+    struct named w = { name, 0 };
+    np_image_each_symbol(elf, data_named, &w);
+    return w.addr;
 }
 
 /* The type DIE names, typedefs and qualifiers peeled. */

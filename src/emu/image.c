@@ -67,13 +67,11 @@ static bool in_memory(const struct np_image *img, uint64_t addr)
 struct syms {
     bool have_stack, have_end;
     uint32_t stack, end;
+    int stack_rank, end_rank;  /* the names' indexes found so far */
 };
 
-static void find_symbols(Elf *elf, struct syms *s)
+int np_image_each_symbol(Elf *elf, int (*each)(void *ctx, const char *name, const GElf_Sym *sym), void *ctx)
 {
-    static const char *const stack_names[] = { "__stack", "_stack", "__StackTop", "_estack", "__stack_top" };
-    static const char *const end_names[] = { "end", "_end", "__end__" };
-    int stack_rank = 99, end_rank = 99;
     Elf_Scn *scn = NULL;
     while ((scn = elf_nextscn(elf, scn))) {
         GElf_Shdr sh;
@@ -83,25 +81,44 @@ static void find_symbols(Elf *elf, struct syms *s)
         size_t n = d ? sh.sh_size / sh.sh_entsize : 0;
         for (size_t i = 0; i < n; i++) {
             GElf_Sym sym;
-            if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+            const char *name;
+            if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+                !(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
                 continue;
-            const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
-            if (!name)
-                continue;
-            for (int k = 0; k < 5; k++)
-                if (k < stack_rank && !strcmp(name, stack_names[k])) {
-                    stack_rank = k;
-                    s->stack = (uint32_t)sym.st_value;
-                    s->have_stack = true;
-                }
-            for (int k = 0; k < 3; k++)
-                if (k < end_rank && !strcmp(name, end_names[k])) {
-                    end_rank = k;
-                    s->end = (uint32_t)sym.st_value;
-                    s->have_end = true;
-                }
+            int rc = each(ctx, name, &sym);
+            if (rc)
+                return rc;
         }
     }
+    return 0;
+}
+
+/* A symbol of the stack's top or the data's end, the first of each list
+ * found kept (an earlier name wins over a later one) */
+static int stack_or_end(void *ctx, const char *name, const GElf_Sym *sym)
+{
+    static const char *const stack_names[] = { "__stack", "_stack", "__StackTop", "_estack", "__stack_top" };
+    static const char *const end_names[] = { "end", "_end", "__end__" };
+    struct syms *s = ctx;
+    for (int k = 0; k < 5; k++)
+        if (k < s->stack_rank && !strcmp(name, stack_names[k])) {
+            s->stack_rank = k;
+            s->stack = (uint32_t)sym->st_value;
+            s->have_stack = true;
+        }
+    for (int k = 0; k < 3; k++)
+        if (k < s->end_rank && !strcmp(name, end_names[k])) {
+            s->end_rank = k;
+            s->end = (uint32_t)sym->st_value;
+            s->have_end = true;
+        }
+    return 0;
+}
+
+static void find_symbols(Elf *elf, struct syms *s)
+{
+    s->stack_rank = s->end_rank = 99;
+    np_image_each_symbol(elf, stack_or_end, s);
 }
 
 static void find_build_id(Elf *elf, struct np_image *img)

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <gelf.h>
 #include "cpu.h"
 
 #define NP_IMAGE_BUILD_ID_MAX 64
@@ -60,6 +61,10 @@ bool np_image_is_m_profile(int arch, char profile);
 /* IMG's FP code needs double precision (its FP attributes allow it: a
  * Cortex-M7's FPv5-D16). */
 bool np_image_fp_double(const struct np_image *img);
+
+/* EACH(CTX, NAME, SYM) for every symbol ELF's .symtab defines (not
+ * SHN_UNDEF), until it returns non-zero; that return, or 0. */
+int np_image_each_symbol(Elf *elf, int (*each)(void *ctx, const char *name, const GElf_Sym *sym), void *ctx);
 
 /* Loads PATH (O: NULL for the defaults) into IMG. Returns 0, or -1 with a
  * one-line reason in ERR ("not an ELF file", "a 64-bit ELF: not 32-bit ARM
