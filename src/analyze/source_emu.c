@@ -204,8 +204,8 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
     }
 
     /* the process, as a trace of it would begin */
-    static const char *self[1];
-    const char *const *argv = cfg->argv && cfg->argc > 0 ? cfg->argv : (self[0] = elf, self);
+    const char *self[1] = { elf };
+    const char *const *argv = cfg->argv && cfg->argc > 0 ? cfg->argv : self;
     struct np_trace_process proc = { 0 };
     proc.file = elf;
     proc.pid = 1;

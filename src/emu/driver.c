@@ -367,8 +367,8 @@ enum np_emu_refusal np_emu_load(struct np_emu **out, const char *elf, const stru
 
     struct np_semihost_options so;
     np_semihost_options_init(&so);
-    static const char *self[1];
-    so.argv = cfg->argv && cfg->argc > 0 ? cfg->argv : (self[0] = elf, self);
+    const char *self[1] = { elf }; /* (copied by np_semihost_init) */
+    so.argv = cfg->argv && cfg->argc > 0 ? cfg->argv : self;
     so.argc = cfg->argv && cfg->argc > 0 ? cfg->argc : 1;
     so.heap_base = e->img.heap_base;
     so.heap_limit = e->img.heap_limit;
