@@ -425,7 +425,8 @@ static enum prog_kind examine_prog(const char *prog)
                 GElf_Sym sym;
                 const char *name;
                 if (gelf_getsym(data, (int)i, &sym) && (name = elf_strptr(elf, sh.sh_link, sym.st_name)) &&
-                    (!strcmp(name, "__cyg_profile_func_enter") || !strcmp(name, "__sanitizer_cov_trace_pc")))
+                    (!strcmp(name, "__cyg_profile_func_enter") || !strcmp(name, "__sanitizer_cov_trace_pc") ||
+                     !strcmp(name, "mcount") || !strcmp(name, "__fentry__")))
                     kind = PROG_HOOKED;
             }
         }
@@ -456,7 +457,7 @@ static void explain_nothing(const char *prog, int status, int signaled, int samp
         why = "no sample was taken (it ran for less than one sampling period of CPU time?)";
     } else if (kind == PROG_PLAIN && !sampled) {
         snprintf(buf, sizeof buf,
-                 "it is not built with -finstrument-functions or -fsanitize-coverage=trace-pc: rebuild it, "
+                 "it is not built with -finstrument-functions, -pg or -fsanitize-coverage=trace-pc: rebuild it, "
                  "or sample it (nanoprof record --sample -- %s)", prog);
         why = buf;
     } else if (t->files && filters[0]) {

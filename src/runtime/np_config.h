@@ -78,6 +78,17 @@
 #ifndef NP_JMP_MARKS
 #define NP_JMP_MARKS 8
 #endif
+/* -pg's return stack (port/posix/mcount.c): entries mapped for a thread
+ * at its first call (24 bytes each, pages touched as the depth reaches
+ * them), doubled when full; and the modules whose choice between -pg's
+ * hooks and -finstrument-functions' is remembered (one more is looked up
+ * at each call). */
+#ifndef NP_MCOUNT_RSTACK
+#define NP_MCOUNT_RSTACK 16384
+#endif
+#ifndef NP_MCOUNT_MODULES
+#define NP_MCOUNT_MODULES 256
+#endif
 /* Frames of the stack an exception is thrown from that are kept (the
  * innermost ones): a catch further out than that leaves the calls between
  * open (catch.c). */

@@ -28,6 +28,7 @@
  * calls a catch more than NP_THROW_FRAMES frames out abandons. */
 #define _GNU_SOURCE
 #include "catch.h"
+#include "mcount.h"
 #include "../../runtime/cost_hot.h"
 #include "../../runtime/hooks.h"
 #include "../../runtime/np_config.h"
@@ -115,6 +116,8 @@ static _Unwind_Reason_Code note_frame(struct _Unwind_Context *ctx, void *arg)
 /* Notes the stack an exception is thrown from, for the catch. */
 static __attribute__((noinline)) void note_throw(void)
 {
+    np_mcount_unwinding(); /* -pg's frames: their return addresses back */
+    (void)next_fn(RTLD_DEFAULT, (void **)&get_cfa, "_Unwind_GetCFA"); /* for the landing pads */
     struct np_thread *t = np_cur;
     if (t == NP_UNATTACHED || !(t->flags & (NP_F_CT_INIT | NP_F_COST_INIT | NP_F_REC_ON)))
         return;
@@ -214,13 +217,18 @@ NP_HOOK _Unwind_Reason_Code __gxx_personality_v0(int version, _Unwind_Action act
     personality_fn p = (personality_fn)next_fn(RTLD_NEXT, (void **)&real_personality, "__gxx_personality_v0");
     _Unwind_Reason_Code r = p(version, actions, cls, e, ctx);
     get_fn cfa = __atomic_load_n(&get_cfa, __ATOMIC_ACQUIRE); /* found at the throw */
-    if (r == _URC_INSTALL_CONTEXT && (actions & _UA_CLEANUP_PHASE) && cfa)
-        note_catch((uint64_t)cfa(ctx));
+    if (r == _URC_INSTALL_CONTEXT && (actions & _UA_CLEANUP_PHASE) && cfa) {
+        uint64_t sp = (uint64_t)cfa(ctx);
+        np_mcount_unwound((const void *)(uintptr_t)sp);
+        note_catch(sp);
+    }
     return r;
 }
 
 NP_HOOK void *__cxa_begin_catch(void *e)
 {
+    np_mcount_unwound(__builtin_dwarf_cfa());
+    np_mcount_caught();
     note_catch((uint64_t)(uintptr_t)__builtin_dwarf_cfa());
     return ((begin_catch_fn)next_fn(RTLD_NEXT, (void **)&real_begin_catch, "__cxa_begin_catch"))(e);
 }

@@ -25,6 +25,7 @@
 #include <dlfcn.h>
 #include "../../runtime/cost_hot.h"
 #include "../../runtime/hooks.h"
+#include "mcount.h"
 #include "record.h"
 
 #if defined(NP_INTERPOSE_SETJMP)
@@ -149,6 +150,7 @@ __attribute__((visibility("hidden"))) void np_setjmp_note(const void *env)
     /* Find the real longjmp now, not at the first longjmp, which may run in
      * a signal handler where dlsym is not safe. */
     (void)find_longjmp();
+    np_mcount_setjmp(env);
     if ((t->flags & NP_F_REC_ON) && !(t->flags & NP_F_BUSY)) {
         /* the recorder notes it in the thread's stream (record.c) */
         t->flags |= NP_F_BUSY;
@@ -186,6 +188,7 @@ static void unwind_to(struct np_thread *t, const struct np_jmp_mark *m, int from
 
 static void note_longjmp(const void *env)
 {
+    np_mcount_longjmp(env);
     struct np_thread *t = np_cur;
     if (t == NP_UNATTACHED)
         return;

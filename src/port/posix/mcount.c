@@ -1,0 +1,560 @@
+/* mcount.c - the hooks of code built with -pg (mcount) or -pg -mfentry
+ * (__fentry__) on x86-64, handed to the compiler hooks' entry points
+ * (__cyg_profile_func_enter/exit), so that every mechanism takes them.
+ *
+ * -pg calls the hook at each function's entry only, with the function's
+ * arguments still in their registers (__fentry__ before the prologue,
+ * mcount after it, with the frame pointer set). The exit is found by
+ * replacing the function's return address, in its slot on the stack, with
+ * np_mcount_return's: the original is kept on a return stack of the OS
+ * thread's, with the slot's address and the function's, and the function's
+ * return comes to the trampoline, which tells the exit and jumps to it.
+ *
+ * A return that does not come to the top of the return stack (a frame left
+ * by a jump the C library's longjmp did not tell, a coroutine's switch) is
+ * matched by its slot, and the calls above it are closed there. A longjmp
+ * the runtime saw (setjmp.c) cuts the return stack to its depth at setjmp,
+ * silently: the mechanisms cut their own calls. A tail call (a function
+ * that jumps to another, which reuses the return address) finds its slot
+ * already replaced: the second function's call is the first's child, and
+ * both close at the return (as uftrace shows them). C++ exceptions and
+ * pthread_exit unwind frames by reading their return addresses: the
+ * originals are put back first (catch.c tells the throw, each landing pad,
+ * where the calls below it close, and the catch, which takes the living
+ * frames' again); so does backtrace(3). gdb and libunwind, from outside
+ * or without being told, stop at the trampoline (docs/instrumenting.md).
+ *
+ * Coroutines that switch stacks on one OS thread (swapcontext) interleave
+ * their frames on its one return stack: a -pg build of such a program is
+ * not supported.
+ *
+ * Code built with both -finstrument-functions and -pg gets its calls from
+ * the first: the hooks of -pg are left alone in a module that imports
+ * __cyg_profile_func_enter, so that each call is one event. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../port.h"
+#include "../../runtime/hooks.h"
+#include "mcount.h"
+
+#if defined(__x86_64__) && defined(__linux__)
+
+void __cyg_profile_func_enter(void *fn, void *site);
+void __cyg_profile_func_exit(void *fn, void *site);
+
+/* ---- the return stack ------------------------------------------------- */
+
+struct rs_entry {
+    uintptr_t *slot; /* where the return address was replaced */
+    uintptr_t ret;   /* the return address */
+    uintptr_t fn;    /* the function, as its entry event gave it */
+};
+
+struct rs_mark {
+    const void *env;
+    uint32_t n;
+};
+
+/* The OS thread's. N is raised before an entry is written and lowered
+ * after it is read, so that a signal handler's calls, which come and go
+ * above it, never touch an entry in use. BUSY: growing (the handler's
+ * calls are then not hooked, and counted). */
+struct rstack {
+    struct rs_entry *v;
+    uint32_t n, cap;
+    uint32_t busy;
+    uint32_t next_mark;
+    struct rs_mark marks[NP_JMP_MARKS];
+};
+
+static NP_PORT_TLS struct rstack rs;
+static uint64_t unhooked;  /* calls not hooked: no memory, or inside a growth */
+static pthread_key_t rs_key;
+static pthread_once_t rs_once = PTHREAD_ONCE_INIT;
+
+void np_mcount_return(void);
+
+static void rs_free(void *p)
+{
+    struct rstack *r = &rs;
+    if (p && r->v == p) {
+        munmap(r->v, (size_t)r->cap * sizeof *r->v);
+        r->v = NULL;
+        r->n = r->cap = 0;
+    }
+}
+
+static void rs_setup(void) { pthread_key_create(&rs_key, rs_free); }
+
+/* More room, by mapping: at first NP_MCOUNT_RSTACK entries, then twice as
+ * many each time (the depth has no limit but memory). */
+static int rs_grow(struct rstack *r)
+{
+    r->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    size_t cap = r->cap ? (size_t)r->cap * 2 : NP_MCOUNT_RSTACK;
+    void *v;
+    if (!r->v) {
+        pthread_once(&rs_once, rs_setup);
+        v = mmap(NULL, cap * sizeof *r->v, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                 -1, 0);
+    } else {
+        v = mremap(r->v, (size_t)r->cap * sizeof *r->v, cap * sizeof *r->v, MREMAP_MAYMOVE);
+    }
+    int ok = v != MAP_FAILED && cap <= UINT32_MAX;
+    if (ok) {
+        r->v = v;
+        r->cap = (uint32_t)cap;
+        pthread_setspecific(rs_key, v);
+    }
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    r->busy = 0;
+    return ok ? 0 : -1;
+}
+
+/* The entry whose slot is SLOT, from the top; -1 when there is none. */
+static long rs_find(const struct rstack *r, const uintptr_t *slot)
+{
+    for (long i = (long)r->n - 1; i >= 0; i--)
+        if (r->v[i].slot == slot)
+            return i;
+    return -1;
+}
+
+/* Closes the calls above entry I, newest first: their frames are gone. */
+static void rs_close_above(struct rstack *r, uint32_t i)
+{
+    while (r->n > i) {
+        struct rs_entry e = r->v[r->n - 1];
+        __cyg_profile_func_exit((void *)e.fn, (void *)e.ret);
+        r->n--;
+    }
+}
+
+/* ---- modules that take -finstrument-functions instead ----------------- */
+
+struct mod {
+    uintptr_t lo, hi;
+    int hooked; /* imports __cyg_profile_func_enter */
+};
+static struct mod mods[NP_MCOUNT_MODULES];
+static int nmods;
+static int last_mod;
+static pthread_mutex_t mods_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The number of dynamic symbols, from the GNU hash table or the SysV one. */
+static size_t dynsym_count(const ElfW(Word) *gnu, const ElfW(Word) *sysv)
+{
+    if (sysv)
+        return sysv[1];
+    if (!gnu)
+        return 0;
+    uint32_t nbuckets = gnu[0], symoffset = gnu[1], bloom = gnu[2];
+    const uint32_t *buckets = (const uint32_t *)((const ElfW(Addr) *)(gnu + 4) + bloom);
+    const uint32_t *chain = buckets + nbuckets;
+    uint32_t last = 0;
+    for (uint32_t b = 0; b < nbuckets; b++)
+        if (buckets[b] > last)
+            last = buckets[b];
+    if (last < symoffset)
+        return symoffset;
+    while (!(chain[last - symoffset] & 1))
+        last++;
+    return (size_t)last + 1;
+}
+
+struct mod_query {
+    uintptr_t pc;
+    struct mod m;
+    int found;
+};
+
+static int mod_each(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+    (void)size;
+    struct mod_query *q = ctx;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    const ElfW(Dyn) *dyn = NULL;
+    int in = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD) {
+            lo = a < lo ? a : lo;
+            hi = a + ph->p_memsz > hi ? a + ph->p_memsz : hi;
+            in |= q->pc - a < ph->p_memsz;
+        } else if (ph->p_type == PT_DYNAMIC) {
+            dyn = (const ElfW(Dyn) *)a;
+        }
+    }
+    if (!in)
+        return 0;
+    q->found = 1;
+    q->m.lo = lo;
+    q->m.hi = hi;
+    q->m.hooked = 0;
+    const ElfW(Sym) *sym = NULL;
+    const char *str = NULL;
+    const ElfW(Word) *gnu = NULL, *sysv = NULL;
+    /* the loader has relocated these in place, where .dynamic is writable */
+#define NP_DYN_PTR(d) ((d)->d_un.d_ptr < info->dlpi_addr ? info->dlpi_addr + (d)->d_un.d_ptr : (d)->d_un.d_ptr)
+    for (const ElfW(Dyn) *d = dyn; d && d->d_tag != DT_NULL; d++) {
+        if (d->d_tag == DT_SYMTAB)
+            sym = (const ElfW(Sym) *)NP_DYN_PTR(d);
+        else if (d->d_tag == DT_STRTAB)
+            str = (const char *)NP_DYN_PTR(d);
+        else if (d->d_tag == DT_GNU_HASH)
+            gnu = (const ElfW(Word) *)NP_DYN_PTR(d);
+        else if (d->d_tag == DT_HASH)
+            sysv = (const ElfW(Word) *)NP_DYN_PTR(d);
+    }
+#undef NP_DYN_PTR
+    if (sym && str) {
+        size_t n = dynsym_count(gnu, sysv);
+        for (size_t i = 0; i < n; i++)
+            if (sym[i].st_shndx == SHN_UNDEF && !strcmp(str + sym[i].st_name, "__cyg_profile_func_enter"))
+                q->m.hooked = 1;
+    }
+    return 1;
+}
+
+/* Whether the call from code at PC is to be hooked here: its module's
+ * answer, looked up once per module. */
+static __attribute__((noinline)) int wanted_slow(uintptr_t pc)
+{
+    struct mod_query q = { pc, { 0, 0, 0 }, 0 };
+    pthread_mutex_lock(&mods_lock);
+    for (int i = 0; i < nmods; i++)
+        if (pc - mods[i].lo < mods[i].hi - mods[i].lo) {
+            __atomic_store_n(&last_mod, i, __ATOMIC_RELEASE);
+            pthread_mutex_unlock(&mods_lock);
+            return !mods[i].hooked;
+        }
+    dl_iterate_phdr(mod_each, &q);
+    if (q.found && nmods < NP_MCOUNT_MODULES) {
+        mods[nmods] = q.m;
+        __atomic_store_n(&last_mod, nmods, __ATOMIC_RELEASE);
+        __atomic_store_n(&nmods, nmods + 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&mods_lock);
+    return !q.m.hooked;
+}
+
+static inline int wanted(uintptr_t pc)
+{
+    int i = __atomic_load_n(&last_mod, __ATOMIC_ACQUIRE);
+    if (i < __atomic_load_n(&nmods, __ATOMIC_ACQUIRE) && pc - mods[i].lo < mods[i].hi - mods[i].lo)
+        return !mods[i].hooked;
+    return wanted_slow(pc);
+}
+
+/* ---- entry and exit --------------------------------------------------- */
+
+/* __fentry__'s call is a function's first instruction: the function starts
+ * at it (5 bytes; 6 through the GOT, or as the linker relaxes that to a
+ * direct call with a prefix). mcount's is after the prologue: its return
+ * address stands for the function (every view names an address by the
+ * function containing it). */
+static inline uintptr_t fentry_start(uintptr_t ret)
+{
+    const uint8_t *p = (const uint8_t *)ret;
+    if ((p[-6] == 0xff && p[-5] == 0x15) || (p[-6] == 0x67 && p[-5] == 0xe8))
+        return ret - 6;
+    if (p[-5] == 0xe8)
+        return ret - 5;
+    return ret;
+}
+
+/* From the assembly: SLOT holds the function's return address, RET is the
+ * hook's own (in the function), FENTRY says which hook. */
+__attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot, uintptr_t ret, uintptr_t fentry)
+{
+    if (!wanted(ret))
+        return;
+    struct rstack *r = &rs;
+    if (r->busy) {
+        __atomic_fetch_add(&unhooked, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    uintptr_t fn = fentry ? fentry_start(ret) : ret;
+    uintptr_t parent = *slot;
+    int tail = parent == (uintptr_t)np_mcount_return;
+    if (tail) {
+        /* a tail call: the function whose return this slot holds jumped
+         * here; this call is its child, and both return at once */
+        long k = rs_find(r, slot);
+        if (k < 0)
+            return;
+        rs_close_above(r, (uint32_t)k + 1);
+        parent = r->v[k].ret;
+    }
+    if (r->n == r->cap && rs_grow(r) < 0) {
+        __atomic_fetch_add(&unhooked, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    uint32_t i = r->n;
+    r->n = i + 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    r->v[i].slot = slot;
+    r->v[i].ret = parent;
+    r->v[i].fn = fn;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (!tail)
+        *slot = (uintptr_t)np_mcount_return;
+    __cyg_profile_func_enter((void *)fn, (void *)parent);
+}
+
+/* From the trampoline, with the stack as the function's return left it:
+ * SP is one word above the slot. Returns where the function returns to. */
+__attribute__((used, visibility("hidden"))) uintptr_t np_mcount_exit(uintptr_t *sp)
+{
+    struct rstack *r = &rs;
+    uintptr_t *slot = sp - 1;
+    long i = r->n ? (long)r->n - 1 : -1;
+    if (i < 0 || r->v[i].slot != slot) {
+        i = rs_find(r, slot);
+        if (i < 0) {
+            static const char msg[] = "nanoprof: a return through a replaced return address with no record of "
+                                      "it (a stack switched or copied?): cannot go on\n";
+            (void)!write(2, msg, sizeof msg - 1);
+            abort();
+        }
+        rs_close_above(r, (uint32_t)i + 1);
+    }
+    /* the call, and those that tail-called it (the same slot) */
+    uintptr_t ret = r->v[i].ret;
+    do {
+        __cyg_profile_func_exit((void *)r->v[i].fn, (void *)ret);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        r->n = (uint32_t)i;
+    } while (--i >= 0 && r->v[i].slot == slot);
+    return ret;
+}
+
+/* ---- jumps, unwinding, backtraces -------------------------------------- */
+
+void np_mcount_setjmp(const void *env)
+{
+    struct rstack *r = &rs;
+    struct rs_mark *m = NULL;
+    for (int i = 0; i < NP_JMP_MARKS; i++)
+        if (r->marks[i].env == env)
+            m = &r->marks[i];
+    if (!m) {
+        m = &r->marks[r->next_mark];
+        r->next_mark = (r->next_mark + 1) % NP_JMP_MARKS;
+    }
+    m->env = env;
+    m->n = r->n;
+}
+
+void np_mcount_longjmp(const void *env)
+{
+    struct rstack *r = &rs;
+    for (int i = 0; i < NP_JMP_MARKS; i++)
+        if (r->marks[i].env == env && r->marks[i].n < r->n)
+            r->n = r->marks[i].n;
+}
+
+/* The original return addresses back in their slots (before the stack is
+ * unwound by reading them), or the trampoline's again (after). */
+static void rs_put_back(void)
+{
+    struct rstack *r = &rs;
+    for (uint32_t i = 0; i < r->n; i++)
+        if (*r->v[i].slot == (uintptr_t)np_mcount_return)
+            *r->v[i].slot = r->v[i].ret;
+}
+
+static void rs_take_again(void)
+{
+    struct rstack *r = &rs;
+    for (uint32_t i = 0; i < r->n; i++)
+        if (*r->v[i].slot == r->v[i].ret)
+            *r->v[i].slot = (uintptr_t)np_mcount_return;
+}
+
+uint64_t np_mcount_unhooked(void) { return __atomic_load_n(&unhooked, __ATOMIC_RELAXED); }
+
+/* An exception is thrown: the unwinder reads the return addresses. */
+void np_mcount_unwinding(void) { rs_put_back(); }
+
+/* A landing pad runs (a cleanup, or the handler) in the frame whose stack
+ * pointer at its calls is LIVE: the calls whose return addresses lie below
+ * are over. */
+void np_mcount_unwound(const void *live)
+{
+    struct rstack *r = &rs;
+    uint32_t i = r->n;
+    while (i > 0 && (const void *)r->v[i - 1].slot < live)
+        i--;
+    rs_close_above(r, i);
+}
+
+/* The exception is caught: the frames left return through the trampoline. */
+void np_mcount_caught(void) { rs_take_again(); }
+
+#if defined(NP_INTERPOSE_NEXT)
+#define NP_NEXT(type, name) ((type)dlsym(RTLD_NEXT, name))
+
+NP_HOOK __attribute__((noreturn)) void pthread_exit(void *value)
+{
+    rs_put_back();
+    rs.n = 0;
+    NP_NEXT(void (*)(void *), "pthread_exit")(value);
+    __builtin_unreachable();
+}
+
+NP_HOOK int backtrace(void **buf, int size)
+{
+    rs_put_back();
+    int n = NP_NEXT(int (*)(void **, int), "backtrace")(buf, size);
+    rs_take_again();
+    return n;
+}
+#endif
+
+/* -pg's start and end of glibc's own profiling (gcrt1.o): its histogram
+ * timer and gmon.out, which would compete with the runtime's, do nothing. */
+NP_HOOK void __monstartup(unsigned long low, unsigned long high) { (void)low, (void)high; }
+NP_HOOK void _mcleanup(void) {}
+
+/* The hooks and the trampoline. Each saves what the function may still
+ * need: the argument registers (integer and vector, rax the vector count
+ * of a variadic call, r10 the static chain) at entry, the return value
+ * registers at exit. */
+#define NP_SAVE_ARGS                          \
+    "  pushq %rbp\n"                          \
+    "  .cfi_adjust_cfa_offset 8\n"            \
+    "  .cfi_rel_offset %rbp, 0\n"             \
+    "  movq %rsp, %rbp\n"                     \
+    "  .cfi_def_cfa_register %rbp\n"          \
+    "  andq $-16, %rsp\n"                     \
+    "  subq $208, %rsp\n"                     \
+    "  movq %rdi, 0(%rsp)\n"                  \
+    "  movq %rsi, 8(%rsp)\n"                  \
+    "  movq %rdx, 16(%rsp)\n"                 \
+    "  movq %rcx, 24(%rsp)\n"                 \
+    "  movq %r8, 32(%rsp)\n"                  \
+    "  movq %r9, 40(%rsp)\n"                  \
+    "  movq %rax, 48(%rsp)\n"                 \
+    "  movq %r10, 56(%rsp)\n"                 \
+    "  movq %r11, 64(%rsp)\n"                 \
+    "  movaps %xmm0, 80(%rsp)\n"              \
+    "  movaps %xmm1, 96(%rsp)\n"              \
+    "  movaps %xmm2, 112(%rsp)\n"             \
+    "  movaps %xmm3, 128(%rsp)\n"             \
+    "  movaps %xmm4, 144(%rsp)\n"             \
+    "  movaps %xmm5, 160(%rsp)\n"             \
+    "  movaps %xmm6, 176(%rsp)\n"             \
+    "  movaps %xmm7, 192(%rsp)\n"
+#define NP_RESTORE_ARGS                       \
+    "  movq 0(%rsp), %rdi\n"                  \
+    "  movq 8(%rsp), %rsi\n"                  \
+    "  movq 16(%rsp), %rdx\n"                 \
+    "  movq 24(%rsp), %rcx\n"                 \
+    "  movq 32(%rsp), %r8\n"                  \
+    "  movq 40(%rsp), %r9\n"                  \
+    "  movq 48(%rsp), %rax\n"                 \
+    "  movq 56(%rsp), %r10\n"                 \
+    "  movq 64(%rsp), %r11\n"                 \
+    "  movaps 80(%rsp), %xmm0\n"              \
+    "  movaps 96(%rsp), %xmm1\n"              \
+    "  movaps 112(%rsp), %xmm2\n"             \
+    "  movaps 128(%rsp), %xmm3\n"             \
+    "  movaps 144(%rsp), %xmm4\n"             \
+    "  movaps 160(%rsp), %xmm5\n"             \
+    "  movaps 176(%rsp), %xmm6\n"             \
+    "  movaps 192(%rsp), %xmm7\n"             \
+    "  movq %rbp, %rsp\n"                     \
+    "  .cfi_def_cfa_register %rsp\n"          \
+    "  popq %rbp\n"                           \
+    "  .cfi_adjust_cfa_offset -8\n"           \
+    "  .cfi_restore %rbp\n"
+
+__asm__(".text\n"
+        /* __fentry__: 8(%rbp) its return (the function's start + 5 or 6),
+         * 16(%rbp) the function's return address */
+        ".globl __fentry__\n"
+        ".type __fentry__, @function\n"
+        "__fentry__:\n"
+        "  .cfi_startproc\n"
+        NP_SAVE_ARGS
+        "  leaq 16(%rbp), %rdi\n"
+        "  movq 8(%rbp), %rsi\n"
+        "  movl $1, %edx\n"
+        "  call np_mcount_enter\n"
+        NP_RESTORE_ARGS
+        "  ret\n"
+        "  .cfi_endproc\n"
+        ".size __fentry__, . - __fentry__\n"
+        /* mcount (and _mcount): called with the function's frame set up, its
+         * frame pointer in 0(%rbp) once pushed, its return address above that */
+        ".globl mcount\n"
+        ".type mcount, @function\n"
+        ".globl _mcount\n"
+        ".type _mcount, @function\n"
+        "mcount:\n"
+        "_mcount:\n"
+        "  .cfi_startproc\n"
+        NP_SAVE_ARGS
+        "  movq 0(%rbp), %rdi\n"
+        "  addq $8, %rdi\n"
+        "  movq 8(%rbp), %rsi\n"
+        "  xorl %edx, %edx\n"
+        "  call np_mcount_enter\n"
+        NP_RESTORE_ARGS
+        "  ret\n"
+        "  .cfi_endproc\n"
+        ".size mcount, . - mcount\n"
+        ".size _mcount, . - _mcount\n"
+        /* the trampoline: reached by a return; the caller's return address
+         * is on the return stack, so an unwinder stops here (backtrace(3)
+         * has the originals put back while it runs) */
+        ".globl np_mcount_return\n"
+        ".hidden np_mcount_return\n"
+        ".type np_mcount_return, @function\n"
+        "  nop\n"
+        "np_mcount_return:\n"
+        "  .cfi_startproc\n"
+        "  .cfi_undefined %rip\n"
+        "  pushq %rbp\n"
+        "  movq %rsp, %rbp\n"
+        "  andq $-16, %rsp\n"
+        "  subq $48, %rsp\n"
+        "  movq %rax, 0(%rsp)\n"
+        "  movq %rdx, 8(%rsp)\n"
+        "  movaps %xmm0, 16(%rsp)\n"
+        "  movaps %xmm1, 32(%rsp)\n"
+        "  leaq 8(%rbp), %rdi\n"
+        "  call np_mcount_exit\n"
+        "  movq %rax, %r11\n"
+        "  movq 0(%rsp), %rax\n"
+        "  movq 8(%rsp), %rdx\n"
+        "  movaps 16(%rsp), %xmm0\n"
+        "  movaps 32(%rsp), %xmm1\n"
+        "  movq %rbp, %rsp\n"
+        "  popq %rbp\n"
+        "  jmp *%r11\n"
+        "  .cfi_endproc\n"
+        ".size np_mcount_return, . - np_mcount_return\n");
+
+#else /* no hooks for -pg on this CPU yet */
+
+void np_mcount_setjmp(const void *env) { (void)env; }
+void np_mcount_longjmp(const void *env) { (void)env; }
+void np_mcount_unwinding(void) {}
+void np_mcount_unwound(const void *live) { (void)live; }
+void np_mcount_caught(void) {}
+uint64_t np_mcount_unhooked(void) { return 0; }
+
+#endif

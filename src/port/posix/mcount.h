@@ -1,0 +1,24 @@
+/* mcount.h - the return stack of -pg's hooks (mcount.c), as the hosted
+ * parts that move the stack tell it: setjmp.c, catch.c. */
+#ifndef NP_MCOUNT_H
+#define NP_MCOUNT_H
+
+#include <stdint.h>
+
+/* setjmp(ENV) notes the depth; a longjmp to ENV cuts back to it, closing
+ * nothing (the mechanisms cut their own calls). */
+void np_mcount_setjmp(const void *env);
+void np_mcount_longjmp(const void *env);
+/* A C++ exception: thrown (the original return addresses are put back for
+ * the unwinder), a landing pad about to run in the frame whose stack
+ * pointer (at its calls) is LIVE (the calls whose return addresses lie
+ * below it close), caught (the living frames' return addresses are taken
+ * again). */
+void np_mcount_unwinding(void);
+void np_mcount_unwound(const void *live);
+void np_mcount_caught(void);
+/* Calls not hooked: a signal's inside the growth of the return stack, or
+ * no memory for it. */
+uint64_t np_mcount_unhooked(void);
+
+#endif

@@ -1,0 +1,173 @@
+/* pg_prog.c - what tests/test_pg_cli.sh records: a program built with -pg
+ * or -pg -mfentry (GCC and Clang, -O0 and -O2), one mode per run, its
+ * calls counted by the test against `uftrace record` on the same binary
+ * and against the counts below.
+ *
+ *   calls      top x3 (each: mid x2, each: leaf x2), fib(12) (465 calls)
+ *   longjmp    guard: setjmp, jumper(6) nests 6 deep and longjmps back
+ *              (twice); then after x2
+ *   signal     SIGUSR1 raised inside nest(4): its handler calls hleaf x3;
+ *              then after x2
+ *   sigjmp     the same inside sig_guard, the handler siglongjmps out to
+ *              it; then after x2
+ *   threads    4 threads, each worker x1 calling wleaf 1000 times
+ *   tail       tail_a x3: each tail-calls tail_b, which calls leaf x1 and
+ *              tail-calls tail_c (calls leaf x1)
+ *   deep N     deep(N): a recursion N deep (deeper than the return
+ *              stack's first mapping), then leaf x1
+ *   backtrace  bt1..bt4 nest, bt4 calls backtrace(3) and prints
+ *              "bt: <names>" for the program's functions it found, innermost
+ *              first */
+#define _GNU_SOURCE
+#include <execinfo.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NOINLINE __attribute__((noinline))
+
+static volatile int sink;
+
+NOINLINE void leaf(void) { sink++; }
+NOINLINE void mid(void) { leaf(); leaf(); }
+NOINLINE void top(void) { mid(); mid(); }
+NOINLINE int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+NOINLINE void after(void) { sink += 2; }
+
+static jmp_buf env;
+NOINLINE void jumper(int n)
+{
+    if (n > 1)
+        jumper(n - 1);
+    else
+        longjmp(env, 1);
+    sink++;
+}
+
+NOINLINE void guard(void)
+{
+    volatile int times = 0;
+    if (setjmp(env) < 2 && times < 2) {
+        times++;
+        jumper(6);
+    }
+}
+
+static sigjmp_buf senv;
+static volatile int jump_out;
+NOINLINE void hleaf(void) { sink++; }
+NOINLINE void handler(int sig)
+{
+    (void)sig;
+    hleaf();
+    hleaf();
+    hleaf();
+    if (jump_out)
+        siglongjmp(senv, 1);
+}
+
+NOINLINE void nest(int n)
+{
+    if (n > 1)
+        nest(n - 1);
+    else
+        raise(SIGUSR1);
+    sink++;
+}
+
+NOINLINE void sig_guard(void)
+{
+    if (!sigsetjmp(senv, 1))
+        nest(4);
+}
+
+NOINLINE void wleaf(void) { sink++; }
+NOINLINE void *worker(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 1000; i++)
+        wleaf();
+    return NULL;
+}
+
+NOINLINE void tail_c(void) { leaf(); }
+NOINLINE void tail_b(void)
+{
+    leaf();
+    tail_c();
+}
+NOINLINE void tail_a(void) { tail_b(); }
+
+NOINLINE int deep(int n) { return n ? deep(n - 1) + 1 : 0; }
+
+static void *fns[6];
+static const char *fn_names[6] = { "bt1", "bt2", "bt3", "bt4", "main", NULL };
+NOINLINE void bt4(void)
+{
+    void *buf[64];
+    int n = backtrace(buf, 64);
+    printf("bt:");
+    for (int i = 0; i < n; i++) {
+        /* the program's function the address is in: the nearest start
+         * below it, a little way off */
+        int best = -1;
+        for (int k = 0; fn_names[k]; k++)
+            if ((char *)buf[i] >= (char *)fns[k] && (char *)buf[i] - (char *)fns[k] < 4096 &&
+                (best < 0 || fns[k] > fns[best]))
+                best = k;
+        if (best >= 0)
+            printf(" %s", fn_names[best]);
+        if (best == 4)
+            break; /* (the C library's start may lie close after main) */
+    }
+    printf("\n");
+}
+NOINLINE void bt3(void) { bt4(); sink++; }
+NOINLINE void bt2(void) { bt3(); sink++; }
+NOINLINE void bt1(void) { bt2(); sink++; }
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "calls";
+    if (!strcmp(mode, "calls")) {
+        for (int i = 0; i < 3; i++)
+            top();
+        printf("fib %d\n", fib(12));
+    } else if (!strcmp(mode, "longjmp")) {
+        guard();
+        after();
+        after();
+    } else if (!strcmp(mode, "signal") || !strcmp(mode, "sigjmp")) {
+        signal(SIGUSR1, handler);
+        jump_out = !strcmp(mode, "sigjmp");
+        if (jump_out)
+            sig_guard();
+        else
+            nest(4);
+        after();
+        after();
+    } else if (!strcmp(mode, "threads")) {
+        pthread_t t[4];
+        for (int i = 0; i < 4; i++)
+            pthread_create(&t[i], NULL, worker, NULL);
+        for (int i = 0; i < 4; i++)
+            pthread_join(t[i], NULL);
+    } else if (!strcmp(mode, "tail")) {
+        for (int i = 0; i < 3; i++)
+            tail_a();
+    } else if (!strcmp(mode, "deep") && argc > 2) {
+        printf("deep %d\n", deep(atoi(argv[2])));
+        leaf();
+    } else if (!strcmp(mode, "backtrace")) {
+        fns[0] = (void *)bt1, fns[1] = (void *)bt2, fns[2] = (void *)bt3, fns[3] = (void *)bt4;
+        fns[4] = (void *)main;
+        bt1();
+    } else {
+        fprintf(stderr, "pg_prog: unknown mode %s\n", mode);
+        return 2;
+    }
+    return 0;
+}

@@ -1,0 +1,184 @@
+#!/bin/sh
+# test_pg_cli.sh NANOPROF PG_PROG_C PG_THROW_CC - programs built with -pg
+# and with -pg -mfentry (GCC and Clang, -O0 and -O2), recorded by
+# `nanoprof record` with no option, beside `uftrace record` on the same
+# binary:
+# - every function's call count equal to uftrace's, and the nesting of the
+#   calls (replay) equal to uftrace replay's, for tests/programs/pg_prog.c's
+#   calls, signal and tail modes (threads: the counts) and the C++
+#   exceptions of pg_throw.cc (with -mfentry, uftrace's of the -pg build);
+# - the program's own counts, exactly, where they do not depend on how the
+#   compiler shaped the code (-O0), and for longjmp and siglongjmp out of a
+#   signal handler at -O2 too (uftrace 0.13 crashes on GCC's -O2 longjmp
+#   build, loses calls on the others and keeps the calls a siglongjmp left
+#   open, so only the exact counts and nesting check these), and a recursion 100000 deep (the
+#   return stack grows past its first mapping; uftrace stops at 1024);
+# - backtrace(3) inside instrumented frames sees the callers;
+# - a program built with both -finstrument-functions and -pg: one event
+#   per call.
+set -u
+np=$1
+src=$2
+throw_src=$3
+np_cmd=record
+. "$(dirname "$0")/cli_test.sh"
+need gcc clang g++ clang++ uftrace
+export LC_ALL=C
+
+# counts TRACE: "name calls" of every function, sorted
+counts() { "$np" report --format=csv "$1" | awk -F, 'NR > 1 { print $1, $2 }' | sort; }
+# uf_counts DIR: the same from uftrace (its kernel pseudo-functions left out)
+uf_counts() { uftrace report -d "$1" -f call --no-pager | awk 'NR > 2 && NF == 2 && $2 !~ /^linux:/ { print $2, $1 }' | sort; }
+# nesting TRACE: "depth name" of every call, in order
+nesting() {
+    "$np" replay "$1" | awk '/Function$/ { col = index($0, "Function"); next }
+        /^#/ || !col { next }
+        { s = substr($0, col); n = match(s, /[^ ]/) - 1; s = substr(s, n + 1)
+          if (s ~ /^\[depth /) { split(s, w, " "); print w[2] - 1, w[3] }
+          else if (s !~ /^}/) { split(s, w, " "); print n / 2, w[1] } }'
+}
+uf_nesting() {
+    uftrace replay -d "$1" -f none --no-pager | awk '{ n = match($0, /[^ ]/) - 1; s = substr($0, n + 1)
+        if (s !~ /^}/) { sub(/\(.*/, "", s); print n / 2, s } }'
+}
+# expect NAME TRACE "name calls" ...: the trace's counts are exactly these
+expect() {
+    e_name=$1
+    e_trace=$2
+    shift 2
+    printf '%s\n' "$@" | sort >"$tmp/want"
+    counts "$e_trace" >"$tmp/got"
+    same_files "$e_name" "$tmp/want" "$tmp/got"
+}
+# rec NAME BIN ARGS...: nanoprof record and uftrace record of BIN ARGS, in
+# $tmp/NAME.np and $tmp/NAME.uf; 0 when nanoprof's ran and exited 0
+rec() {
+    r_name=$1
+    shift
+    "$np" record -o "$tmp/$r_name.np" -- "$@" >"$tmp/$r_name.out" 2>"$tmp/$r_name.err"
+    r_rc=$?
+    uftrace record --no-libcall -d "$tmp/$r_name.uf" "$@" >/dev/null 2>&1
+    if [ $r_rc != 0 ] || [ "$(grep -cv 'exited with status 0' "$tmp/$r_name.err")" != 0 ]; then
+        bad "$r_name: record exited $r_rc:"; cat "$tmp/$r_name.err"
+        return 1
+    fi
+}
+# like_uftrace NAME [nesting]: counts (and the nesting) equal uftrace's
+like_uftrace() {
+    counts "$tmp/$1.np" >"$tmp/a"
+    uf_counts "$tmp/$1.uf" >"$tmp/b"
+    if [ ! -s "$tmp/b" ]; then
+        bad "$1: uftrace recorded nothing"
+    else
+        same_files "$1: counts as uftrace's" "$tmp/b" "$tmp/a"
+    fi
+    if [ "${2:-}" = nesting ]; then
+        nesting "$tmp/$1.np" >"$tmp/a"
+        uf_nesting "$tmp/$1.uf" >"$tmp/b"
+        same_files "$1: nesting as uftrace's" "$tmp/b" "$tmp/a"
+    fi
+}
+
+for cc in gcc clang; do
+    for flags in "-pg" "-pg -mfentry"; do
+        for opt in -O0 -O2; do
+            tag=$cc$(echo " $flags $opt" | tr ' ' '_')
+            bin=$tmp/pg$tag
+            if ! $cc $opt $flags -g -pthread "$src" -o "$bin" 2>"$tmp/cc_err"; then
+                bad "$tag: build: $(cat "$tmp/cc_err")"
+                continue
+            fi
+            for mode in calls signal tail; do
+                rec "$mode$tag" "$bin" $mode && like_uftrace "$mode$tag" nesting
+            done
+            rec "threads$tag" "$bin" threads && like_uftrace "threads$tag"
+            if rec "longjmp$tag" "$bin" longjmp; then
+                expect "longjmp$tag: exact counts" "$tmp/longjmp$tag.np" "main 1" "guard 1" "jumper 12" "after 2"
+                nesting "$tmp/longjmp$tag.np" | awk '$2 == "after" { print }' >"$tmp/a"
+                same "longjmp$tag: after under main" "$tmp/a" "1 after
+1 after"
+            fi
+            if rec "sigjmp$tag" "$bin" sigjmp; then
+                expect "sigjmp$tag: exact counts" "$tmp/sigjmp$tag.np" "main 1" "sig_guard 1" "nest 4" "handler 1" \
+                    "hleaf 3" "after 2"
+                nesting "$tmp/sigjmp$tag.np" | awk '$2 == "after" { print }' >"$tmp/a"
+                same "sigjmp$tag: after under main" "$tmp/a" "1 after
+1 after"
+            fi
+            if rec "backtrace$tag" "$bin" backtrace; then
+                same "backtrace$tag: backtrace(3) sees the callers" "$tmp/backtrace$tag.out" "bt: bt4 bt3 bt2 bt1 main"
+            fi
+            [ $opt = -O0 ] || continue
+            if rec "exact$tag" "$bin" calls; then
+                expect "calls$tag: exact counts" "$tmp/exact$tag.np" "main 1" "top 3" "mid 6" "leaf 12" "fib 465"
+            fi
+            if rec "signalx$tag" "$bin" signal; then
+                expect "signal$tag: exact counts" "$tmp/signalx$tag.np" "main 1" "nest 4" "handler 1" "hleaf 3" \
+                    "after 2"
+            fi
+            if rec "threadsx$tag" "$bin" threads; then
+                expect "threads$tag: exact counts" "$tmp/threadsx$tag.np" "main 1" "worker 4" "wleaf 4000"
+            fi
+            if rec "tailx$tag" "$bin" tail; then
+                expect "tail$tag: exact counts" "$tmp/tailx$tag.np" "main 1" "tail_a 3" "tail_b 3" "tail_c 3" "leaf 6"
+            fi
+            "$np" record -o "$tmp/deep$tag.np" -- "$bin" deep 100000 >"$tmp/out" 2>"$tmp/err"
+            if grep -q "deep 100000" "$tmp/out"; then
+                expect "deep$tag: 100001 calls deep" "$tmp/deep$tag.np" "main 1" "deep 100001" "leaf 1"
+                nesting "$tmp/deep$tag.np" | sort -n | tail -n 1 >"$tmp/a"
+                same "deep$tag: nesting 100001 deep" "$tmp/a" "100001 deep"
+            else
+                bad "deep$tag: the program did not finish:"; cat "$tmp/out" "$tmp/err"
+            fi
+        done
+    done
+done
+
+# C++ exceptions through -pg frames: counts and nesting as uftrace's, and exact
+for cxx in g++ clang++; do
+    for flags in "-pg" "-pg -mfentry"; do
+        for opt in -O0 -O2; do
+            tag=$cxx$(echo " $flags $opt" | tr ' ' '_')
+            bin=$tmp/throw$tag
+            if ! $cxx $opt $flags "$throw_src" -o "$bin" 2>"$tmp/cc_err"; then
+                bad "$tag: build: $(cat "$tmp/cc_err")"
+                continue
+            fi
+            rec "throw$tag" "$bin" || continue
+            # the nesting as uftrace gives it for the -pg build: with
+            # -mfentry, uftrace 0.13 leaves each frame's call open while the
+            # next frame's destructors run (one level too deep)
+            ref=$tmp/ref$cxx$opt
+            if [ "$flags" = -pg ]; then
+                like_uftrace "throw$tag" nesting
+                uf_nesting "$tmp/throw$tag.uf" >"$ref"
+            else
+                like_uftrace "throw$tag"
+                nesting "$tmp/throw$tag.np" >"$tmp/a"
+                same_files "throw$tag: nesting as uftrace's of the -pg build" "$ref" "$tmp/a"
+            fi
+            counts "$tmp/throw$tag.np" | grep -v Guard >"$tmp/a"
+            same "throw$tag: exact counts" "$tmp/a" "after 2
+catcher 2
+caught_leaf 4
+dtor_leaf 13
+main 1
+outer 1
+rethrower 1
+thrower 13"
+        done
+    done
+done
+
+# Both hooks in one build: each call once
+for cc in gcc clang; do
+    bin=$tmp/both$cc
+    if $cc -O0 -pg -mfentry -finstrument-functions -pthread "$src" -o "$bin" 2>"$tmp/cc_err"; then
+        rec "both$cc" "$bin" calls &&
+            expect "both$cc: -pg and -finstrument-functions, one event per call" "$tmp/both$cc.np" \
+                "main 1" "top 3" "mid 6" "leaf 12" "fib 465"
+    else
+        bad "both$cc: build: $(cat "$tmp/cc_err")"
+    fi
+done
+finish
