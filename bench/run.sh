@@ -34,7 +34,10 @@
 # `nanoprof import` on a 100 MB capture (capture.sh).
 #
 # Overhead per call = (time of the variant - time uninstrumented) / calls,
-# where calls is counted by bench_<w>_count (hooks that count entries).
+# where calls is counted by bench_<w>_count (hooks that count entries); for
+# the builds with -pg (fib and wordfreq), by function cost's table, since
+# GCC makes loops of part of their recursion (the calls uftrace counts on
+# the same binaries, checked).
 #
 # NP_BENCH_PARTS (default all) runs only some parts, e.g. "calls startup":
 # calls sections startup record stream capture sample accuracy loss deep emu
@@ -129,6 +132,18 @@ cost_checks() {
     clock=$(field clock "$LAST")
 }
 
+# pg_checks VAR: the -pg cost run just made lost no call and counted as
+# many as the first (then VAR holds them)
+pg_checks() {
+    sc=$(field stats_calls "$LAST")
+    eval "want=\${$1:-$sc}"
+    if [ "$sc" != "$want" ] || [ "$sc" = 0 ] || [ "$(field lost "$LAST")" != 0 ]; then
+        echo "run.sh: $w -pg cost mode: $LAST (expected stats_calls=$want lost=0)" >&2
+        exit 1
+    fi
+    eval "$1=$sc"
+}
+
 # best LABEL: the minimum time of LABEL, in ns
 best() {
     awk -v l="$1" '$1 == l { if (m == "" || $2 < m) m = $2 } END { print m }' "$RES"
@@ -213,6 +228,45 @@ for w in $RUN_WORKLOADS; do
     done
     checks="cost mode ($clock clock): each run ends with np_stats_calc, timed, 1 MiB buffer; np_stats counted $CALLS calls per run, none lost"
 
+    # the hooks of -pg: calls per run counted by function cost (GCC makes
+    # loops of some of the recursion a -finstrument-functions build keeps)
+    FE_CALLS=""
+    PG_CALLS=""
+    if [ -x "$B/bench_${w}_fe_np" ]; then
+        i=0
+        while [ $i -lt "$PROCS" ]; do
+            run fe_log "$B/bench_${w}_fe_np" --mode=log --offsets="$OFFSETS" --reps="$REPS"
+            run fe_cost "$B/bench_${w}_fe_np" --mode=cost --offsets="$OFFSETS" --reps="$REPS"
+            pg_checks FE_CALLS
+            run pg_log "$B/bench_${w}_pg_np" --mode=log --offsets="$OFFSETS" --reps="$REPS"
+            run pg_cost "$B/bench_${w}_pg_np" --mode=cost --offsets="$OFFSETS" --reps="$REPS"
+            pg_checks PG_CALLS
+            i=$((i + 1))
+        done
+        checks="$checks; -pg -mfentry build: $FE_CALLS calls per run, -pg build: $PG_CALLS, none lost"
+        if [ $have_uftrace = 1 ]; then
+            for k in fe pg; do
+                eval "kc=\$$(echo $k | tr a-z A-Z)_CALLS"
+                i=0
+                while [ $i -lt "$UPROCS" ]; do
+                    rm -rf "${UDATA:?}/$w$k"
+                    # shellcheck disable=SC2086
+                    run uf_$k "$UFTRACE" record -d "$UDATA/$w$k" $UFTRACE_OPTS "$B/bench_${w}_${k}_glibc" \
+                        --offsets="$UOFFSETS" --reps=1
+                    i=$((i + 1))
+                done
+                got=$("$UFTRACE" report -d "$UDATA/$w$k" --no-pager 2>/dev/null |
+                      awk '$NF !~ /^linux:/ && $(NF-1) ~ /^[0-9]+$/ { n += $(NF-1) } END { print n + 0 }')
+                if [ "$got" != $((kc * UOFFSETS)) ]; then
+                    echo "run.sh: uftrace recorded $got calls in $UOFFSETS runs of $w's $k build, expected $UOFFSETS x $kc" >&2
+                    exit 1
+                fi
+                rm -rf "${UDATA:?}/$w$k"
+            done
+            checks="$checks; uftrace report on them: as many"
+        fi
+    fi
+
     if [ $have_uftrace = 1 ]; then
         i=0
         while [ $i -lt "$UPROCS" ]; do
@@ -255,10 +309,10 @@ for w in $RUN_WORKLOADS; do
     EMPTY=$(best empty)
     CLOCK=$(best clock2)
     UFT=$(best uftrace)
-    row() { # row LABEL TEXT
+    row() { # row LABEL TEXT [CALLS]: overhead per call of CALLS (default $CALLS)
         t=$(best "$1")
         [ -n "$t" ] || return 0
-        awk -v t="$t" -v b="$BASE" -v c="$CALLS" -v e="$EMPTY" -v k="$CLOCK" -v u="${UFT:-}" \
+        awk -v t="$t" -v b="$BASE" -v c="${3:-$CALLS}" -v e="$EMPTY" -v k="$CLOCK" -v u="${UFT:-}" \
             -v txt="$2" -v label="$1" -v w="$w" -v sum="$SUMMARY" 'BEGIN {
             o = (t - b) / c; oe = (e - b) / c; ok = (k - b) / c
             ou = (u == "") ? 0 : (u - b) / c
@@ -289,6 +343,14 @@ for w in $RUN_WORKLOADS; do
     row soonly_log "  -lnanoprof alone (hooks in the .so): log"
     row soonly_cost "  -lnanoprof alone (hooks in the .so): cost"
     row uftrace "uftrace record (in-process time)"
+    if [ -n "$FE_CALLS" ]; then
+        row fe_log "-pg -mfentry, libnanoprof.a: log mode" "$FE_CALLS"
+        row fe_cost "-pg -mfentry, libnanoprof.a: cost, all-in" "$FE_CALLS"
+        row uf_fe "-pg -mfentry, uftrace record" "$FE_CALLS"
+        row pg_log "-pg, libnanoprof.a: log mode" "$PG_CALLS"
+        row pg_cost "-pg, libnanoprof.a: cost, all-in" "$PG_CALLS"
+        row uf_pg "-pg, uftrace record" "$PG_CALLS"
+    fi
     calc=$(best calc)
     setup=$(best setup)
     awk -v t="$calc" -v s="$setup" -v c="$CALLS" 'BEGIN {
@@ -304,9 +366,10 @@ echo "== targets (overhead ratios, all in this run; PASS when at or under the ta
 printf '%-52s %8s' "ratio" "target"
 for w in $WORKLOADS; do printf ' %14s' "$w"; done
 echo
-target() { # target TEXT NUM DEN LIMIT
+target() { # target TEXT NUM DEN LIMIT [WORKLOADS]: only those (the others "-")
     printf '%-52s %8s' "$1" "<= $4"
     for w in $WORKLOADS; do
+        case " ${5:-$WORKLOADS} " in *" $w "*) ;; *) printf ' %9s %-4s' - ""; continue ;; esac
         awk -v w="$w" -v n="$2" -v d="$3" -v lim="$4" '
             $1 == w && $2 == n { a = $3 } $1 == w && $2 == d { b = $3 }
             END {
@@ -325,6 +388,10 @@ target "function cost all-in / uftrace record   (.so)" so_cost uftrace 0.3
 target "log mode / empty hooks                  (.a)" log empty 1.5
 target "log mode / empty hooks                  (.so)" so_log empty 1.5
 target "log mode / empty hooks          (-calltrace.a)" ct_log empty 1.5
+target "-mfentry log mode / empty hooks         (.a)" fe_log empty 2.0 "fib wordfreq"
+target "-mfentry function cost / two clock reads" fe_cost clock2 1.3 "fib wordfreq"
+target "-mfentry function cost / uftrace record" fe_cost uf_fe 0.3 "fib wordfreq"
+target "-pg function cost / uftrace record" pg_cost uf_pg 0.3 "fib wordfreq"
 fi
 
 # ---- sections: a begin/end pair against two counter reads -----------------

@@ -13,7 +13,8 @@
  * switch (SWITCH records) every few hundred events, until the capture
  * holds about BYTES bytes. Options:
  *   --unknown-kind N  the Nth EVENTS chunk (from 1) ends in a record of
- *                     kind 7, which no nanoprof writes (its checksum good)
+ *                     kind 7 (VALUES) with nothing after its kind: a
+ *                     record cut short (its checksum good)
  *   --no-end          no END chunk (np_trace_stop was not called)
  *   --map FILE        a line per EVENTS chunk into FILE: its offset, its
  *                     end's, and the events of it and the chunks before

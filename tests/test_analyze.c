@@ -726,7 +726,7 @@ static void listener_stops_reading(void **state)
     for (size_t i = 0; i < sizeof stops / sizeof *stops; i++) {
         unsigned at = stops[i];
         struct stopping st = { .stop_at = at };
-        const struct np_call_listener l = { &st, stopping_begin, stopping_end };
+        const struct np_call_listener l = { &st, stopping_begin, stopping_end, NULL };
         struct np_model_options o = { .listener = &l };
         struct np_trace_summary sum;
         struct np_model *m = load(dir, &o, &sum);
@@ -1365,7 +1365,7 @@ static void bad_varint(struct tb *b)
     tb_events_end(b, NP_COMPRESS_NONE);
 }
 
-static void reserved_kind(struct tb *b)
+static void cut_values(struct tb *b) /* a VALUES record with nothing after its kind */
 {
     tb_events_begin(b, 7, 20);
     tb_event_kind(b, 20, 7);
@@ -1469,7 +1469,7 @@ static void bad_chunks(void **state)
     bad_chunk("SAMPLING max_frames 0 (1 to 256)", sampling_no_frames);
     bad_chunk("SAMPLING at 997 Hz with a period of 0 ns", sampling_no_period);
     bad_chunk("corrupt varint in event 1 of 2", bad_varint);
-    bad_chunk("unknown event kind 7", reserved_kind);
+    bad_chunk("corrupt varint in VALUES event", cut_values);
     bad_chunk("zstd", bad_zstd);
     bad_chunk("claims 2 events in 1 bytes", count_lies);
     bad_chunk("MODULE chunk of 8 bytes is too short", short_module);

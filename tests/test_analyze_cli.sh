@@ -119,7 +119,7 @@ else
     bad "impossible loss count: exit $rc"; cat "$tmp/err"
 fi
 run "$tmp/corrupt" --format=csv
-status_loss "corrupt: error, and the loss" 1 "1.npt: offset [0-9]*: unknown event kind 7" \
+status_loss "corrupt: error, and the loss" 1 "1.npt: offset [0-9]*: corrupt varint in VALUES event" \
     "1 of 1 trace file cut short in 1 of 1 thread (tid 1)$"
 grep -q '^0x1234,1,10,' "$tmp/out" && ok "corrupt: what came before is reported" || bad "corrupt: prefix"
 run "$tmp/missing"

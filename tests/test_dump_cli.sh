@@ -370,7 +370,7 @@ run "$s" --format=folded --output="$tmp/keep"
 [ "$(stat -c %a "$tmp/keep")" = 644 ] && ok "-o: the mode umask gives" || bad "-o: mode $(stat -c %a "$tmp/keep")"
 echo old >"$tmp/keep"
 run "$tmp/corrupt" --format=folded -o "$tmp/keep"
-status_loss "-o, damaged trace: exit 1, the error, the loss" 1 "unknown event kind 7" "1 of 1 trace file cut short"
+status_loss "-o, damaged trace: exit 1, the error, the loss" 1 "corrupt varint in VALUES event" "1 of 1 trace file cut short"
 [ "$(cat "$tmp/keep")" = old ] && ok "-o, damaged trace: the file is left as it was" || bad "-o, damaged trace: file changed"
 run "$tmp/missing" --format=folded -o "$tmp/new"
 status "-o, missing trace: exit 1, one line" 1 "missing: cannot open"
@@ -386,7 +386,7 @@ status "-o below a file: exit 1, one line" 1 "cannot write .*: Not a directory"
 
 # ---- damaged and missing traces, usage ----
 run "$tmp/corrupt" --format=folded
-status_loss "damaged trace: exit 1, the error, the loss" 1 "unknown event kind 7" "1 of 1 trace file cut short"
+status_loss "damaged trace: exit 1, the error, the loss" 1 "corrupt varint in VALUES event" "1 of 1 trace file cut short"
 grep -q '^0x1234 10$' "$tmp/out" && ok "damaged trace: what was read goes to stdout" || bad "damaged trace: stdout"
 run "$tmp/missing" --format=chrome
 status "missing trace: exit 1, one line" 1 "missing: cannot open: No such file or directory"

@@ -15,14 +15,17 @@
 #   return stack grows past its first mapping; uftrace stops at 1024);
 # - backtrace(3) inside instrumented frames sees the callers;
 # - a program built with both -finstrument-functions and -pg: one event
-#   per call.
+#   per call;
+# - arguments and return values (-A, -R, uftrace's specs): replay's lines
+#   as uftrace replay's, the values exact, the Chrome export's args; bad
+#   specs refused in one line.
 set -u
 np=$1
 src=$2
 throw_src=$3
 np_cmd=record
 . "$(dirname "$0")/cli_test.sh"
-need gcc clang g++ clang++ uftrace
+need gcc clang g++ clang++ uftrace jq
 export LC_ALL=C
 
 # counts TRACE: "name calls" of every function, sorted
@@ -57,7 +60,7 @@ rec() {
     shift
     "$np" record -o "$tmp/$r_name.np" -- "$@" >"$tmp/$r_name.out" 2>"$tmp/$r_name.err"
     r_rc=$?
-    uftrace record --no-libcall -d "$tmp/$r_name.uf" "$@" >/dev/null 2>&1
+    uftrace record --no-libcall --no-sched -d "$tmp/$r_name.uf" "$@" >/dev/null 2>&1
     if [ $r_rc != 0 ] || [ "$(grep -cv 'exited with status 0' "$tmp/$r_name.err")" != 0 ]; then
         bad "$r_name: record exited $r_rc:"; cat "$tmp/$r_name.err"
         return 1
@@ -133,6 +136,62 @@ for cc in gcc clang; do
         done
     done
 done
+
+# Arguments and return values (-A, -R): the lines of replay as uftrace
+# replay's with the same specs (uftrace's ';' and empty "()" left out, and
+# a NULL string, which it shows as "NULL" in quotes, as NULL), exact, and
+# the Chrome export's args (jq)
+lines() { # TRACE: replay's function column, indented
+    "$np" replay "$1" | awk '/Function$/ { col = index($0, "Function"); next } /^#/ || !col { next }
+        { print substr($0, col) }'
+}
+uf_lines() {
+    uftrace replay -d "$1" -f none --no-pager | sed -e 's/;$//' -e 's/() {$/ {/' -e 's/()$//' -e 's/"NULL"/NULL/g'
+}
+for cc in gcc clang; do
+    for flags in "-pg" "-pg -mfentry"; do
+        tag=$cc$(echo " $flags" | tr ' ' '_')
+        bin=$tmp/args$tag
+        if ! $cc -O2 $flags -pthread "$src" -o "$bin" 2>"$tmp/cc_err"; then
+            bad "args$tag: build: $(cat "$tmp/cc_err")"
+            continue
+        fi
+        set -- -A 'add@arg1/i32,arg2' -R 'add@retval' -A 'greet@arg1/s,arg2/u32,arg3/c' -R 'greet@retval/s' \
+            -A 'pass@arg1/p' -R 'pass@retval/x'
+        "$np" record -o "$tmp/args$tag.np" "$@" -- "$bin" args >/dev/null 2>"$tmp/err" ||
+            { bad "args$tag: record:"; cat "$tmp/err"; continue; }
+        uftrace record --no-libcall --no-sched -d "$tmp/args$tag.uf" "$@" "$bin" args >/dev/null 2>&1
+        lines "$tmp/args$tag.np" >"$tmp/a"
+        uf_lines "$tmp/args$tag.uf" >"$tmp/b"
+        same_files "args$tag: replay as uftrace replay's" "$tmp/b" "$tmp/a"
+        sort "$tmp/a" >"$tmp/b"
+        same "args$tag: the values passed and returned" "$tmp/b" '  add(-1, 5) = 4
+  add(2, 40) = 42
+  greet("world", 3, '"'x'"') = "world"
+  greet(NULL, 0, '"'y'"') = NULL
+  pass(0x1234) = 0x1234
+main {
+} /* main */'
+        "$np" dump --format=chrome "$tmp/args$tag.np" |
+            jq -c '[.traceEvents[] | select(.ph == "E" and .args != null) | {name, args}] | sort_by(.name, .args.arg1 | tostring)' \
+            >"$tmp/a" 2>"$tmp/err"
+        same "args$tag: Chrome export's args" "$tmp/a" \
+            '[{"name":"add","args":{"arg1":-1,"arg2":5,"retval":4}},{"name":"add","args":{"arg1":2,"arg2":40,"retval":42}},{"name":"greet","args":{"arg1":"NULL","arg2":0,"arg3":"'"'y'"'","retval":"NULL"}},{"name":"greet","args":{"arg1":"world","arg2":3,"arg3":"'"'x'"'","retval":"world"}},{"name":"pass","args":{"arg1":"0x1234","retval":"0x1234"}}]'
+    done
+done
+# bad specs: one line, status 2, nothing run
+bin=$tmp/argsgcc_-pg
+for spec in "-A nosuch@arg1:matches no function" "-A add@arg9:is not an argument" "-A add@arg1/z:is not a format" \
+    "-A add:names no function" "-R add@arg1:is not retval" "-A add@arg1,:ends with a comma" \
+    "-A add@arg1/s16:a size is"; do
+    opt=${spec%%:*}
+    run $opt -o "$tmp/bad.np" -- "$bin" args
+    status "record $opt: refused" 2 "${spec#*:}"
+    [ ! -e "$tmp/bad.np" ] || bad "record $opt: a trace was made"
+done
+gcc -O0 -finstrument-functions -pthread "$src" -o "$tmp/cyg" 2>"$tmp/cc_err" || bad "cyg build: $(cat "$tmp/cc_err")"
+run -A add@arg1 -o "$tmp/bad.np" -- "$tmp/cyg" args
+status "record -A on a -finstrument-functions build: refused" 2 "is not built with -pg"
 
 # C++ exceptions through -pg frames: counts and nesting as uftrace's, and exact
 for cxx in g++ clang++; do

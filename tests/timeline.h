@@ -103,7 +103,7 @@ static inline int timeline_end(void *ctx, const struct np_model *m, const struct
 static inline void timeline_init(struct timeline *tl)
 {
     memset(tl, 0, sizeof *tl);
-    tl->listener = (struct np_call_listener){ tl, timeline_begin, timeline_end };
+    tl->listener = (struct np_call_listener){ tl, timeline_begin, timeline_end, NULL };
 }
 
 /* NULL when every promise held (every call ended, too), else the first broken. */

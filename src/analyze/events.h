@@ -127,6 +127,16 @@ struct np_event {
                                   process is counted (np_trace_process) */
 };
 
+/* One value of a VALUES record (docs/trace-format.md): an argument of a
+ * call, or its return value. */
+struct np_value {
+    unsigned index;            /* the argument's number from 1; 0: the return value */
+    unsigned format;           /* enum np_value_format (common/trace_format.h) */
+    uint64_t v;                /* the value (NP_VAL_INT: as int64_t) */
+    const char *str;           /* NP_VAL_STR: LEN bytes, not NUL-terminated */
+    size_t len;
+};
+
 /* The consumer of events. Strings and structs passed in are valid only
  * during the call. Every callback may be NULL; each returns 0 to go on or
  * non-zero to stop reading (the reader then returns NP_TRACE_ESTOP, or the
@@ -179,6 +189,10 @@ struct np_event_sink {
      * record with fewer; a type it does not know comes as written).
      * NULL: reports are ignored. */
     int (*report)(void *ctx, unsigned type, const uint64_t *values, unsigned n);
+    /* Optional: values of thread TID's innermost open call: its arguments
+     * (after its enter), or its return value (RETVAL: before its exit).
+     * NULL: values are ignored. */
+    int (*values)(void *ctx, uint32_t tid, uint64_t time_ns, bool retval, const struct np_value *v, unsigned n);
 };
 
 /* How the caller hears about problems and progress; any member may be

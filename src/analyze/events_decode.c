@@ -188,7 +188,9 @@ static inline __attribute__((always_inline)) uint32_t decode(const struct np_tra
         unsigned kind = (unsigned)(v & ((1u << NP_EV_KIND_BITS) - 1));
         if (kind > NP_EV_SWITCH) { /* out of the way of calls: rare */
             if (kind != NP_EV_RESYNC && kind != NP_EV_COUNT) { /* the tick stays before the record */
-                d->bad = kind == NP_EV_SAMPLE ? NP_DECODE_SAMPLE : NP_DECODE_BAD_KIND;
+                d->bad = kind == NP_EV_SAMPLE   ? NP_DECODE_SAMPLE
+                         : kind == NP_EV_VALUES ? NP_DECODE_VALUES
+                                                : NP_DECODE_BAD_KIND;
                 d->bad_kind = kind;
                 p = rec;
                 break;

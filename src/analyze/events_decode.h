@@ -62,7 +62,7 @@ int np_events_stream(struct np_stream_buf *b, const struct np_events_head *h, co
 
 /* Where decoding is in a stream. COUNT records advance the count and
  * give no event: a chunk's records are its events and those. */
-enum { NP_DECODE_GOOD, NP_DECODE_BAD_VARINT, NP_DECODE_BAD_KIND, NP_DECODE_SAMPLE, NP_DECODE_BAD_LOST };
+enum { NP_DECODE_GOOD, NP_DECODE_BAD_VARINT, NP_DECODE_BAD_KIND, NP_DECODE_SAMPLE, NP_DECODE_BAD_LOST, NP_DECODE_VALUES };
 struct np_decode {
     const uint8_t *p, *end;   /* on a bad record or a sample, p is at its start */
     uint64_t tick, addr;      /* before that record */
@@ -71,7 +71,8 @@ struct np_decode {
     bool counted;             /* times are the count, not the ticks' (NP_METRIC_COUNT) */
     uint64_t pc;              /* the chunk's previous sample PC (the reader's) */
     int bad;                  /* NP_DECODE_BAD_*: stopped at a bad record;
-                                 NP_DECODE_SAMPLE: at a SAMPLE, which the reader reads;
+                                 NP_DECODE_SAMPLE, NP_DECODE_VALUES: at a SAMPLE or a
+                                 VALUES record, which the reader reads;
                                  NP_DECODE_BAD_LOST: at a LOST record of more events than
                                  np_events_possible */
     unsigned bad_kind;

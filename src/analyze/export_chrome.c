@@ -124,6 +124,59 @@ static const char *json_name(struct chrome *c, const struct np_model *m, uint32_
     return c->names[f];
 }
 
+/* V as a JSON value at P: a number for decimal formats, else a string
+ * (the text the other views show; a C string's bytes as they are, each
+ * outside printable ASCII as \u00NN). Returns the bytes written. */
+static size_t json_value(char *p, const struct np_value *v)
+{
+    char t[4 * NP_VALUE_STR_MAX + 32];
+    size_t n;
+    if (v->format == NP_VAL_INT || v->format == NP_VAL_UINT)
+        return np_value_text(p, 32, v);
+    const char *s = t;
+    if (v->format == NP_VAL_STR) {
+        s = v->str;
+        n = v->len;
+    } else {
+        n = np_value_text(t, sizeof t, v);
+    }
+    char *o = p;
+    *o++ = '"';
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            *o++ = '\\', *o++ = (char)c;
+        else if (c >= 0x20 && c < 0x7f)
+            *o++ = (char)c;
+        else
+            o += snprintf(o, 8, "\\u%04x", c);
+    }
+    *o++ = '"';
+    return (size_t)(o - p);
+}
+
+/* An E event's args: the call's arguments (arg1...), its return value. */
+static char *json_values(char *p, const struct np_call_values *v, bool resynced)
+{
+    memcpy(p, ",\"args\":{", 9);
+    p += 9;
+    const char *sep = "";
+    for (unsigned i = 0; i < v->nargs; i++) {
+        p += sprintf(p, "%s\"arg%u\":", sep, v->args[i].index);
+        p += json_value(p, &v->args[i]);
+        sep = ",";
+    }
+    if (v->has_ret) {
+        p += sprintf(p, "%s\"retval\":", sep);
+        p += json_value(p, &v->ret);
+        sep = ",";
+    }
+    if (resynced)
+        p += sprintf(p, "%s\"resynced\":true", sep);
+    *p++ = '}';
+    return p;
+}
+
 /* One B or E event, built in c->line and written at once. */
 static int call_event(struct chrome *c, const struct np_model *m, char ph, const struct np_call *k, uint64_t ns)
 {
@@ -133,7 +186,8 @@ static int call_event(struct chrome *c, const struct np_model *m, char ph, const
         head(c, m);
     size_t nlen;
     const char *name = json_name(c, m, k->function, &nlen);
-    if (!name || NP_GROW(c->line, c->cap_line, nlen + 160) < 0) {
+    size_t vlen = ph == 'E' && k->values ? (NP_VALUES_MAX + 1) * (6 * NP_VALUE_STR_MAX + 48) : 0;
+    if (!name || NP_GROW(c->line, c->cap_line, nlen + 160 + vlen) < 0) {
         c->nomem = c->failed = true;
         return -1;
     }
@@ -168,7 +222,9 @@ static int call_event(struct chrome *c, const struct np_model *m, char ph, const
     p += nlen;
     memcpy(p, ",\"cat\":\"function\"", 17);
     p += 17;
-    if (ph == 'E' && k->resynced) {
+    if (vlen) {
+        p = json_values(p, k->values, k->resynced);
+    } else if (ph == 'E' && k->resynced) {
         static const char args[] = ",\"args\":{\"resynced\":true}";
         memcpy(p, args, sizeof args - 1);
         p += sizeof args - 1;
@@ -200,7 +256,7 @@ int np_export_chrome_listen(const struct np_export_options *o, FILE *out, struct
     c->out = out;
     c->opt = o;
     c->first = true;
-    *l = (struct np_call_listener){ c, on_begin, on_end };
+    *l = (struct np_call_listener){ c, on_begin, on_end, NULL };
     return 0;
 }
 

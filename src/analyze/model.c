@@ -55,6 +55,7 @@ struct frame {
     int32_t kept_parent;  /* stack index of the nearest kept ancestor, -1: none */
     uint32_t kept_depth;  /* kept ancestors */
     uint8_t flags;
+    struct np_call_values *vals; /* a listener's: its VALUES, or NULL */
 };
 
 struct tstate {
@@ -697,7 +698,7 @@ static int tell(struct np_model *m, const struct np_call *c, bool begin)
 static int tell_begin(struct np_model *m, const struct cur *c, struct frame *f)
 {
     f->flags |= F_TOLD;
-    const struct np_call call = { c->ti, f->function, f->node, f->kept_depth, f->start, 0, 0, false };
+    const struct np_call call = { c->ti, f->function, f->node, f->kept_depth, f->start, 0, 0, false, NULL };
     return tell(m, &call, true);
 }
 
@@ -744,18 +745,19 @@ static int told_exit(struct np_model *m, struct cur *c, const struct frame *f, u
 {
     if (c->ts->told > c->depth)
         c->ts->told = c->depth;
-    const struct np_call call = { c->ti, f->function, f->node, f->kept_depth, f->start, dur, sw, resynced };
+    const struct np_call call = { c->ti, f->function, f->node, f->kept_depth, f->start, dur, sw, resynced, f->vals };
     return tell(m, &call, false);
 }
 
 /* Closes the thread's innermost open call at T (with a minimum duration,
  * after TELL_KEPT at T: it was told iff it is kept), by a RESYNC when
  * RESYNCED. */
-HOT int close_call(struct np_model *m, struct cur *c, uint64_t t, bool resynced)
+/* Closes frame F, just popped off the thread's stack (its memory stays:
+ * nothing pushes meanwhile). */
+static inline __attribute__((always_inline)) int close_frame(struct np_model *m, struct cur *c, const struct frame *f,
+                                                             uint64_t t, bool resynced)
 {
     struct tstate *ts = c->ts;
-    /* stays valid: nothing below pushes */
-    const struct frame *f = &c->stack[--c->depth];
     if (f->flags & F_INCLUDED)
         ts->include_open--;
     if (f->flags & F_EXCLUDED)
@@ -785,6 +787,17 @@ HOT int close_call(struct np_model *m, struct cur *c, uint64_t t, bool resynced)
     if (f->child_ns > dur || f->child_sw > sw) /* cannot happen either: callees nest */
         return rc;
     return rc ? rc : record(m, c, f, dur, sw, resynced);
+}
+
+HOT int close_call(struct np_model *m, struct cur *c, uint64_t t, bool resynced)
+{
+    struct frame *f = &c->stack[--c->depth];
+    int rc = close_frame(m, c, f, t, resynced);
+    if (__builtin_expect(f->vals != NULL, 0)) { /* told with its end */
+        free(f->vals);
+        f->vals = NULL;
+    }
+    return rc;
 }
 
 static int close_all(struct np_model *m, struct cur *c, uint64_t t)
@@ -893,6 +906,7 @@ HOT int enter_call(struct np_model *m, struct cur *c, uint64_t time_ns, uint64_t
     struct frame *f = &c->stack[c->depth];
     f->start = t;
     f->child_ns = f->child_sw = 0;
+    f->vals = NULL;
     f->sw_at_entry = ts->switched;
     int rc = m->filtered ? enter_filtered(m, c, f, address) : enter_unfiltered(m, c, f, address);
     if (rc)
@@ -1034,6 +1048,49 @@ static int on_switch(void *ctx, uint32_t tid, uint64_t time_ns, uint64_t duratio
 static int on_resync(void *ctx, uint32_t tid, uint64_t time_ns, uint64_t n)
 {
     WITH_THREAD(resync_calls(m, &c, time_ns, n));
+}
+
+/* VALUES of the thread's innermost open call: kept on its frame for the
+ * listener (the views that show them), and its arguments told at once. */
+static int call_values(struct np_model *m, struct cur *c, bool retval, const struct np_value *v, unsigned n)
+{
+    if (!m->listen || !c->depth || c->ts->overflow)
+        return 0;
+    struct frame *f = &c->stack[c->depth - 1];
+    if (!(f->flags & F_KEPT))
+        return 0;
+    if (!f->vals && !(f->vals = calloc(1, sizeof *f->vals)))
+        return ENOMEM_RC;
+    struct np_call_values *x = f->vals;
+    for (unsigned i = 0; i < n && i < NP_VALUES_MAX; i++) {
+        struct np_value *to = retval ? &x->ret : &x->args[i];
+        char *bytes = x->bytes[retval ? NP_VALUES_MAX : i];
+        *to = v[i];
+        if (v[i].str) {
+            memcpy(bytes, v[i].str, v[i].len);
+            to->str = bytes;
+        }
+        if (retval) {
+            x->has_ret = true;
+            break;
+        }
+        x->nargs = i + 1;
+    }
+    const struct np_call_listener *l = m->listen;
+    if (retval || !(f->flags & F_TOLD) || !l->values)
+        return 0;
+    const struct np_call call = { c->ti, f->function, f->node, f->kept_depth, f->start, 0, 0, false, x };
+    if (l->values(l->ctx, m, &call) == 0)
+        return 0;
+    m->listen = NULL;
+    m->tell_late = false;
+    return NP_TRACE_ESTOP;
+}
+
+static int on_values(void *ctx, uint32_t tid, uint64_t time_ns, bool retval, const struct np_value *v, unsigned n)
+{
+    (void)time_ns;
+    WITH_THREAD(call_values(m, &c, retval, v, n));
 }
 
 /* A run of one thread's events: the thread is looked up once. */
@@ -1287,6 +1344,7 @@ struct np_event_sink np_model_sink(struct np_model *m)
         .blocks = on_blocks,
         .sample = np_model_on_sample,
         .sampling = np_model_on_sampling,
+        .values = m->opt.from_samples ? NULL : on_values,
     };
 }
 

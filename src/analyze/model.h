@@ -69,6 +69,7 @@
 #include <stdint.h>
 #include "symbols.h"
 #include "events.h"
+#include "common/trace_format.h"
 #include "patterns.h"
 #include "source.h"
 
@@ -194,6 +195,15 @@ struct np_node {
 };
 
 /* One call kept, as a listener is told of it. */
+/* The values a call's VALUES records gave (`nanoprof record -A`, `-R`). */
+struct np_call_values {
+    unsigned nargs;
+    struct np_value args[NP_VALUES_MAX];
+    bool has_ret;
+    struct np_value ret;
+    char bytes[NP_VALUES_MAX + 1][NP_VALUE_STR_MAX]; /* the strings' */
+};
+
 struct np_call {
     uint32_t thread;
     uint32_t function;
@@ -203,6 +213,7 @@ struct np_call {
     uint64_t duration_ns;    /* 0 at its begin */
     uint64_t switched_ns;    /* 0 at its begin */
     bool resynced;           /* at its end: closed by a RESYNC (false at its begin) */
+    const struct np_call_values *values; /* its arguments and return value, or NULL */
 };
 
 struct np_model;
@@ -229,6 +240,10 @@ struct np_call_listener {
     void *ctx;
     int (*begin)(void *ctx, const struct np_model *m, const struct np_call *c);
     int (*end)(void *ctx, const struct np_model *m, const struct np_call *c);
+    /* Optional: the arguments of call C, begun and not ended, the
+     * innermost of its thread, came (C->values). End tells them again,
+     * with the return value. */
+    int (*values)(void *ctx, const struct np_model *m, const struct np_call *c);
 };
 
 struct np_block {

@@ -345,7 +345,7 @@ static int timeline_sample(struct np_model_samples *s, uint32_t ti, uint64_t t, 
     for (size_t i = same; i < n; i++) {
         th->open[th->depth] = (struct open_frame){ path[i], (uint32_t)s->n_calls };
         s->calls[s->n_calls++] = (struct np_call){ ti, s->nodes[path[i]].function, path[i], (uint32_t)th->depth,
-                                                   start, 0, 0, false };
+                                                   start, 0, 0, false, NULL };
         th->depth++;
     }
     return 0;

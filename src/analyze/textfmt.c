@@ -1,5 +1,7 @@
 /* textfmt.c - durations, CSV, JSON and the progress bar (see textfmt.h). */
 #include "textfmt.h"
+#include "common/trace_format.h"
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,4 +249,74 @@ void np_progress_done(struct np_progress *p)
     if (p->enabled && p->shown >= 0)
         fprintf(p->out, "\r%*s\r", PROGRESS_WIDTH + 16, "");
     p->shown = -1;
+}
+
+/* ---- argument and return values ------------------------------------------- */
+
+size_t np_value_text(char *buf, size_t size, const struct np_value *v)
+{
+    char t[4 * NP_VALUE_STR_MAX + 32];
+    size_t n = 0;
+    switch (v->format) {
+    case NP_VAL_INT:
+        n = (size_t)snprintf(t, sizeof t, "%" PRId64, (int64_t)v->v);
+        break;
+    case NP_VAL_UINT:
+        n = (size_t)snprintf(t, sizeof t, "%" PRIu64, v->v);
+        break;
+    case NP_VAL_HEX:
+        n = (size_t)snprintf(t, sizeof t, "0x%" PRIx64, v->v);
+        break;
+    case NP_VAL_OCT:
+        n = (size_t)snprintf(t, sizeof t, "0%" PRIo64, v->v);
+        break;
+    case NP_VAL_PTR:
+        n = v->v ? (size_t)snprintf(t, sizeof t, "0x%" PRIx64, v->v) : (size_t)snprintf(t, sizeof t, "NULL");
+        break;
+    case NP_VAL_CHAR:
+    case NP_VAL_STR: {
+        char q = v->format == NP_VAL_CHAR ? '\'' : '"';
+        char one = (char)v->v;
+        const char *s = v->format == NP_VAL_CHAR ? &one : v->str;
+        size_t len = v->format == NP_VAL_CHAR ? 1 : v->len;
+        t[n++] = q;
+        for (size_t i = 0; i < len && s; i++) {
+            unsigned char c = (unsigned char)s[i];
+            if (c == (unsigned char)q || c == '\\')
+                t[n++] = '\\', t[n++] = (char)c;
+            else if (c >= 0x20 && c < 0x7f)
+                t[n++] = (char)c;
+            else
+                n += (size_t)snprintf(t + n, sizeof t - n, "\\x%02x", c);
+        }
+        t[n++] = q;
+        t[n] = 0;
+        break;
+    }
+    default:
+        n = (size_t)snprintf(t, sizeof t, "?");
+        break;
+    }
+    if (!size)
+        return 0;
+    if (n >= size)
+        n = size - 1;
+    memcpy(buf, t, n);
+    buf[n] = 0;
+    return n;
+}
+
+size_t np_values_text(char *buf, size_t size, const struct np_value *v, unsigned n)
+{
+    size_t len = 0;
+    if (size)
+        buf[0] = 0;
+    for (unsigned i = 0; i < n && len + 1 < size; i++) {
+        if (i && len + 3 < size) {
+            memcpy(buf + len, ", ", 3);
+            len += 2;
+        }
+        len += np_value_text(buf + len, size - len, &v[i]);
+    }
+    return len;
 }

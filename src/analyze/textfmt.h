@@ -28,6 +28,14 @@ char *np_format_time(char *buf, size_t size, uint64_t value, enum np_time_unit u
 /* "250", "250ns", "1.5us", "2ms", "1s" -> ns; 0 or -1 when malformed. */
 int np_parse_duration(const char *text, uint64_t *ns);
 
+/* V as the views show an argument or a return value, into BUF (SIZE
+ * bytes, NUL-terminated, cut to fit): 42, -1, 0x2a, 052, 0x7ffd1234 (NULL
+ * for 0), 'a', "text" (a string with " \\ and bytes outside printable
+ * ASCII escaped as \" \\ \xNN). Returns its length. */
+size_t np_value_text(char *buf, size_t size, const struct np_value *v);
+/* N values, ", " between them (as np_value_text). Returns the length. */
+size_t np_values_text(char *buf, size_t size, const struct np_value *v, unsigned n);
+
 /* Replaces control characters in S with '?', so that text from a trace
  * (paths, names) cannot break a message or a row into several lines;
  * returns S. */

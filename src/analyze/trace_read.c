@@ -870,6 +870,60 @@ static int read_sample(struct reader *r, struct np_decode *d, const uint8_t *str
     return 0;
 }
 
+/* The VALUES record at D (the batch decoder stops at each), to the sink;
+ * event I of COUNT. */
+static int read_values(struct reader *r, struct np_decode *d, const uint8_t *stream, uint32_t tid, struct where *w,
+                       uint32_t i, uint32_t count)
+{
+    const uint8_t *p = d->p, *end = d->end;
+    uint32_t at = (uint32_t)(p - stream);
+    uint64_t v, head;
+    struct np_value vals[NP_VALUES_MAX];
+    const char *bad = NULL;
+    unsigned n = 0;
+    if (!np_get_varint(&p, end, &v) || !np_get_varint(&p, end, &head)) {
+        bad = "corrupt varint";
+    } else if ((head >> 1) == 0 || (head >> 1) > NP_VALUES_MAX) {
+        bad = "a count of values out of 1 to 8";
+    } else {
+        for (n = 0; n < (head >> 1) && !bad; n++) {
+            struct np_value *x = &vals[n];
+            uint64_t index, len;
+            if (!np_get_varint(&p, end, &index) || p >= end) {
+                bad = "corrupt varint";
+                break;
+            }
+            x->index = (unsigned)(index > 255 ? 255 : index);
+            x->format = *p++;
+            x->str = NULL;
+            x->len = 0;
+            if (x->format >= NP_VAL_FORMATS) {
+                bad = "an unknown value format";
+            } else if (x->format == NP_VAL_STR) {
+                if (!np_get_varint(&p, end, &len) || len > NP_VALUE_STR_MAX || len > (uint64_t)(end - p))
+                    bad = "a string value longer than its record";
+                else
+                    x->str = (const char *)p, x->len = (size_t)len, p += len;
+            } else if (!np_get_varint(&p, end, &x->v)) {
+                bad = "corrupt varint";
+            }
+        }
+    }
+    if (bad)
+        return fail(r, NP_TRACE_ECORRUPT, where_off(w, at), "%s in VALUES event %u of %u%s", bad, i, count,
+                    where_in(w, at));
+    for (unsigned k = 0; k < n; k++)
+        if (vals[k].format == NP_VAL_INT)
+            vals[k].v = (uint64_t)np_unzigzag(vals[k].v);
+    d->tick += v >> NP_EV_KIND_BITS;
+    d->p = p;
+    d->bad = NP_DECODE_GOOD;
+    uint64_t time = d->counted ? d->count : np_tick_time(&r->proc, d->tick);
+    SINK(r, where_off(w, at), values, tid, time, head & 1, vals, n);
+    r->sum->events++;
+    return 0;
+}
+
 /* Events I.. of the EVENTS chunk C (header H, decoded STREAM) from D on,
  * to the sink, in batches; samples one by one. */
 static int events_from(struct reader *r, const struct chunk *c, const struct np_events_head *h,
@@ -888,6 +942,10 @@ static int events_from(struct reader *r, const struct chunk *c, const struct np_
         i += d->records - before;
         if (d->bad == NP_DECODE_SAMPLE) {
             if ((st = read_sample(r, d, stream, h->tid, &w, i, h->count)))
+                return st;
+            i++;
+        } else if (d->bad == NP_DECODE_VALUES) {
+            if ((st = read_values(r, d, stream, h->tid, &w, i, h->count)))
                 return st;
             i++;
         } else if (d->bad) {
@@ -997,7 +1055,7 @@ static int events_ahead(struct reader *r, const struct chunk *c, const struct np
         np_ahead_release(r->ahead);
         if (st)
             return st;
-        if (last && bad == NP_DECODE_SAMPLE)
+        if (last && (bad == NP_DECODE_SAMPLE || bad == NP_DECODE_VALUES))
             return events_resume(r, c, &h, &resume, pos, i);
         if (last)
             return events_end(r, c, h.tid, &w, bad, bad_kind, bad_value, pos, h.declen, i, h.count);

@@ -153,7 +153,7 @@ static int run(struct dump *d)
     }
     d->options.diag = np_view_diag;
     d->options.diag_ctx = &d->view;
-    const struct np_call_listener listener = { d, stream_begin, stream_end };
+    const struct np_call_listener listener = { d, stream_begin, stream_end, NULL };
     if (d->format->listen) {
         if (d->format->listen(&d->options, out.file, &d->format_listener)) {
             fputs("nanoprof dump: out of memory\n", stderr);

@@ -25,7 +25,10 @@
 #include "analyze/containers.h"
 #include "analyze/model.h"
 #include "analyze/source.h"
+#include "common/elf_symtab.h"
+#include "common/name_match.h"
 #include "common/parse_units.h"
+#include "common/value_spec.h"
 #include "common/trace_format.h"
 #include "nanoprof/sample.h"
 
@@ -69,6 +72,12 @@ static const char usage_text[] =
     "                        recorded calls (1 = outermost)         [NANOPROF_DEPTH]\n"
     "      --time-filter T   drop calls that last less than T: nanoseconds, or a\n"
     "                        number with ns, us, ms or s             [NANOPROF_MIN_NS]\n"
+    "  -A, --argument SPEC   record the arguments of the functions SPEC names, in\n"
+    "                        uftrace's syntax: FUNC@arg1,arg2/s,arg3/x32 (FUNC a\n"
+    "                        pattern as for -F; formats i d u x o p c s, sizes 8\n"
+    "                        16 32 64); repeatable; PROG built with -pg  [NANOPROF_ARGS]\n"
+    "  -R, --retval SPEC     record the return value of the functions SPEC names:\n"
+    "                        FUNC@retval[/FORMAT]; repeatable       [NANOPROF_RETVAL]\n"
     "  -b, --buffer SIZE     bytes of each thread's buffer, with k, M or G; 4k to\n"
     "                        1G, default 1M (less each when many threads live)\n"
     "                                                              [NANOPROF_BUFFER]\n"
@@ -392,6 +401,33 @@ static int find_prog(const char *prog, char *out, size_t size)
     }
 }
 
+/* Whether ELF's dynamic symbols name one of NAMES (NULL-terminated): the
+ * hooks it calls, which the preloaded runtime defines. */
+static bool imports(Elf *elf, const char *const *names)
+{
+    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+        GElf_Shdr sh;
+        Elf_Data *data;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !(data = elf_getdata(scn, NULL)) ||
+            !sh.sh_entsize)
+            continue;
+        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+            GElf_Sym sym;
+            const char *name;
+            if (gelf_getsym(data, (int)i, &sym) && (name = elf_strptr(elf, sh.sh_link, sym.st_name)))
+                for (const char *const *n = names; *n; n++)
+                    if (!strcmp(name, *n))
+                        return true;
+        }
+    }
+    return false;
+}
+
+static const char *const hook_names[] = { "__cyg_profile_func_enter", "__sanitizer_cov_trace_pc", "mcount",
+                                          "__fentry__", NULL };
+static const char *const pg_names[] = { "mcount", "__fentry__", NULL };
+#define imports_pg(elf) imports(elf, pg_names)
+
 /* What PROG's ELF file says about why nothing was recorded. */
 enum prog_kind { PROG_UNKNOWN, PROG_STATIC, PROG_PLAIN, PROG_HOOKED };
 
@@ -415,21 +451,8 @@ static enum prog_kind examine_prog(const char *prog)
                 interp = 1;
         }
         kind = interp ? PROG_PLAIN : PROG_STATIC;
-        for (Elf_Scn *scn = NULL; interp && (scn = elf_nextscn(elf, scn));) {
-            GElf_Shdr sh;
-            Elf_Data *data;
-            if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !(data = elf_getdata(scn, NULL)) ||
-                !sh.sh_entsize)
-                continue;
-            for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-                GElf_Sym sym;
-                const char *name;
-                if (gelf_getsym(data, (int)i, &sym) && (name = elf_strptr(elf, sh.sh_link, sym.st_name)) &&
-                    (!strcmp(name, "__cyg_profile_func_enter") || !strcmp(name, "__sanitizer_cov_trace_pc") ||
-                     !strcmp(name, "mcount") || !strcmp(name, "__fentry__")))
-                    kind = PROG_HOOKED;
-            }
-        }
+        if (interp && imports(elf, hook_names))
+            kind = PROG_HOOKED;
     }
     if (elf)
         elf_end(elf);
@@ -523,6 +546,7 @@ static int add_patterns(struct np_model_options *o, enum np_model_opt opt, const
 struct record_cmd {
     const char *out, *depth, *tfilter, *buffer, *sample, *unwind;
     char *filter, *notrace;           /* -F and -N, comma-separated, for the environment */
+    char *args, *retvals;             /* -A and -R, ';'-separated, for the environment */
     struct np_model_options patterns; /* the patterns in force (options, else the environment) */
     bool drop, strict, no_wait;
 };
@@ -534,6 +558,8 @@ static const struct np_cli_option options[] = {
     NP_CLI_FILTER_OPTIONS,
     { "depth", 'D', NP_CLI_VALUE, 'D' },
     { "time-filter", 0, NP_CLI_VALUE, OPT_TIME_FILTER },
+    { "argument", 'A', NP_CLI_VALUE, 'A' },
+    { "retval", 'R', NP_CLI_VALUE, 'R' },
     { "buffer", 'b', NP_CLI_VALUE, 'b' },
     { "drop", 0, NP_CLI_NO_VALUE, OPT_DROP },
     { "strict", 0, NP_CLI_NO_VALUE, OPT_STRICT },
@@ -565,6 +591,20 @@ static int option(void *ctx, int id, const char *val)
         if (add_patterns(&r->patterns, id == 'F' ? NP_MODEL_OPT_INCLUDE : NP_MODEL_OPT_EXCLUDE, val, err, sizeof err))
             return usage_error("%s", err);
         return 0;
+    case 'A':
+    case 'R': {
+        struct np_value_spec spec;
+        char **list = id == 'A' ? &r->args : &r->retvals;
+        if (np_value_spec_parse(val, id == 'R', &spec, err, sizeof err) < 0)
+            return usage_error("-%c: %s", id, err);
+        size_t old = *list ? strlen(*list) : 0;
+        char *grown = realloc(*list, old + strlen(val) + 2);
+        if (!grown)
+            return usage_error("out of memory");
+        sprintf(grown + old, "%s%s", old ? ";" : "", val);
+        *list = grown;
+        return 0;
+    }
     case 'D':
         if (!valid_depth(val))
             return usage_error("-D: '%s' is not a depth from 1 to 65535", val);
@@ -716,6 +756,10 @@ static int run(struct record_cmd *r, char **argv)
         setenv("NANOPROF_FILTER", r->filter, 1);
     if (r->notrace)
         setenv("NANOPROF_NOTRACE", r->notrace, 1);
+    if (r->args)
+        setenv("NANOPROF_ARGS", r->args, 1);
+    if (r->retvals)
+        setenv("NANOPROF_RETVAL", r->retvals, 1);
     /* a process whose parent ends before it is re-parented to this one,
      * which follows it until it ends (follow.h) */
     bool following = np_follow_start() == 0;
@@ -802,6 +846,70 @@ static int run(struct record_cmd *r, char **argv)
     return rc;
 }
 
+/* Whether the function pattern of every -A and -R spec names a function
+ * of PROG (its symbol table, a C++ name as -F matches it), and PROG has
+ * -pg's hooks, where the arguments are read: 0, or 2 after one line. */
+static int check_values(struct record_cmd *r, const char *prog)
+{
+    char path[PATH_MAX];
+    if (!find_prog(prog, path, sizeof path))
+        return 0; /* said when it does not run */
+    enum prog_kind kind = examine_prog(prog);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    elf_version(EV_CURRENT);
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    struct np_elf_funcs funcs = { NULL, 0 };
+    int rc = 0, pg = 0;
+    if (elf && elf_kind(elf) == ELF_K_ELF)
+        pg = np_elf_funcs_read(elf, NULL, &funcs) == 0 && imports_pg(elf);
+    for (int k = 0; k < 2 && !rc; k++) {
+        char *list = k ? r->retvals : r->args, *save = NULL;
+        char *copy = list ? strdup(list) : NULL;
+        for (char *p = copy ? strtok_r(copy, ";", &save) : NULL; p && !rc; p = strtok_r(NULL, ";", &save)) {
+            struct np_value_spec spec;
+            struct np_name_pattern pat;
+            char err[320];
+            (void)np_value_spec_parse(p, k, &spec, err, sizeof err); /* (checked with the options) */
+            if (np_name_pattern_init(&pat, spec.func, err, sizeof err) < 0) {
+                fprintf(stderr, "nanoprof record: -%c '%s': %s\n", k ? 'R' : 'A', p, err);
+                rc = 2;
+            } else {
+                bool found = false;
+                for (size_t i = 0; i < funcs.n && !found; i++) {
+                    char name[1024], *full = NULL, *short_name = NULL;
+                    snprintf(name, sizeof name, "%.*s", (int)funcs.v[i].len, funcs.v[i].name);
+                    found = np_name_pattern_match(&pat, name);
+                    if (!found && np_demangle(name, &full, &short_name) == 1)
+                        found = np_name_pattern_match(&pat, full) || np_name_pattern_match(&pat, short_name);
+                    free(full);
+                    free(short_name);
+                }
+                if (!found) {
+                    fprintf(stderr, "nanoprof record: -%c '%s': '%s' matches no function of %s\n", k ? 'R' : 'A', p,
+                            spec.func, path);
+                    rc = 2;
+                }
+            }
+            np_name_pattern_free(&pat);
+        }
+        free(copy);
+    }
+    if (!rc && !pg && kind != PROG_UNKNOWN) {
+        fprintf(stderr,
+                "nanoprof record: -%c: %s is not built with -pg (or -pg -mfentry), whose hooks see the argument "
+                "registers: rebuild it so\n",
+                r->args ? 'A' : 'R', path);
+        rc = 2;
+    }
+    np_elf_funcs_free(&funcs);
+    if (elf)
+        elf_end(elf);
+    close(fd);
+    return rc;
+}
+
 int np_cmd_record(int argc, char **argv)
 {
     struct record_cmd r = { .out = getenv("NANOPROF_RECORD") };
@@ -814,10 +922,14 @@ int np_cmd_record(int argc, char **argv)
         rc = 0;
     else if (!rc && first >= argc)
         rc = usage_error("no program to run");
-    else if (!rc)
+    else if (!rc && (r.args || r.retvals))
+        rc = check_values(&r, argv[first]);
+    if (!rc && first < argc)
         rc = run(&r, argv + first);
     free(r.filter);
     free(r.notrace);
+    free(r.args);
+    free(r.retvals);
     np_model_options_free(&r.patterns);
     return rc;
 }

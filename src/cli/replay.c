@@ -50,14 +50,21 @@ static void usage(FILE *out)
           "Times are wall time, or what the trace counts (cycles, instructions),\n"
           "as the first line says; a start is then the count since its process\n"
           "started. The line that closes a call closed by re-synchronisation (its\n"
-          "return missed, its end not exact) ends in \"(?)\".\n",
+          "return missed, its end not exact) ends in \"(?)\". A call recorded\n"
+          "with its arguments (nanoprof record -A) shows them, \"name(1, \"x\") {\",\n"
+          "and with its return value (-R) ends \"} = 42 /* name */\", or, on one\n"
+          "line, \"name(1) = 42\".\n",
           out);
 }
 
 /* Per thread of the model. */
+#define ARGS_TEXT_MAX (NP_VALUES_MAX * (4 * NP_VALUE_STR_MAX + 4))
+
 struct thread_state {
     struct np_call entry;    /* its innermost call, not printed yet (open) */
     bool open;
+    bool has_args;           /* args holds entry's arguments */
+    char args[ARGS_TEXT_MAX];
 };
 
 struct name {
@@ -162,7 +169,8 @@ static char *put_start(char *p, uint64_t ns, uint64_t base, bool count)
     return p + n;
 }
 
-static int print_line(struct replay *r, const struct np_model *m, enum line_kind kind, const struct np_call *c)
+static int print_line(struct replay *r, const struct np_model *m, enum line_kind kind, const struct np_call *c,
+                      const char *args)
 {
     const struct np_thread *th = &np_model_threads(m, &(size_t){ 0 })[c->thread];
     if (c->thread != r->thread) {
@@ -172,7 +180,7 @@ static int print_line(struct replay *r, const struct np_model *m, enum line_kind
         putc('\n', r->out);
     }
     const struct name *name = name_of(r, m, c->function);
-    if (!name || NP_GROW(r->line, r->cap_line, name->len + 2 * NP_VIEW_DRAWN_LEVELS + 128) < 0) {
+    if (!name || NP_GROW(r->line, r->cap_line, name->len + 2 * NP_VIEW_DRAWN_LEVELS + 2 * ARGS_TEXT_MAX + 128) < 0) {
         r->nomem = true;
         return -1;
     }
@@ -206,12 +214,35 @@ static int print_line(struct replay *r, const struct np_model *m, enum line_kind
         memcpy(p, "] ", 2);
         p += 2;
     }
+    const struct np_call_values *vals = kind == LINE_ENTRY ? NULL : c->values;
     if (kind == LINE_EXIT) {
-        memcpy(p, "} /* ", 5);
-        p += 5;
+        memcpy(p, "} ", 2);
+        p += 2;
+        if (vals && vals->has_ret) {
+            memcpy(p, "= ", 2);
+            p += 2 + np_value_text(p + 2, ARGS_TEXT_MAX, &vals->ret);
+            *p++ = ' ';
+        }
+        memcpy(p, "/* ", 3);
+        p += 3;
     }
     memcpy(p, name->text, name->len);
     p += name->len;
+    if (kind == LINE_LEAF && vals && vals->nargs) {
+        *p++ = '(';
+        p += np_values_text(p, ARGS_TEXT_MAX, vals->args, vals->nargs);
+        *p++ = ')';
+    } else if (kind == LINE_ENTRY && args) {
+        *p++ = '(';
+        size_t n = strlen(args);
+        memcpy(p, args, n);
+        p += n;
+        *p++ = ')';
+    }
+    if (kind == LINE_LEAF && vals && vals->has_ret) {
+        memcpy(p, " = ", 3);
+        p += 3 + np_value_text(p + 3, ARGS_TEXT_MAX, &vals->ret);
+    }
     if (kind == LINE_ENTRY) {
         memcpy(p, " {", 2);
         p += 2;
@@ -238,10 +269,24 @@ static int on_begin(void *ctx, const struct np_model *m, const struct np_call *c
     if (!r->head && print_head(r, m))
         return -1;
     /* the call held back made this one: it has callees */
-    if (ts->open && print_line(r, m, LINE_ENTRY, &ts->entry))
+    if (ts->open && print_line(r, m, LINE_ENTRY, &ts->entry, ts->has_args ? ts->args : NULL))
         return -1;
     ts->entry = *c;
     ts->open = true;
+    ts->has_args = false;
+    return 0;
+}
+
+/* The arguments of the call held back came. */
+static int on_values(void *ctx, const struct np_model *m, const struct np_call *c)
+{
+    (void)m;
+    struct replay *r = ctx;
+    struct thread_state *ts = &r->threads[c->thread]; /* its begin made it */
+    if (ts->open && c->values) {
+        np_values_text(ts->args, sizeof ts->args, c->values->args, c->values->nargs);
+        ts->has_args = c->values->nargs > 0;
+    }
     return 0;
 }
 
@@ -253,7 +298,7 @@ static int on_end(void *ctx, const struct np_model *m, const struct np_call *c)
     /* still held back: no callee came, one line */
     bool leaf = ts->open;
     ts->open = false;
-    return print_line(r, m, leaf ? LINE_LEAF : LINE_EXIT, c);
+    return print_line(r, m, leaf ? LINE_LEAF : LINE_EXIT, c, NULL);
 }
 
 static void replay_free(struct replay *r)
@@ -268,7 +313,7 @@ static void replay_free(struct replay *r)
 static int run(struct np_view *v)
 {
     struct replay r = { .v = v, .out = stdout, .thread = NP_NONE };
-    const struct np_call_listener listener = { &r, on_begin, on_end };
+    const struct np_call_listener listener = { &r, on_begin, on_end, on_values };
     struct np_model *m;
     int rc;
     v->opt.listener = &listener;

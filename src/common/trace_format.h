@@ -68,8 +68,28 @@ enum np_event_kind {
     NP_EV_SAMPLE = 4,
     NP_EV_RESYNC = 5,
     NP_EV_COUNT = 6,
+    NP_EV_VALUES = 7,
     NP_EV_KIND_BITS = 3
 };
+
+/* VALUES (event kind 7): varint n << 1 | retval, then n values, each a
+ * varint index (the argument's number from 1; 0 the return value), a u8
+ * format, and the value: a zigzag varint for NP_VAL_INT, a varint length
+ * and that many bytes for NP_VAL_STR, a varint for the others. The
+ * arguments of the innermost open call, after its ENTRY; or (retval) its
+ * return value, before its EXIT. */
+enum np_value_format {
+    NP_VAL_INT = 0,  /* signed decimal ("i", "d") */
+    NP_VAL_UINT = 1, /* unsigned decimal ("u") */
+    NP_VAL_HEX = 2,  /* "x" */
+    NP_VAL_OCT = 3,  /* "o" */
+    NP_VAL_PTR = 4,  /* an address ("p") */
+    NP_VAL_CHAR = 5, /* "c" */
+    NP_VAL_STR = 6,  /* the bytes of a C string ("s"), cut to NP_VALUE_STR_MAX */
+    NP_VAL_FORMATS
+};
+#define NP_VALUES_MAX 8       /* values in one VALUES record */
+#define NP_VALUE_STR_MAX 64   /* bytes of a string argument kept */
 
 /* UNITS chunk: string time unit, string count unit (docs/trace-format.md). */
 #define NP_TRACE_UNIT_MAX 32 /* bytes of a unit's name a reader keeps */

@@ -15,6 +15,8 @@
  *              tail-calls tail_c (calls leaf x1)
  *   deep N     deep(N): a recursion N deep (deeper than the return
  *              stack's first mapping), then leaf x1
+ *   args       add(-1, 5), add(2, 40), greet("world", 3, 'x'),
+ *              greet(NULL, 0, 'y'), pass(0x1234): for -A and -R
  *   backtrace  bt1..bt4 nest, bt4 calls backtrace(3) and prints
  *              "bt: <names>" for the program's functions it found, innermost
  *              first */
@@ -101,6 +103,18 @@ NOINLINE void tail_b(void)
 }
 NOINLINE void tail_a(void) { tail_b(); }
 
+NOINLINE long add(int a, long b) { return a + b; }
+NOINLINE const char *greet(const char *who, unsigned times, char c)
+{
+    sink += (int)times + c;
+    return who;
+}
+NOINLINE void *pass(void *p)
+{
+    sink++;
+    return p;
+}
+
 NOINLINE int deep(int n) { return n ? deep(n - 1) + 1 : 0; }
 
 static void *fns[6];
@@ -161,6 +175,10 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "deep") && argc > 2) {
         printf("deep %d\n", deep(atoi(argv[2])));
         leaf();
+    } else if (!strcmp(mode, "args")) {
+        printf("%ld %ld\n", add(-1, 5), add(2, 40));
+        printf("%s %p\n", greet("world", 3, 'x'), (void *)greet(NULL, 0, 'y'));
+        printf("%p\n", pass((void *)0x1234));
     } else if (!strcmp(mode, "backtrace")) {
         fns[0] = (void *)bt1, fns[1] = (void *)bt2, fns[2] = (void *)bt3, fns[3] = (void *)bt4;
         fns[4] = (void *)main;

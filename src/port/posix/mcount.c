@@ -77,6 +77,7 @@ struct rstack {
 };
 
 static NP_PORT_TLS struct rstack rs;
+void (*np_mcount_values)(uintptr_t fn, const uint64_t *regs, int retval);
 static uint64_t unhooked;  /* calls not hooked: no memory, or inside a growth */
 static pthread_key_t rs_key;
 static pthread_once_t rs_once = PTHREAD_ONCE_INIT;
@@ -275,8 +276,10 @@ static inline uintptr_t fentry_start(uintptr_t ret)
 }
 
 /* From the assembly: SLOT holds the function's return address, RET is the
- * hook's own (in the function), FENTRY says which hook. */
-__attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot, uintptr_t ret, uintptr_t fentry)
+ * hook's own (in the function), FENTRY says which hook, REGS the argument
+ * registers as it saved them (rdi, rsi, rdx, rcx, r8, r9). */
+__attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot, uintptr_t ret, uintptr_t fentry,
+                                                                  const uint64_t *regs)
 {
     if (!wanted(ret))
         return;
@@ -311,11 +314,15 @@ __attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot
     if (!tail)
         *slot = (uintptr_t)np_mcount_return;
     __cyg_profile_func_enter((void *)fn, (void *)parent);
+    void (*values)(uintptr_t, const uint64_t *, int) = __atomic_load_n(&np_mcount_values, __ATOMIC_RELAXED);
+    if (values)
+        values(fn, regs, 0);
 }
 
 /* From the trampoline, with the stack as the function's return left it:
- * SP is one word above the slot. Returns where the function returns to. */
-__attribute__((used, visibility("hidden"))) uintptr_t np_mcount_exit(uintptr_t *sp)
+ * SP is one word above the slot; REGS[0] is rax as the function returned
+ * it. Returns where the function returns to. */
+__attribute__((used, visibility("hidden"))) uintptr_t np_mcount_exit(uintptr_t *sp, const uint64_t *regs)
 {
     struct rstack *r = &rs;
     uintptr_t *slot = sp - 1;
@@ -332,6 +339,9 @@ __attribute__((used, visibility("hidden"))) uintptr_t np_mcount_exit(uintptr_t *
     }
     /* the call, and those that tail-called it (the same slot) */
     uintptr_t ret = r->v[i].ret;
+    void (*values)(uintptr_t, const uint64_t *, int) = __atomic_load_n(&np_mcount_values, __ATOMIC_RELAXED);
+    if (values)
+        values(r->v[i].fn, regs, 1);
     do {
         __cyg_profile_func_exit((void *)r->v[i].fn, (void *)ret);
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -492,6 +502,7 @@ __asm__(".text\n"
         "  leaq 16(%rbp), %rdi\n"
         "  movq 8(%rbp), %rsi\n"
         "  movl $1, %edx\n"
+        "  movq %rsp, %rcx\n"
         "  call np_mcount_enter\n"
         NP_RESTORE_ARGS
         "  ret\n"
@@ -511,6 +522,7 @@ __asm__(".text\n"
         "  addq $8, %rdi\n"
         "  movq 8(%rbp), %rsi\n"
         "  xorl %edx, %edx\n"
+        "  movq %rsp, %rcx\n"
         "  call np_mcount_enter\n"
         NP_RESTORE_ARGS
         "  ret\n"
@@ -536,6 +548,7 @@ __asm__(".text\n"
         "  movaps %xmm0, 16(%rsp)\n"
         "  movaps %xmm1, 32(%rsp)\n"
         "  leaq 8(%rbp), %rdi\n"
+        "  movq %rsp, %rsi\n"
         "  call np_mcount_exit\n"
         "  movq %rax, %r11\n"
         "  movq 0(%rsp), %rax\n"
@@ -550,6 +563,7 @@ __asm__(".text\n"
 
 #else /* no hooks for -pg on this CPU yet */
 
+void (*np_mcount_values)(uintptr_t fn, const uint64_t *regs, int retval);
 void np_mcount_setjmp(const void *env) { (void)env; }
 void np_mcount_longjmp(const void *env) { (void)env; }
 void np_mcount_unwinding(void) {}

@@ -17,6 +17,10 @@ void np_mcount_longjmp(const void *env);
 void np_mcount_unwinding(void);
 void np_mcount_unwound(const void *live);
 void np_mcount_caught(void);
+/* Set (by the recorder, for -A and -R): called after each entry event
+ * with the argument registers (REGS[0] the first integer argument's),
+ * and before each exit event (RETVAL 1) with REGS[0] the return value. */
+extern void (*np_mcount_values)(uintptr_t fn, const uint64_t *regs, int retval);
 /* Calls not hooked: a signal's inside the growth of the return stack, or
  * no memory for it. */
 uint64_t np_mcount_unhooked(void);

@@ -194,7 +194,7 @@ static int configure(void)
         R.max_queued = (unsigned)q;
     }
     if (!parse_list("NANOPROF_FILTER", c->filter, &c->nfilter) ||
-        !parse_list("NANOPROF_NOTRACE", c->notrace, &c->nnotrace))
+        !parse_list("NANOPROF_NOTRACE", c->notrace, &c->nnotrace) || !np_rec_values_configure())
         return 0;
     return np_sample_configure();
 }
@@ -514,7 +514,9 @@ static void count_lost(struct np_rec_stream *s, uint64_t w0)
         __atomic_store_n(&s->lost_min, d, __ATOMIC_RELAXED);
 }
 
-void np_rec_slow(struct np_thread *t, uint64_t w0)
+/* The N records of G in a row, the first at the time now (a VALUES group
+ * is never split across buffers); a switch seen and lost events go first. */
+static void put_group(struct np_thread *t, const np_raw *g, size_t n)
 {
     struct np_rec_stream *s = t->rec;
     if (s->smp.pending) /* a sample taken in the last hook (sample.c) */
@@ -535,7 +537,7 @@ void np_rec_slow(struct np_thread *t, uint64_t w0)
     if (LOAD(&R.stopping))
         return; /* the trace has ended */
     int lost = s->lost_n != 0;
-    size_t need = 1 + (sw != 0) + 2 * (size_t)lost;
+    size_t need = n + (sw != 0) + 2 * (size_t)lost;
     struct np_rec_buf *b = s->buf;
     np_raw *p = s->pos;
     /* two slots stay free for the thread's end (rec_thread_exit) */
@@ -545,7 +547,7 @@ void np_rec_slow(struct np_thread *t, uint64_t w0)
         else
             p = refill(s);
         if (!p) {
-            count_lost(s, w0);
+            count_lost(s, g[0].w0);
             return;
         }
     }
@@ -556,10 +558,20 @@ void np_rec_slow(struct np_thread *t, uint64_t w0)
         p->w1 = now;
         p++;
     }
-    p->w0 = w0;
-    p->w1 = now;
-    STORE(&s->pos, p + 1);
+    p[0].w0 = g[0].w0;
+    p[0].w1 = now;
+    for (size_t i = 1; i < n; i++)
+        p[i] = g[i];
+    STORE(&s->pos, p + n);
 }
+
+void np_rec_slow(struct np_thread *t, uint64_t w0)
+{
+    np_raw r = { w0, 0 };
+    put_group(t, &r, 1);
+}
+
+void np_rec_put_group(struct np_thread *t, const np_raw *g, size_t n) { put_group(t, g, n); }
 
 /* ---- threads ------------------------------------------------------------ */
 

@@ -45,6 +45,11 @@ enum np_raw_kind {
      * next record's w0 is the handler's stack pointer, then one record
      * per frame (w0 its function's start, w1 its stack pointer) */
     NP_RAW_CATCH = 8,
+    /* arguments or a return value (record_values.c), value: items | the
+     * records that follow << 8 | retval << 32; one record per item (w0
+     * its argument's number | format << 8 | bytes << 16, w1 its value),
+     * a string's bytes in the records after its own, 16 to a record */
+    NP_RAW_VALUES = 9,
     /* an entry of NP_ENTER(name), value: the name's address. The hooks'
      * NP_REC_NAMED bit (63) is this kind, so they pass it as it is. */
     NP_RAW_NAMED = (int)(NP_REC_NAMED >> NP_RAW_SHIFT)
@@ -184,6 +189,15 @@ extern struct np_rec_config np_rec_cfg;
 
 /* record_hot.h's slow path: switch, full buffer, lost events. */
 void np_rec_slow(struct np_thread *t, uint64_t w0);
+/* The same for N records in a row (a VALUES group), the thread busy. */
+void np_rec_put_group(struct np_thread *t, const np_raw *g, size_t n);
+
+/* record_values.c: reads NANOPROF_ARGS and NANOPROF_RETVAL (-A, -R); 0
+ * when one is bad (said). */
+int np_rec_values_configure(void);
+#define NP_RAW_VALUES_ITEMS(v) ((unsigned)((v) & 0xff))
+#define NP_RAW_VALUES_SLOTS(v) ((size_t)(((v) >> 8) & 0xffffff))
+#define NP_RAW_VALUES_RETVAL(v) ((int)(((v) >> 32) & 1))
 
 /* record_write.c */
 enum np_rec_mode { NP_REC_NORMAL = 0, NP_REC_FATAL = 1 };

@@ -375,6 +375,47 @@ static size_t raw_sample_slots(const np_raw *r, size_t i, size_t n)
     return k < n - i ? k : n - i - 1;
 }
 
+/* The raw VALUES group at R (N records left from it) into V, its strings'
+ * bytes in STRS; *SLOTS the records after its first. Returns the values,
+ * 0 when the group is not whole (never written so). */
+static unsigned raw_values(const np_raw *r, size_t n, struct np_value_out *v,
+                           uint8_t strs[NP_VALUES_MAX][NP_VALUE_STR_MAX], size_t *slots)
+{
+    uint64_t h = r[0].w0 & NP_RAW_VALUE;
+    size_t k = NP_RAW_VALUES_SLOTS(h);
+    *slots = k < n - 1 ? k : n - 1;
+    if (k > n - 1)
+        return 0;
+    unsigned items = NP_RAW_VALUES_ITEMS(h), got = 0;
+    size_t j = 1;
+    while (got < items && got < NP_VALUES_MAX && j <= k) {
+        uint64_t w0 = r[j].w0;
+        struct np_value_out *o = &v[got];
+        o->index = (uint8_t)w0;
+        o->format = (uint8_t)(w0 >> 8);
+        size_t len = (size_t)(w0 >> 16 & 0xffff), words = (len + 15) / 16;
+        o->v = r[j++].w1;
+        if (o->format == NP_VAL_STR) {
+            if (len > NP_VALUE_STR_MAX || j + words > k + 1)
+                return 0;
+            for (size_t b = 0; b < words; b++) {
+                uint64_t w[2] = { r[j + b].w0, r[j + b].w1 };
+                memcpy(strs[got] + 16 * b, w, len - 16 * b < 16 ? len - 16 * b : 16);
+            }
+            j += words;
+            o->len = (uint16_t)len;
+            o->bytes = strs[got];
+        }
+        got++;
+    }
+    return got;
+}
+
+static void enc_values(struct enc *e, const np_raw *r, const struct np_value_out *v, unsigned n)
+{
+    np_trace_enc_values(&e->t, r->w1, NP_RAW_VALUES_RETVAL(r->w0 & NP_RAW_VALUE), v, n);
+}
+
 static void enc_put(struct enc *e, unsigned kind, uint64_t value, uint64_t tick)
 {
     np_trace_enc_put(&e->t, kind, value, tick);
@@ -808,6 +849,25 @@ static void encode_plain(struct np_rec_wstate *w, struct enc *e, const np_raw *r
             i += slots;
             break;
         }
+        case NP_RAW_VALUES: { /* of the innermost call, when it is known */
+            struct np_value_out vals[NP_VALUES_MAX];
+            uint8_t strs[NP_VALUES_MAX][NP_VALUE_STR_MAX];
+            size_t slots;
+            unsigned nv = raw_values(r + i, n - i, vals, strs, &slots);
+            if (nv && depth && !unknown) {
+                e->t.len = p.len;
+                e->t.count = p.count;
+                e->t.prev = p.prev;
+                e->t.prev_addr = p.prev_addr;
+                enc_values(e, r + i, vals, nv);
+                p.len = e->t.len;
+                p.count = e->t.count;
+                p.prev = e->t.prev;
+                p.prev_addr = e->t.prev_addr;
+            }
+            i += slots;
+            break;
+        }
         default:
             break;
         }
@@ -883,6 +943,16 @@ void np_rec_write_events(int fd, struct np_rec_stream *s, const np_raw *r, size_
             size_t slots = raw_sample_slots(r, i, n);
             if ((NP_RAW_SAMPLE_FRAMES(v) + 1) / 2 == slots)
                 out_sample(w, e, &r[i]);
+            i += slots;
+            break;
+        }
+        case NP_RAW_VALUES: { /* with the innermost call, when it is kept */
+            struct np_value_out vals[NP_VALUES_MAX];
+            uint8_t strs[NP_VALUES_MAX][NP_VALUE_STR_MAX];
+            size_t slots;
+            unsigned nv = raw_values(r + i, n - i, vals, strs, &slots);
+            if (nv && w->depth && !w->overflow && (w->stack[w->depth - 1] & NP_WS_KEPT))
+                enc_values(e, r + i, vals, nv);
             i += slots;
             break;
         }

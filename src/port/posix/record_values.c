@@ -1,0 +1,195 @@
+/* record_values.c - the arguments and return values `nanoprof record -A`
+ * and `-R` ask for (NANOPROF_ARGS, NANOPROF_RETVAL: specs separated by
+ * ';', common/value_spec.h), of code built with -pg: its hooks
+ * (mcount.c) hand over the argument registers after a call's entry event
+ * and the return value before its exit event, and the values of a
+ * function some spec names go into the thread's buffer as one group of
+ * raw records (NP_RAW_VALUES), which the writer encodes as a VALUES
+ * record (docs/trace-format.md).
+ *
+ * Which spec a function takes is found once per address (its name
+ * matched as -F matches it) and kept in a table the hooks read without a
+ * lock; the thread is busy meanwhile, so that a signal handler's hooks
+ * leave the symbolizer's lock alone. A string is copied with
+ * process_vm_readv, which fails on a bad pointer instead of faulting. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "../../common/trace_format.h"
+#include "../../common/value_spec.h"
+#include "../port.h"
+#include "mcount.h"
+#include "posix.h"
+#include "record.h"
+
+static struct np_value_spec specs[NP_VALUE_SPECS_MAX];
+static struct np_name_pattern pats[NP_VALUE_SPECS_MAX];
+static int spec_retval[NP_VALUE_SPECS_MAX];
+static unsigned nspecs;
+
+/* address -> specs: address << 16 | -A spec + 1 << 8 | -R spec + 1, 0 empty */
+#define CACHE_BITS 14
+#define CACHE_SIZE (1u << CACHE_BITS)
+static uint64_t cache[CACHE_SIZE];
+static unsigned ncached;
+
+static int add_specs(const char *var, int retval)
+{
+    const char *v = getenv(var);
+    if (!v || !*v)
+        return 1;
+    char *copy = strdup(v);
+    if (!copy)
+        return 0;
+    for (char *save = NULL, *p = strtok_r(copy, ";", &save); p; p = strtok_r(NULL, ";", &save)) {
+        char err[256];
+        if (nspecs == NP_VALUE_SPECS_MAX) {
+            np_rec_say(var, "at most 64 specs");
+            free(copy);
+            return 0;
+        }
+        struct np_value_spec *s = &specs[nspecs];
+        if (np_value_spec_parse(p, retval, s, err, sizeof err) < 0 ||
+            np_name_pattern_init(&pats[nspecs], s->func, err, sizeof err) < 0) {
+            np_rec_say(var, err);
+            free(copy);
+            return 0;
+        }
+        spec_retval[nspecs++] = retval;
+    }
+    free(copy);
+    return 1;
+}
+
+/* The first -A and -R spec whose pattern NAME matches, each + 1 (0: none). */
+static void match(const char *name, unsigned *a, unsigned *r)
+{
+    for (unsigned i = 0; i < nspecs; i++) {
+        unsigned *k = spec_retval[i] ? r : a;
+        if (!*k && np_name_pattern_match(&pats[i], name))
+            *k = i + 1;
+    }
+}
+
+/* The specs of the function at ADDR (its name, signature or short name
+ * for C++), as a cache word. */
+static uint64_t lookup_slow(uint64_t addr)
+{
+    char name[512], full[1024], short_name[512];
+    unsigned a = 0, r = 0;
+    if (np_port_symbolize((const void *)(uintptr_t)addr, name, sizeof name)) {
+        match(name, &a, &r);
+        if (np_posix_demangle(name, full, sizeof full, short_name, sizeof short_name)) {
+            match(full, &a, &r);
+            match(short_name, &a, &r);
+        }
+    }
+    return addr << 16 | a << 8 | r;
+}
+
+static uint64_t lookup(uint64_t addr)
+{
+    unsigned i = (unsigned)((addr * 0x9e3779b97f4a7c15ull) >> (64 - CACHE_BITS));
+    for (unsigned k = 0; k < CACHE_SIZE; k++, i = (i + 1) & (CACHE_SIZE - 1)) {
+        uint64_t c = __atomic_load_n(&cache[i], __ATOMIC_ACQUIRE);
+        if (!c)
+            break;
+        if (c >> 16 == addr)
+            return c;
+    }
+    uint64_t c = lookup_slow(addr);
+    /* kept while the table is less than 3/4 full (then looked up each time) */
+    if (__atomic_load_n(&ncached, __ATOMIC_RELAXED) < CACHE_SIZE / 4 * 3) {
+        for (unsigned k = 0; k < CACHE_SIZE; k++, i = (i + 1) & (CACHE_SIZE - 1)) {
+            uint64_t zero = 0;
+            if (__atomic_compare_exchange_n(&cache[i], &zero, c, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+                __atomic_fetch_add(&ncached, 1, __ATOMIC_RELAXED);
+                break;
+            }
+            if (zero >> 16 == addr)
+                break; /* another thread's */
+        }
+    }
+    return c;
+}
+
+/* Up to NP_VALUE_STR_MAX bytes of the C string at P into OUT; its length
+ * (the bytes before a NUL, or all those read). A bad pointer reads none. */
+static size_t read_string(uint64_t p, char *out)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t first = page - (size_t)(p % page);
+    if (first > NP_VALUE_STR_MAX)
+        first = NP_VALUE_STR_MAX;
+    struct iovec local = { out, NP_VALUE_STR_MAX };
+    struct iovec remote[2] = { { (void *)(uintptr_t)p, first },
+                               { (void *)(uintptr_t)(p + first), NP_VALUE_STR_MAX - first } };
+    ssize_t got = process_vm_readv(getpid(), &local, 1, remote, first < NP_VALUE_STR_MAX ? 2 : 1, 0);
+    if (got <= 0)
+        return 0;
+    const char *nul = memchr(out, 0, (size_t)got);
+    return nul ? (size_t)(nul - out) : (size_t)got;
+}
+
+#define GROUP_MAX (1 + NP_VALUE_ARGS_MAX * (1 + (NP_VALUE_STR_MAX + 15) / 16))
+
+/* mcount.c's hook: FN's arguments (REGS, after its entry) or its return
+ * value (RETVAL: REGS[0], before its exit), when a spec names FN. */
+static void values(uintptr_t fn, const uint64_t *regs, int retval)
+{
+    struct np_thread *t = np_cur;
+    if (t == NP_UNATTACHED || (t->flags & (NP_F_REC_ON | NP_F_BUSY)) != NP_F_REC_ON)
+        return;
+    t->flags |= NP_F_BUSY;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    uint64_t c = lookup(fn);
+    unsigned k = retval ? (unsigned)(c & 0xff) : (unsigned)(c >> 8 & 0xff);
+    if (k) {
+        const struct np_value_spec *s = &specs[k - 1];
+        np_raw g[GROUP_MAX];
+        size_t n = 1;
+        for (unsigned i = 0; i < s->n; i++) {
+            const struct np_value_item *it = &s->item[i];
+            uint64_t v = np_value_cut(it, retval ? regs[0] : regs[it->index - 1]);
+            unsigned format = it->format;
+            size_t len = 0;
+            char str[NP_VALUE_STR_MAX];
+            if (format == NP_VAL_STR) {
+                if (v)
+                    len = read_string(v, str);
+                else
+                    format = NP_VAL_PTR; /* NULL */
+            }
+            g[n].w0 = it->index | (uint64_t)format << 8 | (uint64_t)len << 16;
+            g[n++].w1 = v;
+            for (size_t b = 0; b < len; b += 16) {
+                uint64_t w[2] = { 0, 0 };
+                memcpy(w, str + b, len - b < 16 ? len - b : 16);
+                g[n].w0 = w[0];
+                g[n++].w1 = w[1];
+            }
+        }
+        g[0].w0 = (uint64_t)NP_RAW_VALUES << NP_RAW_SHIFT | (uint64_t)retval << 32 | (uint64_t)(n - 1) << 8 | s->n;
+        g[0].w1 = 0;
+        np_rec_put_group(t, g, n);
+    }
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->flags &= ~NP_F_BUSY;
+}
+
+int np_rec_values_configure(void)
+{
+    if (!add_specs("NANOPROF_ARGS", 0) || !add_specs("NANOPROF_RETVAL", 1))
+        return 0;
+    if (!nspecs)
+        return 1;
+    if (np_rec_cfg.min_ns) {
+        np_rec_say("NANOPROF_ARGS/NANOPROF_RETVAL", "not with NANOPROF_MIN_NS (a time filter)");
+        return 0;
+    }
+    __atomic_store_n(&np_mcount_values, values, __ATOMIC_RELEASE);
+    return 1;
+}
