@@ -8,7 +8,8 @@
 # FreeRTOS-shaped TCBs name them; the calls counting hooks in the same run
 # saw; the same ELF's output and exit status in qemu-system-arm, and the
 # same calls from QEMU's execution log; the DWT cycle counter against the
-# cycle model and the trace; faults said in one line; bad input.
+# cycle model and the trace; --args and --retval (fib's, at every call);
+# faults said in one line; bad input.
 #
 #   sh test_emu_cortex_m.sh BUILD_DIR
 set -u
@@ -20,7 +21,7 @@ fw=$build/tests/firmware
 expected=$here/firmware/expected
 . "$here/cli_test.sh"
 export LC_ALL=C
-need qemu-system-arm arm-none-eabi-addr2line arm-none-eabi-objcopy
+need qemu-system-arm arm-none-eabi-addr2line arm-none-eabi-objcopy jq
 
 # counts TRACE [REPORT OPTIONS...]: "function calls" lines, but libgcc's
 counts() {
@@ -237,6 +238,28 @@ ends "cm_double_fault: lockup" 1 "error: the CPU locked up: HardFault (a branch 
 # ---- a wfi nothing will wake ends the run, said ----
 run --board mps2-an385 -o "$tmp/sleep" "$fw/cm_sleep.elf"
 ends "cm_sleep: halted asleep" 0 "halted asleep (wfi) with nothing to wake it at 0x[0-9a-f]* in main after"
+
+# ---- --args and --retval: fib's argument and return value at every call
+# (r0 at the bl, r0 at the return), through the saved trace: 150049 calls,
+# each fib(n) returning the nth Fibonacci number; replay shows them ----
+run --board mps2-an385 -o "$tmp/fibargs" --args 'fib@arg1' --retval 'fib@retval/u' "$fw/cm_fib.elf"
+ends "--args, --retval: the run" 0 "exited with 0 after"
+"$np" dump --format=chrome "$tmp/fibargs" | jq -c 'def fibs: reduce range(2; 25) as $i ([0, 1]; . + [.[$i - 1] + .[$i - 2]]);
+    fibs as $f | [.traceEvents[] | select(.ph == "E" and .name == "fib")] |
+    [length, (map(select(.args.retval != $f[.args.arg1])) | length), (map(.args.arg1) | max)]' >"$tmp/a" 2>&1
+same "--args, --retval: every fib(n) = the nth Fibonacci number" "$tmp/a" "[150049,0,24]"
+"$np" replay "$tmp/fibargs" | grep -m 2 -o 'fib(2[34]) {' >"$tmp/a"
+same "--args: replay shows the arguments" "$tmp/a" "fib(24) {
+fib(23) {"
+"$np" replay "$tmp/fibargs" | grep -c '} = 46368 /\* fib \*/' >"$tmp/a"
+same "--retval: replay shows the return value" "$tmp/a" "1"
+run --board mps2-an385 -o "$tmp/badargs" --args 'nosuch@arg1' "$fw/cm_fib.elf"
+status "--args naming no function" 1 "--args 'nosuch@arg1': 'nosuch' matches no function of the firmware"
+[ ! -e "$tmp/badargs" ] && ok "--args naming no function: nothing written" || bad "--args naming no function: a trace"
+run --board mps2-an385 --args 'fib@arg5' "$fw/cm_fib.elf"
+status "--args arg5" 2 "arg5: ARM passes arguments 1 to 4 in registers"
+run --qemu mps2-an385 --args 'fib@arg1' "$fw/cm_fib.elf"
+status "--args with --qemu" 2 "--args is the interpreter's: it does not apply with --qemu"
 
 # ---- bad input: one line, exit 1 (2 for usage) ----
 run --board mps2-an385 "$fw/fib_arm.elf"

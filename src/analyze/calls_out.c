@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "events_decode.h"
 #include "sinks.h"
 #include "symbols.h"
@@ -74,19 +75,186 @@ static int tell(struct np_calls_out *e, uint32_t tid, uint64_t cycles, uint64_t 
     return 0;
 }
 
+/* ---- arguments and return values ---- */
+
+static void match_name(struct np_calls_values *v, const char *name, unsigned *a, unsigned *r)
+{
+    for (unsigned i = 0; i < v->n; i++) {
+        unsigned *k = v->retval[i] ? r : a;
+        if (!*k && np_name_pattern_match(&v->pat[i], name))
+            *k = i + 1;
+    }
+}
+
+/* The specs of the function at ADDRESS: -A's + 1 | -R's + 1 << 8. */
+static uint64_t specs_of(struct np_calls_values *v, uint32_t address)
+{
+    uint64_t *c = np_hmap_find(&v->cache, address);
+    if (c)
+        return *c;
+    unsigned a = 0, r = 0;
+    const char *name = np_calls_name_of(v->as, address);
+    if (name) {
+        char *full = NULL, *short_name = NULL;
+        match_name(v, name, &a, &r);
+        if (np_demangle(name, &full, &short_name) > 0) {
+            match_name(v, full, &a, &r);
+            match_name(v, short_name, &a, &r);
+        }
+        free(full);
+        free(short_name);
+    }
+    uint64_t k = a | (uint64_t)r << 8;
+    np_hmap_put(&v->cache, address, k); /* (out of memory: looked up again next time) */
+    return k;
+}
+
+/* Spec K's values from the registers (RETVAL: r0) to the sink. */
+static int tell_values(struct np_calls_out *e, uint32_t tid, uint64_t cycles, unsigned k, bool retval)
+{
+    const struct np_calls_values *v = e->values;
+    const struct np_value_spec *s = &v->spec[k - 1];
+    const uint32_t *regs = retval ? v->regs : v->trk ? np_calltrack_entry_args(v->trk) : NULL;
+    if (!regs)
+        return 0;
+    struct np_value out[NP_VALUE_ARGS_MAX];
+    for (unsigned i = 0; i < s->n; i++) {
+        const struct np_value_item *it = &s->item[i];
+        out[i] = (struct np_value){ it->index, it->format, np_value_cut(it, regs[retval ? 0 : it->index - 1], 32),
+                                    NULL, 0 };
+        if (it->format == NP_VAL_STR) /* the firmware's memory is not read: its address */
+            out[i].format = NP_VAL_PTR;
+    }
+    if (!e->sink || !e->sink->values)
+        return 0;
+    if (e->nbatch && flush(e))
+        return -1;
+    return np_calls_out_sink_rc(e, e->sink->values(e->sink->ctx, tid, cycles, retval, out, s->n)) ? -1 : 0;
+}
+
+/* Thread TID's stack of open calls' -R specs. */
+static int open_push(struct np_calls_values *v, uint32_t tid, uint8_t r)
+{
+    if (tid - 1 >= v->nopen) {
+        size_t old = v->nopen;
+        if (NP_GROW(v->open, v->nopen, (size_t)tid) < 0)
+            return -1;
+        memset(v->open + old, 0, (v->nopen - old) * sizeof *v->open);
+    }
+    struct np_calls_open *o = &v->open[tid - 1];
+    if (NP_GROW(o->v, o->cap, o->n + 1) < 0)
+        return -1;
+    o->v[o->n++] = r;
+    return 0;
+}
+
+static unsigned open_pop(struct np_calls_values *v, uint32_t tid, uint32_t n)
+{
+    unsigned r = 0;
+    if (tid - 1 >= v->nopen)
+        return 0;
+    struct np_calls_open *o = &v->open[tid - 1];
+    for (; n && o->n; n--)
+        r = o->v[--o->n];
+    return r;
+}
+
 static int on_enter(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint32_t address)
 {
-    return tell(ctx, tid, cycles, insns, address, NP_EVENT_ENTER);
+    struct np_calls_out *e = ctx;
+    if (tell(e, tid, cycles, insns, address, NP_EVENT_ENTER))
+        return -1;
+    if (!e->values)
+        return 0;
+    uint64_t k = specs_of(e->values, address);
+    if (open_push(e->values, tid, (uint8_t)(k >> 8)))
+        return np_calls_out_sink_rc(e, NP_TRACE_ENOMEM), -1;
+    return k & 0xff ? tell_values(e, tid, cycles, (unsigned)(k & 0xff), false) : 0;
 }
 
 static int on_leave(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns)
 {
-    return tell(ctx, tid, cycles, insns, 0, NP_EVENT_EXIT);
+    struct np_calls_out *e = ctx;
+    if (e->values) {
+        unsigned r = open_pop(e->values, tid, 1);
+        if (r && tell_values(e, tid, cycles, r, true))
+            return -1;
+    }
+    return tell(e, tid, cycles, insns, 0, NP_EVENT_EXIT);
 }
 
 static int on_resync(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint32_t n)
 {
-    return tell(ctx, tid, cycles, insns, n, NP_EVENT_RESYNC);
+    struct np_calls_out *e = ctx;
+    if (e->values)
+        (void)open_pop(e->values, tid, n);
+    return tell(e, tid, cycles, insns, n, NP_EVENT_RESYNC);
+}
+
+struct name_search {
+    const struct np_name_pattern *pat;
+    bool found;
+};
+
+static void search_name(void *ctx, const char *name)
+{
+    struct name_search *s = ctx;
+    char *full = NULL, *short_name = NULL;
+    if (s->found)
+        return;
+    s->found = np_name_pattern_match(s->pat, name);
+    if (!s->found && np_demangle(name, &full, &short_name) > 0)
+        s->found = np_name_pattern_match(s->pat, full) || np_name_pattern_match(s->pat, short_name);
+    free(full);
+    free(short_name);
+}
+
+int np_calls_values_init(struct np_calls_values *v, const char *const *text, const bool *retval, unsigned n,
+                         struct np_symbols *syms, void *as, const uint32_t *regs, char *err, size_t errsize)
+{
+    memset(v, 0, sizeof *v);
+    np_hmap_init(&v->cache);
+    v->as = as;
+    v->regs = regs;
+    for (unsigned i = 0; i < n && i < NP_VALUE_SPECS_MAX; i++) {
+        const char *opt = retval[i] ? "--retval" : "--args";
+        char why[256];
+        if (np_value_spec_parse(text[i], retval[i], &v->spec[i], why, sizeof why) < 0) {
+            snprintf(err, errsize, "%s: %s", opt, why);
+            return -1;
+        }
+        for (unsigned k = 0; k < v->spec[i].n; k++)
+            if (v->spec[i].item[k].index > 4) {
+                snprintf(err, errsize, "%s '%s': arg%u: ARM passes arguments 1 to 4 in registers, which are read", opt,
+                         text[i], v->spec[i].item[k].index);
+                return -1;
+            }
+        if (np_name_pattern_init(&v->pat[i], v->spec[i].func, why, sizeof why) < 0) {
+            v->n = i + 1;
+            snprintf(err, errsize, "%s '%s': %s", opt, text[i], why);
+            return -1;
+        }
+        v->retval[i] = retval[i];
+        v->n = i + 1;
+        struct name_search s = { &v->pat[i], false };
+        np_symbols_each_function(syms, search_name, &s);
+        if (!s.found) {
+            snprintf(err, errsize, "%s '%s': '%s' matches no function of the firmware", opt, text[i], v->spec[i].func);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void np_calls_values_free(struct np_calls_values *v)
+{
+    for (unsigned i = 0; i < v->n; i++)
+        np_name_pattern_free(&v->pat[i]);
+    for (uint32_t t = 0; t < v->nopen; t++)
+        free(v->open[t].v);
+    free(v->open);
+    np_hmap_free(&v->cache);
+    memset(v, 0, sizeof *v);
 }
 
 static int on_resume(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, uint64_t out_cycles,
@@ -197,6 +365,8 @@ static int m_events(void *ctx, uint32_t tid, const struct np_event *ev, size_t n
         return m->next && m->next->fn ? m->next->fn(m->next->ctx, __VA_ARGS__) : 0; \
     }
 FORWARD(module, (void *ctx, const struct np_trace_module *mod), mod)
+FORWARD(values, (void *ctx, uint32_t tid, uint64_t t, bool retval, const struct np_value *v, unsigned n), tid, t,
+        retval, v, n)
 FORWARD(thread, (void *ctx, uint32_t tid, const char *name), tid, name)
 #undef FORWARD
 
@@ -209,5 +379,5 @@ static int m_end(void *ctx)
 struct np_event_sink np_calls_metric_sink(struct np_calls_metric *m)
 {
     return (struct np_event_sink){ .ctx = m, .begin = m_begin, .module = m_module, .thread = m_thread,
-                                   .events = m_events, .end = m_end };
+                                   .events = m_events, .end = m_end, .values = m_values };
 }

@@ -16,12 +16,49 @@
 #include "source.h"
 #include "emu/calltrack.h"
 
+#include "common/name_match.h"
+#include "common/trace_format.h"
+#include "common/value_spec.h"
+#include "containers.h"
+
+struct np_symbols;
+
+/* Arguments and return values of the functions some spec names
+ * (`nanoprof emu --args`, `--retval`): read from the CPU's registers as
+ * the tracker tells a call (r0-r3: arguments 1 to 4) and its return
+ * (r0), and told to the sink (its values callback) after the call's
+ * enter and before its exit. */
+struct np_calls_open {
+    uint8_t *v;                /* each open call's -R spec + 1, or 0 */
+    size_t n, cap;
+};
+struct np_calls_values {
+    struct np_value_spec spec[NP_VALUE_SPECS_MAX];
+    struct np_name_pattern pat[NP_VALUE_SPECS_MAX];
+    bool retval[NP_VALUE_SPECS_MAX];
+    unsigned n;
+    const uint32_t *regs;      /* the CPU's r0.. (a return value: r0 as the return found it) */
+    const struct np_calltrack *trk; /* the arguments: np_calltrack_entry_args (keep_args) */
+    void *as;                  /* the functions' names: np_calls_name_of's */
+    struct np_hmap cache;      /* address -> -A spec + 1 | -R spec + 1 << 8 */
+    struct np_calls_open *open; /* per thread (tid - 1) */
+    size_t nopen;
+};
+/* Compiles the N specs of TEXT (RETVAL[i]: an -R spec) into V, for a
+ * CPU whose arguments 1 to 4 are in registers, checking that each names
+ * a function of AS (FUNCS: every function's name): 0, or -1 with one
+ * line in ERR. */
+int np_calls_values_init(struct np_calls_values *v, const char *const *text, const bool *retval, unsigned n,
+                         struct np_symbols *syms, void *as, const uint32_t *regs, char *err, size_t errsize);
+void np_calls_values_free(struct np_calls_values *v);
+
 /* Events told to the sink at once. */
 #define NP_CALLS_OUT_BATCH 256
 
 struct np_calls_out {
     /* set by the source */
     const struct np_event_sink *sink;  /* may be NULL */
+    struct np_calls_values *values;    /* arguments and return values to tell, or NULL */
     const uint64_t *insns_now;         /* the run's instruction count (a new thread's starts there) */
     /* kept here */
     int sink_rc;                       /* a sink callback's first non-zero return */

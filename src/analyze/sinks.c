@@ -68,8 +68,11 @@ static int tee_report(void *ctx, unsigned type, const uint64_t *values, unsigned
 {
     BOTH((struct np_sink_tee *)ctx, report, type, values, n);
 }
+static int tee_values(void *ctx, uint32_t tid, uint64_t t, bool retval, const struct np_value *v, unsigned n)
+{
+    BOTH((struct np_sink_tee *)ctx, values, tid, t, retval, v, n);
+}
 #undef BOTH
-
 static int tee_end(void *ctx)
 {
     struct np_sink_tee *t = ctx;
@@ -96,7 +99,7 @@ struct np_event_sink np_sink_tee(struct np_sink_tee *t)
     struct np_event_sink s = { .ctx = t, .begin = tee_begin, .module = tee_module, .thread = tee_thread,
                                .end = tee_end, .blocks = tee_blocks, .sample = tee_sample,
                                .sampling = tee_sampling, .name = tee_name, .events = tee_events,
-                               .report = tee_report };
+                               .report = tee_report, .values = tee_values };
     /* damage as bytes only when both take it: one without gets loss points */
     if ((!t->a || t->a->damaged) && (!t->b || t->b->damaged))
         s.damaged = tee_damaged;

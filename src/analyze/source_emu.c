@@ -106,6 +106,11 @@ int np_emu_config_set(struct np_emu_config *c, const char *setting, char *err, s
         c->real_time = strcmp(v, "0") != 0;
     } else if (IS("save")) {
         c->save = v;
+    } else if (IS("args") || IS("retval")) {
+        if (c->nvalue_specs == NP_EMU_MAX_VALUE_SPECS)
+            return fail(err, errsize, "more than %d --args and --retval specs", NP_EMU_MAX_VALUE_SPECS);
+        c->value_retval[c->nvalue_specs] = IS("retval");
+        c->value_spec[c->nvalue_specs++] = v; /* (the caller's text) */
     } else if (IS("console")) {
         if (strcmp(v, "stdout") == 0)
             c->fd_out = 1;
@@ -203,6 +208,19 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
         goto out;
     }
 
+    /* --args, --retval: the registers as the tracker sees them */
+    struct np_calls_values values;
+    bool with_values = cfg->nvalue_specs > 0;
+    if (with_values) {
+        if (np_calls_values_init(&values, cfg->value_spec, cfg->value_retval, cfg->nvalue_specs, syms, as, cpu->r,
+                                 err, sizeof err)) {
+            np_calls_values_free(&values);
+            snprintf(summary->message, sizeof summary->message, "%s", err);
+            status = NP_TRACE_EOPTION;
+            goto out;
+        }
+        out.values = &values;
+    }
     /* the process, as a trace of it would begin */
     const char *self[1] = { elf };
     const char *const *argv = cfg->argv && cfg->argc > 0 ? cfg->argv : self;
@@ -228,6 +246,7 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
         funcs.thread_ctx = rtos;
     }
     struct np_calltrack_options topt = { 0 };
+    topt.keep_args = with_values;
     if (cfg->thread_switch && !(topt.switch_fn = (uint32_t)np_addrspace_address_of(as, cfg->thread_switch))) {
         snprintf(r->error, sizeof r->error, "no function %s in %s (--thread-switch)", cfg->thread_switch, elf);
         r->failed = true;
@@ -238,6 +257,8 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
         status = NP_TRACE_ENOMEM;
         goto told;
     }
+    if (with_values)
+        values.trk = trk;
     struct np_emu_names names = { as, display_name };
     np_emu_go(emu, trk, &names, r);
     np_calltrack_finish(trk, cpu);
@@ -249,6 +270,8 @@ int np_emu_run(const char *elf, const struct np_emu_config *cfg, enum np_metric 
 told:
     status = np_calls_out_end(&out, status);
 out:
+    if (out.values)
+        np_calls_values_free(out.values);
     if (ws) {
         char werr[NP_TRACE_MSG_MAX];
         if (np_trace_write_sink_close(ws, werr, sizeof werr) && (status == NP_TRACE_OK || status == NP_TRACE_EIO)) {

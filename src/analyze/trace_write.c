@@ -355,6 +355,31 @@ int np_trace_writer_switch(struct np_trace_writer *w, uint32_t tid, uint64_t tic
     return event(w, tid, NP_EV_SWITCH, ticks, count, switched);
 }
 
+int np_trace_writer_values(struct np_trace_writer *w, uint32_t tid, bool retval, const struct np_value *v, unsigned n)
+{
+    struct wthread *t = thread_of(w, tid);
+    if (w->failed || !t)
+        return -1;
+    if (!t->seen)
+        return 0; /* no call open */
+    if (t->len + NP_TRACE_VALUES_RECORD_MAX > t->cap && flush_thread(w, t))
+        return -1;
+    if (!t->records)
+        t->base = t->prev;
+    struct np_value_out out[NP_VALUES_MAX];
+    if (n > NP_VALUES_MAX)
+        n = NP_VALUES_MAX;
+    for (unsigned i = 0; i < n; i++)
+        out[i] = (struct np_value_out){ (uint8_t)v[i].index, (uint8_t)v[i].format,
+                                        (uint16_t)(v[i].len < NP_VALUE_STR_MAX ? v[i].len : NP_VALUE_STR_MAX), v[i].v,
+                                        (const uint8_t *)v[i].str };
+    t->len += np_trace_put_values(t->buf + PREFIX + t->len, 0, retval, out, n);
+    t->records++;
+    if (t->len >= w->chunk_bytes || t->records >= UINT32_MAX - 2)
+        return flush_thread(w, t);
+    return 0;
+}
+
 /* ---- the end -------------------------------------------------------------------- */
 
 static void free_writer(struct np_trace_writer *w)
@@ -551,6 +576,13 @@ static int ws_events(void *ctx, uint32_t tid, const struct np_event *ev, size_t 
     return 0;
 }
 
+static int ws_values(void *ctx, uint32_t tid, uint64_t time_ns, bool retval, const struct np_value *v, unsigned n)
+{
+    struct np_trace_write_sink *s = ctx;
+    (void)time_ns; /* at its call's entry or with its exit */
+    return SINK_DO(s, np_trace_writer_values(s->w, tid, retval, v, n));
+}
+
 static int ws_damaged(void *ctx, const uint8_t *bytes, size_t n)
 {
     struct np_trace_write_sink *s = ctx;
@@ -560,7 +592,8 @@ static int ws_damaged(void *ctx, const uint8_t *bytes, size_t n)
 struct np_event_sink np_trace_write_sink(struct np_trace_write_sink *s)
 {
     return (struct np_event_sink){ .ctx = s, .begin = ws_begin, .module = ws_module, .thread = ws_thread,
-                                   .name = ws_name, .events = ws_events, .damaged = ws_damaged };
+                                   .name = ws_name, .events = ws_events, .damaged = ws_damaged,
+                                   .values = ws_values };
 }
 
 void np_trace_write_sink_stopped(struct np_trace_write_sink *s)

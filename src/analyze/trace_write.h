@@ -64,6 +64,10 @@ int np_trace_writer_resync(struct np_trace_writer *w, uint32_t tid, uint64_t tic
 /* N events were lost here. */
 int np_trace_writer_lost(struct np_trace_writer *w, uint32_t tid, uint64_t ticks, uint64_t count, uint64_t n);
 /* The thread was switched out for SWITCHED ticks, ending at TICKS. */
+/* A VALUES record of thread TID (N values of V; RETVAL: a return value),
+ * at the time and count of its previous event (the call's entry, or the
+ * exit that follows at its own); nothing for a thread with no event yet. */
+int np_trace_writer_values(struct np_trace_writer *w, uint32_t tid, bool retval, const struct np_value *v, unsigned n);
 int np_trace_writer_switch(struct np_trace_writer *w, uint32_t tid, uint64_t ticks, uint64_t count,
                            uint64_t switched);
 

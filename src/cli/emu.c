@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "common/value_spec.h"
 #include "options.h"
 #include "trace_dir.h"
 #include "analyze/model.h"
@@ -75,6 +76,12 @@ static const char usage_text[] =
     "                        (default 100000000)\n"
     "      --real-time       time() gives the host's time (the run is then not\n"
     "                        reproducible if the firmware uses it)\n"
+    "  -A, --args SPEC       record the arguments of the functions SPEC names,\n"
+    "                        read from r0-r3 at each call, in uftrace's syntax:\n"
+    "                        FUNC@arg1,arg2/x (arg1 to arg4; formats i d u x o p\n"
+    "                        c, sizes 8 16 32; s gives the address); repeatable\n"
+    "  -R, --retval SPEC     record the return value (r0) of the functions SPEC\n"
+    "                        names: FUNC@retval[/FORMAT]; repeatable\n"
     "      --qemu BOARD      run it in qemu-system-arm -M BOARD (only -o,\n"
     "                        --max-insns and --report apply then)\n"
     "      --report          print the flat profile after the run on stderr, as\n"
@@ -91,7 +98,7 @@ static const char usage_text[] =
     "error.\n";
 
 enum { OPT_CPU = NP_CLI_OWN, OPT_MAX, OPT_IRQ, OPT_SWITCH, OPT_WAIT, OPT_RAM, OPT_MAP, OPT_CLOCK, OPT_REAL,
-       OPT_REPORT, OPT_QEMU, OPT_BOARD, OPT_RTOS };
+       OPT_REPORT, OPT_QEMU, OPT_BOARD, OPT_RTOS, OPT_ARGS, OPT_RETVAL };
 
 static const struct np_cli_option options[] = {
     { "output", 'o', NP_CLI_VALUE, 'o' },
@@ -108,6 +115,8 @@ static const struct np_cli_option options[] = {
     { "real-time", 0, NP_CLI_NO_VALUE, OPT_REAL },
     { "report", 0, NP_CLI_NO_VALUE, OPT_REPORT },
     { "qemu", 0, NP_CLI_VALUE, OPT_QEMU },
+    { "args", 'A', NP_CLI_VALUE, OPT_ARGS },
+    { "retval", 'R', NP_CLI_VALUE, OPT_RETVAL },
     { NULL, 0, 0, 0 },
 };
 
@@ -182,6 +191,23 @@ static int option(void *ctx, int id, const char *value)
     case OPT_REPORT:
         e->want_report = true;
         return 0;
+    case OPT_ARGS:
+    case OPT_RETVAL: {
+        struct np_value_spec spec;
+        char err[256];
+        bool ret = id == OPT_RETVAL;
+        if (np_value_spec_parse(value, ret, &spec, err, sizeof err) < 0)
+            return np_cli_usage_error("emu", "%s: %s", ret ? "--retval" : "--args", err);
+        for (unsigned i = 0; i < spec.n; i++)
+            if (spec.item[i].index > 4)
+                return np_cli_usage_error("emu", "--args '%s': arg%u: ARM passes arguments 1 to 4 in registers, "
+                                          "which are read", value, spec.item[i].index);
+        if (e->c.nvalue_specs == NP_EMU_MAX_VALUE_SPECS)
+            return np_cli_usage_error("emu", "more than %d --args and --retval specs", NP_EMU_MAX_VALUE_SPECS);
+        e->c.value_retval[e->c.nvalue_specs] = ret;
+        e->c.value_spec[e->c.nvalue_specs++] = value; /* kept: the setting's text is not */
+        return 0;
+    }
     }
     return 2;
 }

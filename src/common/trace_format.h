@@ -507,4 +507,38 @@ static inline __attribute__((always_inline)) size_t np_trace_put_record(uint8_t 
 }
 #define NP_TRACE_RECORD_MAX (2 * NP_VARINT_MAX)
 
+
+/* A value of a VALUES record as a writer has it. */
+struct np_value_out {
+    uint8_t index, format;
+    uint16_t len;         /* NP_VAL_STR: bytes at BYTES (at most NP_VALUE_STR_MAX) */
+    uint64_t v;
+    const uint8_t *bytes;
+};
+/* The most bytes np_trace_put_values writes. */
+#define NP_TRACE_VALUES_RECORD_MAX (2 * NP_VARINT_MAX + NP_VALUES_MAX * (2 + 2 * NP_VARINT_MAX + NP_VALUE_STR_MAX))
+
+/* A VALUES record at O, DT ticks after the previous record: N values (at
+ * most NP_VALUES_MAX) of V, a return value when RETVAL. Returns its bytes. */
+static inline size_t np_trace_put_values(uint8_t *o, uint64_t dt, int retval, const struct np_value_out *v, unsigned n)
+{
+    if (n > NP_VALUES_MAX)
+        n = NP_VALUES_MAX;
+    size_t k = np_put_varint(o, dt << NP_EV_KIND_BITS | NP_EV_VALUES);
+    k += np_put_varint(o + k, (uint64_t)n << 1 | (retval != 0));
+    for (unsigned i = 0; i < n; i++) {
+        k += np_put_varint(o + k, v[i].index);
+        o[k++] = v[i].format;
+        if (v[i].format == NP_VAL_STR) {
+            size_t len = v[i].len < NP_VALUE_STR_MAX ? v[i].len : NP_VALUE_STR_MAX;
+            k += np_put_varint(o + k, len);
+            for (size_t b = 0; b < len; b++)
+                o[k++] = v[i].bytes[b];
+        } else {
+            k += np_put_varint(o + k, v[i].format == NP_VAL_INT ? np_zigzag((int64_t)v[i].v) : v[i].v);
+        }
+    }
+    return k;
+}
+
 #endif

@@ -57,7 +57,7 @@ static int item_parse(const char *p, size_t len, int retval, struct np_value_ite
         it->index = (uint8_t)n;
     }
     it->format = NP_VAL_INT;
-    it->bits = 64;
+    it->bits = 0;
     if (fmt) {
         int f = *fmt ? format_of(*fmt) : -1;
         if (f < 0) {
@@ -123,13 +123,16 @@ int np_value_spec_parse(const char *text, int retval, struct np_value_spec *out,
     return 0;
 }
 
-uint64_t np_value_cut(const struct np_value_item *item, uint64_t v)
+uint64_t np_value_cut(const struct np_value_item *item, uint64_t v, unsigned word)
 {
-    if (item->bits >= 64 || item->format == NP_VAL_STR || item->format == NP_VAL_PTR)
+    unsigned bits = item->bits ? item->bits : word;
+    if (item->format == NP_VAL_STR || item->format == NP_VAL_PTR)
+        bits = word;
+    if (bits >= 64)
         return v;
-    uint64_t mask = (UINT64_C(1) << item->bits) - 1;
+    uint64_t mask = (UINT64_C(1) << bits) - 1;
     v &= mask;
-    if (item->format == NP_VAL_INT && (v >> (item->bits - 1)) & 1)
+    if (item->format == NP_VAL_INT && (v >> (bits - 1)) & 1)
         v |= ~mask;
     return v;
 }

@@ -7,8 +7,8 @@
  * FUNC is a pattern as -F takes it (common/name_match.h). An argument is
  * argN, N from 1 to NP_VALUE_ARGS_MAX (the integer argument registers),
  * with a format after '/': i or d (signed, the default), u, x, o, p, c or
- * s, and for i, d, u, x and o a size in bits, 8, 16, 32 or 64 (the
- * default), as `i32`. */
+ * s, and for i, d, u, x and o a size in bits, 8, 16, 32 or 64 (as `i32`;
+ * by default the registers' width). */
 #ifndef NP_COMMON_VALUE_SPEC_H
 #define NP_COMMON_VALUE_SPEC_H
 
@@ -21,7 +21,7 @@
 struct np_value_item {
     uint8_t index;  /* argument number; 0: the return value */
     uint8_t format; /* enum np_value_format (trace_format.h) */
-    uint8_t bits;   /* 8, 16, 32 or 64 */
+    uint8_t bits;   /* 8, 16, 32 or 64; 0: the registers' width (the default) */
 };
 
 struct np_value_spec {
@@ -34,7 +34,8 @@ struct np_value_spec {
  * 0, or -1 with one line in ERR saying what is wrong. */
 int np_value_spec_parse(const char *text, int retval, struct np_value_spec *out, char *err, size_t errsize);
 
-/* V as ITEM keeps it: cut to its bits, sign-extended for signed ones. */
-uint64_t np_value_cut(const struct np_value_item *item, uint64_t v);
+/* V, read from a register of WORD bits (64 on x86-64, 32 on ARM), as ITEM
+ * keeps it: cut to its bits, sign-extended for signed ones. */
+uint64_t np_value_cut(const struct np_value_item *item, uint64_t v, unsigned word);
 
 #endif

@@ -15,6 +15,7 @@ struct frame {
                            it landed on a `bx rN` that jumps on to a function */
     uint8_t sp_exact;  /* a Cortex-M exception's: sp is the one its return restores */
     uint64_t cycles, insns;
+    uint32_t args[4];  /* r0-r3 at the call (options.keep_args) */
 };
 
 struct thread {
@@ -61,6 +62,7 @@ struct np_calltrack {
     bool started;
     int status;        /* an output callback's non-zero return */
     struct np_calltrack_stats stats;
+    const struct frame *telling; /* the call whose entry is being told */
 };
 
 /* The start of the function holding ADDR (0: none, or no functions
@@ -137,8 +139,15 @@ static void tell_thread(struct np_calltrack *t, struct thread *th, struct np_cpu
 static void tell_enter(struct np_calltrack *t, struct thread *th, struct frame *f)
 {
     f->told = 1;
+    t->telling = f;
     if (t->out.enter)
         put(t, t->out.enter(t->out.ctx, th->tid, f->cycles, f->insns, f->fn));
+    t->telling = NULL;
+}
+
+const uint32_t *np_calltrack_entry_args(const struct np_calltrack *t)
+{
+    return t->opt.keep_args && t->telling ? t->telling->args : NULL;
 }
 
 /* The innermost call's entry, unless it was told already. */
@@ -185,6 +194,8 @@ static void push(struct np_calltrack *t, struct thread *th, const struct np_cpu 
     f->sp_exact = 0;
     f->cycles = cpu->cycles;
     f->insns = cpu->insns;
+    if (t->opt.keep_args)
+        memcpy(f->args, cpu->r, sizeof f->args);
     if (exc)
         th->nexc++;
     else if (!th->nexc && (!th->sp_known || cpu->r[13] > th->sp_hi)) {

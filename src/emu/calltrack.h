@@ -95,6 +95,7 @@ struct np_calltrack_funcs {
 
 struct np_calltrack_options {
     uint32_t switch_fn;       /* the context-switch function's address, or 0 */
+    bool keep_args;           /* keep r0-r3 as each call found them (np_calltrack_entry_args) */
 };
 
 /* What the tracker found, for the closing line and the tests. */
@@ -131,5 +132,10 @@ int np_calltrack_status(const struct np_calltrack *t);
 bool np_calltrack_in_exception(const struct np_calltrack *t);
 const struct np_calltrack_stats *np_calltrack_stats(const struct np_calltrack *t);
 void np_calltrack_free(struct np_calltrack *t);
+
+/* With keep_args, during an enter callback: r0-r3 as they were when the
+ * call was made (its entry is told later, once it is known not to be a
+ * veneer's); else NULL. */
+const uint32_t *np_calltrack_entry_args(const struct np_calltrack *t);
 
 #endif

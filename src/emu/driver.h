@@ -25,6 +25,8 @@
 #define NP_EMU_CLOCK_HZ_DEFAULT 100000000ull
 /* Regions --map may add (the CPU takes NP_CPU_MAX_REGIONS in all). */
 #define NP_EMU_MAX_MAPS 4
+/* --args and --retval specs (as `nanoprof record` takes -A and -R). */
+#define NP_EMU_MAX_VALUE_SPECS 64
 
 struct np_emu_config {
     enum np_cpu_model model;     /* with model_given (cpu=): else the ELF's (Tag_CPU_arch) */
@@ -48,6 +50,11 @@ struct np_emu_config {
     /* a Cortex-M firmware's board (board.h): a name of np_board_find, or
      * "generic" / NULL: memory where the ELF's segments are */
     const char *board;
+    /* --args and --retval: uftrace's specs (common/value_spec.h), each
+     * an -R one when VALUE_RETVAL says so; the texts are the caller's */
+    const char *value_spec[NP_EMU_MAX_VALUE_SPECS];
+    bool value_retval[NP_EMU_MAX_VALUE_SPECS];
+    unsigned nvalue_specs;
 };
 
 void np_emu_config_init(struct np_emu_config *c);

@@ -33,27 +33,10 @@ void np_trace_enc_sample(struct np_trace_enc *e, uint64_t tick, unsigned n, uint
 void np_trace_enc_values(struct np_trace_enc *e, uint64_t tick, int retval, const struct np_value_out *v,
                          unsigned n)
 {
-    if (n > NP_VALUES_MAX)
-        n = NP_VALUES_MAX;
-    size_t most = 2 * NP_VARINT_MAX + (size_t)n * (2 + 2 * NP_VARINT_MAX + NP_VALUE_STR_MAX);
-    if (e->len + most > e->size - NP_TRACE_EVENTS_PREFIX)
+    if (e->len + NP_TRACE_VALUES_RECORD_MAX > e->size - NP_TRACE_EVENTS_PREFIX)
         np_trace_enc_flush(e);
     uint8_t *o = np_trace_enc_at(e, tick);
-    size_t k = np_put_varint(o, np_trace_dt(&e->prev, tick) << NP_EV_KIND_BITS | NP_EV_VALUES);
-    k += np_put_varint(o + k, (uint64_t)n << 1 | (retval != 0));
-    for (unsigned i = 0; i < n; i++) {
-        k += np_put_varint(o + k, v[i].index);
-        o[k++] = v[i].format;
-        if (v[i].format == NP_VAL_STR) {
-            size_t len = v[i].len < NP_VALUE_STR_MAX ? v[i].len : NP_VALUE_STR_MAX;
-            k += np_put_varint(o + k, len);
-            for (size_t b = 0; b < len; b++)
-                o[k++] = v[i].bytes[b];
-        } else {
-            k += np_put_varint(o + k, v[i].format == NP_VAL_INT ? np_zigzag((int64_t)v[i].v) : v[i].v);
-        }
-    }
-    np_trace_enc_added(e, k);
+    np_trace_enc_added(e, np_trace_put_values(o, np_trace_dt(&e->prev, tick), retval, v, n));
 }
 
 void np_trace_flush_to_sink(struct np_trace_enc *e, void *sink)

@@ -116,12 +116,6 @@ void np_trace_enc_sample(struct np_trace_enc *e, uint64_t tick, unsigned n, uint
 
 /* A VALUES record (trace-format.md): N values (at most NP_VALUES_MAX) of
  * the innermost open call, its arguments or (RETVAL) its return value. */
-struct np_value_out {
-    uint8_t index, format;
-    uint16_t len;         /* NP_VAL_STR: bytes at BYTES (at most NP_VALUE_STR_MAX) */
-    uint64_t v;
-    const uint8_t *bytes;
-};
 void np_trace_enc_values(struct np_trace_enc *e, uint64_t tick, int retval, const struct np_value_out *v,
                          unsigned n);
 

@@ -153,7 +153,7 @@ static void values(uintptr_t fn, const uint64_t *regs, int retval)
         size_t n = 1;
         for (unsigned i = 0; i < s->n; i++) {
             const struct np_value_item *it = &s->item[i];
-            uint64_t v = np_value_cut(it, retval ? regs[0] : regs[it->index - 1]);
+            uint64_t v = np_value_cut(it, retval ? regs[0] : regs[it->index - 1], 64);
             unsigned format = it->format;
             size_t len = 0;
             char str[NP_VALUE_STR_MAX];
