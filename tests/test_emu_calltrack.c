@@ -103,7 +103,7 @@ static void start(uint32_t switch_fn)
         funcs.thread_name = thread_name;
         funcs.thread_ctx = &kernel_name;
     }
-    struct np_calltrack_options opt = { switch_fn };
+    struct np_calltrack_options opt = { .switch_fn = switch_fn };
     trk = np_calltrack_new(&out, &funcs, &opt);
     assert_non_null(trk);
 }

@@ -37,6 +37,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -394,6 +395,21 @@ static void rs_take_again(void)
 }
 
 uint64_t np_mcount_unhooked(void) { return __atomic_load_n(&unhooked, __ATOMIC_RELAXED); }
+
+/* Calls not hooked are said once, at the end: their events are missing
+ * from every mechanism (their nesting is not, since neither end was told). */
+__attribute__((destructor)) static void say_unhooked(void)
+{
+    uint64_t n = np_mcount_unhooked();
+    if (!n)
+        return;
+    char line[160];
+    int len = snprintf(line, sizeof line,
+                       "nanoprof: %llu calls of -pg code were not hooked (made while a thread's return stack grew, "
+                       "or with no memory for it)\n", (unsigned long long)n);
+    if (len > 0)
+        (void)!write(2, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
+}
 
 /* An exception is thrown: the unwinder reads the return addresses. */
 void np_mcount_unwinding(void) { rs_put_back(); }
