@@ -762,6 +762,43 @@ static inline __attribute__((always_inline)) void plain_put(struct plain *p, str
     }
 }
 
+/* The plain encoder's state in P given to E's encoder for a rare record
+ * (a sample, values), and taken back after it. */
+static void plain_out(const struct plain *p, struct enc *e)
+{
+    e->t.len = p->len;
+    e->t.count = p->count;
+    e->t.prev = p->prev;
+    e->t.prev_addr = p->prev_addr;
+}
+
+static void plain_in(struct plain *p, const struct enc *e)
+{
+    p->len = e->t.len;
+    p->count = e->t.count;
+    p->prev = e->t.prev;
+    p->prev_addr = e->t.prev_addr;
+}
+
+/* The raw VALUES group at R (N records left from it) into E when KEEP;
+ * P: the plain encoder's state, or NULL. Returns the records after its
+ * first. */
+static size_t put_values(struct enc *e, const np_raw *r, size_t n, bool keep, struct plain *p)
+{
+    struct np_value_out vals[NP_VALUES_MAX];
+    uint8_t strs[NP_VALUES_MAX][NP_VALUE_STR_MAX];
+    size_t slots;
+    unsigned nv = raw_values(r, n, vals, strs, &slots);
+    if (nv && keep) {
+        if (p)
+            plain_out(p, e);
+        enc_values(e, r, vals, nv);
+        if (p)
+            plain_in(p, e);
+    }
+    return slots;
+}
+
 /* No filter of any kind (the usual case): the writer only encodes, and
  * follows the nesting with a counter, to drop the exits of calls that began
  * before recording did. The encoder's state stays in registers. */
@@ -836,46 +873,21 @@ static void encode_plain(struct np_rec_wstate *w, struct enc *e, const np_raw *r
             size_t slots = raw_sample_slots(r, i, n);
             if (nf && (nf + 1) / 2 == slots) {
                 raw_frames(r + i, nf, frames);
-                e->t.len = p.len;
-                e->t.count = p.count;
-                e->t.prev = p.prev;
-                e->t.prev_addr = p.prev_addr;
+                plain_out(&p, e);
                 enc_sample(e, tick, nf, NP_RAW_SAMPLE_OVERRUN(v), NP_RAW_SAMPLE_SKIPPED(v), frames);
-                p.len = e->t.len;
-                p.count = e->t.count;
-                p.prev = e->t.prev;
-                p.prev_addr = e->t.prev_addr;
+                plain_in(&p, e);
             }
             i += slots;
             break;
         }
-        case NP_RAW_VALUES: { /* of the innermost call, when it is known */
-            struct np_value_out vals[NP_VALUES_MAX];
-            uint8_t strs[NP_VALUES_MAX][NP_VALUE_STR_MAX];
-            size_t slots;
-            unsigned nv = raw_values(r + i, n - i, vals, strs, &slots);
-            if (nv && depth && !unknown) {
-                e->t.len = p.len;
-                e->t.count = p.count;
-                e->t.prev = p.prev;
-                e->t.prev_addr = p.prev_addr;
-                enc_values(e, r + i, vals, nv);
-                p.len = e->t.len;
-                p.count = e->t.count;
-                p.prev = e->t.prev;
-                p.prev_addr = e->t.prev_addr;
-            }
-            i += slots;
+        case NP_RAW_VALUES: /* of the innermost call, when it is known */
+            i += put_values(e, r + i, n - i, depth && !unknown, &p);
             break;
-        }
         default:
             break;
         }
     }
-    e->t.len = p.len;
-    e->t.count = p.count;
-    e->t.prev = p.prev;
-    e->t.prev_addr = p.prev_addr;
+    plain_out(&p, e);
     w->depth = depth;
     w->unknown = unknown;
 }
@@ -946,16 +958,9 @@ void np_rec_write_events(int fd, struct np_rec_stream *s, const np_raw *r, size_
             i += slots;
             break;
         }
-        case NP_RAW_VALUES: { /* with the innermost call, when it is kept */
-            struct np_value_out vals[NP_VALUES_MAX];
-            uint8_t strs[NP_VALUES_MAX][NP_VALUE_STR_MAX];
-            size_t slots;
-            unsigned nv = raw_values(r + i, n - i, vals, strs, &slots);
-            if (nv && w->depth && !w->overflow && (w->stack[w->depth - 1] & NP_WS_KEPT))
-                enc_values(e, r + i, vals, nv);
-            i += slots;
+        case NP_RAW_VALUES: /* with the innermost call, when it is kept */
+            i += put_values(e, r + i, n - i, w->depth && !w->overflow && (w->stack[w->depth - 1] & NP_WS_KEPT), NULL);
             break;
-        }
         default:
             break;
         }
