@@ -15,12 +15,12 @@ struct frame {
                            it landed on a `bx rN` that jumps on to a function */
     uint8_t sp_exact;  /* a Cortex-M exception's: sp is the one its return restores */
     uint64_t cycles, insns;
-    uint32_t args[4];  /* r0-r3 at the call (options.keep_args) */
 };
 
 struct thread {
     uint32_t tid;
     struct frame *frames;
+    uint32_t (*args)[4]; /* with options.keep_args: r0-r3 at each open call, beside frames */
     uint32_t n, cap;
     uint32_t nexc;     /* exception calls open */
     uint64_t deep;     /* calls open beyond NP_CALLTRACK_MAX_DEPTH */
@@ -62,7 +62,7 @@ struct np_calltrack {
     bool started;
     int status;        /* an output callback's non-zero return */
     struct np_calltrack_stats stats;
-    const struct frame *telling; /* the call whose entry is being told */
+    const uint32_t *telling; /* r0-r3 of the call whose entry is being told (keep_args) */
 };
 
 /* The start of the function holding ADDR (0: none, or no functions
@@ -139,7 +139,7 @@ static void tell_thread(struct np_calltrack *t, struct thread *th, struct np_cpu
 static void tell_enter(struct np_calltrack *t, struct thread *th, struct frame *f)
 {
     f->told = 1;
-    t->telling = f;
+    t->telling = th->args ? th->args[f - th->frames] : NULL;
     if (t->out.enter)
         put(t, t->out.enter(t->out.ctx, th->tid, f->cycles, f->insns, f->fn));
     t->telling = NULL;
@@ -147,7 +147,7 @@ static void tell_enter(struct np_calltrack *t, struct thread *th, struct frame *
 
 const uint32_t *np_calltrack_entry_args(const struct np_calltrack *t)
 {
-    return t->opt.keep_args && t->telling ? t->telling->args : NULL;
+    return t->telling;
 }
 
 /* The innermost call's entry, unless it was told already. */
@@ -170,12 +170,16 @@ static void push(struct np_calltrack *t, struct thread *th, const struct np_cpu 
     if (th->n == th->cap) {
         uint32_t cap = th->cap ? 2 * th->cap : 64;
         struct frame *a = realloc(th->frames, cap * sizeof *a);
-        if (!a) {
+        uint32_t(*r)[4] = a && t->opt.keep_args ? realloc(th->args, cap * sizeof *r) : NULL;
+        if (a)
+            th->frames = a;
+        if (r)
+            th->args = r;
+        if (!a || (t->opt.keep_args && !r)) {
             th->deep++;
             t->stats.too_deep++;
             return;
         }
-        th->frames = a;
         th->cap = cap;
     }
     struct frame *f = &th->frames[th->n++];
@@ -194,8 +198,8 @@ static void push(struct np_calltrack *t, struct thread *th, const struct np_cpu 
     f->sp_exact = 0;
     f->cycles = cpu->cycles;
     f->insns = cpu->insns;
-    if (t->opt.keep_args)
-        memcpy(f->args, cpu->r, sizeof f->args);
+    if (th->args)
+        memcpy(th->args[th->n - 1], cpu->r, sizeof th->args[0]);
     if (exc)
         th->nexc++;
     else if (!th->nexc && (!th->sp_known || cpu->r[13] > th->sp_hi)) {
@@ -614,6 +618,7 @@ void np_calltrack_free(struct np_calltrack *t)
         return;
     for (uint32_t i = 0; i < t->nthreads; i++) {
         free(t->threads[i].frames);
+        free(t->threads[i].args);
         free(t->threads[i].rets);
     }
     free(t->threads);
