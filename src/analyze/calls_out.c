@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "events_decode.h"
+#include "patterns.h"
 #include "sinks.h"
 #include "symbols.h"
 
@@ -77,15 +78,6 @@ static int tell(struct np_calls_out *e, uint32_t tid, uint64_t cycles, uint64_t 
 
 /* ---- arguments and return values ---- */
 
-static void match_name(struct np_calls_values *v, const char *name, unsigned *a, unsigned *r)
-{
-    for (unsigned i = 0; i < v->n; i++) {
-        unsigned *k = v->retval[i] ? r : a;
-        if (!*k && np_name_pattern_match(&v->pat[i], name))
-            *k = i + 1;
-    }
-}
-
 /* The specs of the function at ADDRESS: -A's + 1 | -R's + 1 << 8. */
 static uint64_t specs_of(struct np_calls_values *v, uint32_t address)
 {
@@ -96,11 +88,16 @@ static uint64_t specs_of(struct np_calls_values *v, uint32_t address)
     const char *name = np_calls_name_of(v->as, address);
     if (name) {
         char *full = NULL, *short_name = NULL;
-        match_name(v, name, &a, &r);
-        if (np_demangle(name, &full, &short_name) > 0) {
-            match_name(v, full, &a, &r);
-            match_name(v, short_name, &a, &r);
-        }
+        if (np_demangle(name, &full, &short_name) <= 0)
+            full = short_name = NULL;
+        /* by its symbol first, then its signature, then its short name */
+        const char *names[3] = { name, full, short_name };
+        for (int n = 0; n < 3; n++)
+            for (unsigned i = 0; i < v->n && names[n]; i++) {
+                unsigned *k = v->retval[i] ? &r : &a;
+                if (!*k && np_name_pattern_match(&v->pat[i], names[n]))
+                    *k = i + 1;
+            }
         free(full);
         free(short_name);
     }
@@ -191,24 +188,6 @@ static int on_resync(void *ctx, uint32_t tid, uint64_t cycles, uint64_t insns, u
     return tell(e, tid, cycles, insns, n, NP_EVENT_RESYNC);
 }
 
-struct name_search {
-    const struct np_name_pattern *pat;
-    bool found;
-};
-
-static void search_name(void *ctx, const char *name)
-{
-    struct name_search *s = ctx;
-    char *full = NULL, *short_name = NULL;
-    if (s->found)
-        return;
-    s->found = np_name_pattern_match(s->pat, name);
-    if (!s->found && np_demangle(name, &full, &short_name) > 0)
-        s->found = np_name_pattern_match(s->pat, full) || np_name_pattern_match(s->pat, short_name);
-    free(full);
-    free(short_name);
-}
-
 int np_calls_values_init(struct np_calls_values *v, const char *const *text, const bool *retval, unsigned n,
                          struct np_symbols *syms, void *as, const uint32_t *regs, char *err, size_t errsize)
 {
@@ -236,9 +215,10 @@ int np_calls_values_init(struct np_calls_values *v, const char *const *text, con
         }
         v->retval[i] = retval[i];
         v->n = i + 1;
-        struct name_search s = { &v->pat[i], false };
-        np_symbols_each_function(syms, search_name, &s);
-        if (!s.found) {
+        struct np_pattern_use use = { .text = v->spec[i].func };
+        unsigned files;
+        np_patterns_in_files(syms, &v->pat[i], &use, 1, &files);
+        if (!use.in_files) {
             snprintf(err, errsize, "%s '%s': '%s' matches no function of the firmware", opt, text[i], v->spec[i].func);
             return -1;
         }

@@ -24,8 +24,8 @@
 #include "trace_dir.h"
 #include "analyze/containers.h"
 #include "analyze/model.h"
+#include "analyze/patterns.h"
 #include "analyze/source.h"
-#include "common/elf_symtab.h"
 #include "common/name_match.h"
 #include "common/parse_units.h"
 #include "common/value_spec.h"
@@ -849,23 +849,31 @@ static int run(struct record_cmd *r, char **argv)
 }
 
 /* Whether the function pattern of every -A and -R spec names a function
- * of PROG (its symbol table, a C++ name as -F matches it), and PROG has
- * -pg's hooks, where the arguments are read: 0, or 2 after one line. */
+ * of PROG (its symbol table, as -F's patterns are looked for:
+ * np_patterns_in_files), and PROG has -pg's hooks, where the arguments
+ * are read: 0, or 2 after one line. */
 static int check_values(struct record_cmd *r, const char *prog)
 {
     char path[PATH_MAX];
     if (!find_prog(prog, path, sizeof path))
         return 0; /* said when it does not run */
-    enum prog_kind kind = examine_prog(prog);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return 0;
     elf_version(EV_CURRENT);
     Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-    struct np_elf_funcs funcs = { NULL, 0 };
-    int rc = 0, pg = 0;
-    if (elf && elf_kind(elf) == ELF_K_ELF)
-        pg = np_elf_funcs_read(elf, NULL, &funcs) == 0 && imports_pg(elf);
+    bool is_elf = elf && elf_kind(elf) == ELF_K_ELF, pg = is_elf && imports_pg(elf);
+    if (elf)
+        elf_end(elf);
+    close(fd);
+    struct np_symbols *syms = np_symbols_new(NULL, NULL);
+    struct np_addrspace *as = syms ? np_addrspace_new(syms) : NULL;
+    const struct np_trace_module mod = { .path = path };
+    int rc = 0;
+    if (!as || np_addrspace_map(as, &mod)) {
+        fputs("nanoprof record: out of memory\n", stderr);
+        rc = 1;
+    }
     for (int k = 0; k < 2 && !rc; k++) {
         char *list = k ? r->retvals : r->args, *save = NULL;
         char *copy = list ? strdup(list) : NULL;
@@ -874,41 +882,29 @@ static int check_values(struct record_cmd *r, const char *prog)
             struct np_name_pattern pat;
             char err[320];
             (void)np_value_spec_parse(p, k, &spec, err, sizeof err); /* (checked with the options) */
+            struct np_pattern_use use = { .text = spec.func };
+            unsigned files;
             if (np_name_pattern_init(&pat, spec.func, err, sizeof err) < 0) {
                 fprintf(stderr, "nanoprof record: -%c '%s': %s\n", k ? 'R' : 'A', p, err);
                 rc = 2;
-            } else {
-                bool found = false;
-                for (size_t i = 0; i < funcs.n && !found; i++) {
-                    char name[1024], *full = NULL, *short_name = NULL;
-                    snprintf(name, sizeof name, "%.*s", (int)funcs.v[i].len, funcs.v[i].name);
-                    found = np_name_pattern_match(&pat, name);
-                    if (!found && np_demangle(name, &full, &short_name) == 1)
-                        found = np_name_pattern_match(&pat, full) || np_name_pattern_match(&pat, short_name);
-                    free(full);
-                    free(short_name);
-                }
-                if (!found) {
-                    fprintf(stderr, "nanoprof record: -%c '%s': '%s' matches no function of %s\n", k ? 'R' : 'A', p,
-                            spec.func, path);
-                    rc = 2;
-                }
+            } else if (np_patterns_in_files(syms, &pat, &use, 1, &files), !use.in_files) {
+                fprintf(stderr, "nanoprof record: -%c '%s': '%s' matches no function of %s\n", k ? 'R' : 'A', p,
+                        spec.func, path);
+                rc = 2;
             }
             np_name_pattern_free(&pat);
         }
         free(copy);
     }
-    if (!rc && !pg && kind != PROG_UNKNOWN) {
+    if (!rc && is_elf && !pg) {
         fprintf(stderr,
                 "nanoprof record: -%c: %s is not built with -pg (or -pg -mfentry), whose hooks see the argument "
                 "registers: rebuild it so\n",
                 r->args ? 'A' : 'R', path);
         rc = 2;
     }
-    np_elf_funcs_free(&funcs);
-    if (elf)
-        elf_end(elf);
-    close(fd);
+    np_addrspace_free(as);
+    np_symbols_free(syms);
     return rc;
 }
 

@@ -394,13 +394,11 @@ static void rs_take_again(void)
             *r->v[i].slot = (uintptr_t)np_mcount_return;
 }
 
-uint64_t np_mcount_unhooked(void) { return __atomic_load_n(&unhooked, __ATOMIC_RELAXED); }
-
 /* Calls not hooked are said once, at the end: their events are missing
  * from every mechanism (their nesting is not, since neither end was told). */
 __attribute__((destructor)) static void say_unhooked(void)
 {
-    uint64_t n = np_mcount_unhooked();
+    uint64_t n = __atomic_load_n(&unhooked, __ATOMIC_RELAXED);
     if (!n)
         return;
     char line[160];
@@ -585,6 +583,5 @@ void np_mcount_longjmp(const void *env) { (void)env; }
 void np_mcount_unwinding(void) {}
 void np_mcount_unwound(const void *live) { (void)live; }
 void np_mcount_caught(void) {}
-uint64_t np_mcount_unhooked(void) { return 0; }
 
 #endif

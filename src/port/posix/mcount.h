@@ -21,8 +21,5 @@ void np_mcount_caught(void);
  * with the argument registers (REGS[0] the first integer argument's),
  * and before each exit event (RETVAL 1) with REGS[0] the return value. */
 extern void (*np_mcount_values)(uintptr_t fn, const uint64_t *regs, int retval);
-/* Calls not hooked: a signal's inside the growth of the return stack, or
- * no memory for it. */
-uint64_t np_mcount_unhooked(void);
 
 #endif

@@ -22,7 +22,6 @@
 #include "../../common/value_spec.h"
 #include "../port.h"
 #include "mcount.h"
-#include "posix.h"
 #include "record.h"
 
 static struct np_value_spec specs[NP_VALUE_SPECS_MAX];
@@ -78,15 +77,11 @@ static void match(const char *name, unsigned *a, unsigned *r)
  * for C++), as a cache word. */
 static uint64_t lookup_slow(uint64_t addr)
 {
-    char name[512], full[1024], short_name[512];
+    struct np_rec_names n;
     unsigned a = 0, r = 0;
-    if (np_port_symbolize((const void *)(uintptr_t)addr, name, sizeof name)) {
-        match(name, &a, &r);
-        if (np_posix_demangle(name, full, sizeof full, short_name, sizeof short_name)) {
-            match(full, &a, &r);
-            match(short_name, &a, &r);
-        }
-    }
+    if (np_rec_names_of(addr, &n))
+        for (int k = 0; k < 3 && n.v[k]; k++)
+            match(n.v[k], &a, &r);
     return addr << 16 | a << 8 | r;
 }
 

@@ -261,6 +261,19 @@ static int any_match(const struct np_name_pattern *pat, unsigned n, const char *
     return 0;
 }
 
+int np_rec_names_of(uint64_t addr, struct np_rec_names *n)
+{
+    int found = np_port_symbolize((const void *)(uintptr_t)addr, n->name, sizeof n->name);
+    if (!found)
+        snprintf(n->name, sizeof n->name, "0x%llx", (unsigned long long)addr);
+    n->v[0] = n->name;
+    n->v[1] = n->v[2] = NULL;
+    /* a C++ function: by its mangled name, its signature or its short name */
+    if (found && np_posix_demangle(n->name, n->full, sizeof n->full, n->short_name, sizeof n->short_name))
+        n->v[1] = n->full, n->v[2] = n->short_name;
+    return found;
+}
+
 static unsigned match_bits(uint64_t addr, int named, int mode)
 {
     unsigned i = (unsigned)((addr * 0x9e3779b97f4a7c15ull) >> (64 - CACHE_BITS));
@@ -271,19 +284,17 @@ static unsigned match_bits(uint64_t addr, int named, int mode)
     }
     if (mode == NP_REC_FATAL)
         return 0; /* no look-up in a signal handler */
-    char name[512], full[1024], short_name[512];
-    if (named)
-        snprintf(name, sizeof name, "%.*s", NP_TRACE_NAME_MAX, (const char *)(uintptr_t)addr);
-    else if (!np_port_symbolize((const void *)(uintptr_t)addr, name, sizeof name))
-        snprintf(name, sizeof name, "0x%llx", (unsigned long long)addr);
-    /* a C++ function: by its mangled name, its signature or its short name */
-    const char *names[3] = { name, NULL, NULL };
-    if (!named && np_posix_demangle(name, full, sizeof full, short_name, sizeof short_name))
-        names[1] = full, names[2] = short_name;
+    struct np_rec_names n;
+    if (named) {
+        snprintf(n.name, sizeof n.name, "%.*s", NP_TRACE_NAME_MAX, (const char *)(uintptr_t)addr);
+        n.v[0] = n.name, n.v[1] = NULL;
+    } else {
+        (void)np_rec_names_of(addr, &n);
+    }
     unsigned bits = 0;
-    for (int k = 0; k < 3 && names[k]; k++)
-        bits |= (any_match(np_rec_cfg.filter, np_rec_cfg.nfilter, names[k]) ? MATCH_F : 0) |
-                (any_match(np_rec_cfg.notrace, np_rec_cfg.nnotrace, names[k]) ? MATCH_N : 0);
+    for (int k = 0; k < 3 && n.v[k]; k++)
+        bits |= (any_match(np_rec_cfg.filter, np_rec_cfg.nfilter, n.v[k]) ? MATCH_F : 0) |
+                (any_match(np_rec_cfg.notrace, np_rec_cfg.nnotrace, n.v[k]) ? MATCH_N : 0);
     if (ncached >= CACHE_SIZE / 4 * 3) {
         memset(cache, 0, sizeof cache);
         ncached = 0;
