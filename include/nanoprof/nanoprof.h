@@ -104,6 +104,7 @@ NP_END_DECLS
 #include "nanoprof/sample.h"
 #include "nanoprof/gprof.h"
 #include "nanoprof/trace.h"
+#include "nanoprof/patch.h"
 #include "nanoprof/rtt.h"
 
 #endif

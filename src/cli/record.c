@@ -45,8 +45,9 @@ extern char **environ;
 static const char usage_text[] =
     "usage: nanoprof record [options] [--] PROG [ARGS...]\n"
     "\n"
-    "Runs PROG, built with -finstrument-functions, -pg or -pg -mfentry, with\n"
-    "the nanoprof runtime preloaded, and records every call of every thread\n"
+    "Runs PROG, built with -finstrument-functions, -pg or -pg -mfentry, or\n"
+    "with patchable entries (-fpatchable-function-entry=5), with the nanoprof\n"
+    "runtime preloaded, and records every call of every thread\n"
     "(and of forked children and exec'd programs) into a trace directory, one\n"
     "file per process\n"
     "(docs/trace-format.md); with --sample, samples of every thread's stack\n"
@@ -76,10 +77,20 @@ static const char usage_text[] =
     "  -A, --argument SPEC   record the arguments of the functions SPEC names, in\n"
     "                        uftrace's syntax: FUNC@arg1,arg2/s,arg3/x32 (FUNC a\n"
     "                        pattern as for -F; formats i d u x o p c s, sizes 8\n"
-    "                        16 32 64); repeatable; PROG built with -pg\n"
+    "                        16 32 64); repeatable; PROG built with -pg or\n"
+    "                        patchable entries\n"
     "                                                                [NANOPROF_ARGS]\n"
     "  -R, --retval SPEC     record the return value of the functions SPEC names:\n"
     "                        FUNC@retval[/FORMAT]; repeatable       [NANOPROF_RETVAL]\n"
+    "  -P, --patch PATTERN   PROG built with patchable entries: switch on the\n"
+    "                        functions whose name matches PATTERN (as for -F)\n"
+    "                        and no other; repeatable or comma-separated\n"
+    "                        (default: every function)             [NANOPROF_PATCH]\n"
+    "      --trace-off       start with them switched off: the program switches\n"
+    "                        them (np_trace_on), or the signal does\n"
+    "                                                          [NANOPROF_PATCH_OFF=1]\n"
+    "      --trace-signal SIG  switch them on and off at each signal SIG (USR1,\n"
+    "                        SIGUSR2, RTMIN+3, a number)     [NANOPROF_PATCH_SIGNAL]\n"
     "  -b, --buffer SIZE     bytes of each thread's buffer, with k, M or G; 4k to\n"
     "                        1G, default 1M (less each when many threads live)\n"
     "                                                              [NANOPROF_BUFFER]\n"
@@ -430,8 +441,24 @@ static const char *const hook_names[] = { "__cyg_profile_func_enter", "__sanitiz
 static const char *const pg_names[] = { "mcount", "__fentry__", NULL };
 #define imports_pg(elf) imports(elf, pg_names)
 
+/* Whether the ELF has the section that lists patchable entries. */
+static bool has_patchable(Elf *elf)
+{
+    size_t shstr;
+    if (elf_getshdrstrndx(elf, &shstr) != 0)
+        return false;
+    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+        GElf_Shdr sh;
+        const char *name;
+        if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstr, sh.sh_name)) &&
+            (!strcmp(name, "__patchable_function_entries") || !strcmp(name, "__mcount_loc")))
+            return true;
+    }
+    return false;
+}
+
 /* What PROG's ELF file says about why nothing was recorded. */
-enum prog_kind { PROG_UNKNOWN, PROG_STATIC, PROG_PLAIN, PROG_HOOKED };
+enum prog_kind { PROG_UNKNOWN, PROG_STATIC, PROG_PLAIN, PROG_HOOKED, PROG_PATCHABLE };
 
 static enum prog_kind examine_prog(const char *prog)
 {
@@ -455,6 +482,8 @@ static enum prog_kind examine_prog(const char *prog)
         kind = interp ? PROG_PLAIN : PROG_STATIC;
         if (interp && imports(elf, hook_names))
             kind = PROG_HOOKED;
+        else if (interp && has_patchable(elf))
+            kind = PROG_PATCHABLE;
     }
     if (elf)
         elf_end(elf);
@@ -490,6 +519,9 @@ static void explain_nothing(const char *prog, int status, int signaled, int samp
         snprintf(buf, sizeof buf, "it ran instrumented code, but no call passed the filter%s %s",
                  strchr(filters, ',') ? "s" : "", filters);
         why = buf;
+    } else if (kind == PROG_PATCHABLE) {
+        why = "its patchable entries were not switched on while it ran (--trace-off, and no np_trace_on or "
+              "signal?), or could not be (said above)";
     } else if (kind == PROG_HOOKED) {
         why = "it is instrumented, but no instrumented code ran in a recorded process "
               "(does it exec another program, or clear LD_PRELOAD?)";
@@ -549,11 +581,16 @@ struct record_cmd {
     const char *out, *depth, *tfilter, *buffer, *sample, *unwind;
     char *filter, *notrace;           /* -F and -N, comma-separated, for the environment */
     char *args, *retvals;             /* -A and -R, ';'-separated, for the environment */
+    char *patch;                      /* -P, comma-separated */
+    const char *trace_signal;         /* --trace-signal, as a number */
+    bool trace_off;
+    bool patchable;                   /* PROG has patchable entries */
     struct np_model_options patterns; /* the patterns in force (options, else the environment) */
     bool drop, strict, no_wait;
 };
 
-enum { OPT_TIME_FILTER = NP_CLI_OWN, OPT_DROP, OPT_STRICT, OPT_SAMPLE, OPT_UNWIND, OPT_NO_WAIT };
+enum { OPT_TIME_FILTER = NP_CLI_OWN, OPT_DROP, OPT_STRICT, OPT_SAMPLE, OPT_UNWIND, OPT_NO_WAIT, OPT_TRACE_OFF,
+       OPT_TRACE_SIGNAL };
 
 static const struct np_cli_option options[] = {
     { "output", 'o', NP_CLI_VALUE, 'o' },
@@ -562,6 +599,9 @@ static const struct np_cli_option options[] = {
     { "time-filter", 0, NP_CLI_VALUE, OPT_TIME_FILTER },
     { "argument", 'A', NP_CLI_VALUE, 'A' },
     { "retval", 'R', NP_CLI_VALUE, 'R' },
+    { "patch", 'P', NP_CLI_VALUE, 'P' },
+    { "trace-off", 0, NP_CLI_NO_VALUE, OPT_TRACE_OFF },
+    { "trace-signal", 0, NP_CLI_VALUE, OPT_TRACE_SIGNAL },
     { "buffer", 'b', NP_CLI_VALUE, 'b' },
     { "drop", 0, NP_CLI_NO_VALUE, OPT_DROP },
     { "strict", 0, NP_CLI_NO_VALUE, OPT_STRICT },
@@ -574,6 +614,44 @@ static const struct np_cli_option options[] = {
 static void usage(FILE *out)
 {
     fputs(usage_text, out);
+}
+
+/* A signal by name (USR1, SIGUSR1, RTMIN+3) or number; 0 when it is
+ * none, or one that cannot be caught or that the runtime or the program's
+ * faults need. */
+static int signal_number(const char *s)
+{
+    static const struct {
+        const char *name;
+        int sig;
+    } names[] = { { "HUP", SIGHUP }, { "INT", SIGINT }, { "QUIT", SIGQUIT }, { "USR1", SIGUSR1 },
+                  { "USR2", SIGUSR2 }, { "PIPE", SIGPIPE }, { "ALRM", SIGALRM }, { "TERM", SIGTERM },
+                  { "CHLD", SIGCHLD }, { "CONT", SIGCONT }, { "TSTP", SIGTSTP }, { "TTIN", SIGTTIN },
+                  { "TTOU", SIGTTOU }, { "URG", SIGURG }, { "WINCH", SIGWINCH }, { "IO", SIGIO } };
+    char *end;
+    if (!strncmp(s, "SIG", 3))
+        s += 3;
+    long n = strtol(s, &end, 10);
+    if (end == s) {
+        n = 0;
+        for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+            if (!strcmp(s, names[i].name))
+                n = names[i].sig;
+        int rtmin = !strncmp(s, "RTMIN", 5), rtmax = !strncmp(s, "RTMAX", 5);
+        if (rtmin || rtmax) {
+            const char *rest = s + 5;
+            long k = 0;
+            if (*rest && (*rest != (rtmin ? '+' : '-') || (k = strtol(rest + 1, &end, 10), end == rest + 1 || *end)))
+                return 0;
+            n = rtmin ? SIGRTMIN + k : SIGRTMAX - k;
+        }
+    } else if (*end) {
+        n = 0;
+    }
+    if (n <= 0 || n > SIGRTMAX || n == SIGKILL || n == SIGSTOP || n == SIGTRAP || n == SIGSEGV || n == SIGBUS ||
+        n == SIGILL || n == SIGFPE || (n > SIGSYS && n < SIGRTMIN))
+        return 0;
+    return (int)n;
 }
 
 static int option(void *ctx, int id, const char *val)
@@ -605,6 +683,32 @@ static int option(void *ctx, int id, const char *val)
             return usage_error("out of memory");
         sprintf(grown + old, "%s%s", old ? ";" : "", val);
         *list = grown;
+        return 0;
+    }
+    case 'P': {
+        /* comma-separated, as -F: each piece a pattern */
+        char *copy = strdup(val), *save = NULL;
+        int bad = !copy || !*val, n = 0;
+        for (char *p = copy ? strtok_r(copy, ",", &save) : NULL; p && !bad; p = strtok_r(NULL, ",", &save), n++) {
+            struct np_name_pattern pat;
+            bad = np_name_pattern_init(&pat, p, err, sizeof err) < 0;
+            np_name_pattern_free(&pat);
+        }
+        free(copy);
+        if (bad || !n || !add_list(&r->patch, val))
+            return usage_error("-P: %s", bad && *val ? err : "empty pattern");
+        return 0;
+    }
+    case OPT_TRACE_OFF:
+        r->trace_off = true;
+        return 0;
+    case OPT_TRACE_SIGNAL: {
+        static char num[16];
+        int sig = signal_number(val);
+        if (sig <= 0)
+            return usage_error("--trace-signal: '%s' is not a signal that can be caught", val);
+        snprintf(num, sizeof num, "%d", sig);
+        r->trace_signal = num;
         return 0;
     }
     case 'D':
@@ -762,6 +866,16 @@ static int run(struct record_cmd *r, char **argv)
         setenv("NANOPROF_ARGS", r->args, 1);
     if (r->retvals)
         setenv("NANOPROF_RETVAL", r->retvals, 1);
+    /* patchable entries: every function unless -P chose (or the
+     * environment did) */
+    if (r->patch)
+        setenv("NANOPROF_PATCH", r->patch, 1);
+    else if (r->patchable)
+        setenv("NANOPROF_PATCH", "*", 0);
+    if (r->trace_off)
+        setenv("NANOPROF_PATCH_OFF", "1", 1);
+    if (r->trace_signal)
+        setenv("NANOPROF_PATCH_SIGNAL", r->trace_signal, 1);
     /* a process whose parent ends before it is re-parented to this one,
      * which follows it until it ends (follow.h) */
     bool following = np_follow_start() == 0;
@@ -848,11 +962,33 @@ static int run(struct record_cmd *r, char **argv)
     return rc;
 }
 
-/* Whether the function pattern of every -A and -R spec names a function
- * of PROG (its symbol table, as -F's patterns are looked for:
- * np_patterns_in_files), and PROG has -pg's hooks, where the arguments
- * are read: 0, or 2 after one line. */
-static int check_values(struct record_cmd *r, const char *prog)
+/* Whether PATTERN matches a function of PROG (its symbol table, as -F's
+ * patterns are looked for); 0, or 2 after one line naming OPT and ITEM. */
+static int check_names(struct np_symbols *syms, const char *opt, const char *item, const char *pattern,
+                       const char *path)
+{
+    struct np_name_pattern pat;
+    struct np_pattern_use use = { .text = pattern };
+    unsigned files;
+    char err[320];
+    int rc = 0;
+    if (np_name_pattern_init(&pat, pattern, err, sizeof err) < 0) {
+        fprintf(stderr, "nanoprof record: %s '%s': %s\n", opt, item, err);
+        rc = 2;
+    } else if (np_patterns_in_files(syms, &pat, &use, 1, &files), !use.in_files) {
+        fprintf(stderr, "nanoprof record: %s '%s': '%s' matches no function of %s\n", opt, item, pattern, path);
+        rc = 2;
+    }
+    np_name_pattern_free(&pat);
+    return rc;
+}
+
+/* What PROG's ELF file says of its hooks: patchable entries (noted in R),
+ * which -P, --trace-off and --trace-signal need; -pg's or patchable
+ * entries, whose hooks see the argument registers, which -A and -R need;
+ * and whether every -A, -R and -P pattern names a function of PROG. 0, or
+ * 2 after one line. */
+static int check_prog(struct record_cmd *r, const char *prog)
 {
     char path[PATH_MAX];
     if (!find_prog(prog, path, sizeof path))
@@ -863,9 +999,25 @@ static int check_values(struct record_cmd *r, const char *prog)
     elf_version(EV_CURRENT);
     Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
     bool is_elf = elf && elf_kind(elf) == ELF_K_ELF, pg = is_elf && imports_pg(elf);
+    r->patchable = is_elf && has_patchable(elf);
     if (elf)
         elf_end(elf);
     close(fd);
+    const char *patch_opt = r->patch ? "-P" : r->trace_off ? "--trace-off" : "--trace-signal";
+    if (is_elf && !r->patchable && (r->patch || r->trace_off || r->trace_signal)) {
+        fprintf(stderr, "nanoprof record: %s: %s has no patchable entries: build it with "
+                        "-fpatchable-function-entry=5\n", patch_opt, path);
+        return 2;
+    }
+    if (is_elf && !pg && !r->patchable && (r->args || r->retvals)) {
+        fprintf(stderr,
+                "nanoprof record: -%c: %s is not built with -pg (or -pg -mfentry) or patchable entries, whose hooks "
+                "see the argument registers: rebuild it so\n",
+                r->args ? 'A' : 'R', path);
+        return 2;
+    }
+    if (!r->args && !r->retvals && !r->patch)
+        return 0;
     struct np_symbols *syms = np_symbols_new(NULL, NULL);
     struct np_addrspace *as = syms ? np_addrspace_new(syms) : NULL;
     const struct np_trace_module mod = { .path = path };
@@ -874,34 +1026,21 @@ static int check_values(struct record_cmd *r, const char *prog)
         fputs("nanoprof record: out of memory\n", stderr);
         rc = 1;
     }
-    for (int k = 0; k < 2 && !rc; k++) {
-        char *list = k ? r->retvals : r->args, *save = NULL;
+    for (int k = 0; k < 3 && !rc; k++) {
+        char *list = k == 2 ? r->patch : k ? r->retvals : r->args, *save = NULL;
         char *copy = list ? strdup(list) : NULL;
-        for (char *p = copy ? strtok_r(copy, ";", &save) : NULL; p && !rc; p = strtok_r(NULL, ";", &save)) {
+        for (char *p = copy ? strtok_r(copy, k == 2 ? "," : ";", &save) : NULL; p && !rc;
+             p = strtok_r(NULL, k == 2 ? "," : ";", &save)) {
             struct np_value_spec spec;
-            struct np_name_pattern pat;
             char err[320];
-            (void)np_value_spec_parse(p, k, &spec, err, sizeof err); /* (checked with the options) */
-            struct np_pattern_use use = { .text = spec.func };
-            unsigned files;
-            if (np_name_pattern_init(&pat, spec.func, err, sizeof err) < 0) {
-                fprintf(stderr, "nanoprof record: -%c '%s': %s\n", k ? 'R' : 'A', p, err);
-                rc = 2;
-            } else if (np_patterns_in_files(syms, &pat, &use, 1, &files), !use.in_files) {
-                fprintf(stderr, "nanoprof record: -%c '%s': '%s' matches no function of %s\n", k ? 'R' : 'A', p,
-                        spec.func, path);
-                rc = 2;
+            if (k == 2) {
+                rc = check_names(syms, "-P", p, p, path);
+            } else {
+                (void)np_value_spec_parse(p, k, &spec, err, sizeof err); /* (checked with the options) */
+                rc = check_names(syms, k ? "-R" : "-A", p, spec.func, path);
             }
-            np_name_pattern_free(&pat);
         }
         free(copy);
-    }
-    if (!rc && is_elf && !pg) {
-        fprintf(stderr,
-                "nanoprof record: -%c: %s is not built with -pg (or -pg -mfentry), whose hooks see the argument "
-                "registers: rebuild it so\n",
-                r->args ? 'A' : 'R', path);
-        rc = 2;
     }
     np_addrspace_free(as);
     np_symbols_free(syms);
@@ -920,14 +1059,15 @@ int np_cmd_record(int argc, char **argv)
         rc = 0;
     else if (!rc && first >= argc)
         rc = usage_error("no program to run");
-    else if (!rc && (r.args || r.retvals))
-        rc = check_values(&r, argv[first]);
+    else if (!rc)
+        rc = check_prog(&r, argv[first]);
     if (!rc && first < argc)
         rc = run(&r, argv + first);
     free(r.filter);
     free(r.notrace);
     free(r.args);
     free(r.retvals);
+    free(r.patch);
     np_model_options_free(&r.patterns);
     return rc;
 }

@@ -89,6 +89,23 @@
 #ifndef NP_MCOUNT_MODULES
 #define NP_MCOUNT_MODULES 256
 #endif
+/* Patchable entries (port/posix/patch.c): the modules whose places are
+ * read (more are not switched); the pages of stubs, each a jump to the
+ * hook within 2 GiB of a module's code (one serves every module near it);
+ * the threads a switch can take through its round (GCC's five NOPs), and
+ * how long it waits for a thread to answer before it asks the kernel. */
+#ifndef NP_PATCH_MODULES
+#define NP_PATCH_MODULES 256
+#endif
+#ifndef NP_PATCH_STUBS
+#define NP_PATCH_STUBS 64
+#endif
+#ifndef NP_PATCH_THREADS
+#define NP_PATCH_THREADS 4096
+#endif
+#ifndef NP_PATCH_WAIT_MS
+#define NP_PATCH_WAIT_MS 200
+#endif
 /* Frames of the stack an exception is thrown from that are kept (the
  * innermost ones): a catch further out than that leaves the calls between
  * open (catch.c). */

@@ -289,7 +289,8 @@ __attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot
         __atomic_fetch_add(&unhooked, 1, __ATOMIC_RELAXED);
         return;
     }
-    uintptr_t fn = fentry ? fentry_start(ret) : ret;
+    /* 2: a patched entry's call (patch.c), always five bytes */
+    uintptr_t fn = fentry == 2 ? ret - 5 : fentry ? fentry_start(ret) : ret;
     uintptr_t parent = *slot;
     int tail = parent == (uintptr_t)np_mcount_return;
     if (tail) {
@@ -522,6 +523,22 @@ __asm__(".text\n"
         "  ret\n"
         "  .cfi_endproc\n"
         ".size __fentry__, . - __fentry__\n"
+        /* the same for a patched entry (patch.c), through its stub */
+        ".globl np_patch_fentry\n"
+        ".hidden np_patch_fentry\n"
+        ".type np_patch_fentry, @function\n"
+        "np_patch_fentry:\n"
+        "  .cfi_startproc\n"
+        NP_SAVE_ARGS
+        "  leaq 16(%rbp), %rdi\n"
+        "  movq 8(%rbp), %rsi\n"
+        "  movl $2, %edx\n"
+        "  movq %rsp, %rcx\n"
+        "  call np_mcount_enter\n"
+        NP_RESTORE_ARGS
+        "  ret\n"
+        "  .cfi_endproc\n"
+        ".size np_patch_fentry, . - np_patch_fentry\n"
         /* mcount (and _mcount): called with the function's frame set up, its
          * frame pointer in 0(%rbp) once pushed, its return address above that */
         ".globl mcount\n"

@@ -32,6 +32,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -537,6 +538,19 @@ int np_posix_demangle(const char *name, char *full, size_t full_len, char *short
     return 1;
 }
 
+int np_posix_names_of(uint64_t addr, struct np_posix_names *n)
+{
+    int found = np_port_symbolize((const void *)(uintptr_t)addr, n->name, sizeof n->name);
+    if (!found)
+        snprintf(n->name, sizeof n->name, "0x%llx", (unsigned long long)addr);
+    n->v[0] = n->name;
+    n->v[1] = n->v[2] = NULL;
+    /* a C++ function: by its mangled name, its signature or its short name */
+    if (found && np_posix_demangle(n->name, n->full, sizeof n->full, n->short_name, sizeof n->short_name))
+        n->v[1] = n->full, n->v[2] = n->short_name;
+    return found;
+}
+
 void np_port_display_name(char *name, size_t len)
 {
     char full[1024], short_name[512];
@@ -696,7 +710,7 @@ static void on_tick_signal(int sig)
     errno = saved;
 }
 
-static int free_rt_signal(void)
+int np_posix_free_rt_signal(void)
 {
     for (int s = SIGRTMAX; s >= SIGRTMIN; s--) {
         struct sigaction old;
@@ -708,7 +722,7 @@ static int free_rt_signal(void)
 
 int np_port_tick_start(unsigned hz, void (*fn)(uint32_t late), const char **reason)
 {
-    int sig = free_rt_signal();
+    int sig = np_posix_free_rt_signal();
     if (!sig) {
         *reason = "every real-time signal has a handler already";
         return 0;

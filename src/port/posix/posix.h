@@ -4,6 +4,7 @@
 #define NP_POSIX_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* write() of the whole range to FD, going on after a signal (EINTR) and
  * after a short write; 0, or -1 when write() fails or writes nothing.
@@ -16,5 +17,26 @@ int np_posix_write_all(int fd, const void *p, size_t n);
  * each cut to its buffer's size. 1 when demangled, else 0. Allocates:
  * never in a signal handler. */
 int np_posix_demangle(const char *name, char *full, size_t full_len, char *short_name, size_t short_len);
+
+/* A real-time signal with no handler (the highest free), or 0: for the
+ * runtime's own uses (the tick timer, patch.c's round of the threads). */
+int np_posix_free_rt_signal(void);
+
+/* The names a pattern (record's -F, -N, -A, -R; np_trace_on) matches the
+ * function at ADDR by: its symbol, and for a C++ one its signature and its
+ * short name, in V (NULL after the last). */
+struct np_posix_names {
+    char name[512], full[1024], short_name[512];
+    const char *v[3];
+};
+/* 1, or 0 when ADDR has no symbol (V[0] is then its address in hex).
+ * Symbolizes: not in a signal handler. */
+int np_posix_names_of(uint64_t addr, struct np_posix_names *n);
+
+/* patch.c, for the recorder (NANOPROF_PATCH, _OFF, _SIGNAL): switches on
+ * the functions matching PATTERNS (comma-separated) now when ON, and, SIG
+ * not 0, on and off at each signal SIG (a thread of the runtime's
+ * switches them). 0, or -1 (np_trace_error() says why). */
+int np_posix_patch_start(const char *patterns, int on, int sig);
 
 #endif

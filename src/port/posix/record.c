@@ -41,6 +41,8 @@
 #include "../../common/parse_units.h"
 #include "../../common/trace_format.h"
 #include "../port.h"
+#include "nanoprof/patch.h"
+#include "posix.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -1219,6 +1221,12 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv, char **
         np_thread_attach(); /* sampled from the start, instrumented or not */
     if (np_blocks_started())
         rec_blocks_start(); /* blocks counted before recording began */
+    /* patchable entries (-P, --trace-off, --trace-signal): switched once
+     * the recorder takes events */
+    const char *patch = getenv("NANOPROF_PATCH"), *off = getenv("NANOPROF_PATCH_OFF"),
+               *sig = getenv("NANOPROF_PATCH_SIGNAL");
+    if (patch && *patch && np_posix_patch_start(patch, !(off && !strcmp(off, "1")), sig ? atoi(sig) : 0) != 0)
+        np_rec_say("patchable entries", np_trace_error());
 }
 
 void np_rec_attach_self(void)

@@ -192,16 +192,6 @@ void np_rec_slow(struct np_thread *t, uint64_t w0);
 /* The same for N records in a row (a VALUES group), the thread busy. */
 void np_rec_put_group(struct np_thread *t, const np_raw *g, size_t n);
 
-/* The names a pattern (-F, -N, -A, -R) matches the function at ADDR by:
- * its symbol, and for a C++ one its signature and its short name, in V
- * (NULL after the last). record_write.c. */
-struct np_rec_names {
-    char name[512], full[1024], short_name[512];
-    const char *v[3];
-};
-/* 1, or 0 when ADDR has no symbol (V[0] is then its address in hex).
- * Symbolizes: not in a signal handler. */
-int np_rec_names_of(uint64_t addr, struct np_rec_names *n);
 
 /* record_values.c: reads NANOPROF_ARGS and NANOPROF_RETVAL (-A, -R); 0
  * when one is bad (said). */

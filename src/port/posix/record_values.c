@@ -22,6 +22,7 @@
 #include "../../common/value_spec.h"
 #include "../port.h"
 #include "mcount.h"
+#include "posix.h"
 #include "record.h"
 
 static struct np_value_spec specs[NP_VALUE_SPECS_MAX];
@@ -77,9 +78,9 @@ static void match(const char *name, unsigned *a, unsigned *r)
  * for C++), as a cache word. */
 static uint64_t lookup_slow(uint64_t addr)
 {
-    struct np_rec_names n;
+    struct np_posix_names n;
     unsigned a = 0, r = 0;
-    if (np_rec_names_of(addr, &n))
+    if (np_posix_names_of(addr, &n))
         for (int k = 0; k < 3 && n.v[k]; k++)
             match(n.v[k], &a, &r);
     return addr << 16 | a << 8 | r;

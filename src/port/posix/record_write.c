@@ -261,19 +261,6 @@ static int any_match(const struct np_name_pattern *pat, unsigned n, const char *
     return 0;
 }
 
-int np_rec_names_of(uint64_t addr, struct np_rec_names *n)
-{
-    int found = np_port_symbolize((const void *)(uintptr_t)addr, n->name, sizeof n->name);
-    if (!found)
-        snprintf(n->name, sizeof n->name, "0x%llx", (unsigned long long)addr);
-    n->v[0] = n->name;
-    n->v[1] = n->v[2] = NULL;
-    /* a C++ function: by its mangled name, its signature or its short name */
-    if (found && np_posix_demangle(n->name, n->full, sizeof n->full, n->short_name, sizeof n->short_name))
-        n->v[1] = n->full, n->v[2] = n->short_name;
-    return found;
-}
-
 static unsigned match_bits(uint64_t addr, int named, int mode)
 {
     unsigned i = (unsigned)((addr * 0x9e3779b97f4a7c15ull) >> (64 - CACHE_BITS));
@@ -284,12 +271,12 @@ static unsigned match_bits(uint64_t addr, int named, int mode)
     }
     if (mode == NP_REC_FATAL)
         return 0; /* no look-up in a signal handler */
-    struct np_rec_names n;
+    struct np_posix_names n;
     if (named) {
         snprintf(n.name, sizeof n.name, "%.*s", NP_TRACE_NAME_MAX, (const char *)(uintptr_t)addr);
         n.v[0] = n.name, n.v[1] = NULL;
     } else {
-        (void)np_rec_names_of(addr, &n);
+        (void)np_posix_names_of(addr, &n);
     }
     unsigned bits = 0;
     for (int k = 0; k < 3 && n.v[k]; k++)

@@ -1,0 +1,694 @@
+/* patch.c - functions built with patchable entries, switched on and off
+ * while the program runs (include/nanoprof/patch.h; `nanoprof record -P`
+ * and its signal).
+ *
+ * -fpatchable-function-entry=5 (GCC: five one-byte NOPs; Clang: one
+ * five-byte NOP) and -pg -mfentry -mnop-mcount -mrecord-mcount (one
+ * five-byte NOP) leave room at each function's entry and list the places
+ * in a section (__patchable_function_entries, __mcount_loc). The runtime
+ * finds the section in each module's file and reads it in memory, where
+ * the loader has relocated it. A place counts only where the symbol table
+ * says a function starts and the five bytes are NOPs: -fpatchable-function-
+ * entry=N,M with M > 0 puts NOPs before the entry, where a call cannot go.
+ *
+ * Switching a function on writes "call STUB" there, STUB a jump to the
+ * -mfentry hook (mcount.c's np_patch_fentry) placed within a call's reach
+ * (2 GiB) of the module: the function is then traced as a -pg -mfentry
+ * build is, exits through the return-address trampoline. Switching off
+ * writes the original bytes back.
+ *
+ * Cross-modifying code (Intel SDM vol. 3A, 8.1.3; Linux's text_poke_bp
+ * does the same): other threads may run the bytes being written, so a
+ * switch goes in three steps, each followed by every CPU of the process
+ * serialised (membarrier's PRIVATE_EXPEDITED_SYNC_CORE, Linux 4.16):
+ *   1. int3 on each place's first byte;
+ *   2. its last four bytes;
+ *   3. its first byte.
+ * A thread that meets an int3 meanwhile gets SIGTRAP: the handler moves it
+ * past the place, as the NOPs would have (that call is not traced: the
+ * switch was not done). Where the NOPs are five instructions (GCC's), a
+ * thread may stand between two of them when step 2 writes, so before it
+ * every other thread is sent a signal whose handler moves it past the
+ * place if it stands inside one. A thread that blocks the signal is taken
+ * as safe only when the kernel says it sleeps in a system call
+ * (/proc/self/task/TID/syscall); otherwise the switch is undone and fails. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "nanoprof/patch.h"
+#include "../../common/name_match.h"
+#include "../../common/trace_format.h"
+#include "../../runtime/np_config.h"
+#include "../port.h"
+#include "lazy.h"
+#include "mcount.h"
+#include "modules.h"
+#include "posix.h"
+
+static char why[256];
+
+NP_API const char *np_trace_error(void) { return why; }
+
+#if defined(__x86_64__) && defined(__linux__)
+
+#define SITE 5 /* the bytes a call takes */
+
+struct site {
+    uintptr_t at;        /* the function's entry */
+    uint8_t orig[SITE];  /* its NOPs, as built */
+    uint8_t multi;       /* several NOP instructions (a thread may stand between) */
+    uint8_t on;
+};
+
+/* Every place found, sorted by address. Signal handlers read it without a
+ * lock: a larger table replaces it whole, and the old one is kept. */
+struct table {
+    size_t n;
+    struct site v[];
+};
+static struct table *tab;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long long adds; /* the module walk's "loaded since" */
+static uintptr_t seen[NP_PATCH_MODULES]; /* modules read (their code's start) */
+static int nseen;
+static size_t not_entries; /* places where no function starts, by the symbol table */
+static uintptr_t stubs[NP_PATCH_STUBS];
+static int nstubs;
+
+static int fail(const char *fmt, const char *arg)
+{
+    snprintf(why, sizeof why, fmt, arg);
+    return -1;
+}
+
+/* ---- finding the places ------------------------------------------------ */
+
+struct mod {
+    uintptr_t bias, start, end;
+    char path[PATH_MAX];
+};
+struct mods {
+    struct mod *v;
+    int n, cap;
+};
+
+static int note_module(struct np_posix_module *m, void *ctx)
+{
+    struct mods *ms = ctx;
+    char buf[PATH_MAX];
+    const char *path = np_posix_module_path(m, buf);
+    if (!path || !strcmp(path, NP_TRACE_VDSO) || strlen(path) >= PATH_MAX)
+        return 0;
+    for (int i = 0; i < nseen; i++)
+        if (seen[i] == m->start)
+            return 0;
+    if (ms->n == ms->cap) {
+        int cap = ms->cap ? ms->cap * 2 : 16;
+        struct mod *v = realloc(ms->v, (size_t)cap * sizeof *v);
+        if (!v)
+            return 1;
+        ms->v = v, ms->cap = cap;
+    }
+    struct mod *d = &ms->v[ms->n++];
+    d->bias = m->bias, d->start = m->start, d->end = m->end;
+    strcpy(d->path, path);
+    return 0;
+}
+
+/* Whether the five bytes at P are NOPs that end there: 1 (one instruction)
+ * or 2 (five); 0 otherwise. */
+static int nops(const uint8_t *p)
+{
+    if (p[0] == 0x0f && p[1] == 0x1f && p[2] == 0x44 && p[3] == 0x00)
+        return 1; /* nopl disp8(%rax,%rax,1): Clang, -mnop-mcount */
+    for (int i = 0; i < SITE; i++)
+        if (p[i] != 0x90)
+            return 0;
+    return 2;
+}
+
+static int by_address(const void *a, const void *b)
+{
+    uintptr_t x = ((const struct site *)a)->at, y = ((const struct site *)b)->at;
+    return x < y ? -1 : x > y;
+}
+
+/* The places of module D, appended to *V (N of CAP). */
+static void read_module(const struct mod *d, struct site **v, size_t *n, size_t *cap)
+{
+    int fd = open(d->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    size_t shstr;
+    if (elf && elf_kind(elf) == ELF_K_ELF && elf_getshdrstrndx(elf, &shstr) == 0) {
+        for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+            GElf_Shdr sh;
+            const char *name;
+            if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || !sh.sh_addr ||
+                !(name = elf_strptr(elf, shstr, sh.sh_name)) ||
+                (strcmp(name, "__patchable_function_entries") && strcmp(name, "__mcount_loc")))
+                continue;
+            const uintptr_t *a = (const uintptr_t *)(d->bias + sh.sh_addr);
+            for (size_t i = 0; i < sh.sh_size / sizeof *a; i++) {
+                uintptr_t at = a[i];
+                uint64_t off = 1;
+                char fn[8];
+                int kind;
+                if (at - d->start >= d->end - d->start || at + SITE > d->end || !(kind = nops((const uint8_t *)at)))
+                    continue;
+                if (!np_port_symbolize_at((const void *)at, fn, sizeof fn, &off) || off != 0) {
+                    not_entries++;
+                    continue;
+                }
+                if (*n == *cap) {
+                    size_t c = *cap ? *cap * 2 : 1024;
+                    struct site *nv = realloc(*v, c * sizeof *nv);
+                    if (!nv)
+                        break;
+                    *v = nv, *cap = c;
+                }
+                struct site *s = &(*v)[(*n)++];
+                memset(s, 0, sizeof *s);
+                s->at = at;
+                memcpy(s->orig, (const void *)at, SITE);
+                s->multi = kind == 2;
+            }
+        }
+    }
+    if (elf)
+        elf_end(elf);
+    close(fd);
+}
+
+/* Reads the modules loaded since the last look; the table grows. */
+static void find_places(void)
+{
+    struct mods ms = { NULL, 0, 0 };
+    np_posix_modules(note_module, &ms, &adds); /* no file opened in the loader's lock */
+    if (!ms.n || !np_lazy_elf()) {
+        free(ms.v);
+        return;
+    }
+    elf_version(EV_CURRENT);
+    struct table *old = __atomic_load_n(&tab, __ATOMIC_ACQUIRE);
+    size_t n = old ? old->n : 0, cap = n + 1024;
+    struct site *v = malloc(cap * sizeof *v);
+    if (!v) {
+        free(ms.v);
+        return;
+    }
+    if (n)
+        memcpy(v, old->v, n * sizeof *v);
+    for (int i = 0; i < ms.n; i++) {
+        if (nseen < NP_PATCH_MODULES)
+            seen[nseen++] = ms.v[i].start;
+        read_module(&ms.v[i], &v, &n, &cap);
+    }
+    free(ms.v);
+    struct table *t = old && n == old->n ? NULL : malloc(sizeof *t + n * sizeof *v);
+    if (t) {
+        t->n = n;
+        memcpy(t->v, v, n * sizeof *v);
+        qsort(t->v, n, sizeof *v, by_address);
+        size_t k = 0; /* a place both sections list, once */
+        for (size_t i = 0; i < n; i++)
+            if (!k || t->v[i].at != t->v[k - 1].at)
+                t->v[k++] = t->v[i];
+        t->n = k;
+        __atomic_store_n(&tab, t, __ATOMIC_RELEASE); /* the old one stays: a handler may read it */
+    }
+    free(v);
+}
+
+static struct site *place_of(const struct table *t, uintptr_t pc, int inside)
+{
+    size_t lo = 0, hi = t ? t->n : 0;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (t->v[mid].at + (inside ? SITE : 1) <= pc)
+            lo = mid + 1;
+        else if (t->v[mid].at > pc)
+            hi = mid;
+        else
+            return (struct site *)&t->v[mid];
+    }
+    return NULL;
+}
+
+/* ---- the stubs: a jump to the hook, within a call's reach ------------- */
+
+static int reach(uintptr_t from, uintptr_t to)
+{
+    int64_t d = (int64_t)(to - from);
+    return d > (int64_t)INT32_MIN + 4096 && d < (int64_t)INT32_MAX - 4096;
+}
+
+static uintptr_t stub_for(uintptr_t at)
+{
+    for (int i = 0; i < nstubs; i++)
+        if (reach(at + SITE, stubs[i]))
+            return stubs[i];
+    if (nstubs == NP_PATCH_STUBS)
+        return 0;
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t base = at & ~(uintptr_t)(page - 1);
+    /* a free page near AT: below first (the executable's are low), then above */
+    for (int dir = -1; dir <= 1; dir += 2)
+        for (uintptr_t step = 1u << 20; step < (1u << 30); step += 1u << 20) {
+            uintptr_t cand = dir < 0 ? base - step : base + step;
+            if (dir < 0 && cand > base)
+                break;
+            void *p = mmap((void *)cand, (size_t)page, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+            if (p == MAP_FAILED)
+                continue;
+            if ((uintptr_t)p != cand || !reach(at + SITE, cand)) {
+                munmap(p, (size_t)page);
+                continue;
+            }
+            /* jmp *0(%rip); .quad np_patch_fentry */
+            uint8_t *c = p;
+            static const uint8_t jmp[6] = { 0xff, 0x25, 0, 0, 0, 0 };
+            uintptr_t hook = (uintptr_t)np_patch_fentry;
+            memcpy(c, jmp, sizeof jmp);
+            memcpy(c + sizeof jmp, &hook, sizeof hook);
+            if (mprotect(p, (size_t)page, PROT_READ | PROT_EXEC) != 0) {
+                munmap(p, (size_t)page);
+                return 0;
+            }
+            stubs[nstubs++] = cand;
+            return cand;
+        }
+    return 0;
+}
+
+/* ---- serialising every CPU, and the threads between NOPs --------------- */
+
+static int sync_state; /* 1 registered; -1 the kernel cannot */
+
+static int threads_other_than_me(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n - 1;
+}
+
+static int sync_cores(void)
+{
+    if (!sync_state)
+        sync_state = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0) == 0 ? 1 : -1;
+    if (sync_state > 0)
+        return syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0) == 0 ? 0 : -1;
+    return threads_other_than_me() > 0 ? -1 : 0; /* alone, nothing else runs the code */
+}
+
+static struct sigaction old_trap;
+static int round_sig;
+static pid_t acked[NP_PATCH_THREADS];
+static unsigned nacked;
+
+/* SIGTRAP: an int3 of a switch under way moves the thread past the place;
+ * any other goes where it went before. */
+static void on_trap(int sig, siginfo_t *info, void *ctx)
+{
+    ucontext_t *uc = ctx;
+    uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+    struct site *s = place_of(__atomic_load_n(&tab, __ATOMIC_ACQUIRE), pc - 1, 0);
+    if (s && s->at == pc - 1) {
+        uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(s->at + SITE);
+        return;
+    }
+    if (old_trap.sa_flags & SA_SIGINFO) {
+        old_trap.sa_sigaction(sig, info, ctx);
+    } else if (old_trap.sa_handler != SIG_IGN && old_trap.sa_handler != SIG_DFL) {
+        old_trap.sa_handler(sig);
+    } else {
+        signal(SIGTRAP, SIG_DFL); /* as without the runtime */
+        raise(SIGTRAP);
+    }
+}
+
+/* The round's signal: a thread standing between a place's NOPs is moved
+ * past it. */
+static void on_round(int sig, siginfo_t *info, void *ctx)
+{
+    (void)sig, (void)info;
+    ucontext_t *uc = ctx;
+    uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+    struct site *s = place_of(__atomic_load_n(&tab, __ATOMIC_ACQUIRE), pc, 1);
+    if (s && pc != s->at)
+        uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(s->at + SITE);
+    unsigned i = __atomic_fetch_add(&nacked, 1, __ATOMIC_ACQ_REL);
+    if (i < NP_PATCH_THREADS)
+        __atomic_store_n(&acked[i], (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+}
+
+static int handlers(void)
+{
+    static int done;
+    if (done)
+        return 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_trap;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGTRAP, &sa, &old_trap) != 0)
+        return fail("cannot handle SIGTRAP%s", "");
+    if (!(round_sig = np_posix_free_rt_signal()))
+        return fail("every real-time signal has a handler already%s", "");
+    sa.sa_sigaction = on_round;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    if (sigaction(round_sig, &sa, NULL) != 0)
+        return fail("cannot handle a real-time signal%s", "");
+    done = 1;
+    return 0;
+}
+
+/* Whether thread TID, which did not answer, sleeps in a system call away
+ * from every place (the kernel's word: its pc is the last field). */
+static int sleeps_away(pid_t tid)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT; /* gone */
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    if (!strncmp(buf, "running", 7))
+        return 0;
+    const char *last = strrchr(buf, ' ');
+    uintptr_t pc = last ? (uintptr_t)strtoull(last + 1, NULL, 16) : 0;
+    return pc && !place_of(__atomic_load_n(&tab, __ATOMIC_ACQUIRE), pc, 1);
+}
+
+/* Every other thread out of the places' NOPs; -1 when one cannot be told. */
+static int round_of_threads(void)
+{
+    pid_t me = (pid_t)syscall(SYS_gettid), sent[NP_PATCH_THREADS];
+    unsigned nsent = 0;
+    __atomic_store_n(&nacked, 0, __ATOMIC_RELEASE);
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return fail("cannot list the threads (/proc/self/task)%s", "");
+    for (struct dirent *e; (e = readdir(d));) {
+        pid_t tid = (pid_t)atoi(e->d_name);
+        if (tid <= 0 || tid == me)
+            continue;
+        if (nsent == NP_PATCH_THREADS) {
+            closedir(d);
+            return fail("more threads than NP_PATCH_THREADS%s", "");
+        }
+        if (syscall(SYS_tgkill, getpid(), tid, round_sig) == 0)
+            sent[nsent++] = tid;
+    }
+    closedir(d);
+    struct timespec nap = { 0, 100000 };
+    for (int waited = 0;; waited++) {
+        unsigned got = __atomic_load_n(&nacked, __ATOMIC_ACQUIRE);
+        if (got >= nsent)
+            return 0;
+        if (waited > NP_PATCH_WAIT_MS * 10) {
+            /* the threads that did not answer block the signal: safe if asleep */
+            for (unsigned i = 0; i < nsent; i++) {
+                int answered = 0;
+                for (unsigned k = 0; k < got && k < NP_PATCH_THREADS; k++)
+                    answered |= __atomic_load_n(&acked[k], __ATOMIC_ACQUIRE) == sent[i];
+                if (!answered && !sleeps_away(sent[i])) {
+                    char tid[24];
+                    snprintf(tid, sizeof tid, "%d", (int)sent[i]);
+                    return fail("thread %s blocks the runtime's signal and is running: it may stand inside a "
+                                "function's NOPs", tid);
+                }
+            }
+            return 0;
+        }
+        nanosleep(&nap, NULL);
+    }
+}
+
+/* ---- switching ---------------------------------------------------------- */
+
+static int protect(struct site **v, size_t n, int prot)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t last = 0;
+    for (size_t i = 0; i < n; i++)
+        for (uintptr_t p = v[i]->at & ~(uintptr_t)(page - 1); p < v[i]->at + SITE; p += (uintptr_t)page) {
+            if (p == last)
+                continue;
+            if (mprotect((void *)p, (size_t)page, prot) != 0)
+                return -1;
+            last = p;
+        }
+    return 0;
+}
+
+static void put(uintptr_t at, const uint8_t *b, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        __atomic_store_n((uint8_t *)at + i, b[i], __ATOMIC_RELAXED);
+}
+
+/* The bytes V[I] gets: the call to its stub, or its NOPs. */
+static void bytes_of(const struct site *s, uintptr_t stub, int on, uint8_t *b)
+{
+    if (!on) {
+        memcpy(b, s->orig, SITE);
+        return;
+    }
+    int32_t rel = (int32_t)(int64_t)(stub - (s->at + SITE));
+    b[0] = 0xe8;
+    memcpy(b + 1, &rel, 4);
+}
+
+static int switch_places(struct site **v, uintptr_t *stub, size_t n, int on)
+{
+    static const uint8_t int3 = 0xcc;
+    int rc = 0, multi = 0;
+    if (protect(v, n, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) {
+        protect(v, n, PROT_READ | PROT_EXEC);
+        return fail("cannot make the code writable (mprotect: %s)", strerror(errno));
+    }
+    for (size_t i = 0; i < n; i++) {
+        put(v[i]->at, &int3, 0, 1);
+        multi |= on && v[i]->multi;
+    }
+    if (sync_cores() != 0 || (multi && round_of_threads() != 0)) {
+        if (!why[0] || sync_state < 0)
+            fail("the kernel cannot serialise the other threads' CPUs (membarrier SYNC_CORE, Linux 4.16)%s", "");
+        for (size_t i = 0; i < n; i++)
+            put(v[i]->at, v[i]->orig, 0, 1); /* the tails are untouched: as before */
+        rc = -1;
+    } else {
+        uint8_t b[SITE];
+        for (size_t i = 0; i < n; i++) {
+            bytes_of(v[i], stub[i], on, b);
+            put(v[i]->at, b, 1, SITE);
+        }
+        sync_cores();
+        for (size_t i = 0; i < n; i++) {
+            bytes_of(v[i], stub[i], on, b);
+            put(v[i]->at, b, 0, 1);
+            v[i]->on = (uint8_t)on;
+        }
+    }
+    sync_cores();
+    protect(v, n, PROT_READ | PROT_EXEC);
+    return rc;
+}
+
+static int matches(const struct np_name_pattern *p, uintptr_t at)
+{
+    if (!p)
+        return 1;
+    struct np_posix_names names;
+    np_posix_names_of(at, &names);
+    for (int k = 0; k < 3 && names.v[k]; k++)
+        if (np_name_pattern_match(p, names.v[k]))
+            return 1;
+    return 0;
+}
+
+static int turn(const char *pattern, int on)
+{
+    why[0] = 0;
+    struct np_name_pattern pat, *p = NULL;
+    char err[256];
+    if (pattern && *pattern) {
+        if (np_name_pattern_init(&pat, pattern, err, sizeof err) != 0) {
+            np_name_pattern_free(&pat);
+            return fail("%s", err);
+        }
+        p = &pat;
+    }
+    pthread_mutex_lock(&lock);
+    int rc = handlers();
+    if (rc == 0) {
+        find_places();
+        struct table *t = __atomic_load_n(&tab, __ATOMIC_ACQUIRE);
+        if ((!t || !t->n) && not_entries) {
+            char n[24];
+            snprintf(n, sizeof n, "%zu", not_entries);
+            rc = fail("none of the program's %s patchable places is where a function starts by its symbol table "
+                      "(-fpatchable-function-entry=N,M with M > 0, or no symbols): build with "
+                      "-fpatchable-function-entry=5", n);
+        } else if (!t || !t->n) {
+            rc = fail("no function of the program has a patchable entry (build with "
+                      "-fpatchable-function-entry=5)%s", "");
+        } else {
+            struct site **v = malloc(t->n * sizeof *v);
+            uintptr_t *stub = malloc(t->n * sizeof *stub);
+            size_t n = 0;
+            for (size_t i = 0; v && stub && i < t->n && rc == 0; i++) {
+                struct site *s = &t->v[i];
+                if (s->on == on || !matches(p, s->at))
+                    continue;
+                if (on && !(stub[n] = stub_for(s->at)))
+                    rc = fail("no free page within 2 GiB of the code for the hook's stub%s", "");
+                v[n++] = s;
+            }
+            if (!v || !stub)
+                rc = fail("out of memory%s", "");
+            else if (rc == 0 && n)
+                rc = switch_places(v, stub, n, on);
+            if (rc == 0)
+                rc = (int)n;
+            free(v);
+            free(stub);
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    if (p)
+        np_name_pattern_free(p);
+    return rc;
+}
+
+NP_API int np_trace_on(const char *pattern) { return turn(pattern, 1); }
+NP_API int np_trace_off(const char *pattern) { return turn(pattern, 0); }
+
+/* ---- the recorder's -P, --trace-off and --trace-signal ------------------ */
+
+static char *patch_list; /* the patterns, comma-separated */
+static int patch_on;
+static sem_t toggles;
+
+static int each_pattern(int on)
+{
+    char *copy = strdup(patch_list), *save = NULL;
+    int total = 0;
+    if (!copy)
+        return fail("out of memory%s", "");
+    for (char *p = strtok_r(copy, ",", &save); p && total >= 0; p = strtok_r(NULL, ",", &save)) {
+        int n = on ? np_trace_on(p) : np_trace_off(p);
+        total = n < 0 ? -1 : total + n;
+    }
+    free(copy);
+    return total;
+}
+
+static void on_toggle(int sig)
+{
+    (void)sig;
+    int e = errno;
+    sem_post(&toggles); /* async-signal-safe; the switch is the thread's */
+    errno = e;
+}
+
+static void *toggler(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        while (sem_wait(&toggles) != 0 && errno == EINTR)
+            ;
+        if (each_pattern(!patch_on) < 0) {
+            char line[320];
+            int n = snprintf(line, sizeof line, "nanoprof: tracing not switched %s: %s\n", patch_on ? "off" : "on",
+                             why);
+            (void)!write(2, line, n > 0 && (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        } else {
+            patch_on = !patch_on;
+        }
+    }
+    return NULL;
+}
+
+int np_posix_patch_start(const char *patterns, int on, int sig)
+{
+    why[0] = 0;
+    if (!(patch_list = strdup(patterns)))
+        return fail("out of memory%s", "");
+    pthread_mutex_lock(&lock);
+    find_places();
+    struct table *t = __atomic_load_n(&tab, __ATOMIC_ACQUIRE);
+    pthread_mutex_unlock(&lock);
+    if ((!t || !t->n) && !not_entries)
+        return 0; /* a program exec'd from the one recorded, built without them */
+    if (on && each_pattern(1) < 0)
+        return -1;
+    patch_on = on;
+    if (!sig)
+        return 0;
+    pthread_t thread;
+    sigset_t all, old;
+    sigfillset(&all);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_toggle;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sem_init(&toggles, 0, 0) != 0)
+        return fail("sem_init failed%s", "");
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* the thread takes no signal of the program's */
+    int e = pthread_create(&thread, NULL, toggler, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (e)
+        return fail("cannot start the thread that switches tracing: %s", strerror(e));
+    pthread_detach(thread);
+    if (sigaction(sig, &sa, NULL) != 0)
+        return fail("cannot handle the signal: %s", strerror(errno));
+    return 0;
+}
+
+#else
+
+NP_API int np_trace_on(const char *pattern)
+{
+    (void)pattern;
+    snprintf(why, sizeof why, "patchable entries are switched on x86-64 Linux only");
+    return -1;
+}
+NP_API int np_trace_off(const char *pattern) { return np_trace_on(pattern); }
+int np_posix_patch_start(const char *patterns, int on, int sig)
+{
+    (void)on, (void)sig;
+    return np_trace_on(patterns);
+}
+
+#endif
