@@ -73,8 +73,10 @@ bytes restored: yes"
         counts "$tmp/win$tag.$i" >"$tmp/c"
         grep '^leaf_a ' "$tmp/c" >"$tmp/a"
         same "windows$tag #$i: leaf_a's calls of the traced windows, exactly" "$tmp/a" "leaf_a 30000"
+        # (a busy machine may not run it while tracing is on: 0 is right then)
         h=$(sed -n 's/^leaf_h //p' "$tmp/c")
-        [ -n "$h" ] && [ -n "$made" ] && [ "$h" -le "$made" ] &&
+        h=${h:-0}
+        [ -n "$made" ] && [ "$h" -le "$made" ] &&
             ok "windows$tag #$i: the thread through the switches: $h of its $made calls traced" ||
             bad "windows$tag #$i: leaf_h traced '$h' of '$made'"
     done

@@ -89,11 +89,14 @@
 #ifndef NP_MCOUNT_MODULES
 #define NP_MCOUNT_MODULES 256
 #endif
+/* NP_CALLTRACE_ARGS (default 0): call trace records that keep four
+ * arguments. Defined in nanoprof/calltrace.h, not here: the program's
+ * code depends on it (the record's size), so the build passes it to both
+ * (CMake -DNP_CALLTRACE_ARGS=ON, pkg-config). */
 /* Patchable entries (port/posix/patch.c): the modules whose places are
  * read (more are not switched); the pages of stubs, each a jump to the
  * hook within 2 GiB of a module's code (one serves every module near it);
- * the threads a switch can take through its round (GCC's five NOPs), and
- * how long it waits for a thread to answer before it asks the kernel. */
+ * the threads a switch can take through its round (GCC's five NOPs). */
 #ifndef NP_PATCH_MODULES
 #define NP_PATCH_MODULES 256
 #endif
@@ -103,8 +106,11 @@
 #ifndef NP_PATCH_THREADS
 #define NP_PATCH_THREADS 4096
 #endif
-#ifndef NP_PATCH_WAIT_MS
-#define NP_PATCH_WAIT_MS 200
+/* How long a switch waits for a thread to answer its round (or, blocking
+ * the signal, to sleep in a system call): on a busy machine a thread may
+ * wait long for a CPU. */
+#ifndef NP_PATCH_ANSWER_MS
+#define NP_PATCH_ANSWER_MS 10000
 #endif
 /* Frames of the stack an exception is thrown from that are kept (the
  * innermost ones): a catch further out than that leaves the calls between

@@ -137,7 +137,10 @@ static int flips(long n)
         pthread_create(&h[i], NULL, hammer, NULL);
     int bad = 0;
     for (long i = 0; i < n && !bad; i++)
-        bad = np_trace_on("leaf_h") != 1 || np_trace_off("leaf_h") != 1;
+        if (np_trace_on("leaf_h") != 1 || np_trace_off("leaf_h") != 1) {
+            fprintf(stderr, "switch %ld: %s\n", i, np_trace_error());
+            bad = 1;
+        }
     stop = 1;
     for (int i = 0; i < 2; i++)
         pthread_join(h[i], NULL);

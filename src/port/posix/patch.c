@@ -324,6 +324,30 @@ static int sync_cores(void)
     return threads_other_than_me() > 0 ? -1 : 0; /* alone, nothing else runs the code */
 }
 
+/* The runtime's own threads (the recorder's writer, the signal's
+ * switcher): they run no code of the program's, so the round leaves them
+ * out (they block every signal, and may be busy). */
+static pid_t own[4];
+
+void np_posix_patch_own_thread(void)
+{
+    pid_t me = (pid_t)syscall(SYS_gettid);
+    for (int i = 0; i < 4; i++)
+        if (__atomic_load_n(&own[i], __ATOMIC_ACQUIRE) == 0) {
+            pid_t zero = 0;
+            if (__atomic_compare_exchange_n(&own[i], &zero, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                return;
+        }
+}
+
+static int is_own(pid_t tid)
+{
+    for (int i = 0; i < 4; i++)
+        if (__atomic_load_n(&own[i], __ATOMIC_ACQUIRE) == tid)
+            return 1;
+    return 0;
+}
+
 static struct sigaction old_trap;
 static int round_sig;
 static pid_t acked[NP_PATCH_THREADS];
@@ -408,46 +432,91 @@ static int sleeps_away(pid_t tid)
     return pc && !place_of(__atomic_load_n(&tab, __ATOMIC_ACQUIRE), pc, 1);
 }
 
-/* Every other thread out of the places' NOPs; -1 when one cannot be told. */
+/* Whether thread TID blocks signal SIG (its SigBlk in /proc): it will not
+ * answer, so the kernel is asked at once. */
+static int blocks(pid_t tid, int sig)
+{
+    char path[64], buf[2048];
+    snprintf(path, sizeof path, "/proc/self/task/%d/status", (int)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = 0;
+    const char *b = strstr(buf, "\nSigBlk:\t");
+    return b && (strtoull(b + 9, NULL, 16) >> (sig - 1) & 1);
+}
+
+static int answered(pid_t tid, unsigned got)
+{
+    for (unsigned k = 0; k < got && k < NP_PATCH_THREADS; k++)
+        if (__atomic_load_n(&acked[k], __ATOMIC_ACQUIRE) == tid)
+            return 1;
+    return 0;
+}
+
+static int gone(pid_t tid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d", (int)tid);
+    return access(path, F_OK) != 0;
+}
+
+/* Every other thread out of the places' NOPs; -1 when one cannot be told.
+ * A thread that takes the signal is moved by its handler, and answers
+ * once it runs (on a busy machine, later); any handler that runs after
+ * the int3s are in place answers for this round: from then on, no thread
+ * enters a place but through its int3. One that blocks the signal (for a
+ * while: inside a previous round's handler; or for good) is sent it once
+ * it does not, or asked of the kernel: asleep in a system call, away from
+ * every place, it is out. One that ends meanwhile needs nothing. */
 static int round_of_threads(void)
 {
-    pid_t me = (pid_t)syscall(SYS_gettid), sent[NP_PATCH_THREADS];
-    unsigned nsent = 0;
+    static pid_t tids[NP_PATCH_THREADS];
+    static unsigned char state[NP_PATCH_THREADS]; /* 0 out, 1 sent, 2 blocking */
+    pid_t me = (pid_t)syscall(SYS_gettid);
+    unsigned n = 0;
     __atomic_store_n(&nacked, 0, __ATOMIC_RELEASE);
     DIR *d = opendir("/proc/self/task");
     if (!d)
         return fail("cannot list the threads (/proc/self/task)%s", "");
     for (struct dirent *e; (e = readdir(d));) {
         pid_t tid = (pid_t)atoi(e->d_name);
-        if (tid <= 0 || tid == me)
+        if (tid <= 0 || tid == me || is_own(tid))
             continue;
-        if (nsent == NP_PATCH_THREADS) {
+        if (n == NP_PATCH_THREADS) {
             closedir(d);
             return fail("more threads than NP_PATCH_THREADS%s", "");
         }
-        if (syscall(SYS_tgkill, getpid(), tid, round_sig) == 0)
-            sent[nsent++] = tid;
+        tids[n] = tid;
+        state[n++] = 2;
     }
     closedir(d);
     struct timespec nap = { 0, 100000 };
     for (int waited = 0;; waited++) {
-        unsigned got = __atomic_load_n(&nacked, __ATOMIC_ACQUIRE);
-        if (got >= nsent)
+        unsigned got = __atomic_load_n(&nacked, __ATOMIC_ACQUIRE), left = 0;
+        for (unsigned i = 0; i < n; i++) {
+            if (state[i] == 1 && (answered(tids[i], got) || (waited % 100 == 99 && gone(tids[i]))))
+                state[i] = 0;
+            else if (state[i] == 2 && !blocks(tids[i], round_sig))
+                state[i] = syscall(SYS_tgkill, getpid(), tids[i], round_sig) == 0 ? 1 : 0; /* (failed: gone) */
+            else if (state[i] == 2 && sleeps_away(tids[i]))
+                state[i] = 0;
+            left += state[i] != 0;
+        }
+        if (!left)
             return 0;
-        if (waited > NP_PATCH_WAIT_MS * 10) {
-            /* the threads that did not answer block the signal: safe if asleep */
-            for (unsigned i = 0; i < nsent; i++) {
-                int answered = 0;
-                for (unsigned k = 0; k < got && k < NP_PATCH_THREADS; k++)
-                    answered |= __atomic_load_n(&acked[k], __ATOMIC_ACQUIRE) == sent[i];
-                if (!answered && !sleeps_away(sent[i])) {
+        if (waited > NP_PATCH_ANSWER_MS * 10) {
+            for (unsigned i = 0; i < n; i++)
+                if (state[i]) {
                     char tid[24];
-                    snprintf(tid, sizeof tid, "%d", (int)sent[i]);
-                    return fail("thread %s blocks the runtime's signal and is running: it may stand inside a "
-                                "function's NOPs", tid);
+                    snprintf(tid, sizeof tid, "%d", (int)tids[i]);
+                    return fail(state[i] == 2 ? "thread %s blocks the runtime's signal and keeps running: it may "
+                                                "stand inside a function's NOPs"
+                                              : "thread %s did not take the runtime's signal (stopped?)",
+                                tid);
                 }
-            }
-            return 0;
         }
         nanosleep(&nap, NULL);
     }
@@ -501,10 +570,12 @@ static int switch_places(struct site **v, uintptr_t *stub, size_t n, int on)
         multi |= on && v[i]->multi;
     }
     if (sync_cores() != 0 || (multi && round_of_threads() != 0)) {
-        if (!why[0] || sync_state < 0)
+        if (!why[0])
             fail("the kernel cannot serialise the other threads' CPUs (membarrier SYNC_CORE, Linux 4.16)%s", "");
-        for (size_t i = 0; i < n; i++)
-            put(v[i]->at, v[i]->orig, 0, 1); /* the tails are untouched: as before */
+        for (size_t i = 0; i < n; i++) { /* the tails are untouched: the first byte as it was */
+            const uint8_t first = v[i]->on ? 0xe8 : v[i]->orig[0];
+            put(v[i]->at, &first, 0, 1);
+        }
         rc = -1;
     } else {
         uint8_t b[SITE];
@@ -541,7 +612,7 @@ static int turn(const char *pattern, int on)
     why[0] = 0;
     struct np_name_pattern pat, *p = NULL;
     char err[256];
-    if (pattern && *pattern) {
+    if (pattern && *pattern && strcmp(pattern, "*") != 0) { /* "*": every one, no name needed */
         if (np_name_pattern_init(&pat, pattern, err, sizeof err) != 0) {
             np_name_pattern_free(&pat);
             return fail("%s", err);
@@ -624,6 +695,7 @@ static void on_toggle(int sig)
 static void *toggler(void *arg)
 {
     (void)arg;
+    np_posix_patch_own_thread();
     for (;;) {
         while (sem_wait(&toggles) != 0 && errno == EINTR)
             ;
@@ -685,6 +757,7 @@ NP_API int np_trace_on(const char *pattern)
     return -1;
 }
 NP_API int np_trace_off(const char *pattern) { return np_trace_on(pattern); }
+void np_posix_patch_own_thread(void) {}
 int np_posix_patch_start(const char *patterns, int on, int sig)
 {
     (void)on, (void)sig;

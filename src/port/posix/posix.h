@@ -38,5 +38,8 @@ int np_posix_names_of(uint64_t addr, struct np_posix_names *n);
  * not 0, on and off at each signal SIG (a thread of the runtime's
  * switches them). 0, or -1 (np_trace_error() says why). */
 int np_posix_patch_start(const char *patterns, int on, int sig);
+/* The calling thread is the runtime's and runs no code of the program's:
+ * a switch does not wait for it (the recorder's writer calls it). */
+void np_posix_patch_own_thread(void);
 
 #endif

@@ -191,6 +191,10 @@ extern struct np_rec_config np_rec_cfg;
 void np_rec_slow(struct np_thread *t, uint64_t w0);
 /* The same for N records in a row (a VALUES group), the thread busy. */
 void np_rec_put_group(struct np_thread *t, const np_raw *g, size_t n);
+/* The same for a call's arguments, right after its entry event (raw word
+ * ENTRY): the group takes the entry's time rather than reading the clock
+ * again (np_rec_put_group's way when the entry is not the last record). */
+void np_rec_put_values(struct np_thread *t, const np_raw *g, size_t n, uint64_t entry);
 
 
 /* record_values.c: reads NANOPROF_ARGS and NANOPROF_RETVAL (-A, -R); 0

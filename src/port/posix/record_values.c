@@ -170,7 +170,10 @@ static void values(uintptr_t fn, const uint64_t *regs, int retval)
         }
         g[0].w0 = (uint64_t)NP_RAW_VALUES << NP_RAW_SHIFT | (uint64_t)retval << 32 | (uint64_t)(n - 1) << 8 | s->n;
         g[0].w1 = 0;
-        np_rec_put_group(t, g, n);
+        if (retval)
+            np_rec_put_group(t, g, n);
+        else
+            np_rec_put_values(t, g, n, fn); /* (the entry's raw word: the address, kind 0) */
     }
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     t->flags &= ~NP_F_BUSY;
