@@ -18,12 +18,24 @@ typedef enum np_calltrace_mode {
     NP_CALLTRACE_LOG = 2
 } np_calltrace_mode;
 
+/* NP_CALLTRACE_ARGS 1: each record also keeps the call's first four
+ * integer arguments (r0-r3 on ARM; rdi, rsi, rdx, rcx on x86-64) where
+ * the hook sees them: functions built with -pg -mfentry, -pg or
+ * patchable entries (docs/instrumenting.md). A record from a hook that
+ * does not see them (-finstrument-functions, NP_ENTER) says it has none.
+ * A choice of the library's build (CMake -DNP_CALLTRACE_ARGS=ON), which
+ * pkg-config and the CMake package pass on to the program: the two must
+ * agree, as the record's size does. */
+#ifndef NP_CALLTRACE_ARGS
+#define NP_CALLTRACE_ARGS 0
+#endif
+
 /* Bytes per record: 16 with 64-bit pointers, 12 with 32-bit ones (a
- * microcontroller). */
+ * microcontroller); with NP_CALLTRACE_ARGS, 48 and 32. */
 #if defined(__SIZEOF_POINTER__) && __SIZEOF_POINTER__ == 4
-#define NP_CALLTRACE_RECORD_SIZE 12
+#define NP_CALLTRACE_RECORD_SIZE (NP_CALLTRACE_ARGS ? 32 : 12)
 #else
-#define NP_CALLTRACE_RECORD_SIZE 16
+#define NP_CALLTRACE_RECORD_SIZE (NP_CALLTRACE_ARGS ? 48 : 16)
 #endif
 
 /* How many records a buffer of SIZE bytes holds, and the reverse. */
@@ -49,7 +61,8 @@ NP_API int np_calltrace_clear(void);
 /* Writes the calling thread's trace to the output sink:
  *   calltrace: <mode> mode, thread <tid>, lr=<hex>, <n> records, <lost> lost
  *   <indent><function>: lr=<hex call site>
- * newest record first, indented two spaces per nesting depth. */
+ * newest record first, indented two spaces per nesting depth; a record
+ * with arguments (NP_CALLTRACE_ARGS) ends ", arg1=<hex>, ..., arg4=<hex>". */
 NP_API int np_calltrace_dump(void);
 
 /* One record, for programs and tests that read the trace themselves. */
@@ -58,6 +71,10 @@ typedef struct np_calltrace_entry {
     const void *site;   /* call site (return address) */
     uint32_t depth;     /* nesting depth, 0 = outermost recorded */
     int named;          /* 1 when fn is an NP_ENTER name string */
+#if NP_CALLTRACE_ARGS
+    int has_args;       /* 1 when the hook saw the arguments */
+    uintptr_t args[4];  /* the first four integer arguments (0 without) */
+#endif
 } np_calltrace_entry;
 
 /* Copies up to MAX records, newest first, into OUT; returns how many. */

@@ -26,7 +26,8 @@ enum np_report_type {
     NP_REP_COST_LOST = 3,      /* records lost */
     NP_REP_COST_FULL = 4,      /* calls not counted (statistics table full) */
     NP_REP_CALLTRACE_HEAD = 5, /* stack mode (0 log, 1 stack), thread id, lr, records, lost */
-    NP_REP_CALLTRACE_CALL = 6, /* depth, fn, named (fn is a STR), call site */
+    NP_REP_CALLTRACE_CALL = 6, /* depth, fn, named (fn is a STR), call site,
+                                * [1, the first four arguments: NP_CALLTRACE_ARGS] */
     NP_REP_SECTION = 7,        /* id, name (STR, 0: none), count, time ns, global's time ns,
                                 * counter 0's name (MSG, 0: no counters), its count,
                                 * counter 1's name (MSG), its count */

@@ -226,6 +226,13 @@ int np_report_text(unsigned type, const uint64_t *v, unsigned n, const struct np
         function(&o, v[1], v[2]);
         str(l, ": lr=");
         hex(l, v[3]);
+        if (n >= 9 && v[4]) /* the arguments (NP_CALLTRACE_ARGS) */
+            for (int i = 0; i < 4; i++) {
+                str(l, ", arg");
+                put(l, (char)('1' + i));
+                put(l, '=');
+                hex(l, v[5 + i]);
+            }
         emit(&o);
         break;
     case NP_REP_SECTION:

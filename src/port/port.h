@@ -124,6 +124,15 @@ void np_port_delay_us(uint32_t us);
 int np_port_periodic_start(unsigned seconds, void (*fn)(void));
 void np_port_periodic_stop(void);
 
+/* -pg's entry hook calls FN(SELF, REGS) before each entry event, where it
+ * sees the function's first four integer arguments (REGS: r0-r3 on ARM,
+ * rdi, rsi, rdx, rcx on x86-64), SELF the function as the entry event
+ * will give it, or on a 32-bit target an address at most
+ * NP_CT_ARGS_REACH bytes into it (Thumb bit clear): the call trace's
+ * records with arguments (NP_CALLTRACE_ARGS). A port whose hooks see no
+ * arguments does nothing. */
+void np_port_args_start(void (*fn)(uintptr_t self, const uintptr_t *regs));
+
 /* ---- on a target only (NP_PORT_HOSTED 0): the GNU profiler ---------------------
  * gprof.c's needs (gprof.h). A host samples and writes gmon.out with the
  * recorder and the analysis instead, so a hosted port has none of these. */

@@ -9,6 +9,20 @@
 #define REC sizeof(np_trace_record)
 _Static_assert(sizeof(np_trace_record) == NP_CALLTRACE_RECORD_SIZE, "record size");
 
+#if NP_CALLTRACE_ARGS
+NP_PORT_TLS struct np_ct_pending np_ct_args;
+
+/* The port's -pg hook: the arguments of the call whose entry comes next. */
+static void note_args(uintptr_t self, const uintptr_t *regs)
+{
+    struct np_ct_pending *a = &np_ct_args;
+    for (int i = 0; i < 4; i++)
+        a->regs[i] = regs[i];
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    a->fn = self;
+}
+#endif
+
 int np_calltrace_lines(size_t size)
 {
     size_t n = size / REC;
@@ -37,8 +51,10 @@ int np_calltrace_init(void *buf, size_t size, np_calltrace_mode mode)
                                                            : NP_MSG("buffer must be 4-byte aligned"));
     if (size < REC || size / REC > 0xffffffffu)
         return np_error_msg(NP_ESMALL, NP_MSG("np_calltrace_init"),
-                            REC == 16 ? NP_MSG("buffer too small: need at least 16 bytes (one record)")
-                                      : NP_MSG("buffer too small: need at least 12 bytes (one record)"));
+                            REC == 16   ? NP_MSG("buffer too small: need at least 16 bytes (one record)")
+                            : REC == 48 ? NP_MSG("buffer too small: need at least 48 bytes (one record)")
+                            : REC == 32 ? NP_MSG("buffer too small: need at least 32 bytes (one record)")
+                                        : NP_MSG("buffer too small: need at least 12 bytes (one record)"));
     if (!np_api_enter(t, "np_calltrace_init"))
         return NP_EBUSY;
     struct np_calltrace_state *c = &t->ct;
@@ -50,6 +66,9 @@ int np_calltrace_init(void *buf, size_t size, np_calltrace_mode mode)
     c->wraps = c->wraps_hi = 0;
     t->flags &= ~NP_F_CT_LOG;
     t->flags |= NP_F_CT_INIT | NP_F_CT_ON | (mode == NP_CALLTRACE_LOG ? NP_F_CT_LOG : 0);
+#if NP_CALLTRACE_ARGS
+    np_port_args_start(note_args);
+#endif
     np_thread_unlock(t);
     return NP_OK;
 }
@@ -69,6 +88,13 @@ __attribute__((noinline)) int np_calltrace_dump(void)
     for (uint32_t i = 0; i < n; i++) {
         np_calltrace_entry e;
         np_ct_decode(np_ct_nth_newest(c, i), &e);
+#if NP_CALLTRACE_ARGS
+        if (e.has_args) {
+            NP_REPORT(NP_REP_CALLTRACE_CALL, e.depth, NP_RV(e.fn), (uint64_t)e.named, NP_RV(e.site), 1,
+                      (uint64_t)e.args[0], (uint64_t)e.args[1], (uint64_t)e.args[2], (uint64_t)e.args[3]);
+            continue;
+        }
+#endif
         NP_REPORT(NP_REP_CALLTRACE_CALL, e.depth, NP_RV(e.fn), (uint64_t)e.named, NP_RV(e.site));
     }
     np_thread_unlock(t);

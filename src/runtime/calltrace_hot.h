@@ -11,6 +11,35 @@
 
 #include "thread.h"
 
+/* NP_CALLTRACE_ARGS: the arguments of FN's call into R, when a hook holds
+ * them (np_ct_args); R says whether it has them. */
+static inline __attribute__((always_inline)) void np_ct_args_put(np_trace_record *r, uint64_t fn)
+{
+#if NP_CALLTRACE_ARGS
+    struct np_ct_pending *a = &np_ct_args;
+#if NP_ADDR_BITS > 32
+    int have = a->fn && a->fn == fn;
+#else
+    int have = a->fn && a->fn - (fn & ~1ull) < NP_CT_ARGS_REACH; /* (a Thumb function's bit 0) */
+#endif
+    a->fn = 0;
+#if NP_ADDR_BITS > 32
+    if (have) {
+        r->w0 |= NP_REC_ARGS;
+        for (int i = 0; i < 4; i++)
+            r->args[i] = a->regs[i];
+    }
+#else
+    r->has_args = (uint32_t)have;
+    if (have)
+        for (int i = 0; i < 4; i++)
+            r->args[i] = (uint32_t)a->regs[i];
+#endif
+#else
+    (void)r, (void)fn;
+#endif
+}
+
 static inline __attribute__((always_inline)) void
 np_ct_log_enter(struct np_thread *t, uint64_t fn, const void *site)
 {
@@ -31,6 +60,7 @@ np_ct_log_enter(struct np_thread *t, uint64_t fn, const void *site)
     c->depth = level;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     np_ct_record_put(p, fn, site, level);
+    np_ct_args_put(p, fn);
 }
 
 static inline __attribute__((always_inline)) void
@@ -42,6 +72,7 @@ np_ct_stack_enter(struct np_thread *t, uint64_t fn, const void *site)
         c->pos = p + 1;
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
         np_ct_record_put(p, fn, site, (uint32_t)(p - c->buf) + 1);
+        np_ct_args_put(p, fn);
     } else {
         c->overflow++;
     }
@@ -98,11 +129,21 @@ static inline void np_ct_decode(const np_trace_record *r, np_calltrace_entry *e)
     e->named = (r->w0 & NP_REC_NAMED) != 0;
     e->site = (const void *)(uintptr_t)(r->w1 & NP_ADDR_MASK);
     e->depth = (uint32_t)(r->w1 >> NP_ADDR_BITS) - 1;
+#if NP_CALLTRACE_ARGS
+    e->has_args = (r->w0 & NP_REC_ARGS) != 0;
+    for (int i = 0; i < 4; i++)
+        e->args[i] = e->has_args ? (uintptr_t)r->args[i] : 0;
+#endif
 #else
     e->fn = (const void *)(uintptr_t)r->fn;
     e->named = (r->depth & ~NP_DEPTH_MAX) != 0;
     e->site = (const void *)(uintptr_t)r->site;
     e->depth = (r->depth & NP_DEPTH_MAX) - 1;
+#if NP_CALLTRACE_ARGS
+    e->has_args = r->has_args != 0;
+    for (int i = 0; i < 4; i++)
+        e->args[i] = e->has_args ? (uintptr_t)r->args[i] : 0;
+#endif
 #endif
 }
 

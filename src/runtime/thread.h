@@ -77,11 +77,18 @@ _Static_assert(NP_ADDR_BITS <= 48, "a record keeps 48 bits of address and 16 of 
 #if NP_ADDR_BITS > 32
 typedef struct np_trace_record {
     uint64_t w0, w1;
+#if NP_CALLTRACE_ARGS
+    uint64_t args[4]; /* when w0 has NP_REC_ARGS */
+#endif
 } np_trace_record;
 #define NP_DEPTH_MAX 0xffffu /* of the level */
+#define NP_REC_ARGS (1ull << 62)
 #else
 typedef struct np_trace_record {
     uint32_t fn, site, depth;
+#if NP_CALLTRACE_ARGS
+    uint32_t has_args, args[4];
+#endif
 } np_trace_record;
 #define NP_DEPTH_MAX 0x7fffffffu
 #define NP_DEPTH_AT_WRAP (1u << 30) /* the most a log's depth keeps across a wrap */
@@ -101,6 +108,22 @@ np_ct_record_put(np_trace_record *r, uint64_t fn, const void *site, uint32_t lev
     r->depth = level | (uint32_t)(fn >> 32); /* NP_REC_NAMED: bit 31 */
 #endif
 }
+
+/* NP_CALLTRACE_ARGS: the arguments of the call whose entry event comes
+ * next, as the port's -pg hook gave them (np_port_args_start) just
+ * before: FN the address the entry event gives on a host (the hook tells
+ * it), one at most NP_CT_ARGS_REACH bytes into the function on ARM, where
+ * -pg's `push {lr}; bl __gnu_mcount_nc` follows the prologue's pushes
+ * and -finstrument-functions' hook then tells the entry. The record of
+ * that function takes them, once; a call in between (a signal handler's,
+ * an interrupt's, each with its own -pg hook) takes or clears them, and
+ * the call's record then says it has none. */
+struct np_ct_pending {
+    uint64_t fn; /* 0: none */
+    uintptr_t regs[4];
+};
+#define NP_CT_ARGS_REACH 64 /* (32-bit) the longest Thumb prologue before -pg's call */
+extern NP_PORT_TLS struct np_ct_pending np_ct_args;
 
 struct np_calltrace_state {
     np_trace_record *pos;  /* where the next record goes */

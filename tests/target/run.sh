@@ -22,6 +22,9 @@
 #             an RTOS's (NP_CM_SYSTICK_HANDLER=0, TC_RTOS)
 #   cost_irq  function cost with an instrumented interrupt, SysTick and
 #             its handler the firmware's (NP_CM_SYSTICK_HANDLER=0)
+#   ctargs    the call trace's r0-r3 (NP_CALLTRACE_ARGS): the firmware
+#             built with -pg too, plain_leaf.c with -finstrument-functions
+#             alone
 #   dwt_gap   the DWT counter as the clock over calls of several wraps
 #             (dwt_gap.c): a Cortex-M4 under Unicorn, QEMU being
 #             m4_unicorn (tests/CMakeLists.txt builds it), whose counter
@@ -45,6 +48,7 @@ RT_FLAGS="-DNP_REPORT_RECORDS=0" # the runtime's build choices: libnanoprof-text
 FW_FLAGS=""        # the firmware's own
 FW_PATH=$HERE/$FW.c
 COVERED=""         # a file built with the coverage callback
+HOOKED=""          # a file built with -finstrument-functions alone
 BOARD_LIST="mps2-an385:cortex-m3:mps2:25000000 mps2-an386:cortex-m4:mps2:25000000 microbit:cortex-m0:microbit:16000000"
 case $FW in
 smoke) FW_PATH=$SRC/tests/port/smoke.c ;;
@@ -53,6 +57,7 @@ bins32) FW_PATH=$HERE/bins.c; FW_FLAGS="-DTC_BIN_BITS=32" ;;
 bins16) FW_PATH=$HERE/bins.c; FW_FLAGS="-DTC_BIN_BITS=16"; RT_FLAGS="$RT_FLAGS -DNP_BIN_COUNTER_BITS=16" ;;
 blocks) COVERED=blocks_covered.c ;;
 sections|badinput|clock) ;;
+ctargs) CFLAGS="$CFLAGS -DNP_CALLTRACE_ARGS=1"; FW_FLAGS="-pg"; HOOKED=plain_leaf.c ;;
 clock_rtos) FW_PATH=$HERE/clock.c; FW_FLAGS="-DTC_RTOS"; RT_FLAGS="$RT_FLAGS -DNP_CM_SYSTICK_HANDLER=0" ;;
 dwt_gap) BOARD_LIST="unicorn:cortex-m4:mps2:25000000"; FW_FLAGS="-DTC_DWT_SCALE=4096" ;;
 dwt_gap_rtos) FW_PATH=$HERE/dwt_gap.c; BOARD_LIST="unicorn:cortex-m4:mps2:25000000"
@@ -77,6 +82,10 @@ for board in $BOARD_LIST; do
     done
     "$CC" -mcpu=$cpu $CFLAGS $FW_FLAGS -DTC_CPU_HZ=${hz}u -finstrument-functions -c "$FW_PATH" -o "$dir/fw.o" || fail=1
     "$CC" -mcpu=$cpu $CFLAGS -c "$HERE/check.c" -o "$dir/check.o" || fail=1
+    if [ -n "$HOOKED" ]; then
+        "$CC" -mcpu=$cpu $CFLAGS -finstrument-functions -c "$HERE/$HOOKED" -o "$dir/hooked.o" || fail=1
+        objs="$objs $dir/hooked.o"
+    fi
     if [ -n "$COVERED" ]; then
         "$CC" -mcpu=$cpu $CFLAGS -fsanitize-coverage=trace-pc -c "$HERE/$COVERED" -o "$dir/covered.o" || fail=1
         objs="$objs $dir/covered.o"

@@ -10,7 +10,9 @@
  * ARMv6-M (Thumb-1) has no `pop {lr}`: the function's lr is restored by
  * a move, and the return address is moved into the pushed word's slot to
  * return with `pop {pc}`. The same code runs on ARMv7-M. r0-r3 are kept:
- * they hold the function's arguments. The callback is called with the
+ * they hold the function's arguments, which a second callback gets
+ * (np_port_args_start: the call trace's, where -finstrument-functions'
+ * hook tells the entry that follows), as pushed. The callbacks are called with the
  * stack 8-byte aligned when the function's prologue kept it so (GCC's
  * does); it needs only 4 (no doubleword on the stack's alignment). */
 #include "../port.h"
@@ -21,6 +23,31 @@ void np_port_arcs_start(void (*fn)(uintptr_t from, uintptr_t self))
 {
     np_cm_mcount_fn = fn;
 }
+
+/* The arguments' callback: in a runtime built for them only (a firmware
+ * that counts arcs alone does not carry its test). */
+#if NP_CALLTRACE_ARGS
+void (*volatile np_cm_args_fn)(uintptr_t self, const uintptr_t *regs);
+
+void np_port_args_start(void (*fn)(uintptr_t self, const uintptr_t *regs))
+{
+    np_cm_args_fn = fn;
+}
+#define NP_CM_ARGS_CALL                                                                            \
+    "1: ldr r3, 8f\n"                                                                              \
+    "  ldr r3, [r3]\n"                                                                             \
+    "  cmp r3, #0\n"                                                                               \
+    "  beq 2f\n"                                                                                   \
+    "  ldr r0, [sp, #16]\n" /* SELF */                                                             \
+    "  movs r2, #1\n"                                                                              \
+    "  bics r0, r2\n"                                                                              \
+    "  mov r1, sp\n" /* r0-r3 as pushed */                                                         \
+    "  blx r3\n"
+#define NP_CM_ARGS_WORD "8: .word np_cm_args_fn\n"
+#else
+#define NP_CM_ARGS_CALL "1:\n"
+#define NP_CM_ARGS_WORD ""
+#endif
 
 __asm__(".pushsection .text.__gnu_mcount_nc,\"ax\",%progbits\n"
         ".syntax unified\n"
@@ -39,7 +66,8 @@ __asm__(".pushsection .text.__gnu_mcount_nc,\"ax\",%progbits\n"
         "  bics r0, r2\n" /* the Thumb bit off: addresses as the ELF's */
         "  bics r1, r2\n"
         "  blx r3\n"
-        "1: ldr r0, [sp, #20]\n"
+        NP_CM_ARGS_CALL
+        "2: ldr r0, [sp, #20]\n"
         "  mov lr, r0\n" /* the function's lr */
         "  ldr r0, [sp, #16]\n"
         "  str r0, [sp, #20]\n" /* where to return, in its pushed word */
@@ -48,5 +76,6 @@ __asm__(".pushsection .text.__gnu_mcount_nc,\"ax\",%progbits\n"
         "  pop {pc}\n"
         "  .align 2\n"
         "9: .word np_cm_mcount_fn\n"
+        NP_CM_ARGS_WORD
         ".size __gnu_mcount_nc, . - __gnu_mcount_nc\n"
         ".popsection\n");

@@ -261,6 +261,13 @@ static inline int wanted(uintptr_t pc)
 
 /* ---- entry and exit --------------------------------------------------- */
 
+static void (*args_fn)(uintptr_t self, const uintptr_t *regs);
+
+void np_port_args_start(void (*fn)(uintptr_t self, const uintptr_t *regs))
+{
+    __atomic_store_n(&args_fn, fn, __ATOMIC_RELEASE);
+}
+
 /* __fentry__'s call is a function's first instruction: the function starts
  * at it (5 bytes; 6 through the GOT, or as the linker relaxes that to a
  * direct call with a prefix). mcount's is after the prologue: its return
@@ -315,6 +322,9 @@ __attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (!tail)
         *slot = (uintptr_t)np_mcount_return;
+    void (*args)(uintptr_t, const uintptr_t *) = __atomic_load_n(&args_fn, __ATOMIC_RELAXED);
+    if (args)
+        args(fn, (const uintptr_t *)regs); /* the call trace's, for the record the entry writes */
     __cyg_profile_func_enter((void *)fn, (void *)parent);
     void (*values)(uintptr_t, const uint64_t *, int) = __atomic_load_n(&np_mcount_values, __ATOMIC_RELAXED);
     if (values)
@@ -593,6 +603,8 @@ __asm__(".text\n"
         ".size np_mcount_return, . - np_mcount_return\n");
 
 #else /* no hooks for -pg on this CPU yet */
+
+void np_port_args_start(void (*fn)(uintptr_t self, const uintptr_t *regs)) { (void)fn; }
 
 void (*np_mcount_values)(uintptr_t fn, const uint64_t *regs, int retval);
 void np_mcount_setjmp(const void *env) { (void)env; }
