@@ -14,6 +14,7 @@
 #   exactly the traced windows', leaf_h's no more than it made, and
 #   leaf_a's bytes put back exactly after each switch off (three runs of
 #   each build); 2000 switches of a function two threads run without pause;
+#   a library switched on, unloaded and loaded again;
 # - --trace-signal: on, off and on again by a signal, the counts exact;
 # - bad input refused in one line: -P on a program built without them or
 #   matching no function, a bad pattern or signal; np_trace_on in a program
@@ -96,6 +97,17 @@ bytes restored: yes"
 done
 
 bin=$tmp/patchgcc_-O2_pfe
+# a library switched on, unloaded, loaded again: the unloaded one's place
+# left alone, the new one switched, each load's call recorded
+gcc -O2 -shared -fPIC -fpatchable-function-entry=5 "$(dirname "$src")/patch_plugin.c" -o "$tmp/libplug.so"
+"$np" record --trace-off -o "$tmp/dl" -- "$tmp/apigcc_-O2_pfe" dlclose "$tmp/libplug.so" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+status "dlclose: exit 0" 0 "exited with status 0"
+same "dlclose: on, nothing to switch off once unloaded, on again" "$tmp/out" "round 1: on 1, off after dlclose 0
+round 2: on 1, off after dlclose 0"
+counts "$tmp/dl" | grep '^plug_work' >"$tmp/a"
+same "dlclose: each load's call" "$tmp/a" "plug_work 2"
+
 # a real-time signal by name
 "$np" record --trace-off --trace-signal RTMIN+3 -o "$tmp/rt" -- "$bin" signal 100 RTMIN+3 >"$tmp/out" 2>"$tmp/err"
 rc=$?

@@ -15,11 +15,15 @@
  *                             them (on in the second and fourth), while a
  *                             thread calls leaf_h without pause through the
  *                             switches; leaf_a's bytes checked after each
+ *   patch_api dlclose LIB     LIB's plug_work switched on, LIB unloaded,
+ *                             everything switched off (nothing to do), the
+ *                             same again after loading LIB again
  *   patch_api flips N         N switches on and off of leaf_h while two
  *                             threads call it without pause; its bytes
  *                             checked at the end
  *
  * Each mode prints what the test checks the trace against. */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -127,6 +131,29 @@ static int windows(int nthreads, long k)
     return bad;
 }
 
+/* A library's function switched on, the library unloaded (nothing to
+ * switch off: its place may hold another's code), loaded again and
+ * switched again. */
+static int unloaded(const char *lib)
+{
+    int bad = 0;
+    for (int round = 1; round <= 2; round++) {
+        void *h = dlopen(lib, RTLD_NOW);
+        long (*plug)(long) = h ? (long (*)(long))dlsym(h, "plug_work") : NULL;
+        if (!plug) {
+            fprintf(stderr, "patch_prog: %s\n", dlerror());
+            return 1;
+        }
+        int on = np_trace_on("plug_*");
+        plug(round);
+        dlclose(h);
+        int off = np_trace_off(NULL);
+        printf("round %d: on %d, off after dlclose %d\n", round, on, off);
+        bad |= on != 1 || off != 0;
+    }
+    return bad;
+}
+
 /* N switches on and off of leaf_h while two threads call it without pause */
 static int flips(long n)
 {
@@ -178,7 +205,9 @@ int main(int argc, char **argv)
         return windows(atoi(argv[2]), atol(argv[3]));
     if (!strcmp(mode, "flips"))
         return flips(n);
+    if (!strcmp(mode, "dlclose") && argc > 2)
+        return unloaded(argv[2]);
 #endif
-    fprintf(stderr, "usage: patch_prog calls N | signal K SIG | windows W K | flips N\n");
+    fprintf(stderr, "usage: patch_prog calls N | signal K SIG | windows W K | flips N | dlclose LIB\n");
     return 2;
 }

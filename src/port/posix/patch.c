@@ -595,6 +595,38 @@ static int switch_places(struct site **v, uintptr_t *stub, size_t n, int on)
     return rc;
 }
 
+/* The code of the modules loaded now: a place of a module dlclose has
+ * unloaded is left alone (its address may hold another's code). */
+struct live {
+    uintptr_t lo[NP_PATCH_MODULES], hi[NP_PATCH_MODULES];
+    int n;
+};
+
+static int note_live(struct np_posix_module *m, void *ctx)
+{
+    struct live *l = ctx;
+    if (l->n < NP_PATCH_MODULES) {
+        l->lo[l->n] = m->start;
+        l->hi[l->n++] = m->end;
+    }
+    return 0;
+}
+
+/* Whether S is in a loaded module and holds what the runtime left there,
+ * or its NOPs as built (a module loaded again: off). */
+static int intact(const struct live *l, struct site *s)
+{
+    for (int i = 0; i < l->n; i++)
+        if (s->at - l->lo[i] < l->hi[i] - l->lo[i]) {
+            if (!memcmp((const void *)s->at, s->orig, SITE)) {
+                s->on = 0;
+                return 1;
+            }
+            return s->on && *(const uint8_t *)s->at == 0xe8;
+        }
+    return 0;
+}
+
 static int matches(const struct np_name_pattern *p, uintptr_t at)
 {
     if (!p)
@@ -636,10 +668,13 @@ static int turn(const char *pattern, int on)
         } else {
             struct site **v = malloc(t->n * sizeof *v);
             uintptr_t *stub = malloc(t->n * sizeof *stub);
+            static struct live live; /* (under the lock) */
+            live.n = 0;
+            np_posix_modules(note_live, &live, NULL);
             size_t n = 0;
             for (size_t i = 0; v && stub && i < t->n && rc == 0; i++) {
                 struct site *s = &t->v[i];
-                if (s->on == on || !matches(p, s->at))
+                if (!intact(&live, s) || s->on == on || !matches(p, s->at))
                     continue;
                 if (on && !(stub[n] = stub_for(s->at)))
                     rc = fail("no free page within 2 GiB of the code for the hook's stub%s", "");
