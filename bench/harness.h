@@ -22,7 +22,7 @@
  * Output, one line on stdout (bench/run.sh parses it):
  *   bench=<name> mode=<m> offsets=<k> reps=<r> ns_typ=<n> ns_min=<n>
  *   calls=<n> setup_calls=<n> result=<hex> [calc_ns=<n> setup_ns=<n> stats_calls=<n>
- *   lost=<n> clock=<c>] [trace_lost=<n>]
+ *   lost=<n> clock=<c>] [trace_lost=<n>] [patched=<n> patch_ns=<n>]
  * Times are the wall time (CLOCK_MONOTONIC) of one work_run(): ns_typ is
  * the median over the offsets of the fastest rep at each offset (the
  * typical placement), ns_min the fastest rep of all (the best placement).
@@ -35,7 +35,9 @@
  * are timed too; calc_ns is that np_stats_calc's time (the fastest),
  * setup_ns the time of np_stats_init and np_cost_init, once per process
  * (the buffers touched before), stats_calls the number of calls the
- * table gained per rep (must equal calls).
+ * table gained per rep (must equal calls). --trace-on (a build with
+ * patchable entries) switches every function on before the runs:
+ * patched says how many, patch_ns what np_trace_on took, once.
  *
  * Everything here is kept out of the instrumentation, so only the
  * workload's own calls reach the hooks. */
@@ -51,7 +53,9 @@
 #include <nanoprof/nanoprof.h>
 #endif
 
-#define BENCH_NOPROF __attribute__((no_instrument_function))
+/* kept out of every hook: -finstrument-functions and -pg, and patchable
+ * entries (the bench's -fpatchable-function-entry builds) */
+#define BENCH_NOPROF __attribute__((no_instrument_function, patchable_function_entry(0, 0)))
 #if defined(__clang__)
 #define BENCH_NOIPA __attribute__((noinline))
 #else
@@ -89,7 +93,7 @@ BENCH_NOPROF static void bench_usage(const char *argv0)
 #endif
             "] [--offsets=K] [--reps=N] [--verbose]"
 #ifdef BENCH_NANOPROF
-            " [--trace-lines=N] [--cost-lines=N] [--dump]"
+            " [--trace-lines=N] [--cost-lines=N] [--dump] [--trace-on]"
 #endif
             "\n", argv0);
     exit(2);
@@ -146,7 +150,7 @@ BENCH_NOPROF int main(int argc, char **argv)
     int reps = 2, offsets = 16;
     long cost_lines = 65536;    /* 1 MiB: the README's */
     long trace_lines = 4096;    /* 64 KiB */
-    int dump = 0, verbose = 0;
+    int dump = 0, verbose = 0, trace_on = 0;
 
     for (int i = 1; i < argc; i++) {
         if (strncmp(argv[i], "--mode=", 7) == 0)
@@ -163,6 +167,8 @@ BENCH_NOPROF int main(int argc, char **argv)
             dump = 1;
         else if (strcmp(argv[i], "--verbose") == 0)
             verbose = 1;
+        else if (strcmp(argv[i], "--trace-on") == 0)
+            trace_on = 1;
         else
             bench_usage(argv[0]);
     }
@@ -180,6 +186,8 @@ BENCH_NOPROF int main(int argc, char **argv)
         return 2;
     }
     (void)dump;
+    if (trace_on)
+        bench_usage(argv[0]);
 #endif
 
     unsigned long long setup_c0 = &bench_hook_calls ? bench_hook_calls : 0;
@@ -219,6 +227,18 @@ BENCH_NOPROF int main(int argc, char **argv)
         bench_end = bench_calc;
     }
     uint64_t calc_min = UINT64_MAX, stats_before = 0, stats_per_rep = 0;
+    /* a patchable build's functions switched on, once, its time kept */
+    uint64_t patch_ns = 0;
+    int patched = 0;
+    if (trace_on) {
+        uint64_t p0 = bench_now_ns();
+        patched = np_trace_on(NULL);
+        patch_ns = bench_now_ns() - p0;
+        if (patched <= 0) {
+            fprintf(stderr, "%s: np_trace_on: %d (%s)\n", argv[0], patched, np_trace_error());
+            return 1;
+        }
+    }
 #endif
 
     /* offsets k * 4096 / K, plus k * 16 mod 256 so that the offsets also
@@ -274,6 +294,8 @@ BENCH_NOPROF int main(int argc, char **argv)
                (unsigned long long)np_stats_lost(stats), np_cost_clock_name());
     if (m_stack || m_log)
         printf(" trace_lost=%llu", (unsigned long long)np_calltrace_lost());
+    if (trace_on)
+        printf(" patched=%d patch_ns=%llu", patched, (unsigned long long)patch_ns);
     printf("\n");
     fflush(stdout);
     if (dump && (m_stack || m_log))

@@ -83,6 +83,37 @@ for w in $WORKLOADS; do
     echo "$w" "$over_np" "$over_uf" "$(percall "$npbytes")" "$reprx" >>"$TMP/targets"
     rm -rf "$TMP/np.data" "$TMP/uf.data"
 done
+
+# argument capture: the same record with -A reading four arguments of
+# every function, on the -pg -mfentry build (whose hook sees the argument
+# registers); calls per run counted by function cost on that build; each
+# time the fastest of three records
+echo
+echo "== argument capture: nanoprof record -A '*@arg1,arg2,arg3,arg4' against nanoprof record, -pg -mfentry build"
+printf '%-10s %12s %12s %12s %12s %12s\n' workload "base ms" "np rec ms" "np -A ms" "ns/call" "-A ns/call"
+: >"$TMP/argtargets"
+for w in $WORKLOADS; do
+    bin=$B/bench_${w}_fe_glibc
+    [ -x "$bin" ] || continue
+    args="--mode=none --offsets=$OFFSETS --reps=$REPS"
+    calls=$(field stats_calls "$("$B/bench_${w}_fe_np" --mode=cost --offsets=1 --reps=1)")
+    fastest() { # fastest COMMAND...: the least ns_min of three runs
+        for k in 1 2 3; do
+            rm -rf "$TMP/a.data"
+            field ns_min "$("$@" 2>/dev/null | grep '^bench=')"
+        done | sort -n | head -n 1
+    }
+    base=$(fastest "$bin" $args)
+    rec=$(fastest "$NP" record -o "$TMP/a.data" -- "$bin" $args)
+    reca=$(fastest "$NP" record -A '*@arg1,arg2,arg3,arg4' -o "$TMP/a.data" -- "$bin" $args)
+    o1=$(echo "$rec $base $calls" | awk '{ printf "%.2f", ($1 - $2) / $3 }')
+    o2=$(echo "$reca $base $calls" | awk '{ printf "%.2f", ($1 - $2) / $3 }')
+    printf '%-10s %12.3f %12.3f %12.3f %12s %12s\n' "$w" "$(echo "$base" | awk '{print $1/1e6}')" \
+        "$(echo "$rec" | awk '{print $1/1e6}')" "$(echo "$reca" | awk '{print $1/1e6}')" "$o1" "$o2"
+    echo "$w $o1 $o2" >>"$TMP/argtargets"
+    rm -rf "$TMP/a.data"
+done
+
 echo
 echo "== recording targets"
 printf '%-10s %-44s %10s %10s %6s\n' workload ratio value target ""
@@ -95,3 +126,8 @@ while read -r w onp ouf bpc rx; do
     printf '%-10s %-44s %10s %10s %6s\n' "$w" "uftrace report / nanoprof report, by pairs" "$rx" ">= 10" \
         "$(echo "$rx" | awk '{ print ($1 >= 10 ? "PASS" : "MISS") }')"
 done <"$TMP/targets"
+while read -r w o1 o2; do
+    r=$(ratio "$o2" "$o1")
+    printf '%-10s %-44s %10s %10s %6s\n' "$w" "argument capture, 4 args / none ($o2/$o1 ns)" "$r" "<= 1.3" \
+        "$(echo "$r" | awk '{ print ($1 <= 1.3 ? "PASS" : "MISS") }')"
+done <"$TMP/argtargets"

@@ -232,6 +232,7 @@ for w in $RUN_WORKLOADS; do
     # loops of some of the recursion a -finstrument-functions build keeps)
     FE_CALLS=""
     PG_CALLS=""
+    PF_CALLS=""
     if [ -x "$B/bench_${w}_fe_np" ]; then
         i=0
         while [ $i -lt "$PROCS" ]; do
@@ -241,17 +242,27 @@ for w in $RUN_WORKLOADS; do
             run pg_log "$B/bench_${w}_pg_np" --mode=log --offsets="$OFFSETS" --reps="$REPS"
             run pg_cost "$B/bench_${w}_pg_np" --mode=cost --offsets="$OFFSETS" --reps="$REPS"
             pg_checks PG_CALLS
+            # patchable entries: off (the program alone), and every function
+            # switched on (np_trace_on, once per process: its time noted)
+            run pf_off "$B/bench_${w}_pf_off" --mode=none --offsets="$OFFSETS" --reps="$REPS"
+            run pf_log "$B/bench_${w}_pf_np" --mode=log --trace-on --offsets="$OFFSETS" --reps="$REPS"
+            run pf_cost "$B/bench_${w}_pf_np" --mode=cost --trace-on --offsets="$OFFSETS" --reps="$REPS"
+            pg_checks PF_CALLS
+            echo "pf_switch $(field patch_ns "$LAST")" >>"$RES"
+            PF_PATCHED=$(field patched "$LAST")
             i=$((i + 1))
         done
-        checks="$checks; -pg -mfentry build: $FE_CALLS calls per run, -pg build: $PG_CALLS, none lost"
+        checks="$checks; -pg -mfentry build: $FE_CALLS calls per run, -pg build: $PG_CALLS, patchable build: $PF_CALLS (functions switched on: $PF_PATCHED), none lost"
         if [ $have_uftrace = 1 ]; then
-            for k in fe pg; do
+            for k in fe pg pf; do
                 eval "kc=\$$(echo $k | tr a-z A-Z)_CALLS"
                 i=0
                 while [ $i -lt "$UPROCS" ]; do
                     rm -rf "${UDATA:?}/$w$k"
+                    # (a patchable build: uftrace patches every function, -P .)
+                    if [ $k = pf ]; then bin=$B/bench_${w}_pf_off pat="-P ."; else bin=$B/bench_${w}_${k}_glibc pat=""; fi
                     # shellcheck disable=SC2086
-                    run uf_$k "$UFTRACE" record -d "$UDATA/$w$k" $UFTRACE_OPTS "$B/bench_${w}_${k}_glibc" \
+                    run uf_$k "$UFTRACE" record -d "$UDATA/$w$k" $UFTRACE_OPTS $pat "$bin" \
                         --offsets="$UOFFSETS" --reps=1
                     i=$((i + 1))
                 done
@@ -350,6 +361,16 @@ for w in $RUN_WORKLOADS; do
         row pg_log "-pg, libnanoprof.a: log mode" "$PG_CALLS"
         row pg_cost "-pg, libnanoprof.a: cost, all-in" "$PG_CALLS"
         row uf_pg "-pg, uftrace record" "$PG_CALLS"
+        row pf_off "patchable, off (the program alone)" "$PF_CALLS"
+        row pf_log "patchable on, libnanoprof.a: log mode" "$PF_CALLS"
+        row pf_cost "patchable on, libnanoprof.a: cost, all-in" "$PF_CALLS"
+        row uf_pf "patchable, uftrace record -P ." "$PF_CALLS"
+        awk -v t="$(best pf_switch)" 'BEGIN {
+            printf "%-44s %10.4f %14s   (np_trace_on(NULL), once per process: not per call)\n",
+                   "  switching every function on, once", t / 1e6, "-" }'
+        # the run time ratio of the patchable build off (a target of its own)
+        echo "$w pf_off_time $(best pf_off)" >>"$SUMMARY"
+        echo "$w base_time $BASE" >>"$SUMMARY"
     fi
     calc=$(best calc)
     setup=$(best setup)
@@ -392,6 +413,10 @@ target "-mfentry log mode / empty hooks         (.a)" fe_log empty 2.0 "fib word
 target "-mfentry function cost / two clock reads" fe_cost clock2 1.3 "fib wordfreq"
 target "-mfentry function cost / uftrace record" fe_cost uf_fe 0.3 "fib wordfreq"
 target "-pg function cost / uftrace record" pg_cost uf_pg 0.3 "fib wordfreq"
+target "patchable off: run time / uninstrumented" pf_off_time base_time 1.02 "fib wordfreq"
+target "patchable on, log mode / -mfentry log mode" pf_log fe_log 1.2 "fib wordfreq"
+target "patchable on, cost / -mfentry cost" pf_cost fe_cost 1.2 "fib wordfreq"
+target "patchable on, cost / uftrace record -P ." pf_cost uf_pf 0.3 "fib wordfreq"
 fi
 
 # ---- sections: a begin/end pair against two counter reads -----------------
