@@ -18,23 +18,17 @@ static inline __attribute__((always_inline)) void np_ct_args_put(np_trace_record
 #if NP_CALLTRACE_ARGS
     struct np_ct_pending *a = &np_ct_args;
 #if NP_ADDR_BITS > 32
-    int have = a->fn && a->fn == fn;
+    int have = a->fn == fn; /* (FN is never 0) */
+    if (have)
+        r->w0 |= NP_REC_ARGS;
 #else
     int have = a->fn && a->fn - (fn & ~1ull) < NP_CT_ARGS_REACH; /* (a Thumb function's bit 0) */
+    r->has_args = (uint32_t)have;
 #endif
     a->fn = 0;
-#if NP_ADDR_BITS > 32
-    if (have) {
-        r->w0 |= NP_REC_ARGS;
-        for (int i = 0; i < 4; i++)
-            r->args[i] = a->regs[i];
-    }
-#else
-    r->has_args = (uint32_t)have;
     if (have)
         for (int i = 0; i < 4; i++)
-            r->args[i] = (uint32_t)a->regs[i];
-#endif
+            r->args[i] = (__typeof__(r->args[0]))a->regs[i];
 #else
     (void)r, (void)fn;
 #endif
@@ -131,8 +125,6 @@ static inline void np_ct_decode(const np_trace_record *r, np_calltrace_entry *e)
     e->depth = (uint32_t)(r->w1 >> NP_ADDR_BITS) - 1;
 #if NP_CALLTRACE_ARGS
     e->has_args = (r->w0 & NP_REC_ARGS) != 0;
-    for (int i = 0; i < 4; i++)
-        e->args[i] = e->has_args ? (uintptr_t)r->args[i] : 0;
 #endif
 #else
     e->fn = (const void *)(uintptr_t)r->fn;
@@ -141,9 +133,11 @@ static inline void np_ct_decode(const np_trace_record *r, np_calltrace_entry *e)
     e->depth = (r->depth & NP_DEPTH_MAX) - 1;
 #if NP_CALLTRACE_ARGS
     e->has_args = r->has_args != 0;
+#endif
+#endif
+#if NP_CALLTRACE_ARGS
     for (int i = 0; i < 4; i++)
         e->args[i] = e->has_args ? (uintptr_t)r->args[i] : 0;
-#endif
 #endif
 }
 
