@@ -26,6 +26,7 @@
 #include "analyze/model.h"
 #include "analyze/patterns.h"
 #include "analyze/source.h"
+#include "common/elf_symtab.h"
 #include "common/name_match.h"
 #include "common/parse_units.h"
 #include "common/value_spec.h"
@@ -441,21 +442,8 @@ static const char *const hook_names[] = { "__cyg_profile_func_enter", "__sanitiz
 static const char *const pg_names[] = { "mcount", "__fentry__", NULL };
 #define imports_pg(elf) imports(elf, pg_names)
 
-/* Whether the ELF has the section that lists patchable entries. */
-static bool has_patchable(Elf *elf)
-{
-    size_t shstr;
-    if (elf_getshdrstrndx(elf, &shstr) != 0)
-        return false;
-    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
-        GElf_Shdr sh;
-        const char *name;
-        if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstr, sh.sh_name)) &&
-            (!strcmp(name, "__patchable_function_entries") || !strcmp(name, "__mcount_loc")))
-            return true;
-    }
-    return false;
-}
+/* Whether the ELF lists patchable entries. */
+#define has_patchable(elf) (np_elf_patchable_lists(elf, NULL, 0) > 0)
 
 /* What PROG's ELF file says about why nothing was recorded. */
 enum prog_kind { PROG_UNKNOWN, PROG_STATIC, PROG_PLAIN, PROG_HOOKED, PROG_PATCHABLE };

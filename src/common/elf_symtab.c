@@ -219,3 +219,21 @@ ptrdiff_t np_elf_funcs_find(const struct np_elf_funcs *f, uint64_t addr)
     const struct np_elf_func *s = &f->v[lo - 1];
     return addr == s->addr || addr - s->addr < s->size ? (ptrdiff_t)lo - 1 : -1;
 }
+
+size_t np_elf_patchable_lists(Elf *elf, GElf_Shdr *out, size_t max)
+{
+    size_t shstr, n = 0;
+    if (elf_getshdrstrndx(elf, &shstr) != 0)
+        return 0;
+    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+        GElf_Shdr sh;
+        const char *name;
+        if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstr, sh.sh_name)) ||
+            (strcmp(name, "__patchable_function_entries") && strcmp(name, "__mcount_loc")))
+            continue;
+        if (n < max)
+            out[n] = sh;
+        n++;
+    }
+    return n;
+}

@@ -22,7 +22,7 @@
 #ifndef NP_COMMON_ELF_SYMTAB_H
 #define NP_COMMON_ELF_SYMTAB_H
 
-#include <libelf.h>
+#include <gelf.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,5 +47,12 @@ int np_elf_funcs_read(Elf *elf, Elf *debug, struct np_elf_funcs *out);
 void np_elf_funcs_free(struct np_elf_funcs *f);
 /* The index of the function holding ADDR (an ELF address), or -1. */
 ptrdiff_t np_elf_funcs_find(const struct np_elf_funcs *f, uint64_t addr);
+
+/* The sections of ELF that list the places of patchable entries
+ * (-fpatchable-function-entry's __patchable_function_entries, -mnop-mcount
+ * -mrecord-mcount's __mcount_loc): up to MAX headers into OUT; how many
+ * there are. The one definition `nanoprof record` (is PROG patchable?)
+ * and the runtime (where are the places?) share. */
+size_t np_elf_patchable_lists(Elf *elf, GElf_Shdr *out, size_t max);
 
 #endif

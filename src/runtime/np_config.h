@@ -94,14 +94,14 @@
  * code depends on it (the record's size), so the build passes it to both
  * (CMake -DNP_CALLTRACE_ARGS=ON, pkg-config). */
 /* Patchable entries (port/posix/patch.c): the modules whose places are
- * read (more are not switched); the pages of stubs, each a jump to the
+ * read (more are not switched); the pages of jumps, each to the
  * hook within 2 GiB of a module's code (one serves every module near it);
  * the threads a switch can take through its round (GCC's five NOPs). */
 #ifndef NP_PATCH_MODULES
 #define NP_PATCH_MODULES 256
 #endif
-#ifndef NP_PATCH_STUBS
-#define NP_PATCH_STUBS 64
+#ifndef NP_PATCH_JUMPS
+#define NP_PATCH_JUMPS 64
 #endif
 #ifndef NP_PATCH_THREADS
 #define NP_PATCH_THREADS 4096

@@ -533,7 +533,7 @@ __asm__(".text\n"
         "  ret\n"
         "  .cfi_endproc\n"
         ".size __fentry__, . - __fentry__\n"
-        /* the same for a patched entry (patch.c), through its stub */
+        /* the same for a patched entry (patch.c), through its jump */
         ".globl np_patch_fentry\n"
         ".hidden np_patch_fentry\n"
         ".type np_patch_fentry, @function\n"

@@ -22,7 +22,7 @@ void np_mcount_caught(void);
  * and before each exit event (RETVAL 1) with REGS[0] the return value. */
 extern void (*np_mcount_values)(uintptr_t fn, const uint64_t *regs, int retval);
 
-/* The -mfentry hook as a patched entry's stub jumps to it (patch.c): the
+/* The -mfentry hook as a patched entry's jump reaches it (patch.c): the
  * function starts five bytes before the hook's return address. */
 void np_patch_fentry(void);
 

@@ -11,7 +11,7 @@
  * says a function starts and the five bytes are NOPs: -fpatchable-function-
  * entry=N,M with M > 0 puts NOPs before the entry, where a call cannot go.
  *
- * Switching a function on writes "call STUB" there, STUB a jump to the
+ * Switching a function on writes "call JUMP" there, JUMP a jump to the
  * -mfentry hook (mcount.c's np_patch_fentry) placed within a call's reach
  * (2 GiB) of the module: the function is then traced as a -pg -mfentry
  * build is, exits through the return-address trampoline. Switching off
@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "nanoprof/patch.h"
+#include "../../common/elf_symtab.h"
 #include "../../common/name_match.h"
 #include "../../common/trace_format.h"
 #include "../../runtime/np_config.h"
@@ -89,8 +90,8 @@ static unsigned long long adds; /* the module walk's "loaded since" */
 static uintptr_t seen[NP_PATCH_MODULES]; /* modules read (their code's start) */
 static int nseen;
 static size_t not_entries; /* places where no function starts, by the symbol table */
-static uintptr_t stubs[NP_PATCH_STUBS];
-static int nstubs;
+static uintptr_t jumps[NP_PATCH_JUMPS];
+static int njumps;
 
 static int fail(const char *fmt, const char *arg)
 {
@@ -157,40 +158,36 @@ static void read_module(const struct mod *d, struct site **v, size_t *n, size_t 
     if (fd < 0)
         return;
     Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-    size_t shstr;
-    if (elf && elf_kind(elf) == ELF_K_ELF && elf_getshdrstrndx(elf, &shstr) == 0) {
-        for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
-            GElf_Shdr sh;
-            const char *name;
-            if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || !sh.sh_addr ||
-                !(name = elf_strptr(elf, shstr, sh.sh_name)) ||
-                (strcmp(name, "__patchable_function_entries") && strcmp(name, "__mcount_loc")))
+    GElf_Shdr lists[2];
+    size_t nlists = elf && elf_kind(elf) == ELF_K_ELF ? np_elf_patchable_lists(elf, lists, 2) : 0;
+    for (size_t l = 0; l < nlists && l < 2; l++) {
+        const GElf_Shdr sh = lists[l];
+        if (!(sh.sh_flags & SHF_ALLOC) || !sh.sh_addr)
+            continue; /* (in memory, relocated, only when allocated) */
+        const uintptr_t *a = (const uintptr_t *)(d->bias + sh.sh_addr);
+        for (size_t i = 0; i < sh.sh_size / sizeof *a; i++) {
+            uintptr_t at = a[i];
+            uint64_t off = 1;
+            char fn[8];
+            int kind;
+            if (at - d->start >= d->end - d->start || at + SITE > d->end || !(kind = nops((const uint8_t *)at)))
                 continue;
-            const uintptr_t *a = (const uintptr_t *)(d->bias + sh.sh_addr);
-            for (size_t i = 0; i < sh.sh_size / sizeof *a; i++) {
-                uintptr_t at = a[i];
-                uint64_t off = 1;
-                char fn[8];
-                int kind;
-                if (at - d->start >= d->end - d->start || at + SITE > d->end || !(kind = nops((const uint8_t *)at)))
-                    continue;
-                if (!np_port_symbolize_at((const void *)at, fn, sizeof fn, &off) || off != 0) {
-                    not_entries++;
-                    continue;
-                }
-                if (*n == *cap) {
-                    size_t c = *cap ? *cap * 2 : 1024;
-                    struct site *nv = realloc(*v, c * sizeof *nv);
-                    if (!nv)
-                        break;
-                    *v = nv, *cap = c;
-                }
-                struct site *s = &(*v)[(*n)++];
-                memset(s, 0, sizeof *s);
-                s->at = at;
-                memcpy(s->orig, (const void *)at, SITE);
-                s->multi = kind == 2;
+            if (!np_port_symbolize_at((const void *)at, fn, sizeof fn, &off) || off != 0) {
+                not_entries++;
+                continue;
             }
+            if (*n == *cap) {
+                size_t c = *cap ? *cap * 2 : 1024;
+                struct site *nv = realloc(*v, c * sizeof *nv);
+                if (!nv)
+                    break;
+                *v = nv, *cap = c;
+            }
+            struct site *s = &(*v)[(*n)++];
+            memset(s, 0, sizeof *s);
+            s->at = at;
+            memcpy(s->orig, (const void *)at, SITE);
+            s->multi = kind == 2;
         }
     }
     if (elf)
@@ -253,7 +250,7 @@ static struct site *place_of(const struct table *t, uintptr_t pc, int inside)
     return NULL;
 }
 
-/* ---- the stubs: a jump to the hook, within a call's reach ------------- */
+/* ---- the jumps to the hook, each within a call's reach ------------ */
 
 static int reach(uintptr_t from, uintptr_t to)
 {
@@ -261,12 +258,12 @@ static int reach(uintptr_t from, uintptr_t to)
     return d > (int64_t)INT32_MIN + 4096 && d < (int64_t)INT32_MAX - 4096;
 }
 
-static uintptr_t stub_for(uintptr_t at)
+static uintptr_t jump_for(uintptr_t at)
 {
-    for (int i = 0; i < nstubs; i++)
-        if (reach(at + SITE, stubs[i]))
-            return stubs[i];
-    if (nstubs == NP_PATCH_STUBS)
+    for (int i = 0; i < njumps; i++)
+        if (reach(at + SITE, jumps[i]))
+            return jumps[i];
+    if (njumps == NP_PATCH_JUMPS)
         return 0;
     long page = sysconf(_SC_PAGESIZE);
     uintptr_t base = at & ~(uintptr_t)(page - 1);
@@ -294,7 +291,7 @@ static uintptr_t stub_for(uintptr_t at)
                 munmap(p, (size_t)page);
                 return 0;
             }
-            stubs[nstubs++] = cand;
+            jumps[njumps++] = cand;
             return cand;
         }
     return 0;
@@ -545,19 +542,19 @@ static void put(uintptr_t at, const uint8_t *b, size_t from, size_t to)
         __atomic_store_n((uint8_t *)at + i, b[i], __ATOMIC_RELAXED);
 }
 
-/* The bytes V[I] gets: the call to its stub, or its NOPs. */
-static void bytes_of(const struct site *s, uintptr_t stub, int on, uint8_t *b)
+/* The bytes V[I] gets: the call to its jump, or its NOPs. */
+static void bytes_of(const struct site *s, uintptr_t jump, int on, uint8_t *b)
 {
     if (!on) {
         memcpy(b, s->orig, SITE);
         return;
     }
-    int32_t rel = (int32_t)(int64_t)(stub - (s->at + SITE));
+    int32_t rel = (int32_t)(int64_t)(jump - (s->at + SITE));
     b[0] = 0xe8;
     memcpy(b + 1, &rel, 4);
 }
 
-static int switch_places(struct site **v, uintptr_t *stub, size_t n, int on)
+static int switch_places(struct site **v, uintptr_t *jump, size_t n, int on)
 {
     static const uint8_t int3 = 0xcc;
     int rc = 0, multi = 0;
@@ -580,12 +577,12 @@ static int switch_places(struct site **v, uintptr_t *stub, size_t n, int on)
     } else {
         uint8_t b[SITE];
         for (size_t i = 0; i < n; i++) {
-            bytes_of(v[i], stub[i], on, b);
+            bytes_of(v[i], jump[i], on, b);
             put(v[i]->at, b, 1, SITE);
         }
         sync_cores();
         for (size_t i = 0; i < n; i++) {
-            bytes_of(v[i], stub[i], on, b);
+            bytes_of(v[i], jump[i], on, b);
             put(v[i]->at, b, 0, 1);
             v[i]->on = (uint8_t)on;
         }
@@ -667,27 +664,27 @@ static int turn(const char *pattern, int on)
                       "-fpatchable-function-entry=5)%s", "");
         } else {
             struct site **v = malloc(t->n * sizeof *v);
-            uintptr_t *stub = malloc(t->n * sizeof *stub);
+            uintptr_t *jump = malloc(t->n * sizeof *jump);
             static struct live live; /* (under the lock) */
             live.n = 0;
             np_posix_modules(note_live, &live, NULL);
             size_t n = 0;
-            for (size_t i = 0; v && stub && i < t->n && rc == 0; i++) {
+            for (size_t i = 0; v && jump && i < t->n && rc == 0; i++) {
                 struct site *s = &t->v[i];
                 if (!intact(&live, s) || s->on == on || !matches(p, s->at))
                     continue;
-                if (on && !(stub[n] = stub_for(s->at)))
-                    rc = fail("no free page within 2 GiB of the code for the hook's stub%s", "");
+                if (on && !(jump[n] = jump_for(s->at)))
+                    rc = fail("no free page within 2 GiB of the code for the jump to the hook%s", "");
                 v[n++] = s;
             }
-            if (!v || !stub)
+            if (!v || !jump)
                 rc = fail("out of memory%s", "");
             else if (rc == 0 && n)
-                rc = switch_places(v, stub, n, on);
+                rc = switch_places(v, jump, n, on);
             if (rc == 0)
                 rc = (int)n;
             free(v);
-            free(stub);
+            free(jump);
         }
     }
     pthread_mutex_unlock(&lock);
