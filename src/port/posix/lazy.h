@@ -70,7 +70,9 @@ struct np_unw_fns {
     __typeof__(unw_step) *step;
     __typeof__(unw_get_reg) *get_reg;
     __typeof__(unw_set_caching_policy) *set_caching_policy;
+#if !defined(__aarch64__) /* (there an inline assembly macro) */
     __typeof__(unw_tdep_getcontext) *getcontext;
+#endif
     unw_addr_space_t *local_addr_space;
 };
 extern struct np_unw_fns np_unw;
@@ -80,14 +82,18 @@ int np_lazy_unwind(void);
 #undef unw_step
 #undef unw_get_reg
 #undef unw_set_caching_policy
+#if !defined(__aarch64__)
 #undef unw_getcontext
+#endif
 #undef unw_local_addr_space
 #define unw_init_local np_unw.init_local
 #define unw_init_local2 np_unw.init_local2
 #define unw_step np_unw.step
 #define unw_get_reg np_unw.get_reg
 #define unw_set_caching_policy np_unw.set_caching_policy
+#if !defined(__aarch64__)
 #define unw_getcontext(uc) np_unw.getcontext(uc)
+#endif
 #define unw_local_addr_space (*np_unw.local_addr_space)
 #endif
 

@@ -157,8 +157,7 @@ static void clock_setup(void)
         uint64_t f;
         __asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(f));
         calib_ns_per_tick = 1e9 / (double)f;
-        base_counter = np_port_counter();
-        base_ns = ns_of(CLOCK_MONOTONIC_RAW);
+        clock_pair(&base_ns, &base_counter);
 #else
         /* Only the start of the measurement here: the rate is taken over
          * the time from now to when it is first needed (at least 1 ms:

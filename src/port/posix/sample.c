@@ -191,7 +191,8 @@ UNSANITIZED static unsigned walk_dwarf(ucontext_t *uc, uint64_t *out)
 #if defined(NP_HAVE_LIBUNWIND)
     unw_cursor_t cur;
     unsigned n = 0;
-    if (unw_init_local2(&cur, uc, UNW_INIT_SIGNAL_FRAME) == 0) {
+    /* (AArch64's unw_context_t is a struct of its own, laid out as ucontext_t) */
+    if (unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) == 0) {
         do {
             unw_word_t ip;
             if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || !ip)
