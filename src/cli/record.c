@@ -438,8 +438,9 @@ static bool imports(Elf *elf, const char *const *names)
 }
 
 static const char *const hook_names[] = { "__cyg_profile_func_enter", "__sanitizer_cov_trace_pc", "mcount",
-                                          "__fentry__", NULL };
-static const char *const pg_names[] = { "mcount", "__fentry__", NULL };
+                                          "_mcount", "__fentry__", NULL };
+/* -pg's hooks: x86-64's, AArch64's */
+static const char *const pg_names[] = { "mcount", "__fentry__", "_mcount", NULL };
 #define imports_pg(elf) imports(elf, pg_names)
 
 /* Whether the ELF lists patchable entries. */
@@ -987,6 +988,8 @@ static int check_prog(struct record_cmd *r, const char *prog)
     elf_version(EV_CURRENT);
     Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
     bool is_elf = elf && elf_kind(elf) == ELF_K_ELF, pg = is_elf && imports_pg(elf);
+    GElf_Ehdr eh;
+    bool a64 = is_elf && gelf_getehdr(elf, &eh) && eh.e_machine == EM_AARCH64;
     r->patchable = is_elf && has_patchable(elf);
     if (elf)
         elf_end(elf);
@@ -995,6 +998,11 @@ static int check_prog(struct record_cmd *r, const char *prog)
     if (is_elf && !r->patchable && (r->patch || r->trace_off || r->trace_signal)) {
         fprintf(stderr, "nanoprof record: %s: %s has no patchable entries: build it with "
                         "-fpatchable-function-entry=5\n", patch_opt, path);
+        return 2;
+    }
+    if (a64 && pg && r->args) {
+        fprintf(stderr, "nanoprof record: -A: %s is built with -pg for AArch64, whose hook (_mcount) runs after the "
+                        "prologue, with x0 overwritten: it sees no arguments (-R sees return values)\n", path);
         return 2;
     }
     if (is_elf && !pg && !r->patchable && (r->args || r->retvals)) {

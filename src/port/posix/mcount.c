@@ -1,14 +1,21 @@
 /* mcount.c - the hooks of code built with -pg (mcount) or -pg -mfentry
- * (__fentry__) on x86-64, handed to the compiler hooks' entry points
- * (__cyg_profile_func_enter/exit), so that every mechanism takes them.
+ * (__fentry__) on x86-64, and -pg (_mcount) on AArch64, handed to the
+ * compiler hooks' entry points (__cyg_profile_func_enter/exit), so that
+ * every mechanism takes them.
  *
- * -pg calls the hook at each function's entry only, with the function's
- * arguments still in their registers (__fentry__ before the prologue,
- * mcount after it, with the frame pointer set). The exit is found by
- * replacing the function's return address, in its slot on the stack, with
+ * -pg calls the hook at each function's entry only. On x86-64 the
+ * function's arguments are still in their registers (__fentry__ before the
+ * prologue, mcount after it, with the frame pointer set). AArch64's
+ * _mcount comes after the prologue too, with x0 overwritten by the
+ * function's return address: it sees no arguments. The exit is found by
+ * replacing the function's return address, in its slot (on x86-64 where
+ * the call put it; on AArch64 in the frame record x29 points to), with
  * np_mcount_return's: the original is kept on a return stack of the OS
  * thread's, with the slot's address and the function's, and the function's
  * return comes to the trampoline, which tells the exit and jumps to it.
+ * On AArch64 a return address signed by pointer authentication
+ * (-mbranch-protection) is not the one _mcount is given: such a call is
+ * left unhooked, and counted.
  *
  * A return that does not come to the top of the return stack (a frame left
  * by a jump the C library's longjmp did not tell, a coroutine's switch) is
@@ -47,7 +54,7 @@
 #include "../../runtime/hooks.h"
 #include "mcount.h"
 
-#if defined(__x86_64__) && defined(__linux__)
+#if (defined(__x86_64__) || defined(__aarch64__)) && defined(__linux__)
 
 void __cyg_profile_func_enter(void *fn, void *site);
 void __cyg_profile_func_exit(void *fn, void *site);
@@ -80,6 +87,7 @@ struct rstack {
 static NP_PORT_TLS struct rstack rs;
 void (*np_mcount_values)(uintptr_t fn, const uint64_t *regs, int retval);
 static uint64_t unhooked;  /* calls not hooked: no memory, or inside a growth */
+static uint64_t unfound;   /* AArch64: calls whose return address was not in the frame record */
 static pthread_key_t rs_key;
 static pthread_once_t rs_once = PTHREAD_ONCE_INIT;
 
@@ -275,17 +283,23 @@ void np_port_args_start(void (*fn)(uintptr_t self, const uintptr_t *regs))
  * function containing it). */
 static inline uintptr_t fentry_start(uintptr_t ret)
 {
+#if defined(__x86_64__)
     const uint8_t *p = (const uint8_t *)ret;
     if ((p[-6] == 0xff && p[-5] == 0x15) || (p[-6] == 0x67 && p[-5] == 0xe8))
         return ret - 6;
     if (p[-5] == 0xe8)
         return ret - 5;
+#endif
     return ret;
 }
 
+/* The hooks (the assembly's FENTRY): what each sees. */
+enum { HOOK_MCOUNT, HOOK_FENTRY, HOOK_PATCHED, HOOK_A64_MCOUNT };
+
 /* From the assembly: SLOT holds the function's return address, RET is the
  * hook's own (in the function), FENTRY says which hook, REGS the argument
- * registers as it saved them (rdi, rsi, rdx, rcx, r8, r9). */
+ * registers as it saved them (rdi, rsi, rdx, rcx, r8, r9; on AArch64 x0-x7,
+ * x0 the function's return address as -pg passes it). */
 __attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot, uintptr_t ret, uintptr_t fentry,
                                                                   const uint64_t *regs)
 {
@@ -296,14 +310,20 @@ __attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot
         __atomic_fetch_add(&unhooked, 1, __ATOMIC_RELAXED);
         return;
     }
-    /* 2: a patched entry's call (patch.c), always five bytes */
-    uintptr_t fn = fentry == 2 ? ret - 5 : fentry ? fentry_start(ret) : ret;
+    /* a patched entry's call (patch.c) is always five bytes */
+    uintptr_t fn = fentry == HOOK_PATCHED ? ret - 5 : fentry == HOOK_FENTRY ? fentry_start(ret) : ret;
     uintptr_t parent = *slot;
     int tail = parent == (uintptr_t)np_mcount_return;
+    if (fentry == HOOK_A64_MCOUNT && parent != regs[0]) {
+        __atomic_fetch_add(&unfound, 1, __ATOMIC_RELAXED); /* signed, or not where x29 says */
+        return;
+    }
     if (tail) {
         /* a tail call: the function whose return this slot holds jumped
-         * here; this call is its child, and both return at once */
-        long k = rs_find(r, slot);
+         * here; this call is its child, and both return at once. On
+         * AArch64 the callee has a frame record of its own: the caller's
+         * call is the newest. */
+        long k = fentry == HOOK_A64_MCOUNT ? (long)r->n - 1 : rs_find(r, slot);
         if (k < 0)
             return;
         rs_close_above(r, (uint32_t)k + 1);
@@ -323,12 +343,39 @@ __attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot
     if (!tail)
         *slot = (uintptr_t)np_mcount_return;
     void (*args)(uintptr_t, const uintptr_t *) = __atomic_load_n(&args_fn, __ATOMIC_RELAXED);
-    if (args)
+    int seen = fentry != HOOK_A64_MCOUNT; /* the arguments are in REGS */
+    if (args && seen)
         args(fn, (const uintptr_t *)regs); /* the call trace's, for the record the entry writes */
     __cyg_profile_func_enter((void *)fn, (void *)parent);
     void (*values)(uintptr_t, const uint64_t *, int) = __atomic_load_n(&np_mcount_values, __ATOMIC_RELAXED);
-    if (values)
+    if (values && seen)
         values(fn, regs, 0);
+}
+
+/* The calls a return to the trampoline with the stack pointer at SP ends:
+ * from the first (whose return address it takes) to *CALL (the one that
+ * returns: the newest of those whose return address was in that slot,
+ * tail calls) and above it those left by a jump. The first, or -1 when
+ * there is none. On x86-64 the return took its address from just below
+ * SP; on AArch64 every frame record below SP is gone. */
+static long rs_ending(const struct rstack *r, const uintptr_t *sp, long *call)
+{
+    long i = r->n ? (long)r->n - 1 : -1;
+#if defined(__x86_64__)
+    const uintptr_t *slot = sp - 1;
+    if (i < 0 || r->v[i].slot != slot)
+        i = rs_find(r, slot);
+    *call = i;
+    while (i > 0 && r->v[i - 1].slot == slot)
+        i--;
+#else
+    *call = i;
+    if (i < 0 || r->v[i].slot >= sp)
+        return -1;
+    while (i > 0 && r->v[i - 1].slot < sp)
+        i--;
+#endif
+    return i;
 }
 
 /* From the trampoline, with the stack as the function's return left it:
@@ -337,28 +384,23 @@ __attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot
 __attribute__((used, visibility("hidden"))) uintptr_t np_mcount_exit(uintptr_t *sp, const uint64_t *regs)
 {
     struct rstack *r = &rs;
-    uintptr_t *slot = sp - 1;
-    long i = r->n ? (long)r->n - 1 : -1;
-    if (i < 0 || r->v[i].slot != slot) {
-        i = rs_find(r, slot);
-        if (i < 0) {
-            static const char msg[] = "nanoprof: a return through a replaced return address with no record of "
-                                      "it (a stack switched or copied?): cannot go on\n";
-            (void)!write(2, msg, sizeof msg - 1);
-            abort();
-        }
-        rs_close_above(r, (uint32_t)i + 1);
+    long i, first = rs_ending(r, sp, &i);
+    if (first < 0) {
+        static const char msg[] = "nanoprof: a return through a replaced return address with no record of "
+                                  "it (a stack switched or copied?): cannot go on\n";
+        (void)!write(2, msg, sizeof msg - 1);
+        abort();
     }
-    /* the call, and those that tail-called it (the same slot) */
-    uintptr_t ret = r->v[i].ret;
+    rs_close_above(r, (uint32_t)i + 1);
+    uintptr_t ret = r->v[first].ret;
     void (*values)(uintptr_t, const uint64_t *, int) = __atomic_load_n(&np_mcount_values, __ATOMIC_RELAXED);
     if (values)
         values(r->v[i].fn, regs, 1);
-    do {
+    for (; i >= first; i--) {
         __cyg_profile_func_exit((void *)r->v[i].fn, (void *)ret);
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
         r->n = (uint32_t)i;
-    } while (--i >= 0 && r->v[i].slot == slot);
+    }
     return ret;
 }
 
@@ -409,13 +451,17 @@ static void rs_take_again(void)
  * from every mechanism (their nesting is not, since neither end was told). */
 __attribute__((destructor)) static void say_unhooked(void)
 {
-    uint64_t n = __atomic_load_n(&unhooked, __ATOMIC_RELAXED);
-    if (!n)
-        return;
-    char line[160];
-    int len = snprintf(line, sizeof line,
+    uint64_t n = __atomic_load_n(&unhooked, __ATOMIC_RELAXED), m = __atomic_load_n(&unfound, __ATOMIC_RELAXED);
+    char line[320];
+    int len = 0;
+    if (n)
+        len = snprintf(line, sizeof line,
                        "nanoprof: %llu calls of -pg code were not hooked (made while a thread's return stack grew, "
                        "or with no memory for it)\n", (unsigned long long)n);
+    if (m)
+        len += snprintf(line + len, sizeof line - (size_t)len,
+                       "nanoprof: %llu calls of -pg code were not hooked: their return address was not the one "
+                       "in their frame record (signed: built with -mbranch-protection?)\n", (unsigned long long)m);
     if (len > 0)
         (void)!write(2, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
 }
@@ -463,6 +509,7 @@ NP_HOOK int backtrace(void **buf, int size)
 NP_HOOK void __monstartup(unsigned long low, unsigned long high) { (void)low, (void)high; }
 NP_HOOK void _mcleanup(void) {}
 
+#if defined(__x86_64__)
 /* The hooks and the trampoline. Each saves what the function may still
  * need: the argument registers (integer and vector, rax the vector count
  * of a variadic call, r10 the static chain) at entry, the return value
@@ -601,6 +648,83 @@ __asm__(".text\n"
         "  jmp *%r11\n"
         "  .cfi_endproc\n"
         ".size np_mcount_return, . - np_mcount_return\n");
+
+#else /* AArch64 */
+/* _mcount, called after the function's prologue with x29 at its frame
+ * record (-pg keeps the frame pointer) and x0 the function's return
+ * address: it saves what the function may still need (x1-x8, q0-q7),
+ * though GCC calls it as any function. The trampoline keeps the return
+ * value (x0, x1, x8, q0-q3) and returns by x30, as the function would. */
+__asm__(".text\n"
+        ".globl _mcount\n"
+        ".type _mcount, %function\n"
+        ".p2align 2\n"
+        "_mcount:\n"
+        "  .cfi_startproc\n"
+        "  stp x29, x30, [sp, #-224]!\n"
+        "  .cfi_def_cfa_offset 224\n"
+        "  .cfi_offset x29, -224\n"
+        "  .cfi_offset x30, -216\n"
+        "  mov x29, sp\n"
+        "  stp x0, x1, [sp, #16]\n"
+        "  stp x2, x3, [sp, #32]\n"
+        "  stp x4, x5, [sp, #48]\n"
+        "  stp x6, x7, [sp, #64]\n"
+        "  str x8, [sp, #80]\n"
+        "  stp q0, q1, [sp, #96]\n"
+        "  stp q2, q3, [sp, #128]\n"
+        "  stp q4, q5, [sp, #160]\n"
+        "  stp q6, q7, [sp, #192]\n"
+        "  ldr x9, [x29]\n"
+        "  add x0, x9, #8\n"
+        "  mov x1, x30\n"
+        "  mov x2, #3\n"
+        "  add x3, sp, #16\n"
+        "  bl np_mcount_enter\n"
+        "  ldp x0, x1, [sp, #16]\n"
+        "  ldp x2, x3, [sp, #32]\n"
+        "  ldp x4, x5, [sp, #48]\n"
+        "  ldp x6, x7, [sp, #64]\n"
+        "  ldr x8, [sp, #80]\n"
+        "  ldp q0, q1, [sp, #96]\n"
+        "  ldp q2, q3, [sp, #128]\n"
+        "  ldp q4, q5, [sp, #160]\n"
+        "  ldp q6, q7, [sp, #192]\n"
+        "  ldp x29, x30, [sp], #224\n"
+        "  .cfi_def_cfa_offset 0\n"
+        "  .cfi_restore x29\n"
+        "  .cfi_restore x30\n"
+        "  ret\n"
+        "  .cfi_endproc\n"
+        ".size _mcount, . - _mcount\n"
+        ".globl np_mcount_return\n"
+        ".hidden np_mcount_return\n"
+        ".type np_mcount_return, %function\n"
+        ".p2align 2\n"
+        "  nop\n"
+        "np_mcount_return:\n"
+        "  .cfi_startproc\n"
+        "  .cfi_undefined x30\n"
+        "  stp x29, x30, [sp, #-112]!\n"
+        "  mov x29, sp\n"
+        "  stp x0, x1, [sp, #16]\n"
+        "  str x8, [sp, #32]\n"
+        "  stp q0, q1, [sp, #48]\n"
+        "  stp q2, q3, [sp, #80]\n"
+        "  add x0, sp, #112\n"
+        "  add x1, sp, #16\n"
+        "  bl np_mcount_exit\n"
+        "  mov x30, x0\n"
+        "  ldp x0, x1, [sp, #16]\n"
+        "  ldr x8, [sp, #32]\n"
+        "  ldp q0, q1, [sp, #48]\n"
+        "  ldp q2, q3, [sp, #80]\n"
+        "  ldr x29, [sp]\n"
+        "  add sp, sp, #112\n"
+        "  ret\n"
+        "  .cfi_endproc\n"
+        ".size np_mcount_return, . - np_mcount_return\n");
+#endif
 
 #else /* no hooks for -pg on this CPU yet */
 
