@@ -171,6 +171,23 @@ static const char *parse_file(struct elf_file *f)
 static const char *load_file(struct elf_file *f)
 {
     GElf_Ehdr eh;
+    /* A trace recorded on another system (a board, qemu-user) names its
+     * libraries as they were there: NANOPROF_SYSROOT, as gdb's sysroot, is
+     * where this one keeps that system's files (a build-id that differs
+     * from the recorded one is said, as for any file). */
+    const char *root = getenv("NANOPROF_SYSROOT");
+    if (root && *root && f->path[0] == '/') {
+        char path[4096];
+        int n = snprintf(path, sizeof path, "%s%s", root, f->path);
+        if (n > 0 && (size_t)n < sizeof path && !open_elf(path, &f->fd, &f->elf, &eh))
+            return parse_file(f);
+        if (f->elf)
+            elf_end(f->elf);
+        if (f->fd >= 0)
+            close(f->fd);
+        f->elf = NULL;
+        f->fd = -1;
+    }
     const char *why = open_elf(f->path, &f->fd, &f->elf, &eh);
     return why ? why : parse_file(f);
 }
