@@ -1,0 +1,193 @@
+#!/bin/sh
+# linux_a64.sh CMAKE NANOPROF SRC - the runtime on AArch64 Linux, as a user
+# cross-builds it: configured with cmake/aarch64-linux-gnu.cmake in a fresh
+# build directory (with -Werror) and installed; tests/programs/pg_prog.c
+# and pg_throw.cc built with aarch64-linux-gnu-gcc -pg (GCC's _mcount hook)
+# at -O0 and -O2, run under qemu-aarch64 recording (NANOPROF_RECORD), and
+# read by this host's nanoprof, which has their ELF files:
+# - the exact counts test_pg_cli.sh holds the x86-64 builds to, and the
+#   nesting of the calls equal to this host's x86-64 -pg build of the same
+#   source (which test_pg_cli.sh holds to uftrace's): calls, signal, tail
+#   calls, longjmp, siglongjmp out of a handler, threads, a recursion 100000
+#   deep, backtrace(3) and C++ exceptions (both through the shared library);
+# - the -finstrument-functions build (-O0): the same counts and nesting;
+# - return values (NANOPROF_RETVAL) exact; arguments, which the hook cannot
+#   see, refused in one line by the runtime and by `nanoprof record -A`;
+# - a build with -mbranch-protection (signed return addresses): not hooked,
+#   said with the count, the program's result unchanged;
+# - NANOPROF_SYSROOT: the views find the board's libraries the trace names.
+set -u
+cmake=$1
+np=$2
+src_dir=$3
+np_cmd=record
+. "$src_dir/tests/cli_test.sh"
+need aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ qemu-aarch64 gcc g++
+export LC_ALL=C
+src=$src_dir/tests/programs/pg_prog.c
+throw_src=$src_dir/tests/programs/pg_throw.cc
+. "$src_dir/tests/uftrace_cmp.sh"
+sysroot=/opt/nanoprof/sysroot-arm64
+[ -f "$sysroot/.unpacked" ] || { bad "no $sysroot: run scripts/deps.sh"; exit 1; }
+
+# the runtime, as docs/porting.md's "Linux on another CPU" builds it
+p=$tmp/prefix
+if ! "$cmake" -S "$src_dir" -B "$tmp/build" -DCMAKE_TOOLCHAIN_FILE="$src_dir/cmake/aarch64-linux-gnu.cmake" \
+    -DNP_WERROR=ON -DCMAKE_INSTALL_PREFIX="$p" >"$tmp/log" 2>&1 ||
+    ! "$cmake" --build "$tmp/build" -j 2 >>"$tmp/log" 2>&1 || ! "$cmake" --install "$tmp/build" >>"$tmp/log" 2>&1; then
+    bad "cross build:"; tail -n 30 "$tmp/log"; exit 1
+fi
+ok "the runtime cross-built for AArch64 with -Werror, installed"
+libs="-L$sysroot/usr/lib/aarch64-linux-gnu -Wl,-rpath-link,$sysroot/lib/aarch64-linux-gnu"
+# static: libnanoprof.a as pkg-config's Libs.private link it
+static="$p/lib/libnanoprof.a $libs -lelf -lzstd -ldl -pthread"
+shared="-L$p/lib -lnanoprof-hooks -lnanoprof -pthread"
+export QEMU_LD_PREFIX=/usr/aarch64-linux-gnu
+# the AArch64 C library's files, as the traces name them (/lib/libc.so.6)
+export NANOPROF_SYSROOT=$QEMU_LD_PREFIX
+export QEMU_SET_ENV="LD_LIBRARY_PATH=$p/lib:$sysroot/usr/lib/aarch64-linux-gnu:$sysroot/lib/aarch64-linux-gnu"
+# a64 NAME BIN ARGS...: BIN ARGS under qemu-aarch64, recorded into $tmp/NAME.np
+a64() {
+    a_name=$1
+    shift
+    rm -rf "$tmp/$a_name.np"
+    NANOPROF_RECORD=$tmp/$a_name.np qemu-aarch64 "$@" >"$tmp/$a_name.out" 2>"$tmp/$a_name.err"
+    a_rc=$?
+    if [ $a_rc != 0 ] || [ -s "$tmp/$a_name.err" ]; then
+        bad "$a_name: exit $a_rc:"; cat "$tmp/$a_name.err"
+        return 1
+    fi
+}
+# host NAME BIN ARGS...: the x86-64 build recorded here, the reference
+host() {
+    h_name=$1
+    shift
+    "$np" record -o "$tmp/$h_name.np" -- "$@" >/dev/null 2>"$tmp/$h_name.err" ||
+        { bad "$h_name: host record:"; cat "$tmp/$h_name.err"; }
+}
+# like_host NAME REF: the nesting of the calls as the host build's
+like_host() {
+    nesting "$tmp/$1.np" >"$tmp/a"
+    nesting "$tmp/$2.np" >"$tmp/b"
+    same_files "$1: nesting as the x86-64 build's" "$tmp/b" "$tmp/a"
+}
+
+for opt in -O0 -O2; do
+    bin=$tmp/pg$opt
+    hbin=$tmp/host$opt
+    if ! aarch64-linux-gnu-gcc $opt -pg -g "$src" -o "$bin" $static 2>"$tmp/cc_err" ||
+        ! aarch64-linux-gnu-gcc $opt -pg -g "$src" -o "$bin.so" $shared 2>>"$tmp/cc_err" ||
+        ! gcc $opt -pg -g -pthread "$src" -o "$hbin" 2>>"$tmp/cc_err"; then
+        bad "$opt: build: $(cat "$tmp/cc_err")"
+        continue
+    fi
+    for mode in calls signal tail longjmp sigjmp; do
+        a64 "$mode$opt" "$bin" $mode && host "h$mode$opt" "$hbin" $mode && like_host "$mode$opt" "h$mode$opt"
+    done
+    # (at -O2 GCC turns part of fib's recursion into a loop, as it likes)
+    counts "$tmp/calls$opt.np" | grep -v '^fib ' >"$tmp/a"
+    same "calls$opt: exact counts" "$tmp/a" "leaf 12
+main 1
+mid 6
+top 3"
+    [ $opt = -O2 ] || expect "calls$opt: fib's calls" "$tmp/calls$opt.np" "main 1" "top 3" "mid 6" "leaf 12" "fib 465"
+    expect "signal$opt: exact counts" "$tmp/signal$opt.np" "main 1" "nest 4" "handler 1" "hleaf 3" "after 2"
+    expect "tail$opt: exact counts" "$tmp/tail$opt.np" "main 1" "tail_a 3" "tail_b 3" "tail_c 3" "leaf 6"
+    expect "longjmp$opt: exact counts" "$tmp/longjmp$opt.np" "main 1" "guard 1" "jumper 12" "after 2"
+    expect "sigjmp$opt: exact counts" "$tmp/sigjmp$opt.np" "main 1" "sig_guard 1" "nest 4" "handler 1" "hleaf 3" \
+        "after 2"
+    if a64 "threads$opt" "$bin" threads; then
+        expect "threads$opt: exact counts" "$tmp/threads$opt.np" "main 1" "worker 4" "wleaf 4000"
+    fi
+    # (at -O2 GCC for AArch64 turns deep's recursion into a loop)
+    if [ $opt = -O0 ] && a64 "deep$opt" "$bin" deep 100000 && grep -q "deep 100000" "$tmp/deep$opt.out"; then
+        expect "deep$opt: 100001 calls deep" "$tmp/deep$opt.np" "main 1" "deep 100001" "leaf 1"
+        nesting "$tmp/deep$opt.np" | sort -n | tail -n 1 >"$tmp/a"
+        same "deep$opt: nesting 100001 deep" "$tmp/a" "100001 deep"
+    fi
+    # through the shared library, which stands in front of backtrace(3)
+    if a64 "backtrace$opt" "$bin.so" backtrace; then
+        same "backtrace$opt: backtrace(3) sees the callers" "$tmp/backtrace$opt.out" "bt: bt4 bt3 bt2 bt1 main"
+    fi
+    # C++ exceptions (the shared library's unwinder interposition)
+    if aarch64-linux-gnu-g++ $opt -pg "$throw_src" -o "$tmp/throw$opt" $shared 2>"$tmp/cc_err" &&
+        g++ $opt -pg "$throw_src" -o "$tmp/hthrow$opt" 2>>"$tmp/cc_err"; then
+        if a64 "throw$opt" "$tmp/throw$opt" && host "hthrow$opt" "$tmp/hthrow$opt"; then
+            like_host "throw$opt" "hthrow$opt"
+            counts "$tmp/throw$opt.np" | grep -v Guard >"$tmp/a"
+            same "throw$opt: exact counts" "$tmp/a" "after 2
+catcher 2
+caught_leaf 4
+dtor_leaf 13
+main 1
+outer 1
+rethrower 1
+thrower 13"
+        fi
+    else
+        bad "throw$opt: build: $(cat "$tmp/cc_err")"
+    fi
+done
+
+# the board's libraries as the trace names them: found under
+# NANOPROF_SYSROOT, said without it
+NANOPROF_SYSROOT= "$np" report "$tmp/calls-O0.np" >/dev/null 2>"$tmp/err"
+grep -q "^nanoprof report: warning: /lib/libc.so.6: cannot read symbols" "$tmp/err" &&
+    ok "without NANOPROF_SYSROOT: the board's libc said unread" || { bad "no sysroot:"; cat "$tmp/err"; }
+"$np" report "$tmp/calls-O0.np" >/dev/null 2>"$tmp/err"
+[ ! -s "$tmp/err" ] && ok "NANOPROF_SYSROOT: every file read" || { bad "sysroot:"; cat "$tmp/err"; }
+
+# -finstrument-functions, the same source: the same calls
+if aarch64-linux-gnu-gcc -O0 -finstrument-functions "$src" -o "$tmp/cyg" $static 2>"$tmp/cc_err"; then
+    for mode in calls signal tail longjmp; do
+        if a64 "cyg$mode" "$tmp/cyg" $mode; then
+            counts "$tmp/cyg$mode.np" >"$tmp/a"
+            counts "$tmp/$mode-O0.np" >"$tmp/b"
+            same_files "-finstrument-functions $mode: counts as -pg's" "$tmp/b" "$tmp/a"
+            nesting "$tmp/cyg$mode.np" >"$tmp/a"
+            nesting "$tmp/$mode-O0.np" >"$tmp/b"
+            same_files "-finstrument-functions $mode: nesting as -pg's" "$tmp/b" "$tmp/a"
+        fi
+    done
+else
+    bad "cyg build: $(cat "$tmp/cc_err")"
+fi
+
+# return values, from x0 at the return; arguments refused
+bin=$tmp/pg-O2
+if NANOPROF_RETVAL='add@retval;greet@retval/s;pass@retval/x' a64 retval "$bin" args; then
+    lines() {
+        "$np" replay "$1" | awk '/Function$/ { col = index($0, "Function"); next } /^#/ || !col { next }
+            { print substr($0, col) }'
+    }
+    lines "$tmp/retval.np" | sort >"$tmp/a"
+    same "return values exact" "$tmp/a" '  add = 4
+  add = 42
+  greet = "world"
+  greet = NULL
+  pass = 0x1234
+main {
+} /* main */'
+fi
+NANOPROF_RECORD=$tmp/args.np NANOPROF_ARGS='add@arg1' qemu-aarch64 "$bin" args >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc = 0 ] || bad "NANOPROF_ARGS: the program's exit $rc"
+status "NANOPROF_ARGS on AArch64 -pg: refused in one line" 0 "sees no arguments"
+run -A add@arg1 -o "$tmp/bad.np" -- "$bin" args
+status "record -A on an AArch64 -pg build: refused" 2 "sees no arguments"
+[ ! -e "$tmp/bad.np" ] || bad "record -A: a trace was made"
+
+# signed return addresses (pointer authentication): qemu-aarch64 runs the
+# signing instructions; the calls are not hooked, and said
+if aarch64-linux-gnu-gcc -O2 -pg -mbranch-protection=pac-ret "$src" -o "$tmp/pac" $static 2>"$tmp/cc_err"; then
+    NANOPROF_RECORD=$tmp/pac.np qemu-aarch64 "$tmp/pac" calls >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    same "pac-ret: the program's result" "$tmp/out" "fib 144"
+    grep -q "calls of -pg code were not hooked: their return address was not the one in their frame record" \
+        "$tmp/err" && ok "pac-ret: the unhooked calls said" || { bad "pac-ret: not said (exit $rc):"; cat "$tmp/err"; }
+else
+    bad "pac build: $(cat "$tmp/cc_err")"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
