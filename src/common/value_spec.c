@@ -123,16 +123,3 @@ int np_value_spec_parse(const char *text, int retval, struct np_value_spec *out,
     return 0;
 }
 
-uint64_t np_value_cut(const struct np_value_item *item, uint64_t v, unsigned word)
-{
-    unsigned bits = item->bits ? item->bits : word;
-    if (item->format == NP_VAL_STR || item->format == NP_VAL_PTR)
-        bits = word;
-    if (bits >= 64)
-        return v;
-    uint64_t mask = (UINT64_C(1) << bits) - 1;
-    v &= mask;
-    if (item->format == NP_VAL_INT && (v >> (bits - 1)) & 1)
-        v |= ~mask;
-    return v;
-}

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "trace_format.h" /* the formats */
 
 #define NP_VALUE_ARGS_MAX 6   /* rdi, rsi, rdx, rcx, r8, r9 (x86-64) */
 #define NP_VALUE_SPECS_MAX 64 /* specs in one run */
@@ -36,6 +37,18 @@ int np_value_spec_parse(const char *text, int retval, struct np_value_spec *out,
 
 /* V, read from a register of WORD bits (64 on x86-64, 32 on ARM), as ITEM
  * keeps it: cut to its bits, sign-extended for signed ones. */
-uint64_t np_value_cut(const struct np_value_item *item, uint64_t v, unsigned word);
+static inline uint64_t np_value_cut(const struct np_value_item *item, uint64_t v, unsigned word)
+{
+    unsigned bits = item->bits ? item->bits : word;
+    if (item->format == NP_VAL_STR || item->format == NP_VAL_PTR)
+        bits = word;
+    if (bits >= 64)
+        return v;
+    uint64_t mask = (UINT64_C(1) << bits) - 1;
+    v &= mask;
+    if (item->format == NP_VAL_INT && (v >> (bits - 1)) & 1)
+        v |= ~mask;
+    return v;
+}
 
 #endif

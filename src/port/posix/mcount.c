@@ -86,6 +86,7 @@ struct rstack {
 
 static NP_PORT_TLS struct rstack rs;
 void (*np_mcount_values)(uintptr_t fn, const uint64_t *regs, int retval);
+void (*np_mcount_retvals)(uintptr_t fn, const uint64_t *regs, int retval);
 static uint64_t unhooked;  /* calls not hooked: no memory, or inside a growth */
 static uint64_t unfound;   /* AArch64: calls whose return address was not in the frame record */
 static pthread_key_t rs_key;
@@ -393,7 +394,7 @@ __attribute__((used, visibility("hidden"))) uintptr_t np_mcount_exit(uintptr_t *
     }
     rs_close_above(r, (uint32_t)i + 1);
     uintptr_t ret = r->v[first].ret;
-    void (*values)(uintptr_t, const uint64_t *, int) = __atomic_load_n(&np_mcount_values, __ATOMIC_RELAXED);
+    void (*values)(uintptr_t, const uint64_t *, int) = __atomic_load_n(&np_mcount_retvals, __ATOMIC_RELAXED);
     if (values)
         values(r->v[i].fn, regs, 1);
     for (; i >= first; i--) {
@@ -731,6 +732,7 @@ __asm__(".text\n"
 void np_port_args_start(void (*fn)(uintptr_t self, const uintptr_t *regs)) { (void)fn; }
 
 void (*np_mcount_values)(uintptr_t fn, const uint64_t *regs, int retval);
+void (*np_mcount_retvals)(uintptr_t fn, const uint64_t *regs, int retval);
 void np_mcount_setjmp(const void *env) { (void)env; }
 void np_mcount_longjmp(const void *env) { (void)env; }
 void np_mcount_unwinding(void) {}

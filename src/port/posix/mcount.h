@@ -17,10 +17,12 @@ void np_mcount_longjmp(const void *env);
 void np_mcount_unwinding(void);
 void np_mcount_unwound(const void *live);
 void np_mcount_caught(void);
-/* Set (by the recorder, for -A and -R): called after each entry event
- * with the argument registers (REGS[0] the first integer argument's),
- * and before each exit event (RETVAL 1) with REGS[0] the return value. */
+/* Set (by the recorder, for -A and -R): the first called after each
+ * entry event with the argument registers (REGS[0] the first integer
+ * argument's, RETVAL 0), the second before each exit event (RETVAL 1)
+ * with REGS[0] the return value; each only when some spec asks. */
 extern void (*np_mcount_values)(uintptr_t fn, const uint64_t *regs, int retval);
+extern void (*np_mcount_retvals)(uintptr_t fn, const uint64_t *regs, int retval);
 
 /* The -mfentry hook as a patched entry's jump reaches it (patch.c): the
  * function starts five bytes before the hook's return address. */

@@ -224,6 +224,8 @@ int np_rec_values_configure(void)
         np_rec_say("NANOPROF_ARGS/NANOPROF_RETVAL", "not with NANOPROF_MIN_NS (a time filter)");
         return 0;
     }
-    __atomic_store_n(&np_mcount_values, values, __ATOMIC_RELEASE);
+    /* each hook only where a spec asks for its values */
+    for (unsigned i = 0; i < nspecs; i++)
+        __atomic_store_n(spec_retval[i] ? &np_mcount_retvals : &np_mcount_values, values, __ATOMIC_RELEASE);
     return 1;
 }
