@@ -11,6 +11,8 @@
 #   calls, longjmp, siglongjmp out of a handler, threads, a recursion 100000
 #   deep, backtrace(3) and C++ exceptions (both through the shared library);
 # - the -finstrument-functions build (-O0): the same counts and nesting;
+# - the call trace (log, stack) and function cost read back in the program
+#   (tests/programs/pg_inproc.c): exact, -pg as -finstrument-functions;
 # - return values (NANOPROF_RETVAL) exact; arguments, which the hook cannot
 #   see, refused in one line by the runtime and by `nanoprof record -A`;
 # - a build with -mbranch-protection (signed return addresses): not hooked,
@@ -127,6 +129,34 @@ thrower 13"
     else
         bad "throw$opt: build: $(cat "$tmp/cc_err")"
     fi
+done
+
+# the call trace (log and stack mode) and function cost in the program,
+# read back by it (tests/programs/pg_inproc.c): exact, and as the
+# -finstrument-functions build's
+for opt in -O0 -O2; do
+    for flags in -pg -finstrument-functions; do
+        bin=$tmp/inproc$opt$flags
+        if ! aarch64-linux-gnu-gcc $opt $flags -I"$p/include" "$src_dir/tests/programs/pg_inproc.c" -o "$bin" $static \
+            2>"$tmp/cc_err"; then
+            bad "inproc $opt $flags: build: $(cat "$tmp/cc_err")"
+            continue
+        fi
+        qemu-aarch64 "$bin" >"$tmp/out" 2>"$tmp/err" || bad "inproc $opt $flags: exit $?"
+        same "in-process call trace and cost, $opt $flags" "$tmp/out" "log 0 top
+log 1 mid
+log 2 leaf
+log 2 leaf
+log 1 mid
+log 2 leaf
+log 2 leaf
+stack 0 chain
+stack 1 inner
+cost top 5
+cost mid 10
+cost leaf 20
+lost 0"
+    done
 done
 
 # the board's libraries as the trace names them: found under
