@@ -1,6 +1,7 @@
 # uftrace_cmp.sh - sourced by the shell tests that record a program with
 # `nanoprof record` and `uftrace record` on the same binary
-# (test_pg_cli.sh, test_patch_cli.sh) and compare the two. Source it after
+# (test_pg_cli.sh, test_patch_cli.sh) and compare the two, and by
+# tests/port/linux_a64.sh for its counts and nesting. Source it after
 # cli_test.sh.
 
 # counts TRACE: "name calls" of every function, sorted
@@ -57,4 +58,15 @@ like_uftrace() {
         same_files "$1: nesting as uftrace's" "$tmp/b" "$tmp/a"
     fi
 }
-
+# throw_counts NAME TRACE: tests/programs/pg_throw.cc's exact counts
+throw_counts() {
+    counts "$2" | grep -v Guard >"$tmp/a"
+    same "$1" "$tmp/a" "after 2
+catcher 2
+caught_leaf 4
+dtor_leaf 13
+main 1
+outer 1
+rethrower 1
+thrower 13"
+}
