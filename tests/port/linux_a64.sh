@@ -2,12 +2,13 @@
 # linux_a64.sh CMAKE NANOPROF SRC - the runtime on AArch64 Linux, as a user
 # cross-builds it: configured with cmake/aarch64-linux-gnu.cmake in a fresh
 # build directory (with -Werror) and installed; tests/programs/pg_prog.c
-# and pg_throw.cc built with aarch64-linux-gnu-gcc -pg (GCC's _mcount hook)
-# at -O0 and -O2, run under qemu-aarch64 recording (NANOPROF_RECORD), and
+# and pg_throw.cc built with -pg (the _mcount hook) by aarch64-linux-gnu-gcc
+# and by Clang for the same target, at -O0 and -O2, run under qemu-aarch64
+# recording (NANOPROF_RECORD), and
 # read by this host's nanoprof, which has their ELF files:
 # - the exact counts test_pg_cli.sh holds the x86-64 builds to, and the
 #   nesting of the calls equal to this host's x86-64 -pg build of the same
-#   source (which test_pg_cli.sh holds to uftrace's): calls, signal, tail
+#   source by the same compiler (which test_pg_cli.sh holds to uftrace's): calls, signal, tail
 #   calls, longjmp, siglongjmp out of a handler, threads, a recursion 100000
 #   deep, backtrace(3) and C++ exceptions (both through the shared library);
 # - the -finstrument-functions build (-O0): the same counts and nesting;
@@ -24,7 +25,7 @@ np=$2
 src_dir=$3
 np_cmd=record
 . "$src_dir/tests/cli_test.sh"
-need aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ qemu-aarch64 gcc g++
+need aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ qemu-aarch64 gcc g++ clang clang++
 export LC_ALL=C
 src=$src_dir/tests/programs/pg_prog.c
 throw_src=$src_dir/tests/programs/pg_throw.cc
@@ -74,53 +75,60 @@ like_host() {
     same_files "$1: nesting as the x86-64 build's" "$tmp/b" "$tmp/a"
 }
 
-for opt in -O0 -O2; do
-    bin=$tmp/pg$opt
-    hbin=$tmp/host$opt
-    if ! aarch64-linux-gnu-gcc $opt -pg -g "$src" -o "$bin" $static 2>"$tmp/cc_err" ||
-        ! aarch64-linux-gnu-gcc $opt -pg -g "$src" -o "$bin.so" $shared 2>>"$tmp/cc_err" ||
-        ! gcc $opt -pg -g -pthread "$src" -o "$hbin" 2>>"$tmp/cc_err"; then
-        bad "$opt: build: $(cat "$tmp/cc_err")"
-        continue
-    fi
-    for mode in calls signal tail longjmp sigjmp; do
-        a64 "$mode$opt" "$bin" $mode && host "h$mode$opt" "$hbin" $mode && like_host "$mode$opt" "h$mode$opt"
-    done
-    # (at -O2 GCC turns part of fib's recursion into a loop, as it likes)
-    counts "$tmp/calls$opt.np" | grep -v '^fib ' >"$tmp/a"
-    same "calls$opt: exact counts" "$tmp/a" "leaf 12
+for cc in gcc clang; do
+    for opt in -O0 -O2; do
+        # GCC's cross compiler, or Clang for the same target (GCC's C library
+        # and libraries); the host's same compiler for the reference
+        if [ $cc = gcc ]; then a64cc=aarch64-linux-gnu-gcc a64cxx=aarch64-linux-gnu-g++ hcxx=g++
+        else a64cc="clang --target=aarch64-linux-gnu" a64cxx="clang++ --target=aarch64-linux-gnu" hcxx=clang++; fi
+        t=$cc$opt
+        bin=$tmp/pg$t
+        hbin=$tmp/host$t
+        if ! $a64cc $opt -pg -g "$src" -o "$bin" $static 2>"$tmp/cc_err" ||
+            ! $a64cc $opt -pg -g "$src" -o "$bin.so" $shared 2>>"$tmp/cc_err" ||
+            ! $cc $opt -pg -g -pthread "$src" -o "$hbin" 2>>"$tmp/cc_err"; then
+            bad "$t: build: $(cat "$tmp/cc_err")"
+            continue
+        fi
+        for mode in calls signal tail longjmp sigjmp; do
+            a64 "$mode$t" "$bin" $mode && host "h$mode$t" "$hbin" $mode && like_host "$mode$t" "h$mode$t"
+        done
+        # (at -O2 GCC turns part of fib's recursion into a loop, as it likes)
+        counts "$tmp/calls$t.np" | grep -v '^fib ' >"$tmp/a"
+        same "calls$t: exact counts" "$tmp/a" "leaf 12
 main 1
 mid 6
 top 3"
-    [ $opt = -O2 ] || expect "calls$opt: fib's calls" "$tmp/calls$opt.np" "main 1" "top 3" "mid 6" "leaf 12" "fib 465"
-    expect "signal$opt: exact counts" "$tmp/signal$opt.np" "main 1" "nest 4" "handler 1" "hleaf 3" "after 2"
-    expect "tail$opt: exact counts" "$tmp/tail$opt.np" "main 1" "tail_a 3" "tail_b 3" "tail_c 3" "leaf 6"
-    expect "longjmp$opt: exact counts" "$tmp/longjmp$opt.np" "main 1" "guard 1" "jumper 12" "after 2"
-    expect "sigjmp$opt: exact counts" "$tmp/sigjmp$opt.np" "main 1" "sig_guard 1" "nest 4" "handler 1" "hleaf 3" \
-        "after 2"
-    if a64 "threads$opt" "$bin" threads; then
-        expect "threads$opt: exact counts" "$tmp/threads$opt.np" "main 1" "worker 4" "wleaf 4000"
-    fi
-    # (at -O2 GCC for AArch64 turns deep's recursion into a loop)
-    if [ $opt = -O0 ] && a64 "deep$opt" "$bin" deep 100000 && grep -q "deep 100000" "$tmp/deep$opt.out"; then
-        expect "deep$opt: 100001 calls deep" "$tmp/deep$opt.np" "main 1" "deep 100001" "leaf 1"
-        nesting "$tmp/deep$opt.np" | sort -n | tail -n 1 >"$tmp/a"
-        same "deep$opt: nesting 100001 deep" "$tmp/a" "100001 deep"
-    fi
-    # through the shared library, which stands in front of backtrace(3)
-    if a64 "backtrace$opt" "$bin.so" backtrace; then
-        same "backtrace$opt: backtrace(3) sees the callers" "$tmp/backtrace$opt.out" "bt: bt4 bt3 bt2 bt1 main"
-    fi
-    # C++ exceptions (the shared library's unwinder interposition)
-    if aarch64-linux-gnu-g++ $opt -pg "$throw_src" -o "$tmp/throw$opt" $shared 2>"$tmp/cc_err" &&
-        g++ $opt -pg "$throw_src" -o "$tmp/hthrow$opt" 2>>"$tmp/cc_err"; then
-        if a64 "throw$opt" "$tmp/throw$opt" && host "hthrow$opt" "$tmp/hthrow$opt"; then
-            like_host "throw$opt" "hthrow$opt"
-            throw_counts "throw$opt: exact counts" "$tmp/throw$opt.np"
+        [ $opt = -O2 ] || expect "calls$t: fib's calls" "$tmp/calls$t.np" "main 1" "top 3" "mid 6" "leaf 12" "fib 465"
+        expect "signal$t: exact counts" "$tmp/signal$t.np" "main 1" "nest 4" "handler 1" "hleaf 3" "after 2"
+        expect "tail$t: exact counts" "$tmp/tail$t.np" "main 1" "tail_a 3" "tail_b 3" "tail_c 3" "leaf 6"
+        expect "longjmp$t: exact counts" "$tmp/longjmp$t.np" "main 1" "guard 1" "jumper 12" "after 2"
+        expect "sigjmp$t: exact counts" "$tmp/sigjmp$t.np" "main 1" "sig_guard 1" "nest 4" "handler 1" "hleaf 3" \
+            "after 2"
+        if a64 "threads$t" "$bin" threads; then
+            expect "threads$t: exact counts" "$tmp/threads$t.np" "main 1" "worker 4" "wleaf 4000"
         fi
-    else
-        bad "throw$opt: build: $(cat "$tmp/cc_err")"
-    fi
+        # (at -O2 the compilers for AArch64 turn deep's recursion into a loop)
+        if [ $opt = -O0 ] && a64 "deep$t" "$bin" deep 100000 && grep -q "deep 100000" "$tmp/deep$t.out"; then
+            expect "deep$t: 100001 calls deep" "$tmp/deep$t.np" "main 1" "deep 100001" "leaf 1"
+            nesting "$tmp/deep$t.np" | sort -n | tail -n 1 >"$tmp/a"
+            same "deep$t: nesting 100001 deep" "$tmp/a" "100001 deep"
+        fi
+        # through the shared library, which stands in front of backtrace(3)
+        if a64 "backtrace$t" "$bin.so" backtrace; then
+            same "backtrace$t: backtrace(3) sees the callers" "$tmp/backtrace$t.out" "bt: bt4 bt3 bt2 bt1 main"
+        fi
+        # C++ exceptions (the shared library's unwinder interposition)
+        if $a64cxx $opt -pg "$throw_src" -o "$tmp/throw$t" $shared 2>"$tmp/cc_err" &&
+            $hcxx $opt -pg "$throw_src" -o "$tmp/hthrow$t" 2>>"$tmp/cc_err"; then
+            if a64 "throw$t" "$tmp/throw$t" && host "hthrow$t" "$tmp/hthrow$t"; then
+                like_host "throw$t" "hthrow$t"
+                throw_counts "throw$t: exact counts" "$tmp/throw$t.np"
+            fi
+        else
+            bad "throw$t: build: $(cat "$tmp/cc_err")"
+        fi
+    done
 done
 
 # the call trace (log and stack mode) and function cost in the program,
@@ -153,10 +161,10 @@ done
 
 # the board's libraries as the trace names them: found under
 # NANOPROF_SYSROOT, said without it
-NANOPROF_SYSROOT= "$np" report "$tmp/calls-O0.np" >/dev/null 2>"$tmp/err"
+NANOPROF_SYSROOT= "$np" report "$tmp/callsgcc-O0.np" >/dev/null 2>"$tmp/err"
 grep -q "^nanoprof report: warning: /lib/libc.so.6: cannot read symbols" "$tmp/err" &&
     ok "without NANOPROF_SYSROOT: the board's libc said unread" || { bad "no sysroot:"; cat "$tmp/err"; }
-"$np" report "$tmp/calls-O0.np" >/dev/null 2>"$tmp/err"
+"$np" report "$tmp/callsgcc-O0.np" >/dev/null 2>"$tmp/err"
 [ ! -s "$tmp/err" ] && ok "NANOPROF_SYSROOT: every file read" || { bad "sysroot:"; cat "$tmp/err"; }
 
 # -finstrument-functions, the same source: the same calls
@@ -164,10 +172,10 @@ if aarch64-linux-gnu-gcc -O0 -finstrument-functions "$src" -o "$tmp/cyg" $static
     for mode in calls signal tail longjmp; do
         if a64 "cyg$mode" "$tmp/cyg" $mode; then
             counts "$tmp/cyg$mode.np" >"$tmp/a"
-            counts "$tmp/$mode-O0.np" >"$tmp/b"
+            counts "$tmp/${mode}gcc-O0.np" >"$tmp/b"
             same_files "-finstrument-functions $mode: counts as -pg's" "$tmp/b" "$tmp/a"
             nesting "$tmp/cyg$mode.np" >"$tmp/a"
-            nesting "$tmp/$mode-O0.np" >"$tmp/b"
+            nesting "$tmp/${mode}gcc-O0.np" >"$tmp/b"
             same_files "-finstrument-functions $mode: nesting as -pg's" "$tmp/b" "$tmp/a"
         fi
     done
@@ -176,7 +184,7 @@ else
 fi
 
 # return values, from x0 at the return; arguments refused
-bin=$tmp/pg-O2
+bin=$tmp/pggcc-O2
 if NANOPROF_RETVAL='add@retval;greet@retval/s;pass@retval/x' a64 retval "$bin" args; then
     lines() {
         "$np" replay "$1" | awk '/Function$/ { col = index($0, "Function"); next } /^#/ || !col { next }
@@ -205,7 +213,7 @@ if aarch64-linux-gnu-gcc -O2 -pg -mbranch-protection=pac-ret "$src" -o "$tmp/pac
     NANOPROF_RECORD=$tmp/pac.np qemu-aarch64 "$tmp/pac" calls >"$tmp/out" 2>"$tmp/err"
     rc=$?
     same "pac-ret: the program's result" "$tmp/out" "fib 144"
-    grep -q "calls of -pg code were not hooked: their return address was not the one in their frame record" \
+    grep -q "calls of -pg code were not hooked: their return address is signed" \
         "$tmp/err" && ok "pac-ret: the unhooked calls said" || { bad "pac-ret: not said (exit $rc):"; cat "$tmp/err"; }
 else
     bad "pac build: $(cat "$tmp/cc_err")"

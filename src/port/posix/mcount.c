@@ -14,8 +14,8 @@
  * thread's, with the slot's address and the function's, and the function's
  * return comes to the trampoline, which tells the exit and jumps to it.
  * On AArch64 a return address signed by pointer authentication
- * (-mbranch-protection) is not the one _mcount is given: such a call is
- * left unhooked, and counted.
+ * (-mbranch-protection) cannot be replaced without breaking its signature:
+ * such a call is left unhooked, and counted.
  *
  * A return that does not come to the top of the return stack (a frame left
  * by a jump the C library's longjmp did not tell, a coroutine's switch) is
@@ -88,7 +88,7 @@ static NP_PORT_TLS struct rstack rs;
 void (*np_mcount_values)(uintptr_t fn, const uint64_t *regs, int retval);
 void (*np_mcount_retvals)(uintptr_t fn, const uint64_t *regs, int retval);
 static uint64_t unhooked;  /* calls not hooked: no memory, or inside a growth */
-static uint64_t unfound;   /* AArch64: calls whose return address was not in the frame record */
+static uint64_t unfound;   /* AArch64: calls whose return address is signed */
 static pthread_key_t rs_key;
 static pthread_once_t rs_once = PTHREAD_ONCE_INIT;
 
@@ -315,8 +315,10 @@ __attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot
     uintptr_t fn = fentry == HOOK_PATCHED ? ret - 5 : fentry == HOOK_FENTRY ? fentry_start(ret) : ret;
     uintptr_t parent = *slot;
     int tail = parent == (uintptr_t)np_mcount_return;
-    if (fentry == HOOK_A64_MCOUNT && parent != regs[0]) {
-        __atomic_fetch_add(&unfound, 1, __ATOMIC_RELAXED); /* signed, or not where x29 says */
+    if (fentry == HOOK_A64_MCOUNT && parent >> 48) {
+        /* signed: a pointer authentication code in the bits above the
+         * address (GCC passes the stripped address in x0, Clang nothing) */
+        __atomic_fetch_add(&unfound, 1, __ATOMIC_RELAXED);
         return;
     }
     if (tail) {
@@ -379,9 +381,9 @@ static long rs_ending(const struct rstack *r, const uintptr_t *sp, long *call)
     return i;
 }
 
-/* From the trampoline, with the stack as the function's return left it:
- * SP is one word above the slot; REGS[0] is rax as the function returned
- * it. Returns where the function returns to. */
+/* From the trampoline, with the stack as the function's return left it
+ * (SP); REGS[0] is the return value's register (rax, x0) as the function
+ * returned it. Returns where the function returns to. */
 __attribute__((used, visibility("hidden"))) uintptr_t np_mcount_exit(uintptr_t *sp, const uint64_t *regs)
 {
     struct rstack *r = &rs;
@@ -461,8 +463,8 @@ __attribute__((destructor)) static void say_unhooked(void)
                        "or with no memory for it)\n", (unsigned long long)n);
     if (m)
         len += snprintf(line + len, sizeof line - (size_t)len,
-                       "nanoprof: %llu calls of -pg code were not hooked: their return address was not the one "
-                       "in their frame record (signed: built with -mbranch-protection?)\n", (unsigned long long)m);
+                       "nanoprof: %llu calls of -pg code were not hooked: their return address is signed "
+                       "(built with -mbranch-protection)\n", (unsigned long long)m);
     if (len > 0)
         (void)!write(2, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
 }
