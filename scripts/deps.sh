@@ -2,15 +2,18 @@
 # deps.sh - installs the Debian packages nanoprof needs to build, test and
 # benchmark (apt-get when root), or prints the exact apt line and fails.
 set -eu
-PKGS="cmake make gcc g++ clang pkg-config libelf-dev libdw-dev libzstd-dev libunwind-dev libcmocka-dev uftrace valgrind binutils libc6-dev jq libxml2-utils nodejs gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi qemu-user qemu-system-arm gdb-multiarch libunicorn-dev libcapstone-dev gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross"
+PKGS="cmake make gcc g++ clang pkg-config libelf-dev libdw-dev libzstd-dev libunwind-dev libcmocka-dev uftrace valgrind binutils libc6-dev jq libxml2-utils nodejs gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi qemu-user qemu-system-arm gdb-multiarch libunicorn-dev libcapstone-dev gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf libc6-dev-armhf-cross"
 missing=""
-# The AArch64 runtime's tests (tests/port/linux_a64.sh) link Debian's arm64
-# libelf, libzstd and libunwind: unpacked where cmake/aarch64-linux-gnu.cmake
-# finds them, so that the host's dpkg keeps its one architecture.
-A64_SYSROOT=/opt/nanoprof/sysroot-arm64
-A64_PKGS="libelf1 libelf-dev zlib1g zlib1g-dev libzstd1 libzstd-dev libunwind8 libunwind-dev liblzma5 liblzma-dev"
-a64_missing=""
-[ -f "$A64_SYSROOT/.unpacked" ] || a64_missing=1
+# The runtime's tests on other Linux CPUs (tests/port/linux_cross.sh) link
+# Debian's arm64 and armhf libelf, libzstd and libunwind: unpacked in
+# /opt/nanoprof/sysroot-ARCH, where cmake/<triplet>.cmake finds them, so
+# that the host's dpkg keeps its one architecture.
+SYSROOT_ARCHS="arm64 armhf"
+SYSROOT_PKGS="libelf1 libelf-dev zlib1g zlib1g-dev libzstd1 libzstd-dev libunwind8 libunwind-dev liblzma5 liblzma-dev"
+sysroots=""
+for a in $SYSROOT_ARCHS; do
+    [ -f "/opt/nanoprof/sysroot-$a/.unpacked" ] || sysroots="$sysroots $a"
+done
 # `deps.sh bench`: also what make bench needs: npm, which fetches the
 # SQLite and zstd sources (bench/fetch_sources.sh); a node.js that ships
 # its own npm is fine
@@ -22,10 +25,10 @@ for p in $PKGS; do
         missing="$missing $p"
     fi
 done
-[ -z "$missing" ] && [ -z "$a64_missing" ] && exit 0
-# the apt options that see arm64 packages besides the host's
-a64_apt="-o APT::Architectures::=$(dpkg --print-architecture 2>/dev/null || echo amd64) -o APT::Architectures::=arm64"
-a64_list=$(for p in $A64_PKGS; do printf ' %s:arm64' "$p"; done)
+[ -z "$missing" ] && [ -z "$sysroots" ] && exit 0
+# the apt options that see another architecture's packages besides the host's
+apt_for() { echo "-o APT::Architectures::=$(dpkg --print-architecture 2>/dev/null || echo amd64) -o APT::Architectures::=$1"; }
+list_for() { for p in $SYSROOT_PKGS; do printf ' %s:%s' "$p" "$1"; done; }
 if [ "$(id -u)" = 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     if [ -n "$missing" ]; then
@@ -34,28 +37,33 @@ if [ "$(id -u)" = 0 ]; then
         # shellcheck disable=SC2086
         apt-get install -y -qq --no-install-recommends $missing >/dev/null
     fi
-    if [ -n "$a64_missing" ]; then
-        echo "nanoprof: unpacking$a64_list in $A64_SYSROOT" >&2
+    for a in $sysroots; do
+        dir=/opt/nanoprof/sysroot-$a
+        echo "nanoprof: unpacking$(list_for "$a") in $dir" >&2
         tmp=$(mktemp -d)
-        # shellcheck disable=SC2086
-        apt-get $a64_apt update -qq
-        # shellcheck disable=SC2086
-        (cd "$tmp" && apt-get $a64_apt download $a64_list >/dev/null 2>&1) || {
-            echo "nanoprof: apt-get download$a64_list failed" >&2
+        # (an index of another suite caught mid-sync on the mirror makes
+        # update fail as a whole: what counts is that the download works)
+        # shellcheck disable=SC2046
+        apt-get $(apt_for "$a") update -qq 2>/dev/null ||
+            echo "nanoprof: apt-get update for $a said errors; downloading from the indexes it has" >&2
+        # shellcheck disable=SC2046
+        (cd "$tmp" && apt-get $(apt_for "$a") download $(list_for "$a") >/dev/null 2>&1) || {
+            echo "nanoprof: apt-get download$(list_for "$a") failed" >&2
             exit 1
         }
-        mkdir -p "$A64_SYSROOT"
-        for d in "$tmp"/*.deb; do dpkg-deb -x "$d" "$A64_SYSROOT"; done
+        mkdir -p "$dir"
+        for d in "$tmp"/*.deb; do dpkg-deb -x "$d" "$dir"; done
         rm -rf "$tmp"
-        touch "$A64_SYSROOT/.unpacked"
-    fi
+        touch "$dir/.unpacked"
+    done
 else
     echo "nanoprof: missing packages; run:" >&2
     [ -n "$missing" ] && echo "  sudo apt-get install -y$missing" >&2
-    if [ -n "$a64_missing" ]; then
-        echo "  d=\$(mktemp -d) && cd \$d && sudo apt-get $a64_apt update &&" \
-             "apt-get $a64_apt download$a64_list &&" \
-             "for f in *.deb; do sudo dpkg-deb -x \$f $A64_SYSROOT; done && sudo touch $A64_SYSROOT/.unpacked" >&2
-    fi
+    for a in $sysroots; do
+        echo "  d=\$(mktemp -d) && cd \$d && sudo apt-get $(apt_for "$a") update &&" \
+             "apt-get $(apt_for "$a") download$(list_for "$a") &&" \
+             "for f in *.deb; do sudo dpkg-deb -x \$f /opt/nanoprof/sysroot-$a; done &&" \
+             "sudo touch /opt/nanoprof/sysroot-$a/.unpacked" >&2
+    done
     exit 1
 fi

@@ -438,9 +438,9 @@ static bool imports(Elf *elf, const char *const *names)
 }
 
 static const char *const hook_names[] = { "__cyg_profile_func_enter", "__sanitizer_cov_trace_pc", "mcount",
-                                          "_mcount", "__fentry__", NULL };
-/* -pg's hooks: x86-64's, AArch64's */
-static const char *const pg_names[] = { "mcount", "__fentry__", "_mcount", NULL };
+                                          "_mcount", "__gnu_mcount_nc", "__fentry__", NULL };
+/* -pg's hooks: x86-64's, AArch64's, 32-bit ARM's */
+static const char *const pg_names[] = { "mcount", "__fentry__", "_mcount", "__gnu_mcount_nc", NULL };
 #define imports_pg(elf) imports(elf, pg_names)
 
 /* Whether the ELF lists patchable entries. */

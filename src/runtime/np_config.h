@@ -89,6 +89,12 @@
 #ifndef NP_MCOUNT_MODULES
 #define NP_MCOUNT_MODULES 256
 #endif
+/* 32-bit ARM Linux -pg: how far above the return address the hook is
+ * given it looks for the copy a function saved in its prologue (mcount.c),
+ * in words: the largest frame (locals and saved registers) it finds it in. */
+#ifndef NP_ARM_SCAN_WORDS
+#define NP_ARM_SCAN_WORDS 16384
+#endif
 /* NP_CALLTRACE_ARGS (default 0): call trace records that keep four
  * arguments. Defined in nanoprof/calltrace.h, not here: the program's
  * code depends on it (the record's size), so the build passes it to both

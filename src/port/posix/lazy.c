@@ -62,10 +62,10 @@ struct np_zstd_fns np_zstd;
 LOADER(zstd, NP_LIBZSTD_SONAME, "ZSTD_createCCtx", "ZSTD_freeCCtx", "ZSTD_compressCCtx", "ZSTD_isError")
 
 #if defined(NP_HAVE_LIBUNWIND)
-#if defined(__aarch64__)
-#define NP_UNW_GETCONTEXT /* (lazy.h) */
-#else
+#if defined(__x86_64__)
 #define NP_UNW_GETCONTEXT NP_STR(UNW_ARCH_OBJ(getcontext)),
+#else
+#define NP_UNW_GETCONTEXT /* (an inline assembly macro: lazy.h) */
 #endif
 struct np_unw_fns np_unw;
 LOADER(unw, NP_LIBUNWIND_SONAME, NP_STR(UNW_OBJ(init_local)), NP_STR(UNW_OBJ(init_local2)), NP_STR(UNW_OBJ(step)),

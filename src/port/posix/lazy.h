@@ -70,7 +70,7 @@ struct np_unw_fns {
     __typeof__(unw_step) *step;
     __typeof__(unw_get_reg) *get_reg;
     __typeof__(unw_set_caching_policy) *set_caching_policy;
-#if !defined(__aarch64__) /* (there an inline assembly macro) */
+#if defined(__x86_64__) /* (elsewhere an inline assembly macro) */
     __typeof__(unw_tdep_getcontext) *getcontext;
 #endif
     unw_addr_space_t *local_addr_space;
@@ -82,7 +82,7 @@ int np_lazy_unwind(void);
 #undef unw_step
 #undef unw_get_reg
 #undef unw_set_caching_policy
-#if !defined(__aarch64__)
+#if defined(__x86_64__)
 #undef unw_getcontext
 #endif
 #undef unw_local_addr_space
@@ -91,7 +91,7 @@ int np_lazy_unwind(void);
 #define unw_step np_unw.step
 #define unw_get_reg np_unw.get_reg
 #define unw_set_caching_policy np_unw.set_caching_policy
-#if !defined(__aarch64__)
+#if defined(__x86_64__)
 #define unw_getcontext(uc) np_unw.getcontext(uc)
 #endif
 #define unw_local_addr_space (*np_unw.local_addr_space)

@@ -54,7 +54,7 @@
 #include "../../runtime/hooks.h"
 #include "mcount.h"
 
-#if (defined(__x86_64__) || defined(__aarch64__)) && defined(__linux__)
+#if (defined(__x86_64__) || defined(__aarch64__) || defined(__arm__)) && defined(__linux__)
 
 void __cyg_profile_func_enter(void *fn, void *site);
 void __cyg_profile_func_exit(void *fn, void *site);
@@ -295,7 +295,84 @@ static inline uintptr_t fentry_start(uintptr_t ret)
 }
 
 /* The hooks (the assembly's FENTRY): what each sees. */
-enum { HOOK_MCOUNT, HOOK_FENTRY, HOOK_PATCHED, HOOK_A64_MCOUNT };
+enum { HOOK_MCOUNT, HOOK_FENTRY, HOOK_PATCHED, HOOK_A64_MCOUNT, HOOK_ARM_MCOUNT };
+
+#if defined(__arm__)
+/* 32-bit ARM's __gnu_mcount_nc is called with the function's return
+ * address pushed (at PUSHED), which it pops into lr as it returns: a leaf
+ * function returns from there. A function that calls others has saved lr
+ * in its prologue already, higher in its frame (above its locals), and
+ * returns from that copy: the first word above PUSHED holding the same
+ * address. Nothing else in the frames above holds it (a return address
+ * into the caller, where the caller called this function; a tail call's,
+ * the trampoline's, is not looked for), so the first such word is the one; none within NP_ARM_SCAN_WORDS, or below the
+ * thread's stack top, means a leaf. Each call site's answer (its offset
+ * from PUSHED) is kept, checked at each call against the address. */
+#define NP_ARM_SITES 4096
+static uint64_t arm_sites[NP_ARM_SITES]; /* site << 32 | offset in words, 0: empty */
+static NP_PORT_TLS uintptr_t stack_lo, stack_top; /* the thread's stack, when known */
+
+static void find_stack(void)
+{
+    pthread_attr_t a;
+    void *lo;
+    size_t size;
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+        if (pthread_attr_getstack(&a, &lo, &size) == 0) {
+            stack_lo = (uintptr_t)lo;
+            stack_top = (uintptr_t)lo + size;
+        }
+        pthread_attr_destroy(&a);
+    }
+}
+
+static uintptr_t *arm_slot(uintptr_t *pushed, uintptr_t site, const struct rstack *r)
+{
+    uintptr_t v = *pushed;
+    /* A tail call is reached with the trampoline's address in lr, which
+     * every replaced slot above holds too: the function's own copy, if it
+     * saved one, lies below the slot of the newest call still alive (the
+     * one under the call that jumped here). */
+    uintptr_t *bound = NULL;
+    if (v == (uintptr_t)np_mcount_return)
+        bound = r->n >= 2 ? r->v[r->n - 2].slot : (uintptr_t *)UINTPTR_MAX;
+    unsigned h = (unsigned)((site * 0x9e3779b1u) >> 20) & (NP_ARM_SITES - 1), i = h;
+    for (unsigned k = 0; k < 8; k++, i = (i + 1) & (NP_ARM_SITES - 1)) {
+        uint64_t e = __atomic_load_n(&arm_sites[i], __ATOMIC_ACQUIRE);
+        if (!e)
+            break;
+        if ((uintptr_t)(e >> 32) == site) {
+            uint32_t off = (uint32_t)e;
+            if (pushed[off] == v)
+                return pushed + off;
+            break;
+        }
+    }
+    if (!stack_top)
+        find_stack();
+    uintptr_t *end = pushed + NP_ARM_SCAN_WORDS;
+    if (stack_top && (uintptr_t)end > stack_top)
+        end = (uintptr_t *)stack_top;
+    if (bound && end > bound)
+        end = bound;
+    uint32_t off = 0;
+    for (uintptr_t *q = pushed + 1; q < end; q++)
+        if (*q == v) {
+            off = (uint32_t)(q - pushed);
+            break;
+        }
+    if (bound)
+        return pushed + off; /* (kept from calls that are not tail calls) */
+    uint64_t mine = (uint64_t)site << 32 | off;
+    for (unsigned k = 0; k < 8; k++, h = (h + 1) & (NP_ARM_SITES - 1)) {
+        uint64_t zero = 0;
+        if (__atomic_compare_exchange_n(&arm_sites[h], &zero, mine, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED) ||
+            (uintptr_t)(zero >> 32) == site)
+            break;
+    }
+    return pushed + off;
+}
+#endif
 
 /* From the assembly: SLOT holds the function's return address, RET is the
  * hook's own (in the function), FENTRY says which hook, REGS the argument
@@ -313,9 +390,17 @@ __attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot
     }
     /* a patched entry's call (patch.c) is always five bytes */
     uintptr_t fn = fentry == HOOK_PATCHED ? ret - 5 : fentry == HOOK_FENTRY ? fentry_start(ret) : ret;
+#if defined(__arm__)
+    /* the argument registers as the values hooks take them */
+    uint64_t regs64[4];
+    for (int k = 0; k < 4; k++)
+        regs64[k] = ((const uint32_t *)regs)[k];
+    regs = regs64;
+    slot = arm_slot(slot, ret, r);
+#endif
     uintptr_t parent = *slot;
     int tail = parent == (uintptr_t)np_mcount_return;
-    if (fentry == HOOK_A64_MCOUNT && parent >> 48) {
+    if (fentry == HOOK_A64_MCOUNT && (uint64_t)parent >> 48) {
         /* signed: a pointer authentication code in the bits above the
          * address (GCC passes the stripped address in x0, Clang nothing) */
         __atomic_fetch_add(&unfound, 1, __ATOMIC_RELAXED);
@@ -326,12 +411,24 @@ __attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot
          * here; this call is its child, and both return at once. On
          * AArch64 the callee has a frame record of its own: the caller's
          * call is the newest. */
-        long k = fentry == HOOK_A64_MCOUNT ? (long)r->n - 1 : rs_find(r, slot);
+        long k = fentry >= HOOK_A64_MCOUNT ? (long)r->n - 1 : rs_find(r, slot);
         if (k < 0)
             return;
         rs_close_above(r, (uint32_t)k + 1);
         parent = r->v[k].ret;
     }
+#if defined(__arm__)
+    /* calls whose slot is at or below this one's have ended, left by a
+     * jump (32-bit ARM has no setjmp interposition): a caller's slot is
+     * above its callee's frame. Not on another stack (a signal handler's
+     * alternate one), whose addresses say nothing of the thread's. */
+    if (!tail && (uintptr_t)slot - stack_lo < stack_top - stack_lo) {
+        uint32_t live = r->n;
+        while (live && r->v[live - 1].slot <= slot)
+            live--;
+        rs_close_above(r, live);
+    }
+#endif
     if (r->n == r->cap && rs_grow(r) < 0) {
         __atomic_fetch_add(&unhooked, 1, __ATOMIC_RELAXED);
         return;
@@ -347,8 +444,13 @@ __attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot
         *slot = (uintptr_t)np_mcount_return;
     void (*args)(uintptr_t, const uintptr_t *) = __atomic_load_n(&args_fn, __ATOMIC_RELAXED);
     int seen = fentry != HOOK_A64_MCOUNT; /* the arguments are in REGS */
+#if defined(__arm__)
+    uintptr_t words[4] = { (uintptr_t)regs[0], (uintptr_t)regs[1], (uintptr_t)regs[2], (uintptr_t)regs[3] };
+#else
+    const uintptr_t *words = (const uintptr_t *)regs;
+#endif
     if (args && seen)
-        args(fn, (const uintptr_t *)regs); /* the call trace's, for the record the entry writes */
+        args(fn, words); /* the call trace's, for the record the entry writes */
     __cyg_profile_func_enter((void *)fn, (void *)parent);
     void (*values)(uintptr_t, const uint64_t *, int) = __atomic_load_n(&np_mcount_values, __ATOMIC_RELAXED);
     if (values && seen)
@@ -387,6 +489,10 @@ static long rs_ending(const struct rstack *r, const uintptr_t *sp, long *call)
 __attribute__((used, visibility("hidden"))) uintptr_t np_mcount_exit(uintptr_t *sp, const uint64_t *regs)
 {
     struct rstack *r = &rs;
+#if defined(__arm__)
+    uint64_t ret64[2] = { ((const uint32_t *)regs)[0], ((const uint32_t *)regs)[1] }; /* r0, r1 */
+    regs = ret64;
+#endif
     long i, first = rs_ending(r, sp, &i);
     if (first < 0) {
         static const char msg[] = "nanoprof: a return through a replaced return address with no record of "
@@ -652,7 +758,7 @@ __asm__(".text\n"
         "  .cfi_endproc\n"
         ".size np_mcount_return, . - np_mcount_return\n");
 
-#else /* AArch64 */
+#elif defined(__aarch64__)
 /* _mcount, called after the function's prologue with x29 at its frame
  * record (-pg keeps the frame pointer) and x0 the function's return
  * address: it saves what the function may still need (x1-x8, q0-q7),
@@ -726,6 +832,68 @@ __asm__(".text\n"
         "  add sp, sp, #112\n"
         "  ret\n"
         "  .cfi_endproc\n"
+        ".size np_mcount_return, . - np_mcount_return\n");
+
+#else /* 32-bit ARM (Thumb-2; ARM code reaches it by interworking) */
+/* __gnu_mcount_nc: the function's return address pushed above the hook's
+ * stack, the hook's own in lr; it returns to lr with the pushed word
+ * popped into lr (which may now be the trampoline's). It saves r0-r3 (the
+ * arguments) and d0-d7 (a hard-float call's), r4 and r5 for the stack's
+ * 8-byte alignment. The trampoline keeps the return value (r0-r3, d0-d3:
+ * d0-d7 kept) and returns by bx, to ARM or Thumb code alike. */
+#if defined(__ARM_PCS_VFP)
+#define NP_VPUSH "  vpush {d0-d7}\n"
+#define NP_VPOP "  vpop {d0-d7}\n"
+#define NP_VSIZE "64"
+#else
+#define NP_VPUSH ""
+#define NP_VPOP ""
+#define NP_VSIZE "0"
+#endif
+__asm__(".text\n"
+        ".syntax unified\n"
+        ".thumb\n"
+        ".globl __gnu_mcount_nc\n"
+        ".type __gnu_mcount_nc, %function\n"
+        ".p2align 2\n"
+        ".thumb_func\n"
+        "__gnu_mcount_nc:\n"
+        "  push {r0-r5, lr}\n"
+        NP_VPUSH
+        "  mov r4, sp\n"
+        "  add r0, r4, #(28 + " NP_VSIZE ")\n"
+        "  mov r1, lr\n"
+        "  movs r2, #4\n"
+        "  add r3, r4, #" NP_VSIZE "\n"
+        "  bic r5, r4, #7\n"
+        "  mov sp, r5\n"
+        "  bl np_mcount_enter\n"
+        "  mov sp, r4\n"
+        NP_VPOP
+        "  pop {r0-r5, ip}\n"
+        "  pop {lr}\n"
+        "  bx ip\n"
+        ".size __gnu_mcount_nc, . - __gnu_mcount_nc\n"
+        ".globl np_mcount_return\n"
+        ".hidden np_mcount_return\n"
+        ".type np_mcount_return, %function\n"
+        ".p2align 2\n"
+        "  nop\n"
+        ".thumb_func\n"
+        "np_mcount_return:\n"
+        "  push {r0-r5}\n"
+        NP_VPUSH
+        "  mov r4, sp\n"
+        "  add r0, r4, #(24 + " NP_VSIZE ")\n"
+        "  add r1, r4, #" NP_VSIZE "\n"
+        "  bic r5, r4, #7\n"
+        "  mov sp, r5\n"
+        "  bl np_mcount_exit\n"
+        "  mov ip, r0\n"
+        "  mov sp, r4\n"
+        NP_VPOP
+        "  pop {r0-r5}\n"
+        "  bx ip\n"
         ".size np_mcount_return, . - np_mcount_return\n");
 #endif
 

@@ -12,7 +12,11 @@
 /* One load from the thread pointer, in the shared library too (not
  * __tls_get_addr): src/CMakeLists.txt says what that asks of a dlopen. */
 #define NP_PORT_TLS __thread __attribute__((tls_model("initial-exec")))
+#if __SIZEOF_POINTER__ > 4
 #define NP_PORT_ADDR_BITS 48
+#else
+#define NP_PORT_ADDR_BITS 32 /* (32-bit ARM Linux) */
+#endif
 /* On x86-64, code is mapped below 2^47 (with 5-level paging too: the
  * kernel maps higher only when asked to), so there is nothing to clear,
  * and the hooks save the instructions. */

@@ -218,6 +218,15 @@ int np_rec_values_configure(void)
 #endif
     if (!add_specs("NANOPROF_ARGS", 0) || !add_specs("NANOPROF_RETVAL", 1))
         return 0;
+#if defined(__arm__)
+    for (unsigned i = 0; i < nspecs; i++)
+        for (unsigned k = 0; k < specs[i].n; k++)
+            if (!spec_retval[i] && specs[i].item[k].index > 4) {
+                np_rec_say("NANOPROF_ARGS", "32-bit ARM passes arguments past the fourth on the stack: arg1 to "
+                                            "arg4 only");
+                return 0;
+            }
+#endif
     if (!nspecs)
         return 1;
     if (np_rec_cfg.min_ns) {
