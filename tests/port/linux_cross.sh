@@ -131,13 +131,13 @@ top 3"
         if target_run "backtrace$t" "$bin.so" backtrace; then
             same "backtrace$t: backtrace(3) sees the callers" "$tmp/backtrace$t.out" "bt: bt4 bt3 bt2 bt1 main"
         fi
-        # C++ exceptions (the shared library's unwinder interposition; not
-        # on 32-bit ARM, whose unwinder is ARM's EHABI: docs/instrumenting.md)
-        [ $arch = armhf ] && continue
+        # C++ exceptions (the shared library's unwinder interposition; on
+        # 32-bit ARM, whose unwinder is ARM's EHABI, the destructors' calls
+        # nest in the abandoned ones: the counts, docs/instrumenting.md)
         if $tcxx $opt -pg "$throw_src" -o "$tmp/throw$t" $shared 2>"$tmp/cc_err" &&
             $hcxx $opt -pg "$throw_src" -o "$tmp/hthrow$t" 2>>"$tmp/cc_err"; then
             if target_run "throw$t" "$tmp/throw$t" && host "hthrow$t" "$tmp/hthrow$t"; then
-                like_host "throw$t" "hthrow$t"
+                [ $arch = armhf ] || like_host "throw$t" "hthrow$t"
                 throw_counts "throw$t: exact counts" "$tmp/throw$t.np"
             fi
         else

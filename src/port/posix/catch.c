@@ -232,4 +232,46 @@ NP_HOOK void *__cxa_begin_catch(void *e)
     note_catch((uint64_t)(uintptr_t)__builtin_dwarf_cfa());
     return ((begin_catch_fn)next_fn(RTLD_NEXT, (void **)&real_begin_catch, "__cxa_begin_catch"))(e);
 }
+#elif defined(NP_INTERPOSE_NEXT) && defined(__arm__)
+/* 32-bit ARM's unwinder (EHABI) reads the return addresses too: -pg's
+ * originals go back before a throw, and at the catch the calls whose
+ * frames lay below the handler's are over and the living frames' return
+ * addresses are taken again. The destructors a throw runs on its way are
+ * nested in the calls it abandons (the personality routine, EHABI's own,
+ * is not stood in front of). The unwinder's types are left to it: only
+ * pointers pass. */
+#include <dlfcn.h>
+typedef int (*raise_fn)(void *);
+typedef void *(*begin_catch_fn)(void *);
+static raise_fn real_raise, real_rethrow;
+static begin_catch_fn real_begin_catch;
+
+static void *next_fn(void **slot, const char *name)
+{
+    void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!f) {
+        f = dlsym(RTLD_NEXT, name);
+        __atomic_store_n(slot, f, __ATOMIC_RELEASE);
+    }
+    return f;
+}
+
+NP_HOOK int _Unwind_RaiseException(void *e)
+{
+    np_mcount_unwinding();
+    return ((raise_fn)next_fn((void **)&real_raise, "_Unwind_RaiseException"))(e);
+}
+
+NP_HOOK int _Unwind_Resume_or_Rethrow(void *e)
+{
+    np_mcount_unwinding();
+    return ((raise_fn)next_fn((void **)&real_rethrow, "_Unwind_Resume_or_Rethrow"))(e);
+}
+
+NP_HOOK void *__cxa_begin_catch(void *e)
+{
+    np_mcount_unwound(__builtin_dwarf_cfa());
+    np_mcount_caught();
+    return ((begin_catch_fn)next_fn((void **)&real_begin_catch, "__cxa_begin_catch"))(e);
+}
 #endif
