@@ -327,10 +327,11 @@ for w in $RUN_WORKLOADS; do
     row() { # row LABEL TEXT [CALLS]: overhead per call of CALLS (default $CALLS)
         t=$(best "$1")
         [ -n "$t" ] || return 0
-        awk -v t="$t" -v b="$BASE" -v c="${3:-$CALLS}" -v e="$EMPTY" -v k="$CLOCK" -v u="${UFT:-}" \
+        # (the floors' and uftrace's per call of their own build's calls)
+        awk -v t="$t" -v b="$BASE" -v c="${3:-$CALLS}" -v C="$CALLS" -v e="$EMPTY" -v k="$CLOCK" -v u="${UFT:-}" \
             -v txt="$2" -v label="$1" -v w="$w" -v sum="$SUMMARY" 'BEGIN {
-            o = (t - b) / c; oe = (e - b) / c; ok = (k - b) / c
-            ou = (u == "") ? 0 : (u - b) / c
+            o = (t - b) / c; oe = (e - b) / C; ok = (k - b) / C
+            ou = (u == "") ? 0 : (u - b) / C
             if (label == "base") {
                 printf "%-44s %10.3f %14s %9s %9s %9s\n", txt, t / 1e6, "-", "", "", ""
                 exit
