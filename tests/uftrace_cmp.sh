@@ -70,3 +70,21 @@ outer 1
 rethrower 1
 thrower 13"
 }
+# lines TRACE: replay's function column, indented
+lines() {
+    "$np" replay "$1" | awk '/Function$/ { col = index($0, "Function"); next } /^#/ || !col { next }
+        { print substr($0, col) }'
+}
+# args_values NAME FILE: FILE holds replay's lines (lines) of
+# tests/programs/pg_prog.c's args mode, recorded with its arguments and
+# return values: in any order, exactly these
+args_values() {
+    sort "$2" >"$tmp/sorted"
+    same "$1" "$tmp/sorted" '  add(-1, 5) = 4
+  add(2, 40) = 42
+  greet("world", 3, '"'x'"') = "world"
+  greet(NULL, 0, '"'y'"') = NULL
+  pass(0x1234) = 0x1234
+main {
+} /* main */'
+}

@@ -203,10 +203,6 @@ else
 fi
 
 # return values (x0, r0 at the return) and arguments
-lines() {
-    "$np" replay "$1" | awk '/Function$/ { col = index($0, "Function"); next } /^#/ || !col { next }
-        { print substr($0, col) }'
-}
 bin=$tmp/pggcc-O2
 if NANOPROF_RETVAL='add@retval;greet@retval/s;pass@retval/x' target_run retval "$bin" args; then
     lines "$tmp/retval.np" | sort >"$tmp/a"
@@ -222,14 +218,8 @@ if [ $arch = armhf ]; then
     # r0-r3 intact at __gnu_mcount_nc: uftrace's specs, the values exact
     if NANOPROF_ARGS='add@arg1/i32,arg2;greet@arg1/s,arg2/u32,arg3/c;pass@arg1/p' \
         NANOPROF_RETVAL='add@retval;greet@retval/s;pass@retval/x' target_run args "$bin" args; then
-        lines "$tmp/args.np" | sort >"$tmp/a"
-        same "arguments and return values exact" "$tmp/a" '  add(-1, 5) = 4
-  add(2, 40) = 42
-  greet("world", 3, '"'x'"') = "world"
-  greet(NULL, 0, '"'y'"') = NULL
-  pass(0x1234) = 0x1234
-main {
-} /* main */'
+        lines "$tmp/args.np" >"$tmp/a"
+        args_values "arguments and return values exact" "$tmp/a"
     fi
     NANOPROF_RECORD=$tmp/args5.np NANOPROF_ARGS='add@arg5' $qemu "$bin" args >/dev/null 2>"$tmp/err"
     rc=$?
