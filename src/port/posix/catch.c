@@ -59,8 +59,23 @@ size_t np_catch_abandoned(const struct np_throw_frame *f, size_t n, uint64_t sp,
     return depth - dead_from;
 }
 
-#if defined(NP_INTERPOSE_NEXT) && defined(NP_INTERPOSE_SETJMP)
+#if defined(NP_INTERPOSE_NEXT) && (defined(NP_INTERPOSE_SETJMP) || defined(__arm__))
 #include <dlfcn.h>
+
+/* The real NAME behind the one the runtime stands in front of, looked up
+ * in HANDLE once and kept in SLOT. */
+static void *next_fn(void *handle, void **slot, const char *name)
+{
+    void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!f) {
+        f = dlsym(handle, name);
+        __atomic_store_n(slot, f, __ATOMIC_RELEASE);
+    }
+    return f;
+}
+#endif
+
+#if defined(NP_INTERPOSE_NEXT) && defined(NP_INTERPOSE_SETJMP)
 #include <pthread.h>
 #include <stdlib.h>
 #include <unwind.h>
@@ -86,16 +101,6 @@ static raise_fn real_raise, real_rethrow;
 static begin_catch_fn real_begin_catch;
 static backtrace_fn walk;
 static get_fn get_cfa, get_start;
-
-static void *next_fn(void *handle, void **slot, const char *name)
-{
-    void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    if (!f) {
-        f = dlsym(handle, name);
-        __atomic_store_n(slot, f, __ATOMIC_RELEASE);
-    }
-    return f;
-}
 
 /* _Unwind_GetCFA, in a walk's step, is the frame's stack pointer at its
  * call (the CFA of the call it made), with GCC's unwinder as with LLVM's */
@@ -240,38 +245,27 @@ NP_HOOK void *__cxa_begin_catch(void *e)
  * nested in the calls it abandons (the personality routine, EHABI's own,
  * is not stood in front of). The unwinder's types are left to it: only
  * pointers pass. */
-#include <dlfcn.h>
 typedef int (*raise_fn)(void *);
 typedef void *(*begin_catch_fn)(void *);
 static raise_fn real_raise, real_rethrow;
 static begin_catch_fn real_begin_catch;
 
-static void *next_fn(void **slot, const char *name)
-{
-    void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    if (!f) {
-        f = dlsym(RTLD_NEXT, name);
-        __atomic_store_n(slot, f, __ATOMIC_RELEASE);
-    }
-    return f;
-}
-
 NP_HOOK int _Unwind_RaiseException(void *e)
 {
     np_mcount_unwinding();
-    return ((raise_fn)next_fn((void **)&real_raise, "_Unwind_RaiseException"))(e);
+    return ((raise_fn)next_fn(RTLD_NEXT, (void **)&real_raise, "_Unwind_RaiseException"))(e);
 }
 
 NP_HOOK int _Unwind_Resume_or_Rethrow(void *e)
 {
     np_mcount_unwinding();
-    return ((raise_fn)next_fn((void **)&real_rethrow, "_Unwind_Resume_or_Rethrow"))(e);
+    return ((raise_fn)next_fn(RTLD_NEXT, (void **)&real_rethrow, "_Unwind_Resume_or_Rethrow"))(e);
 }
 
 NP_HOOK void *__cxa_begin_catch(void *e)
 {
     np_mcount_unwound(__builtin_dwarf_cfa());
     np_mcount_caught();
-    return ((begin_catch_fn)next_fn((void **)&real_begin_catch, "__cxa_begin_catch"))(e);
+    return ((begin_catch_fn)next_fn(RTLD_NEXT, (void **)&real_begin_catch, "__cxa_begin_catch"))(e);
 }
 #endif
