@@ -53,6 +53,7 @@
 #include "../port.h"
 #include "../../runtime/hooks.h"
 #include "mcount.h"
+#include "posix.h"
 
 #if (defined(__x86_64__) || defined(__aarch64__) || defined(__arm__)) && defined(__linux__)
 
@@ -305,26 +306,13 @@ enum { HOOK_MCOUNT, HOOK_FENTRY, HOOK_PATCHED, HOOK_A64_MCOUNT, HOOK_ARM_MCOUNT 
  * returns from that copy: the first word above PUSHED holding the same
  * address. Nothing else in the frames above holds it (a return address
  * into the caller, where the caller called this function; a tail call's,
- * the trampoline's, is not looked for), so the first such word is the one; none within NP_ARM_SCAN_WORDS, or below the
- * thread's stack top, means a leaf. Each call site's answer (its offset
- * from PUSHED) is kept, checked at each call against the address. */
+ * the trampoline's, is not looked for), so the first such word is the
+ * one; none within NP_ARM_SCAN_WORDS, or below the thread's stack top,
+ * means a leaf. Each call site's answer (its offset from PUSHED) is kept,
+ * checked at each call against the address. */
 #define NP_ARM_SITES 4096
 static uint64_t arm_sites[NP_ARM_SITES]; /* site << 32 | offset in words, 0: empty */
 static NP_PORT_TLS uintptr_t stack_lo, stack_top; /* the thread's stack, when known */
-
-static void find_stack(void)
-{
-    pthread_attr_t a;
-    void *lo;
-    size_t size;
-    if (pthread_getattr_np(pthread_self(), &a) == 0) {
-        if (pthread_attr_getstack(&a, &lo, &size) == 0) {
-            stack_lo = (uintptr_t)lo;
-            stack_top = (uintptr_t)lo + size;
-        }
-        pthread_attr_destroy(&a);
-    }
-}
 
 static uintptr_t *arm_slot(uintptr_t *pushed, uintptr_t site, const struct rstack *r)
 {
@@ -349,7 +337,7 @@ static uintptr_t *arm_slot(uintptr_t *pushed, uintptr_t site, const struct rstac
         }
     }
     if (!stack_top)
-        find_stack();
+        (void)np_posix_thread_stack(pthread_self(), &stack_lo, &stack_top);
     uintptr_t *end = pushed + NP_ARM_SCAN_WORDS;
     if (stack_top && (uintptr_t)end > stack_top)
         end = (uintptr_t *)stack_top;
@@ -390,6 +378,7 @@ __attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot
     }
     /* a patched entry's call (patch.c) is always five bytes */
     uintptr_t fn = fentry == HOOK_PATCHED ? ret - 5 : fentry == HOOK_FENTRY ? fentry_start(ret) : ret;
+    const uintptr_t *words = (const uintptr_t *)regs; /* as the assembly saved them, a word each */
 #if defined(__arm__)
     /* the argument registers as the values hooks take them */
     uint64_t regs64[4];
@@ -444,11 +433,6 @@ __attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot
         *slot = (uintptr_t)np_mcount_return;
     void (*args)(uintptr_t, const uintptr_t *) = __atomic_load_n(&args_fn, __ATOMIC_RELAXED);
     int seen = fentry != HOOK_A64_MCOUNT; /* the arguments are in REGS */
-#if defined(__arm__)
-    uintptr_t words[4] = { (uintptr_t)regs[0], (uintptr_t)regs[1], (uintptr_t)regs[2], (uintptr_t)regs[3] };
-#else
-    const uintptr_t *words = (const uintptr_t *)regs;
-#endif
     if (args && seen)
         args(fn, words); /* the call trace's, for the record the entry writes */
     __cyg_profile_func_enter((void *)fn, (void *)parent);

@@ -719,6 +719,22 @@ int np_posix_free_rt_signal(void)
     return 0;
 }
 
+int np_posix_thread_stack(pthread_t thread, uintptr_t *lo, uintptr_t *hi)
+{
+    pthread_attr_t a;
+    void *addr;
+    size_t size;
+    if (pthread_getattr_np(thread, &a) != 0)
+        return -1;
+    int rc = pthread_attr_getstack(&a, &addr, &size);
+    pthread_attr_destroy(&a);
+    if (rc != 0)
+        return -1;
+    *lo = (uintptr_t)addr;
+    *hi = (uintptr_t)addr + size;
+    return 0;
+}
+
 int np_port_tick_start(unsigned hz, void (*fn)(uint32_t late), const char **reason)
 {
     int sig = np_posix_free_rt_signal();

@@ -3,6 +3,7 @@
 #ifndef NP_POSIX_H
 #define NP_POSIX_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,11 @@ int np_posix_demangle(const char *name, char *full, size_t full_len, char *short
 /* A real-time signal with no handler (the highest free), or 0: for the
  * runtime's own uses (the tick timer, patch.c's round of the threads). */
 int np_posix_free_rt_signal(void);
+
+/* THREAD's stack, [*LO, *HI): 0, or -1 when the C library cannot tell
+ * (the sampler's frame walk, 32-bit ARM -pg's search for a saved return
+ * address). */
+int np_posix_thread_stack(pthread_t thread, uintptr_t *lo, uintptr_t *hi);
 
 /* The names a pattern (record's -F, -N, -A, -R; np_trace_on) matches the
  * function at ADDR by: its symbol, and for a C++ one its signature and its

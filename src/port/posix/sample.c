@@ -24,6 +24,7 @@
  * timers' (setitimer(ITIMER_PROF), kill, the program's own timers). */
 #define _GNU_SOURCE
 #include "record_hot.h"
+#include "posix.h"
 #include "../../runtime/hooks.h"
 #include "nanoprof/sample.h"
 #include "../../common/parse_units.h"
@@ -365,16 +366,11 @@ static void install(void)
 
 static void stack_bounds(struct np_rec_stream *s)
 {
-    pthread_attr_t a;
-    void *addr;
-    size_t size;
-    if (pthread_getattr_np(s->smp.self, &a) != 0)
-        return;
-    if (pthread_attr_getstack(&a, &addr, &size) == 0) {
-        s->smp.stack_lo = (uintptr_t)addr;
-        s->smp.stack_hi = (uintptr_t)addr + size;
+    uintptr_t lo, hi;
+    if (np_posix_thread_stack(s->smp.self, &lo, &hi) == 0) {
+        s->smp.stack_lo = lo;
+        s->smp.stack_hi = hi;
     }
-    pthread_attr_destroy(&a);
 }
 
 /* Creates S's timer if it has none (on its thread's CPU clock, its signal
