@@ -95,6 +95,12 @@
 #ifndef NP_ARM_SCAN_WORDS
 #define NP_ARM_SCAN_WORDS 16384
 #endif
+/* AArch64 -pg: how many instructions before its _mcount call a function's
+ * prologue may have, read back for a PACIASP (mcount.c): GCC's and
+ * Clang's are a few stores and moves. */
+#ifndef NP_A64_PROLOGUE_INSNS
+#define NP_A64_PROLOGUE_INSNS 32
+#endif
 /* NP_CALLTRACE_ARGS (default 0): call trace records that keep four
  * arguments. Defined in nanoprof/calltrace.h, not here: the program's
  * code depends on it (the record's size), so the build passes it to both

@@ -295,6 +295,27 @@ static inline uintptr_t fentry_start(uintptr_t ret)
     return ret;
 }
 
+/* AArch64: whether the function whose _mcount call returns to SELF signs
+ * its return address (PARENT, as its frame record holds it): a pointer
+ * authentication code in the bits above the address, or, as that code
+ * may be all zeros, PACIASP or PACIBSP in its prologue, which the call
+ * ends (fixed-size instructions: read back from the call, up to the
+ * previous function's return). */
+static inline int a64_signed(uintptr_t parent, uintptr_t self)
+{
+    if ((uint64_t)parent >> 48)
+        return 1;
+    const uint32_t *p = (const uint32_t *)self - 1; /* the bl */
+    for (int i = 1; i <= NP_A64_PROLOGUE_INSNS; i++) {
+        uint32_t insn = p[-i];
+        if (insn == 0xd503233fu || insn == 0xd503237fu) /* paciasp, pacibsp */
+            return 1;
+        if (insn == 0xd65f03c0u || insn == 0xd65f0bffu || insn == 0xd65f0fffu) /* ret, retaa, retab */
+            return 0;
+    }
+    return 0;
+}
+
 /* The hooks (the assembly's FENTRY): what each sees. */
 enum { HOOK_MCOUNT, HOOK_FENTRY, HOOK_PATCHED, HOOK_A64_MCOUNT, HOOK_ARM_MCOUNT };
 
@@ -389,9 +410,7 @@ __attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot
 #endif
     uintptr_t parent = *slot;
     int tail = parent == (uintptr_t)np_mcount_return;
-    if (fentry == HOOK_A64_MCOUNT && (uint64_t)parent >> 48) {
-        /* signed: a pointer authentication code in the bits above the
-         * address (GCC passes the stripped address in x0, Clang nothing) */
+    if (fentry == HOOK_A64_MCOUNT && a64_signed(parent, ret)) {
         __atomic_fetch_add(&unfound, 1, __ATOMIC_RELAXED);
         return;
     }
