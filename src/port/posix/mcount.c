@@ -430,6 +430,8 @@ __attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot
      * jump (32-bit ARM has no setjmp interposition): a caller's slot is
      * above its callee's frame. Not on another stack (a signal handler's
      * alternate one), whose addresses say nothing of the thread's. */
+    if (!stack_top) /* (a thread whose first calls found their sites kept) */
+        (void)np_posix_thread_stack(pthread_self(), &stack_lo, &stack_top);
     if (!tail && (uintptr_t)slot - stack_lo < stack_top - stack_lo) {
         uint32_t live = r->n;
         while (live && r->v[live - 1].slot <= slot)
