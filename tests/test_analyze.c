@@ -1372,6 +1372,24 @@ static void cut_values(struct tb *b) /* a VALUES record with nothing after its k
     tb_events_end(b, NP_COMPRESS_NONE);
 }
 
+static void values_again_first(struct tb *b) /* a VALUES record AGAIN, the chunk's first */
+{
+    static const uint8_t again[] = { NP_EV_VALUES, NP_VALUES_AGAIN | 1 << 1, 0 };
+    tb_events_begin(b, 7, 20);
+    tb_event_bytes(b, again, sizeof again, 1);
+    tb_events_end(b, NP_COMPRESS_NONE);
+}
+
+static void values_again_count(struct tb *b) /* AGAIN with two values after one of one */
+{
+    static const uint8_t first[] = { NP_EV_VALUES, 1 << 1, 1, NP_VAL_INT, 2 };
+    static const uint8_t again[] = { NP_EV_VALUES, NP_VALUES_AGAIN | 2 << 1, 0, 0 };
+    tb_events_begin(b, 7, 20);
+    tb_event_bytes(b, first, sizeof first, 1);
+    tb_event_bytes(b, again, sizeof again, 1);
+    tb_events_end(b, NP_COMPRESS_NONE);
+}
+
 static void bad_zstd(struct tb *b)
 {
     static const uint8_t junk[] = { 0x28, 0xb5, 0x2f, 0xfd, 0x20, 0x04, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
@@ -1470,6 +1488,8 @@ static void bad_chunks(void **state)
     bad_chunk("SAMPLING at 997 Hz with a period of 0 ns", sampling_no_period);
     bad_chunk("corrupt varint in event 1 of 2", bad_varint);
     bad_chunk("corrupt varint in VALUES event", cut_values);
+    bad_chunk("a repeat of a VALUES record the chunk has not had in VALUES event 0 of 1", values_again_first);
+    bad_chunk("a repeat of a VALUES record of another count in VALUES event 1 of 2", values_again_count);
     bad_chunk("zstd", bad_zstd);
     bad_chunk("claims 2 events in 1 bytes", count_lies);
     bad_chunk("MODULE chunk of 8 bytes is too short", short_module);

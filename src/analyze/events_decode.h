@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <zstd.h>
 #include "events.h"
+#include "../common/trace_format.h"
 
 #define NP_EVENTS_HEADER 21   /* u32 tid, u64 base tick, u32 count, u8 compression, u32 length */
 #define NP_DECODE_BATCH 256   /* events decoded at a time on the reader's stack */
@@ -70,6 +71,11 @@ struct np_decode {
     uint32_t records;         /* records decoded (added to) */
     bool counted;             /* times are the count, not the ticks' (NP_METRIC_COUNT) */
     uint64_t pc;              /* the chunk's previous sample PC (the reader's) */
+    struct np_decode_values { /* by retval, the chunk's last VALUES record (the reader's) */
+        unsigned n;           /* its values; 0: none, or one with a string */
+        uint8_t index[NP_VALUES_MAX], format[NP_VALUES_MAX];
+        uint64_t v[NP_VALUES_MAX];
+    } values[2];
     int bad;                  /* NP_DECODE_BAD_*: stopped at a bad record;
                                  NP_DECODE_SAMPLE, NP_DECODE_VALUES: at a SAMPLE or a
                                  VALUES record, which the reader reads;

@@ -881,10 +881,26 @@ static int read_values(struct reader *r, struct np_decode *d, const uint8_t *str
     struct np_value vals[NP_VALUES_MAX];
     const char *bad = NULL;
     unsigned n = 0;
+    bool again = false;
+    struct np_decode_values *last = NULL;
     if (!np_get_varint(&p, end, &v) || !np_get_varint(&p, end, &head)) {
         bad = "corrupt varint";
-    } else if ((head >> 1) == 0 || (head >> 1) > NP_VALUES_MAX) {
+    } else if (again = head & NP_VALUES_AGAIN, head &= ~(uint64_t)NP_VALUES_AGAIN, last = &d->values[head & 1],
+               (head >> 1) == 0 || (head >> 1) > NP_VALUES_MAX) {
         bad = "a count of values out of 1 to 8";
+    } else if (again && last->n != head >> 1) {
+        bad = last->n ? "a repeat of a VALUES record of another count"
+                      : "a repeat of a VALUES record the chunk has not had";
+    } else if (again) {
+        for (n = 0; n < (head >> 1); n++) {
+            uint64_t dv;
+            if (!np_get_varint(&p, end, &dv)) {
+                bad = "corrupt varint";
+                break;
+            }
+            vals[n] = (struct np_value){ last->index[n], last->format[n], last->v[n] + (uint64_t)np_unzigzag(dv),
+                                         NULL, 0 };
+        }
     } else {
         for (n = 0; n < (head >> 1) && !bad; n++) {
             struct np_value *x = &vals[n];
@@ -912,9 +928,21 @@ static int read_values(struct reader *r, struct np_decode *d, const uint8_t *str
     if (bad)
         return fail(r, NP_TRACE_ECORRUPT, where_off(w, at), "%s in VALUES event %u of %u%s", bad, i, count,
                     where_in(w, at));
-    for (unsigned k = 0; k < n; k++)
-        if (vals[k].format == NP_VAL_INT)
-            vals[k].v = (uint64_t)np_unzigzag(vals[k].v);
+    if (!again) {
+        last->n = n;
+        for (unsigned k = 0; k < n; k++) {
+            if (vals[k].format == NP_VAL_INT)
+                vals[k].v = (uint64_t)np_unzigzag(vals[k].v);
+            if (vals[k].format == NP_VAL_STR)
+                last->n = 0; /* never repeated */
+            last->index[k] = (uint8_t)vals[k].index;
+            last->format[k] = (uint8_t)vals[k].format;
+            last->v[k] = vals[k].v;
+        }
+    } else {
+        for (unsigned k = 0; k < n; k++)
+            last->v[k] = vals[k].v;
+    }
     d->tick += v >> NP_EV_KIND_BITS;
     d->p = p;
     d->bad = NP_DECODE_GOOD;

@@ -72,12 +72,17 @@ enum np_event_kind {
     NP_EV_KIND_BITS = 3
 };
 
-/* VALUES (event kind 7): varint n << 1 | retval, then n values, each a
- * varint index (the argument's number from 1; 0 the return value), a u8
- * format, and the value: a zigzag varint for NP_VAL_INT, a varint length
- * and that many bytes for NP_VAL_STR, a varint for the others. The
- * arguments of the innermost open call, after its ENTRY; or (retval) its
- * return value, before its EXIT. */
+/* VALUES (event kind 7): varint again << 5 | n << 1 | retval, then n
+ * values, each a varint index (the argument's number from 1; 0 the return
+ * value), a u8 format, and the value: a zigzag varint for NP_VAL_INT, a
+ * varint length and that many bytes for NP_VAL_STR, a varint for the
+ * others. The arguments of the innermost open call, after its ENTRY; or
+ * (retval) its return value, before its EXIT. AGAIN: the indexes and
+ * formats are those of the chunk's previous VALUES record of the same
+ * retval, which had n values and no string; each value is the zigzag
+ * varint of its difference from that record's (the same arguments of
+ * call after call, in a few bytes). */
+#define NP_VALUES_AGAIN 32 /* in the head varint */
 enum np_value_format {
     NP_VAL_INT = 0,  /* signed decimal ("i", "d") */
     NP_VAL_UINT = 1, /* unsigned decimal ("u") */
@@ -170,6 +175,30 @@ static inline __attribute__((always_inline)) size_t np_put_varint(uint8_t *p, ui
         return 2;
     }
     return np_put_varint_loop(p, v);
+}
+
+/* The same with no loop for V below 2^56, the bytes spread by shifts and
+ * stored as one word: P must have 8 bytes to write whatever V needs. For
+ * values a hook read from registers (pointers: seven bytes), whose loop's
+ * end the CPU cannot predict. */
+static inline __attribute__((always_inline)) size_t np_put_varint_wide(uint8_t *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (v < 0x80) {
+        p[0] = (uint8_t)v;
+        return 1;
+    }
+    if (!(v >> 56)) {
+        unsigned n = (unsigned)(64 - __builtin_clzll(v | 1) + 6) / 7; /* 1 to 8 */
+        uint64_t x = (v & 0x7f) | (v << 1 & 0x7f00) | (v << 2 & 0x7f0000) | (v << 3 & 0x7f000000) |
+                     (v << 4 & 0x7f00000000) | (v << 5 & 0x7f0000000000) | (v << 6 & 0x7f000000000000) |
+                     (v << 7 & 0x7f00000000000000);
+        x |= 0x0080808080808080ull >> (8 * (8 - n));
+        __builtin_memcpy(p, &x, 8);
+        return n;
+    }
+#endif
+    return np_put_varint(p, v);
 }
 
 /* Reads an unsigned LEB128 from [*P, END); returns 0 when it is cut short
@@ -518,27 +547,63 @@ struct np_value_out {
 /* The most bytes np_trace_put_values writes. */
 #define NP_TRACE_VALUES_RECORD_MAX (2 * NP_VARINT_MAX + NP_VALUES_MAX * (2 + 2 * NP_VARINT_MAX + NP_VALUE_STR_MAX))
 
+/* A VALUES record's start at O, DT ticks after the previous record: N
+ * values (at most NP_VALUES_MAX) follow, a return value when RETVAL. */
+static inline __attribute__((always_inline)) size_t np_trace_put_values_head(uint8_t *o, uint64_t dt, int retval,
+                                                                             unsigned n)
+{
+    size_t k = np_put_varint(o, dt << NP_EV_KIND_BITS | NP_EV_VALUES);
+    return k + np_put_varint(o + k, (uint64_t)n << 1 | (retval != 0));
+}
+
+/* The same for a VALUES record AGAIN: N differences follow, each written
+ * by np_trace_put_value_again. */
+static inline __attribute__((always_inline)) size_t np_trace_put_values_again(uint8_t *o, uint64_t dt, int retval,
+                                                                              unsigned n)
+{
+    return np_trace_put_values_head(o, dt, retval, n | NP_VALUES_AGAIN >> 1);
+}
+
+/* A value V of a VALUES record AGAIN whose earlier record had PREV there:
+ * O has room for NP_VARINT_MAX bytes. Returns its bytes. */
+static inline __attribute__((always_inline)) size_t np_trace_put_value_again(uint8_t *o, uint64_t v, uint64_t prev)
+{
+    return np_put_varint_wide(o, np_zigzag((int64_t)(v - prev)));
+}
+
+/* One value of a VALUES record at O, an integer or a pointer (any format
+ * but NP_VAL_STR): O has room for the most it takes (2 + 2 *
+ * NP_VARINT_MAX bytes). Returns its bytes. */
+static inline __attribute__((always_inline)) size_t np_trace_put_value_int(uint8_t *o, unsigned index,
+                                                                           unsigned format, uint64_t v)
+{
+    size_t k = np_put_varint(o, index);
+    o[k++] = (uint8_t)format;
+    return k + np_put_varint_wide(o + k, format == NP_VAL_INT ? np_zigzag((int64_t)v) : v);
+}
+
 /* A VALUES record at O, DT ticks after the previous record: N values (at
  * most NP_VALUES_MAX) of V, a return value when RETVAL. Returns its bytes. */
 static inline size_t np_trace_put_values(uint8_t *o, uint64_t dt, int retval, const struct np_value_out *v, unsigned n)
 {
     if (n > NP_VALUES_MAX)
         n = NP_VALUES_MAX;
-    size_t k = np_put_varint(o, dt << NP_EV_KIND_BITS | NP_EV_VALUES);
-    k += np_put_varint(o + k, (uint64_t)n << 1 | (retval != 0));
+    size_t k = np_trace_put_values_head(o, dt, retval, n);
     for (unsigned i = 0; i < n; i++) {
-        k += np_put_varint(o + k, v[i].index);
-        o[k++] = v[i].format;
         if (v[i].format == NP_VAL_STR) {
+            k += np_put_varint(o + k, v[i].index);
+            o[k++] = v[i].format;
             size_t len = v[i].len < NP_VALUE_STR_MAX ? v[i].len : NP_VALUE_STR_MAX;
             k += np_put_varint(o + k, len);
             for (size_t b = 0; b < len; b++)
                 o[k++] = v[i].bytes[b];
         } else {
-            k += np_put_varint(o + k, v[i].format == NP_VAL_INT ? np_zigzag((int64_t)v[i].v) : v[i].v);
+            k += np_trace_put_value_int(o + k, v[i].index, v[i].format, v[i].v);
         }
     }
     return k;
 }
+/* The most bytes np_trace_put_values_head and N np_trace_put_value_int write. */
+#define NP_TRACE_INT_VALUES_RECORD_MAX(n) (2 * NP_VARINT_MAX + (n) * (2 + 2 * NP_VARINT_MAX))
 
 #endif
