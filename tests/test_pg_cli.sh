@@ -17,8 +17,9 @@
 # - a program built with both -finstrument-functions and -pg: one event
 #   per call;
 # - arguments and return values (-A, -R, uftrace's specs): replay's lines
-#   as uftrace replay's, the values exact, the Chrome export's args; bad
-#   specs refused in one line.
+#   as uftrace replay's, the values exact, the Chrome export's args;
+#   300000 calls' values exact as the program printed them; bad specs
+#   refused in one line.
 set -u
 np=$1
 src=$2
@@ -115,6 +116,18 @@ for cc in gcc clang; do
         same "args$tag: Chrome export's args" "$tmp/a" \
             '[{"name":"add","args":{"arg1":-1,"arg2":5,"retval":4}},{"name":"add","args":{"arg1":2,"arg2":40,"retval":42}},{"name":"greet","args":{"arg1":"NULL","arg2":0,"arg3":"'"'y'"'","retval":"NULL"}},{"name":"greet","args":{"arg1":"world","arg2":3,"arg3":"'"'x'"'","retval":"world"}},{"name":"pass","args":{"arg1":"0x1234","retval":"0x1234"}}]'
     done
+done
+# Many calls' values, through many buffers and chunks (a VALUES record
+# of the same spec as the last one keeps the differences alone): exact,
+# as the program printed them
+for cc in gcc clang; do
+    bin=$tmp/args${cc}_-pg_-mfentry
+    [ -x "$bin" ] || continue
+    "$np" record -o "$tmp/loop$cc.np" -A 'mix@arg1,arg2/x,arg3/i32,arg4/p' -R mix@retval -- "$bin" argloop 300000 \
+        >"$tmp/want" 2>"$tmp/err" || { bad "argloop $cc: record:"; cat "$tmp/err"; continue; }
+    lines "$tmp/loop$cc.np" >"$tmp/a"
+    [ "$(wc -l <"$tmp/a")" = 300002 ] && ok "argloop $cc: 300000 calls" || bad "argloop $cc: $(wc -l <"$tmp/a") lines"
+    same_files "argloop $cc: every call's arguments and return value" "$tmp/want" "$tmp/a"
 done
 # bad specs: one line, status 2, nothing run
 bin=$tmp/argsgcc_-pg

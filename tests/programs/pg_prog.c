@@ -17,6 +17,10 @@
  *              stack's first mapping), then leaf x1
  *   args       add(-1, 5), add(2, 40), greet("world", 3, 'x'),
  *              greet(NULL, 0, 'y'), pass(0x1234): for -A and -R
+ *   argloop N  mix(i, b, c, p) for i from 0 to N - 1, its arguments
+ *              changing by small and large steps, and prints each call as
+ *              replay shows it under -A 'mix@arg1,arg2/x,arg3/i32,arg4/p'
+ *              -R mix@retval (arg3's upper half is not the int's)
  *   backtrace  bt1..bt4 nest, bt4 calls backtrace(3) and prints
  *              "bt: <names>" for the program's functions it found, innermost
  *              first */
@@ -25,6 +29,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +120,12 @@ NOINLINE void *pass(void *p)
     return p;
 }
 
+NOINLINE long mix(int a, unsigned long b, long c, void *p)
+{
+    sink += (int)b + (p != NULL);
+    return a + (int)c;
+}
+
 NOINLINE int deep(int n) { return n ? deep(n - 1) + 1 : 0; }
 
 static void *fns[6];
@@ -179,6 +190,19 @@ int main(int argc, char **argv)
         printf("%ld %ld\n", add(-1, 5), add(2, 40));
         printf("%s %p\n", greet("world", 3, 'x'), (void *)greet(NULL, 0, 'y'));
         printf("%p\n", pass((void *)0x1234));
+    } else if (!strcmp(mode, "argloop") && argc > 2) {
+        puts("main {");
+        for (long i = 0, n = atol(argv[2]); i < n; i++) {
+            unsigned long b = i % 1000 ? 0x7f0000000000ul + (unsigned long)i * 7919 : (unsigned long)i;
+            long c = (long)(0x55ul << 32 | (uint32_t)(-3 * i)); /* arg3/i32: -3i */
+            uintptr_t p = i % 3 ? 0x1000 + (uintptr_t)i * 8 : 0;
+            long r = mix((int)i, b, c, (void *)p);
+            char ps[32] = "NULL";
+            if (p)
+                snprintf(ps, sizeof ps, "%#lx", (unsigned long)p);
+            printf("  mix(%ld, 0x%lx, %ld, %s) = %ld\n", i, b, -3 * i, ps, r);
+        }
+        puts("} /* main */");
     } else if (!strcmp(mode, "backtrace")) {
         fns[0] = (void *)bt1, fns[1] = (void *)bt2, fns[2] = (void *)bt3, fns[3] = (void *)bt4;
         fns[4] = (void *)main;

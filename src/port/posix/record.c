@@ -578,21 +578,8 @@ void np_rec_put_group(struct np_thread *t, const np_raw *g, size_t n) { put_grou
 
 void np_rec_put_values(struct np_thread *t, const np_raw *g, size_t n, uint64_t entry)
 {
-    struct np_rec_stream *s = t->rec;
-    struct np_rec_buf *b = s->buf;
-    np_raw *p = s->pos;
-    /* the common case: the entry just written is in this buffer, nothing
-     * else waits to go in, and the group fits */
-    if (!b || p <= b->recs || p[-1].w0 != entry || s->smp.pending || s->lost_n ||
-        (size_t)(b->recs + b->cap - 2 - p) < n || LOAD(&R.stopping)) {
+    if (!np_rec_put_after_entry(t, g[0].w0, (const uint64_t *)(const void *)(g + 1), 2 * (n - 1), entry))
         put_group(t, g, n);
-        return;
-    }
-    p[0].w0 = g[0].w0;
-    p[0].w1 = p[-1].w1;
-    for (size_t i = 1; i < n; i++)
-        p[i] = g[i];
-    STORE(&s->pos, p + n);
 }
 
 /* ---- threads ------------------------------------------------------------ */

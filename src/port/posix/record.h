@@ -203,6 +203,22 @@ int np_rec_values_configure(void);
 #define NP_RAW_VALUES_ITEMS(v) ((unsigned)((v) & 0xff))
 #define NP_RAW_VALUES_SLOTS(v) ((size_t)(((v) >> 8) & 0xffffff))
 #define NP_RAW_VALUES_RETVAL(v) ((int)(((v) >> 32) & 1))
+/* A group of integers only (no string): the registers as the hook had them
+ * (argument N in word N - 1, the return value in word 0), two a record,
+ * which spec (NP_RAW_VALUES_SPEC) cuts and formats in the writer. */
+#define NP_RAW_VALUES_PACKED (1ull << 33)
+#define NP_REC_PACKED_MAX 8 /* values of a packed group (NP_VALUES_MAX) */
+#define NP_RAW_VALUES_SPEC(v) ((unsigned)(((v) >> 40) & 0xff))
+/* record_values.c: a packed group's spec I (NP_RAW_VALUES_SPEC), as the
+ * writer reads it: value K is register word WORD[K] of the group, cut to
+ * its bits by shifting left by SHIFT[K] and back (arithmetically when
+ * SIGNED[K]), as np_value_cut does. */
+struct np_rec_packed {
+    unsigned n, words; /* values; register words kept (0: not packed, a string) */
+    uint8_t index[NP_REC_PACKED_MAX], format[NP_REC_PACKED_MAX];
+    uint8_t word[NP_REC_PACKED_MAX], shift[NP_REC_PACKED_MAX], sign[NP_REC_PACKED_MAX];
+};
+const struct np_rec_packed *np_rec_packed_spec(unsigned i);
 
 /* record_write.c */
 enum np_rec_mode { NP_REC_NORMAL = 0, NP_REC_FATAL = 1 };

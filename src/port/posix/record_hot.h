@@ -8,6 +8,8 @@
 #ifndef NP_RECORD_HOT_H
 #define NP_RECORD_HOT_H
 
+#include <stdbool.h>
+
 #include "record.h"
 #include "../port.h"
 
@@ -22,6 +24,33 @@ static inline __attribute__((always_inline)) void np_rec_event(struct np_thread 
     p->w0 = w0;
     p->w1 = np_port_wall_ticks(); /* the recording clock: wall time, as the format wants */
     __atomic_store_n(&s->pos, p + 1, __ATOMIC_RELEASE);
+}
+
+/* A group's head H and N - 1 records of WORDS (two a record, NWORDS of
+ * them, the last record's second word 0 when odd) right after the entry
+ * ENTRY this thread just wrote, busy: in place, with the entry's time
+ * rather than another clock read. False when that cannot be done here
+ * (another buffer, a sample or a loss waiting to go in): then
+ * np_rec_put_values. */
+static inline __attribute__((always_inline)) bool np_rec_put_after_entry(struct np_thread *t, uint64_t h,
+                                                                        const uint64_t *words, size_t nwords,
+                                                                        uint64_t entry)
+{
+    struct np_rec_stream *s = t->rec;
+    struct np_rec_buf *b = s->buf;
+    np_raw *p = s->pos;
+    size_t n = 1 + (nwords + 1) / 2;
+    if (!b || p <= b->recs || p >= s->end || (size_t)(s->end - p) < n || p[-1].w0 != entry || s->smp.pending ||
+        __atomic_load_n(&s->lost_n, __ATOMIC_RELAXED))
+        return false;
+    p[0].w0 = h;
+    p[0].w1 = p[-1].w1;
+    for (size_t i = 0; i < nwords; i += 2) {
+        p[1 + i / 2].w0 = words[i];
+        p[1 + i / 2].w1 = i + 1 < nwords ? words[i + 1] : 0;
+    }
+    __atomic_store_n(&s->pos, p + n, __ATOMIC_RELEASE);
+    return true;
 }
 
 #endif

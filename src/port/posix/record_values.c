@@ -25,12 +25,38 @@
 #include "../port.h"
 #include "mcount.h"
 #include "posix.h"
-#include "record.h"
+#include "record_hot.h"
 
 static struct np_value_spec specs[NP_VALUE_SPECS_MAX];
 static struct np_name_pattern pats[NP_VALUE_SPECS_MAX];
 static int spec_retval[NP_VALUE_SPECS_MAX];
+static struct np_rec_packed packed[NP_VALUE_SPECS_MAX];
 static unsigned nspecs;
+
+const struct np_rec_packed *np_rec_packed_spec(unsigned i) { return &packed[i]; }
+
+/* Spec I's packed plan, when it has no string (else 0 words). */
+static void plan(unsigned i, int retval)
+{
+    const struct np_value_spec *s = &specs[i];
+    struct np_rec_packed *k = &packed[i];
+    unsigned words = 1;
+    for (unsigned j = 0; j < s->n && j < NP_REC_PACKED_MAX; j++) {
+        const struct np_value_item *it = &s->item[j];
+        unsigned bits = it->bits && it->format != NP_VAL_PTR ? it->bits : 64;
+        if (it->format == NP_VAL_STR)
+            words = 0;
+        k->index[j] = it->index;
+        k->format[j] = it->format;
+        k->word[j] = (uint8_t)(retval ? 0 : it->index - 1);
+        k->shift[j] = (uint8_t)(64 - bits);
+        k->sign[j] = it->format == NP_VAL_INT;
+        if (words && k->word[j] >= words)
+            words = k->word[j] + 1u;
+        k->n = j + 1;
+    }
+    k->words = words;
+}
 
 /* address -> specs: address << 16 | -A spec + 1 << 8 | -R spec + 1, 0 empty */
 #define CACHE_BITS 14
@@ -60,6 +86,9 @@ static int add_specs(const char *var, int retval)
             free(copy);
             return 0;
         }
+        /* integers only: the registers go as they are, the writer cuts
+         * and formats them (half the bytes, and no loop in the hook) */
+        plan(nspecs, retval);
         spec_retval[nspecs++] = retval;
     }
     free(copy);
@@ -170,7 +199,22 @@ static void values(uintptr_t fn, const uint64_t *regs, int retval)
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     uint64_t c = lookup(fn);
     unsigned k = retval ? (unsigned)(c & 0xff) : (unsigned)(c >> 8 & 0xff);
-    if (k) {
+    if (k && packed[k - 1].words) {
+        unsigned words = packed[k - 1].words;
+        np_raw g[1 + (NP_VALUE_ARGS_MAX + 1) / 2];
+        size_t n = 1 + (words + 1) / 2;
+        g[0].w0 = (uint64_t)NP_RAW_VALUES << NP_RAW_SHIFT | (uint64_t)(k - 1) << 40 | NP_RAW_VALUES_PACKED |
+                  (uint64_t)retval << 32 | (uint64_t)(n - 1) << 8 | packed[k - 1].n;
+        g[0].w1 = 0;
+        /* the usual case: the registers straight after the entry */
+        if (retval || !np_rec_put_after_entry(t, g[0].w0, regs, words, fn)) {
+            for (unsigned i = 0; i < words; i += 2) {
+                g[1 + i / 2].w0 = regs[i];
+                g[1 + i / 2].w1 = i + 1 < words ? regs[i + 1] : 0;
+            }
+            np_rec_put_group(t, g, n);
+        }
+    } else if (k) {
         const struct np_value_spec *s = &specs[k - 1];
         np_raw g[GROUP_MAX];
         size_t n = 1;

@@ -300,6 +300,10 @@ static unsigned match_bits(uint64_t addr, int named, int mode)
 struct enc {
     struct np_trace_enc t;
     int fd, mode;
+    /* by retval: the spec (+ 1; 0 none) and the values of the chunk's last
+     * VALUES record, when it came from a packed group (plain_packed) */
+    unsigned vspec[2];
+    uint64_t vlast[2][NP_VALUES_MAX];
 };
 /* one record: two varints, or a SAMPLE's four and its frames */
 #define MAX_RECORD ((4 + NP_SAMPLE_MAX_FRAMES) * NP_VARINT_MAX)
@@ -313,15 +317,16 @@ static uint8_t *zbuf;
 static size_t zcap;
 static ZSTD_CCtx *cctx;
 static struct enc enc_main = { { .buf = enc_main_buf, .size = sizeof enc_main_buf, .limit = ENC_MAIN,
-                                 .flush = enc_write, .ctx = &enc_main }, -1, NP_REC_NORMAL };
+                                 .flush = enc_write, .ctx = &enc_main }, .fd = -1, .mode = NP_REC_NORMAL };
 static struct enc enc_fatal = { { .buf = enc_fatal_buf, .size = sizeof enc_fatal_buf, .limit = ENC_FATAL,
-                                  .flush = enc_write, .ctx = &enc_fatal }, -1, NP_REC_FATAL };
+                                  .flush = enc_write, .ctx = &enc_fatal }, .fd = -1, .mode = NP_REC_FATAL };
 
 /* The encoder's full chunk: compressed when that is smaller (not in a
  * fatal signal's handler), and written with one write(). */
 static void enc_write(struct np_trace_enc *t, void *ctx)
 {
     struct enc *e = ctx;
+    e->vspec[0] = e->vspec[1] = 0; /* a VALUES record AGAIN refers to its own chunk */
     if (e->mode == NP_REC_NORMAL) {
         modules_update(e->fd); /* before the events that may refer to them */
         if (ZSTD_PRESENT()) {
@@ -373,6 +378,13 @@ static size_t raw_sample_slots(const np_raw *r, size_t i, size_t n)
     return k < n - i ? k : n - i - 1;
 }
 
+/* Value I of a packed group (record.h) whose register words are REGS. */
+static inline uint64_t packed_value(const struct np_rec_packed *s, unsigned i, const uint64_t *regs)
+{
+    uint64_t v = regs[s->word[i]] << s->shift[i];
+    return s->sign[i] ? (uint64_t)((int64_t)v >> s->shift[i]) : v >> s->shift[i];
+}
+
 /* The raw VALUES group at R (N records left from it) into V, its strings'
  * bytes in STRS; *SLOTS the records after its first. Returns the values,
  * 0 when the group is not whole (never written so). */
@@ -385,6 +397,18 @@ static unsigned raw_values(const np_raw *r, size_t n, struct np_value_out *v,
     if (k > n - 1)
         return 0;
     unsigned items = NP_RAW_VALUES_ITEMS(h), got = 0;
+    if (h & NP_RAW_VALUES_PACKED) {
+        const struct np_rec_packed *s = np_rec_packed_spec(NP_RAW_VALUES_SPEC(h));
+        const uint64_t *regs = (const uint64_t *)(const void *)(r + 1);
+        if (2 * k < s->words)
+            return 0;
+        for (; got < s->n; got++) {
+            v[got].index = s->index[got];
+            v[got].format = s->format[got];
+            v[got].v = packed_value(s, got, regs);
+        }
+        return got;
+    }
     size_t j = 1;
     while (got < items && got < NP_VALUES_MAX && j <= k) {
         uint64_t w0 = r[j].w0;
@@ -411,7 +435,9 @@ static unsigned raw_values(const np_raw *r, size_t n, struct np_value_out *v,
 
 static void enc_values(struct enc *e, const np_raw *r, const struct np_value_out *v, unsigned n)
 {
-    np_trace_enc_values(&e->t, r->w1, NP_RAW_VALUES_RETVAL(r->w0 & NP_RAW_VALUE), v, n);
+    int retval = NP_RAW_VALUES_RETVAL(r->w0 & NP_RAW_VALUE);
+    np_trace_enc_values(&e->t, r->w1, retval, v, n);
+    e->vspec[retval] = 0;
 }
 
 static void enc_put(struct enc *e, unsigned kind, uint64_t value, uint64_t tick)
@@ -656,6 +682,7 @@ static struct enc *enc_for(int fd, struct np_rec_stream *s, int mode)
     struct enc *e = mode == NP_REC_FATAL ? &enc_fatal : &enc_main;
     e->fd = fd;
     np_trace_enc_thread(&e->t, (uint32_t)s->tid);
+    e->vspec[0] = e->vspec[1] = 0;
     return e;
 }
 
@@ -759,6 +786,61 @@ static inline __attribute__((always_inline)) void plain_put(struct plain *p, str
         p->count = 0;
     }
 }
+
+/* A packed VALUES group at R (N records left from it; integers only, the
+ * registers as the hook had them) cut and formatted by its spec straight
+ * into P: per call with `record -A`, so without np_value_out's copy, and
+ * AGAIN after a record of the same spec in the chunk (the differences: a
+ * byte each for arguments that change little or not at all). Returns the
+ * records after its first. */
+static size_t plain_packed(struct plain *p, struct enc *e, const np_raw *r, size_t n)
+{
+    uint64_t h = r->w0 & NP_RAW_VALUE;
+    size_t k = NP_RAW_VALUES_SLOTS(h);
+    unsigned spec = NP_RAW_VALUES_SPEC(h);
+    const struct np_rec_packed *s = np_rec_packed_spec(spec);
+    if (k > n - 1 || 2 * k < s->words)
+        return k < n - 1 ? k : n - 1; /* not whole (never written so) */
+    const uint64_t *regs = (const uint64_t *)(const void *)(r + 1);
+    int retval = NP_RAW_VALUES_RETVAL(h);
+    unsigned nv = s->n;
+    if (!p->count) {
+        e->t.base = p->prev = r->w1;
+        p->prev_addr = 0;
+    }
+    uint8_t *o = p->base + p->len;
+    uint64_t dt = np_trace_dt(&p->prev, r->w1), *last = e->vlast[retval];
+    size_t m;
+    if (e->vspec[retval] == spec + 1) {
+        m = np_trace_put_values_again(o, dt, retval, nv);
+        for (unsigned i = 0; i < nv; i++) {
+            uint64_t v = packed_value(s, i, regs);
+            m += np_trace_put_value_again(o + m, v, last[i]);
+            last[i] = v;
+        }
+    } else {
+        m = np_trace_put_values_head(o, dt, retval, nv);
+        for (unsigned i = 0; i < nv; i++) {
+            uint64_t v = packed_value(s, i, regs);
+            m += np_trace_put_value_int(o + m, s->index[i], s->format[i], v);
+            last[i] = v;
+        }
+        e->vspec[retval] = spec + 1;
+    }
+    p->len += m;
+    p->count++;
+    if (p->len >= e->t.limit) {
+        e->t.len = p->len;
+        e->t.count = p->count;
+        e->t.prev = p->prev;
+        enc_flush(e);
+        p->len = 0;
+        p->count = 0;
+    }
+    return k;
+}
+_Static_assert(NP_TRACE_INT_VALUES_RECORD_MAX(NP_REC_PACKED_MAX) <= MAX_RECORD, "a packed VALUES record after the limit");
+_Static_assert(NP_REC_PACKED_MAX <= NP_VALUES_MAX, "a packed group in one VALUES record");
 
 /* The plain encoder's state in P given to E's encoder for a rare record
  * (a sample, values), and taken back after it. */
@@ -879,7 +961,10 @@ static void encode_plain(struct np_rec_wstate *w, struct enc *e, const np_raw *r
             break;
         }
         case NP_RAW_VALUES: /* of the innermost call, when it is known */
-            i += put_values(e, r + i, n - i, depth && !unknown, &p);
+            if ((v & NP_RAW_VALUES_PACKED) && depth && !unknown)
+                i += plain_packed(&p, e, r + i, n - i);
+            else
+                i += put_values(e, r + i, n - i, depth && !unknown, &p);
             break;
         default:
             break;
