@@ -14,6 +14,11 @@
  * thread records nothing instead and counts what it drops: a LOST record
  * when it has a buffer again.
  *
+ * Compression. The writer compresses each chunk with zstd, unless more
+ * than half the queue waits: then it writes chunks as they are until it
+ * has caught up (a bigger trace rather than a program that waits; with
+ * `record -A` zstd is most of the writer's work).
+ *
  * Sizes. The queue holds at most NP_REC_QUEUE_BYTES of buffers (64 of the
  * default 1 MiB), and buffers mapped while many threads are live are
  * smaller, so that memory does not grow with the number of threads times
@@ -566,6 +571,12 @@ static void put_group(struct np_thread *t, const np_raw *g, size_t n)
     for (size_t i = 1; i < n; i++)
         p[i] = g[i];
     STORE(&s->pos, p + n);
+}
+
+int np_rec_writer_behind(void)
+{
+    /* the buffer in the writer's hands is counted until it is done */
+    return LOAD(&R.nqueued) > R.max_queued / 2 + 1;
 }
 
 void np_rec_slow(struct np_thread *t, uint64_t w0)

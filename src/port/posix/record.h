@@ -197,6 +197,10 @@ void np_rec_put_group(struct np_thread *t, const np_raw *g, size_t n);
 void np_rec_put_values(struct np_thread *t, const np_raw *g, size_t n, uint64_t entry);
 
 
+/* Whether more than half the writer's queue waits (record.c: its chunks
+ * then go uncompressed). */
+int np_rec_writer_behind(void);
+
 /* record_values.c: reads NANOPROF_ARGS and NANOPROF_RETVAL (-A, -R); 0
  * when one is bad (said). */
 int np_rec_values_configure(void);

@@ -329,7 +329,7 @@ static void enc_write(struct np_trace_enc *t, void *ctx)
     e->vspec[0] = e->vspec[1] = 0; /* a VALUES record AGAIN refers to its own chunk */
     if (e->mode == NP_REC_NORMAL) {
         modules_update(e->fd); /* before the events that may refer to them */
-        if (ZSTD_PRESENT()) {
+        if (ZSTD_PRESENT() && !np_rec_writer_behind()) {
             if (!cctx)
                 cctx = ZSTD_createCCtx();
             if (!zbuf) {
