@@ -183,7 +183,9 @@ static inline __attribute__((always_inline)) size_t np_put_varint(uint8_t *p, ui
  * end the CPU cannot predict. */
 static inline __attribute__((always_inline)) size_t np_put_varint_wide(uint8_t *p, uint64_t v)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && __SIZEOF_POINTER__ == 8
+    /* (64-bit CPUs: elsewhere the count of leading zeros may be a call into
+     * libgcc, which a freestanding target does not link) */
     if (v < 0x80) {
         p[0] = (uint8_t)v;
         return 1;
