@@ -87,7 +87,7 @@ static int add_specs(const char *var, int retval)
             return 0;
         }
         /* integers only: the registers go as they are, the writer cuts
-         * and formats them (half the bytes, and no loop in the hook) */
+         * and formats them (48 bytes for four, not 80; no loop in the hook) */
         plan(nspecs, retval);
         spec_retval[nspecs++] = retval;
     }

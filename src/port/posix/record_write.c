@@ -768,14 +768,22 @@ struct plain {
     uint64_t prev, prev_addr;
 };
 
-static inline __attribute__((always_inline)) void plain_put(struct plain *p, struct enc *e, unsigned ev,
-                                                            uint64_t v, uint64_t tick)
+/* Where P's next record goes, one at TICK: the first of a chunk sets its
+ * base (np_trace_enc_at's, with the state in P). */
+static inline __attribute__((always_inline)) uint8_t *plain_at(struct plain *p, struct enc *e, uint64_t tick)
 {
     if (!p->count) {
         e->t.base = p->prev = tick;
         p->prev_addr = 0;
     }
-    p->len += np_trace_put_record(p->base + p->len, np_trace_dt(&p->prev, tick), ev, v, &p->prev_addr);
+    return p->base + p->len;
+}
+
+/* The record of N bytes plain_at placed is in: the chunk goes out once
+ * full. */
+static inline __attribute__((always_inline)) void plain_added(struct plain *p, struct enc *e, size_t n)
+{
+    p->len += n;
     p->count++;
     if (p->len >= e->t.limit) {
         e->t.len = p->len;
@@ -785,6 +793,13 @@ static inline __attribute__((always_inline)) void plain_put(struct plain *p, str
         p->len = 0;
         p->count = 0;
     }
+}
+
+static inline __attribute__((always_inline)) void plain_put(struct plain *p, struct enc *e, unsigned ev,
+                                                            uint64_t v, uint64_t tick)
+{
+    uint8_t *o = plain_at(p, e, tick);
+    plain_added(p, e, np_trace_put_record(o, np_trace_dt(&p->prev, tick), ev, v, &p->prev_addr));
 }
 
 /* A packed VALUES group at R (N records left from it; integers only, the
@@ -804,11 +819,7 @@ static size_t plain_packed(struct plain *p, struct enc *e, const np_raw *r, size
     const uint64_t *regs = (const uint64_t *)(const void *)(r + 1);
     int retval = NP_RAW_VALUES_RETVAL(h);
     unsigned nv = s->n;
-    if (!p->count) {
-        e->t.base = p->prev = r->w1;
-        p->prev_addr = 0;
-    }
-    uint8_t *o = p->base + p->len;
+    uint8_t *o = plain_at(p, e, r->w1);
     uint64_t dt = np_trace_dt(&p->prev, r->w1), *last = e->vlast[retval];
     size_t m;
     if (e->vspec[retval] == spec + 1) {
@@ -827,16 +838,7 @@ static size_t plain_packed(struct plain *p, struct enc *e, const np_raw *r, size
         }
         e->vspec[retval] = spec + 1;
     }
-    p->len += m;
-    p->count++;
-    if (p->len >= e->t.limit) {
-        e->t.len = p->len;
-        e->t.count = p->count;
-        e->t.prev = p->prev;
-        enc_flush(e);
-        p->len = 0;
-        p->count = 0;
-    }
+    plain_added(p, e, m);
     return k;
 }
 _Static_assert(NP_TRACE_INT_VALUES_RECORD_MAX(NP_REC_PACKED_MAX) <= MAX_RECORD, "a packed VALUES record after the limit");
