@@ -989,7 +989,8 @@ static int check_prog(struct record_cmd *r, const char *prog)
     Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
     bool is_elf = elf && elf_kind(elf) == ELF_K_ELF, pg = is_elf && imports_pg(elf);
     GElf_Ehdr eh;
-    bool a64 = is_elf && gelf_getehdr(elf, &eh) && eh.e_machine == EM_AARCH64;
+    bool has_eh = is_elf && gelf_getehdr(elf, &eh);
+    bool a64 = has_eh && eh.e_machine == EM_AARCH64, arm32 = has_eh && eh.e_machine == EM_ARM;
     r->patchable = is_elf && has_patchable(elf);
     if (elf)
         elf_end(elf);
@@ -1033,7 +1034,14 @@ static int check_prog(struct record_cmd *r, const char *prog)
                 rc = check_names(syms, "-P", p, p, path);
             } else {
                 (void)np_value_spec_parse(p, k, &spec, err, sizeof err); /* (checked with the options) */
-                rc = check_names(syms, k ? "-R" : "-A", p, spec.func, path);
+                for (unsigned i = 0; i < spec.n && !rc; i++)
+                    if (arm32 && pg && spec.item[i].index > 4) {
+                        fprintf(stderr, "nanoprof record: -A '%s': %s is built for 32-bit ARM, which passes "
+                                        "arguments past the fourth on the stack: arg1 to arg4 only\n", p, path);
+                        rc = 2;
+                    }
+                if (!rc)
+                    rc = check_names(syms, k ? "-R" : "-A", p, spec.func, path);
             }
         }
         free(copy);

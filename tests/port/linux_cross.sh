@@ -17,7 +17,8 @@
 # - the call trace (log, stack) and function cost read back in the program
 #   (tests/programs/pg_inproc.c): exact, -pg as -finstrument-functions;
 # - return values (NANOPROF_RETVAL) exact; arguments: on ARM exact (r0-r3,
-#   and past the fourth refused), on AArch64 refused in one line by the
+#   and past the fourth refused, by `nanoprof record -A` before the run
+#   too), on AArch64 refused in one line by the
 #   runtime and by `nanoprof record -A` (its hook cannot see them);
 # - AArch64: a build with -mbranch-protection (signed return addresses):
 #   not hooked, said with the count, the program's result unchanged;
@@ -226,6 +227,9 @@ if [ $arch = armhf ]; then
     status "NANOPROF_ARGS past the fourth on ARM: refused in one line" 0 "arg1 to arg4 only"
     run -A nosuch@arg1 -o "$tmp/bad.np" -- "$bin" args
     status "record -A on an ARM -pg build: its functions read" 2 "matches no function"
+    run -A add@arg1,arg5 -o "$tmp/bad.np" -- "$bin" args
+    status "record -A past the fourth on an ARM -pg build: refused before it runs" 2 "arg1 to arg4 only"
+    [ ! -e "$tmp/bad.np" ] || bad "record -A arg5: a trace was made"
 else
     NANOPROF_RECORD=$tmp/args.np NANOPROF_ARGS='add@arg1' $qemu "$bin" args >/dev/null 2>"$tmp/err"
     rc=$?
