@@ -357,8 +357,6 @@ static uintptr_t *arm_slot(uintptr_t *pushed, uintptr_t site, const struct rstac
             break;
         }
     }
-    if (!stack_top)
-        (void)np_posix_thread_stack(pthread_self(), &stack_lo, &stack_top);
     uintptr_t *end = pushed + NP_ARM_SCAN_WORDS;
     if (stack_top && (uintptr_t)end > stack_top)
         end = (uintptr_t *)stack_top;
@@ -406,6 +404,8 @@ __attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot
     for (int k = 0; k < 4; k++)
         regs64[k] = ((const uint32_t *)regs)[k];
     regs = regs64;
+    if (!stack_top) /* once per thread: the search's bound, and the cleanup's below */
+        (void)np_posix_thread_stack(pthread_self(), &stack_lo, &stack_top);
     slot = arm_slot(slot, ret, r);
 #endif
     uintptr_t parent = *slot;
@@ -430,8 +430,6 @@ __attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot
      * jump (32-bit ARM has no setjmp interposition): a caller's slot is
      * above its callee's frame. Not on another stack (a signal handler's
      * alternate one), whose addresses say nothing of the thread's. */
-    if (!stack_top) /* (a thread whose first calls found their sites kept) */
-        (void)np_posix_thread_stack(pthread_self(), &stack_lo, &stack_top);
     if (!tail && (uintptr_t)slot - stack_lo < stack_top - stack_lo) {
         uint32_t live = r->n;
         while (live && r->v[live - 1].slot <= slot)
