@@ -19,6 +19,7 @@
 #include "../../runtime/np_config.h"
 #include "../../runtime/record_hooks.h"
 #include "../../common/name_match.h"
+#include "../../common/value_spec.h"
 
 /* A raw record as the hooks write it: w0 = kind << 56 | value (the
  * function address for ENTRY and EXIT, ticks for SWITCH, a count for the
@@ -211,7 +212,6 @@ int np_rec_values_configure(void);
  * (argument N in word N - 1, the return value in word 0), two a record,
  * which spec (NP_RAW_VALUES_SPEC) cuts and formats in the writer. */
 #define NP_RAW_VALUES_PACKED (1ull << 33)
-#define NP_REC_PACKED_MAX 8 /* values of a packed group (NP_VALUES_MAX) */
 #define NP_RAW_VALUES_SPEC(v) ((unsigned)(((v) >> 40) & 0xff))
 /* record_values.c: a packed group's spec I (NP_RAW_VALUES_SPEC), as the
  * writer reads it: value K is register word WORD[K] of the group, cut to
@@ -219,8 +219,8 @@ int np_rec_values_configure(void);
  * SIGNED[K]), as np_value_cut does. */
 struct np_rec_packed {
     unsigned n, words; /* values; register words kept (0: not packed, a string) */
-    uint8_t index[NP_REC_PACKED_MAX], format[NP_REC_PACKED_MAX];
-    uint8_t word[NP_REC_PACKED_MAX], shift[NP_REC_PACKED_MAX], sign[NP_REC_PACKED_MAX];
+    uint8_t index[NP_VALUE_ARGS_MAX], format[NP_VALUE_ARGS_MAX];
+    uint8_t word[NP_VALUE_ARGS_MAX], shift[NP_VALUE_ARGS_MAX], sign[NP_VALUE_ARGS_MAX];
 };
 const struct np_rec_packed *np_rec_packed_spec(unsigned i);
 

@@ -41,7 +41,7 @@ static void plan(unsigned i, int retval)
     const struct np_value_spec *s = &specs[i];
     struct np_rec_packed *k = &packed[i];
     unsigned words = 1;
-    for (unsigned j = 0; j < s->n && j < NP_REC_PACKED_MAX; j++) {
+    for (unsigned j = 0; j < s->n; j++) {
         const struct np_value_item *it = &s->item[j];
         unsigned bits = it->bits && it->format != NP_VAL_PTR ? it->bits : 64;
         if (it->format == NP_VAL_STR)

@@ -841,8 +841,8 @@ static size_t plain_packed(struct plain *p, struct enc *e, const np_raw *r, size
     plain_added(p, e, m);
     return k;
 }
-_Static_assert(NP_TRACE_INT_VALUES_RECORD_MAX(NP_REC_PACKED_MAX) <= MAX_RECORD, "a packed VALUES record after the limit");
-_Static_assert(NP_REC_PACKED_MAX <= NP_VALUES_MAX, "a packed group in one VALUES record");
+_Static_assert(NP_TRACE_INT_VALUES_RECORD_MAX(NP_VALUE_ARGS_MAX) <= MAX_RECORD, "a packed VALUES record after the limit");
+_Static_assert(NP_VALUE_ARGS_MAX <= NP_VALUES_MAX, "a packed group in one VALUES record");
 
 /* The plain encoder's state in P given to E's encoder for a rare record
  * (a sample, values), and taken back after it. */
