@@ -39,8 +39,9 @@ static inline __attribute__((always_inline)) bool np_rec_put_after_entry(struct 
     struct np_rec_stream *s = t->rec;
     struct np_rec_buf *b = s->buf;
     np_raw *p = s->pos;
-    size_t n = 1 + (nwords + 1) / 2;
-    if (!b || p <= b->recs || p >= s->end || (size_t)(s->end - p) < n || p[-1].w0 != entry || s->smp.pending ||
+    ptrdiff_t n = 1 + (ptrdiff_t)(nwords + 1) / 2;
+    /* (a group may have passed the fast path's end: the room is signed) */
+    if (!b || p <= b->recs || s->end - p < n || p[-1].w0 != entry || s->smp.pending ||
         __atomic_load_n(&s->lost_n, __ATOMIC_RELAXED))
         return false;
     p[0].w0 = h;
