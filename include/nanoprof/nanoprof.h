@@ -61,6 +61,15 @@ NP_API void np_exit(void);
 #define NP_ENTER(name) np_enter(name)
 #define NP_EXIT() np_exit()
 
+/* ---- -pg alone on a target ---------------------------------------------
+ * With a runtime built with NP_PG_EXITS (docs/porting.md), code built with
+ * -pg and not -finstrument-functions has its calls' exits from a
+ * trampoline the hook puts in place of each return address. Calls it could
+ * not take (deeper than NP_PG_EXITS, or a prologue it does not know) are
+ * not recorded: their count (said once, the first time, through the
+ * output). 0 elsewhere. */
+NP_API uint64_t np_pg_unhooked(void);
+
 /* ---- User hooks (the SDK's "other profilers") ----------------------------
  * Receive every entry and exit the runtime sees, on every thread, alongside
  * the built-in mechanisms. FN is the function address; for NP_ENTER it is

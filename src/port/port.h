@@ -137,6 +137,22 @@ void np_port_args_start(void (*fn)(uintptr_t self, const uintptr_t *regs));
  * gprof.c's needs (gprof.h). A host samples and writes gmon.out with the
  * recorder and the analysis instead, so a hosted port has none of these. */
 
+/* -pg's entry hook, where no exit hook goes with it (NP_PG_EXITS):
+ * ENTER(FN, SLOT, TAIL, IRQ) for each call, FN as for the arguments
+ * above, SLOT where the function keeps its return address (NULL when the
+ * port cannot tell), TAIL when that holds the port's trampoline already
+ * (a tail call), IRQ when an interrupt handler makes the call; when it
+ * returns 1 the port puts its trampoline's address in the slot. The
+ * trampoline calls EXIT(SP, IRQ), SP the stack pointer as the function's
+ * return left it, and returns where it says. CYG: the address of
+ * -finstrument-functions' entry hook: code that calls it as well gets
+ * its calls from there, and ENTER is not called. */
+void np_port_calls_start(int (*enter)(uintptr_t fn, uintptr_t *slot, int tail, int irq),
+                         uintptr_t (*exit)(const uintptr_t *sp, int irq), uintptr_t cyg);
+/* The address ENTER above gives as FN for the function at FN_START (its
+ * hook's return address, past the prologue), 0 if it has no -pg hook. */
+uintptr_t np_port_pg_self(const void *fn_start);
+
 /* -pg's mcount calls FN(FROM, SELF) on each call of an instrumented
  * function: FROM an address in its caller (the return address), SELF one
  * in itself, as gmon.out's arcs want them (Thumb bit clear). NULL stops. */

@@ -95,6 +95,25 @@
 #ifndef NP_ARM_SCAN_WORDS
 #define NP_ARM_SCAN_WORDS 16384
 #endif
+/* -pg alone on a target (port/cortex_m/mcount.c, runtime/pg_exits.c):
+ * the return addresses each thread keeps for the exits of its calls (12
+ * bytes each, inside its np_thread, and as many for interrupt handlers).
+ * 0: -pg's hook gives call arcs and r0-r3 only, exits come from
+ * -finstrument-functions (a firmware that does not use it carries
+ * nothing); at most 20 (NP_THREAD_SIZE). Calls deeper are not hooked,
+ * and said. */
+#ifndef NP_PG_EXITS
+#define NP_PG_EXITS 0
+#endif
+/* How far it reads a function's prologue back (instructions: GCC's are a
+ * few pushes and subtractions), and the largest frame it follows (words);
+ * a larger one is not hooked. */
+#ifndef NP_CM_PG_PROLOGUE_INSNS
+#define NP_CM_PG_PROLOGUE_INSNS 12
+#endif
+#ifndef NP_CM_PG_FRAME_WORDS
+#define NP_CM_PG_FRAME_WORDS 4096
+#endif
 /* AArch64 -pg: how many instructions before its _mcount call a function's
  * prologue may have, read back for a PACIASP (mcount.c): GCC's and
  * Clang's are a few stores and moves. */

@@ -356,6 +356,12 @@ int np_stats_find(void *stats, const void *fn, np_func_stats *out)
     struct stat_entry *e = find(h, (uint64_t)(uintptr_t)fn & NP_ADDR_MASK, 0);
     if (!e) /* an NP_ENTER name? */
         e = find(h, ((uint64_t)(uintptr_t)fn & NP_ADDR_MASK) | NP_COST_NAMED, 0);
+#if !NP_PORT_HOSTED && NP_PG_EXITS
+    /* -pg alone: the function is its hook's return address, a few bytes in */
+    uintptr_t self = e ? 0 : np_port_pg_self(fn);
+    if (self)
+        e = find(h, (uint64_t)self & NP_ADDR_MASK, 0);
+#endif
     if (e)
         to_public(e, ns, out);
     unlock(h, held);

@@ -52,6 +52,7 @@ struct np_thread *np_thread_attach(void)
         np_thread_user_sync(t);
         t->tid = np_port_tid();
         np_port_thread_start(os_thread_exit);
+        np_pg_exits_start(); /* (a target's one thread: once) */
         void (*rec)(struct np_thread *) = __atomic_load_n(&np_rec_attach_hook, __ATOMIC_ACQUIRE);
         if (rec)
             rec(t);

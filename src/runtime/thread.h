@@ -213,6 +213,20 @@ struct np_jmp_mark {
     uint64_t cost_lost_open;
 };
 
+#if !NP_PORT_HOSTED && NP_PG_EXITS
+/* The calls -pg's hook gave the port's trampoline the return of
+ * (pg_exits.c), oldest first. N is raised before an entry is written and
+ * lowered after it is read: an interrupt's calls come and go above it. */
+struct np_pg_returns {
+    uint32_t n;
+    struct np_pg_return {
+        uintptr_t *slot; /* where the function keeps its return address */
+        uintptr_t ret;   /* that address */
+        uintptr_t fn;    /* the function, as its entry event gave it */
+    } v[NP_PG_EXITS];
+};
+#endif
+
 struct np_thread {
     /* The word the hooks read. Where the runtime switches every thread
      * (no OS threads), it holds the flags and the user-hooks byte, read in
@@ -253,6 +267,9 @@ struct np_thread {
                               (a LOST record says at most 2^32 - 1) */
         uint32_t named;    /* its THREAD chunk holds its name as it is */
     } tt;
+#endif
+#if !NP_PORT_HOSTED && NP_PG_EXITS
+    struct np_pg_returns pg; /* its calls in thread mode (interrupts have their own) */
 #endif
 };
 

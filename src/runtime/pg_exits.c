@@ -1,0 +1,131 @@
+/* pg_exits.c - the exits of calls made by code built with -pg alone on a
+ * target (NP_PG_EXITS): -pg's hook runs at each function's entry only.
+ * The port's hook (np_port_calls_start) finds where the function keeps
+ * its return address (its SLOT) and hands it here; the entry is kept on a
+ * return stack with that address, and the port puts the address of its
+ * trampoline in the slot. The function then returns to the trampoline,
+ * which asks here where to go: the exit is told, and the trampoline
+ * returns there.
+ *
+ * Code in thread mode keeps its calls on its thread's return stack (an
+ * RTOS's tasks each have their own stack and np_thread); interrupt
+ * handlers, which nest on one stack, on one of their own. The events go
+ * to the thread in use, as -finstrument-functions' do.
+ *
+ * A slot at or below a new call's has no living function (a frame left by
+ * a longjmp, whose target is above): those calls are closed first. A
+ * return closes every call whose slot is below the stack pointer the
+ * return left: the oldest is the one returning; the others were left by a
+ * jump. A tail call (the function's return address is the trampoline
+ * already) is its caller's child, and both close at the return. */
+#include "hooks.h"
+
+#if !NP_PORT_HOSTED && NP_PG_EXITS
+
+void __cyg_profile_func_enter(void *fn, void *site);
+void __cyg_profile_func_exit(void *fn, void *site);
+
+_Static_assert(NP_PG_EXITS <= 20, "NP_PG_EXITS: an np_thread holds at most 20 (NP_THREAD_SIZE)");
+
+static struct np_pg_returns irq_returns;
+static uint32_t unhooked; /* calls the hook could not take (full, or no slot) */
+
+static struct np_pg_returns *returns_of(struct np_thread *t, int irq)
+{
+    return irq ? &irq_returns : &t->pg;
+}
+
+/* Closes the calls from I up, the newest first. */
+static void close_from(struct np_pg_returns *r, uint32_t i)
+{
+    while (r->n > i) {
+        uint32_t k = r->n - 1;
+        __cyg_profile_func_exit((void *)r->v[k].fn, (void *)r->v[k].ret);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        r->n = k;
+    }
+}
+
+static void not_hooked(const char *why)
+{
+    if (unhooked++ == 0)
+        np_error_msg(NP_EFULL, NP_MSG("-pg"), why);
+}
+
+/* The port's hook: FN's call keeps its return address in SLOT (NULL: the
+ * port could not tell where), TAIL when that holds the trampoline already,
+ * IRQ when an interrupt handler runs. Returns 1 when the port is to put
+ * its trampoline in the slot. */
+static int pg_enter(uintptr_t fn, uintptr_t *slot, int tail, int irq)
+{
+    struct np_thread *t = np_self();
+    uint32_t h = t->hot;
+    if ((h & NP_F_BUSY) || !(h & (NP_F_CT_ON | NP_F_COST_ON | NP_F_REC_ON | NP_F_USER_HOT)))
+        return 0; /* nothing records this call */
+    if (!slot) {
+        not_hooked(NP_MSG("a function whose prologue the hook does not know is not recorded (the count: np_pg_unhooked)"));
+        return 0;
+    }
+    struct np_pg_returns *r = returns_of(t, irq);
+    uintptr_t ret = *slot;
+    if (tail) {
+        if (!r->n)
+            return 0; /* its caller was not hooked: the return is not ours */
+        ret = r->v[r->n - 1].ret;
+    } else {
+        uint32_t live = r->n;
+        while (live && r->v[live - 1].slot <= slot)
+            live--;
+        close_from(r, live);
+    }
+    if (r->n == NP_PG_EXITS) {
+        not_hooked(NP_MSG("calls deeper than NP_PG_EXITS are not recorded (the count: np_pg_unhooked)"));
+        return 0;
+    }
+    uint32_t i = r->n;
+    r->n = i + 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    r->v[i].slot = slot;
+    r->v[i].ret = ret;
+    r->v[i].fn = fn;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __cyg_profile_func_enter((void *)fn, (void *)ret);
+    return !tail;
+}
+
+/* The trampoline's: the return left the stack pointer at SP. Returns where
+ * the function returns to. */
+static uintptr_t pg_exit(const uintptr_t *sp, int irq)
+{
+    struct np_pg_returns *r = returns_of(np_self(), irq);
+    uint32_t i = r->n;
+    if (!i || r->v[i - 1].slot >= sp) {
+        np_error(NP_EINVAL, "-pg", "a return through the trampoline with no record of it (a stack switched?): stopped");
+        __builtin_trap();
+    }
+    i--;
+    while (i > 0 && r->v[i - 1].slot < sp)
+        i--;
+    uintptr_t ret = r->v[i].ret;
+    close_from(r, i);
+    return ret;
+}
+
+void np_pg_exits_start(void)
+{
+    np_port_calls_start(pg_enter, pg_exit, (uintptr_t)__cyg_profile_func_enter);
+}
+
+uint64_t np_pg_unhooked(void)
+{
+    return unhooked;
+}
+
+#else
+
+uint64_t np_pg_unhooked(void)
+{
+    return 0;
+}
+
+#endif
