@@ -37,12 +37,17 @@ for f in "$SRC"/src/runtime/*.c; do
     esac
 done
 
-for cpu in cortex-m0 cortex-m3 cortex-m4; do
-    dir="$TMP/$cpu"
+# each CPU with the default build choices, and with those that add code
+# to the port and the core (-pg's exits and the call trace's r0-r3)
+for variant in cortex-m0 cortex-m3 cortex-m4 cortex-m0:pg cortex-m4:pg; do
+    cpu=${variant%:*}
+    extra=
+    [ "$variant" = "$cpu" ] || extra="-DNP_PG_EXITS=8 -DNP_CALLTRACE_ARGS=1"
+    dir="$TMP/$variant"
     mkdir -p "$dir"
     for f in "$@"; do
         o="$dir/$(echo "$f" | tr / _).o"
-        if ! "$CC" -mcpu=$cpu -mthumb $FLAGS -c "$SRC/src/$f" -o "$o" 2> "$dir/err"; then
+        if ! "$CC" -mcpu=$cpu -mthumb $FLAGS $extra -c "$SRC/src/$f" -o "$o" 2> "$dir/err"; then
             echo "FAIL: $f does not compile for $cpu:"
             head -20 "$dir/err"
             fail=1
@@ -55,11 +60,11 @@ for cpu in cortex-m0 cortex-m3 cortex-m4; do
     comm -23 "$dir/needed" "$dir/defined" | grep -Ev '^(__aeabi_[a-z0-9_]+|memcpy|memmove|memset|memcmp)$' \
         > "$dir/foreign"
     if [ -s "$dir/foreign" ]; then
-        echo "FAIL: $cpu: the core needs what no freestanding target has:"
+        echo "FAIL: $variant: the core needs what no freestanding target has:"
         sed 's/^/  /' "$dir/foreign"
         fail=1
     else
-        echo "ok: $cpu: $# files, $(wc -l < "$dir/defined") symbols, needs only: $(comm -23 "$dir/needed" "$dir/defined" | tr '\n' ' ')"
+        echo "ok: $variant: $# files, $(wc -l < "$dir/defined") symbols, needs only: $(comm -23 "$dir/needed" "$dir/defined" | tr '\n' ' ')"
     fi
 done
 exit $fail

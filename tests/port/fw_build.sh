@@ -3,7 +3,8 @@
 # cross compiler), SRC (the source tree), FILES (the core and the port,
 # relative to $SRC/src), TMP and, for fw_run, QEMU set; FW_DEFINES adds flags to every file,
 # RT_FLAGS to the runtime's only (RT_TAG names a runtime built with other
-# RT_FLAGS than the default), FW_LDFLAGS to the link.
+# RT_FLAGS than the default), FW_LDFLAGS to the link, FW_INSTR
+# instruments the firmware's files in place of -finstrument-functions.
 BOARDS=$SRC/boards/cortex_m
 CFLAGS="-mthumb -O2 -g -std=gnu11 -ffreestanding -ffunction-sections -fdata-sections -Wall -Wextra -Werror \
 -I$SRC/include -I$SRC/src -I$SRC/src/port/cortex_m ${FW_DEFINES:-}"
@@ -55,7 +56,7 @@ fw_build() {
         shift
     done
     for f in "$@"; do
-        inst=-finstrument-functions
+        inst=${FW_INSTR:--finstrument-functions}
         case $f in */uart.c | */check.c) inst= ;; esac
         o=$dir/$(basename "$f" .c).main.o
         "$CC" -mcpu=$cpu $CFLAGS $flags $inst -I"$(dirname "$f")" -c "$f" -o "$o" || return 1

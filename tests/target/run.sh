@@ -25,6 +25,10 @@
 #   ctargs    the call trace's r0-r3 (NP_CALLTRACE_ARGS): the firmware
 #             built with -pg too, plain_leaf.c with -finstrument-functions
 #             alone
+#   ctargs_pg the same with the runtime's -pg exits on (NP_PG_EXITS):
+#             one event per call still
+#   pgexits   -pg alone (NP_PG_EXITS=8): exits from the trampoline
+#             (pgexits.c), pg_shapes.c built with -pg at -O0
 #   dwt_gap   the DWT counter as the clock over calls of several wraps
 #             (dwt_gap.c): a Cortex-M4 under Unicorn, QEMU being
 #             m4_unicorn (tests/CMakeLists.txt builds it), whose counter
@@ -49,6 +53,8 @@ FW_FLAGS=""        # the firmware's own
 FW_PATH=$HERE/$FW.c
 COVERED=""         # a file built with the coverage callback
 HOOKED=""          # a file built with -finstrument-functions alone
+SHAPES=""          # a file built with -pg at -O0
+INSTR="-finstrument-functions" # how the firmware's file is instrumented
 BOARD_LIST="mps2-an385:cortex-m3:mps2:25000000 mps2-an386:cortex-m4:mps2:25000000 microbit:cortex-m0:microbit:16000000"
 case $FW in
 smoke) FW_PATH=$SRC/tests/port/smoke.c ;;
@@ -58,6 +64,9 @@ bins16) FW_PATH=$HERE/bins.c; FW_FLAGS="-DTC_BIN_BITS=16"; RT_FLAGS="$RT_FLAGS -
 blocks) COVERED=blocks_covered.c ;;
 sections|badinput|clock) ;;
 ctargs) CFLAGS="$CFLAGS -DNP_CALLTRACE_ARGS=1"; FW_FLAGS="-pg"; HOOKED=plain_leaf.c ;;
+ctargs_pg) FW_PATH=$HERE/ctargs.c; CFLAGS="$CFLAGS -DNP_CALLTRACE_ARGS=1"; FW_FLAGS="-pg"; HOOKED=plain_leaf.c
+    RT_FLAGS="$RT_FLAGS -DNP_PG_EXITS=8" ;;
+pgexits) CFLAGS="$CFLAGS -DNP_CALLTRACE_ARGS=1"; INSTR="-pg"; SHAPES=pg_shapes.c; RT_FLAGS="$RT_FLAGS -DNP_PG_EXITS=8" ;;
 clock_rtos) FW_PATH=$HERE/clock.c; FW_FLAGS="-DTC_RTOS"; RT_FLAGS="$RT_FLAGS -DNP_CM_SYSTICK_HANDLER=0" ;;
 dwt_gap) BOARD_LIST="unicorn:cortex-m4:mps2:25000000"; FW_FLAGS="-DTC_DWT_SCALE=4096" ;;
 dwt_gap_rtos) FW_PATH=$HERE/dwt_gap.c; BOARD_LIST="unicorn:cortex-m4:mps2:25000000"
@@ -80,11 +89,17 @@ for board in $BOARD_LIST; do
         "$CC" -mcpu=$cpu $CFLAGS $RT_FLAGS -c "$SRC/src/$f" -o "$o" || fail=1
         objs="$objs $o"
     done
-    "$CC" -mcpu=$cpu $CFLAGS $FW_FLAGS -DTC_CPU_HZ=${hz}u -finstrument-functions -c "$FW_PATH" -o "$dir/fw.o" || fail=1
+    fp= # pgexits on the Cortex-M4: its FPU's registers in a prologue
+    [ "$FW" = pgexits ] && [ "$cpu" = cortex-m4 ] && fp="-mfloat-abi=softfp -mfpu=fpv4-sp-d16"
+    "$CC" -mcpu=$cpu $CFLAGS $FW_FLAGS $fp -DTC_CPU_HZ=${hz}u $INSTR -c "$FW_PATH" -o "$dir/fw.o" || fail=1
     "$CC" -mcpu=$cpu $CFLAGS -c "$HERE/check.c" -o "$dir/check.o" || fail=1
     if [ -n "$HOOKED" ]; then
         "$CC" -mcpu=$cpu $CFLAGS -finstrument-functions -c "$HERE/$HOOKED" -o "$dir/hooked.o" || fail=1
         objs="$objs $dir/hooked.o"
+    fi
+    if [ -n "$SHAPES" ]; then
+        "$CC" -mcpu=$cpu $CFLAGS -O0 -pg -c "$HERE/$SHAPES" -o "$dir/shapes.o" || fail=1
+        objs="$objs $dir/shapes.o"
     fi
     if [ -n "$COVERED" ]; then
         "$CC" -mcpu=$cpu $CFLAGS -fsanitize-coverage=trace-pc -c "$HERE/$COVERED" -o "$dir/covered.o" || fail=1
