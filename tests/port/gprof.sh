@@ -5,7 +5,8 @@
 # into an empty prefix; then, from the install alone, firmwares built with
 # -pg and run under qemu-system-arm with -icount:
 #  - gprof_fw.c: main calls a() CALLS_A times, a calls b() CALLS_B times,
-#    main calls busy() once. arm-none-eabi-gprof -b reads the gmon.out
+#    main calls busy() once (a() saves r8-r11: on ARMv6-M through lr,
+#    before the hook). arm-none-eabi-gprof -b reads the gmon.out
 #    QEMU wrote in its working directory with nothing on stderr; the flat
 #    profile and the call graph hold exactly those calls; the firmware
 #    said nothing (no sample outside the text, no call lost).

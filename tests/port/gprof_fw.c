@@ -17,10 +17,21 @@ __attribute__((noinline)) void b(void)
     b_calls++;
 }
 
+volatile unsigned sink;
+
+/* Many values live across b()'s calls: on ARMv6-M GCC saves r8-r11
+ * through lr before -pg's hook (`mov lr, r11 ... push {..., lr}`), whose
+ * pushed lr then holds r11's value and not the return address: the arc
+ * from main must come from the prologue's own copy. */
 __attribute__((noinline)) void a(void)
 {
-    for (int i = 0; i < CALLS_B; i++)
+    unsigned v0 = b_calls, v1 = v0 * 3 + 1, v2 = v0 * 5 + 2, v3 = v0 * 7 + 3, v4 = v0 * 11 + 4, v5 = v0 * 13 + 5,
+             v6 = v0 * 17 + 6;
+    for (int i = 0; i < CALLS_B; i++) {
         b();
+        v0 += v1, v1 ^= v2, v2 += v3, v3 ^= v4, v4 += v5, v5 ^= v6, v6 += v0;
+    }
+    sink = v0 + v1 + v2 + v3 + v4 + v5 + v6;
 }
 
 __attribute__((noinline)) void busy(unsigned n)

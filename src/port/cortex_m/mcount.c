@@ -55,53 +55,17 @@ void np_port_args_start(void (*fn)(uintptr_t self, const uintptr_t *regs))
 #define NP_CM_ARGS_WORD ""
 #endif
 
-#if NP_PG_EXITS
-/* The calls' callback, from the asm: np_cm_pg_enter once the runtime has
- * started (np_port_calls_start), NULL before and in code that calls
- * -finstrument-functions' hooks too. */
-void (*volatile np_cm_calls_fn)(uintptr_t *pushed, uintptr_t self);
-static int (*calls_enter)(uintptr_t fn, uintptr_t *slot, int tail, int irq);
-static uintptr_t (*calls_exit)(const uintptr_t *sp, int irq);
-static uintptr_t cyg_hook;
-static uint8_t cyg_known; /* 0: not yet; 1: -pg alone; 2: with -finstrument-functions */
-void np_cm_pg_return(void);
+/* ARMv6-M and ARMv8-M Baseline: Thumb-1's prologues, whose lr may hold
+ * r8-r11's copy when -pg's hook is called (saved_return). */
+#if defined(__ARM_ARCH_6M__) || defined(__ARM_ARCH_8M_BASE__)
+#define NP_CM_THUMB1 1
+#else
+#define NP_CM_THUMB1 0
+#endif
 
-static inline int in_handler(void)
-{
-    uint32_t ipsr;
-    __asm__ __volatile__("mrs %0, ipsr" : "=r"(ipsr));
-    return (ipsr & 0x1ffu) != 0;
-}
-
+#if NP_PG_EXITS || NP_CM_THUMB1
 /* Whether the halfword at P starts a 32-bit Thumb instruction. */
 #define NP_CM_WIDE(h) (((h) & 0xe000) == 0xe000 && ((h) & 0x1800))
-
-/* Where the instruction at P calls (Thumb-2's BL), or 0 for another. */
-static uintptr_t bl_target(const uint16_t *p)
-{
-    uint32_t h = p[0], l = p[1];
-    if ((h & 0xf800) != 0xf000 || (l & 0xd000) != 0xd000)
-        return 0;
-    uint32_t s = (h >> 10) & 1, i1 = !(((l >> 13) & 1) ^ s), i2 = !(((l >> 11) & 1) ^ s);
-    uint32_t off = s << 24 | i1 << 23 | i2 << 22 | (h & 0x3ff) << 12 | (l & 0x7ff) << 1;
-    return (uintptr_t)p + 4 + (uintptr_t)((int32_t)(off << 7) >> 7);
-}
-
-/* Whether the code after -pg's call (SELF) calls CYG before any other
- * call, as GCC places -finstrument-functions' entry hook: the firmware was
- * built with both, and takes its calls from that hook. */
-static int calls_cyg(uintptr_t self)
-{
-    const uint16_t *p = (const uint16_t *)(self & ~(uintptr_t)1);
-    for (int k = 0; k < 32; k++, p++) {
-        uintptr_t to = bl_target(p);
-        if (to)
-            return to == cyg_hook;
-        if (NP_CM_WIDE(p[0]))
-            p++;
-    }
-    return 0;
-}
 
 /* The registers in a push's list (no libgcc call for a popcount). */
 static uint32_t bits(uint32_t x)
@@ -112,6 +76,7 @@ static uint32_t bits(uint32_t x)
     return n;
 }
 
+#if !NP_CM_THUMB1
 /* ARM's modified immediate constant (ThumbExpandImm) of I12. */
 static uint32_t thumb_imm(uint32_t i12)
 {
@@ -123,6 +88,7 @@ static uint32_t thumb_imm(uint32_t i12)
     uint32_t v = 0x80 | (b & 0x7f), rot = i12 >> 7;
     return v >> rot | v << (32 - rot);
 }
+#endif
 
 /* Where the function that called -pg's hook keeps its return address:
  * PUSHED, the copy GCC's `push {lr}` gave the hook, which the function
@@ -147,7 +113,9 @@ static uintptr_t *saved_return(uintptr_t *pushed, uintptr_t self)
     uint32_t words = 1, cand[4];
     int nc = 0, moved = 0;
     for (int k = 0; k < NP_CM_PG_PROLOGUE_INSNS && words <= NP_CM_PG_FRAME_WORDS; k++) {
-        uint32_t h = p[-1], h0 = p[-2], n = 0, lr = 0;
+        uint32_t h = p[-1], h0 = p[-2], n = 0;
+#if !NP_CM_THUMB1 /* (no 32-bit instruction in a Thumb-1 prologue) */
+        uint32_t lr = 0;
         if (NP_CM_WIDE(h0)) {
             /* a 32-bit instruction ending there, or a 16-bit one after a
              * halfword that looks like a 32-bit one's first: the forms
@@ -175,6 +143,7 @@ static uintptr_t *saved_return(uintptr_t *pushed, uintptr_t self)
                 continue;
             }
         }
+#endif
         if ((h & 0xfe00) == 0xb400) { /* push {list[, lr]} */
             n = bits(h & 0x1ff);
             if ((h & 0x100) && nc < 4)
@@ -215,6 +184,71 @@ static uintptr_t *saved_return(uintptr_t *pushed, uintptr_t self)
         if (cand[i] <= NP_CM_PG_FRAME_WORDS && pushed[cand[i]] == v)
             return pushed + cand[i];
     return pushed;
+}
+
+#endif
+
+#if NP_CM_THUMB1
+/* The arcs' FROM on Thumb-1: the function's return address from its
+ * prologue's copy (the word pushed for the hook may hold r8-r11's). */
+__attribute__((used)) uintptr_t np_cm_arc_from(uintptr_t *pushed, uintptr_t self)
+{
+    uintptr_t *slot = saved_return(pushed, self);
+    return slot ? *slot : *pushed;
+}
+#define NP_CM_ARC_FROM                                                                             \
+    "  add r0, sp, #20\n"                                                                          \
+    "  ldr r1, [sp, #16]\n"                                                                        \
+    "  bl np_cm_arc_from\n"                                                                        \
+    "  ldr r3, 9f\n"                                                                               \
+    "  ldr r3, [r3]\n"
+#else
+#define NP_CM_ARC_FROM "  ldr r0, [sp, #20]\n"
+#endif
+
+#if NP_PG_EXITS
+/* The calls' callback, from the asm: np_cm_pg_enter once the runtime has
+ * started (np_port_calls_start), NULL before and in code that calls
+ * -finstrument-functions' hooks too. */
+void (*volatile np_cm_calls_fn)(uintptr_t *pushed, uintptr_t self);
+static int (*calls_enter)(uintptr_t fn, uintptr_t *slot, int tail, int irq);
+static uintptr_t (*calls_exit)(const uintptr_t *sp, int irq);
+static uintptr_t cyg_hook;
+static uint8_t cyg_known; /* 0: not yet; 1: -pg alone; 2: with -finstrument-functions */
+void np_cm_pg_return(void);
+
+static inline int in_handler(void)
+{
+    uint32_t ipsr;
+    __asm__ __volatile__("mrs %0, ipsr" : "=r"(ipsr));
+    return (ipsr & 0x1ffu) != 0;
+}
+
+/* Where the instruction at P calls (Thumb-2's BL), or 0 for another. */
+static uintptr_t bl_target(const uint16_t *p)
+{
+    uint32_t h = p[0], l = p[1];
+    if ((h & 0xf800) != 0xf000 || (l & 0xd000) != 0xd000)
+        return 0;
+    uint32_t s = (h >> 10) & 1, i1 = !(((l >> 13) & 1) ^ s), i2 = !(((l >> 11) & 1) ^ s);
+    uint32_t off = s << 24 | i1 << 23 | i2 << 22 | (h & 0x3ff) << 12 | (l & 0x7ff) << 1;
+    return (uintptr_t)p + 4 + (uintptr_t)((int32_t)(off << 7) >> 7);
+}
+
+/* Whether the code after -pg's call (SELF) calls CYG before any other
+ * call, as GCC places -finstrument-functions' entry hook: the firmware was
+ * built with both, and takes its calls from that hook. */
+static int calls_cyg(uintptr_t self)
+{
+    const uint16_t *p = (const uint16_t *)(self & ~(uintptr_t)1);
+    for (int k = 0; k < 32; k++, p++) {
+        uintptr_t to = bl_target(p);
+        if (to)
+            return to == cyg_hook;
+        if (NP_CM_WIDE(p[0]))
+            p++;
+    }
+    return 0;
 }
 
 /* From the asm, with PUSHED the word GCC's `push {lr}` put on the stack
@@ -312,8 +346,8 @@ __asm__(".pushsection .text.__gnu_mcount_nc,\"ax\",%progbits\n"
         "  ldr r3, [r3]\n"
         "  cmp r3, #0\n"
         "  beq 1f\n"
-        "  ldr r0, [sp, #20]\n"
-        "  mov r1, lr\n"
+        NP_CM_ARC_FROM
+        "  ldr r1, [sp, #16]\n"
         "  movs r2, #1\n"
         "  bics r0, r2\n" /* the Thumb bit off: addresses as the ELF's */
         "  bics r1, r2\n"
