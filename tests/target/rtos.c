@@ -6,7 +6,8 @@
  * np_thread_switch(from, to) where FreeRTOS calls traceTASK_SWITCHED_OUT
  * and traceTASK_SWITCHED_IN. Both threads call instrumented functions
  * under function cost, each into its own statistics table, and keep a
- * call trace (log mode) of their own.
+ * call trace (log mode) of their own. run.sh's rtos_pg builds it with -pg
+ * alone (the runtime's NP_PG_EXITS): the same checks.
  *
  * Checked: each thread's exact calls, and its call trace holding its own
  * calls only; that no stack overflowed; that preemption really came inside
@@ -261,6 +262,17 @@ static NOPROF np_func_stats find(int table, const void *fn)
     return s;
 }
 
+/* Whether a record's GOT is FN: its address, or built with -pg alone
+ * (TC_PG, run.sh's rtos_pg) its hook's return address, a few bytes in. */
+static NOPROF int is_fn(const void *got, const void *fn)
+{
+#if defined(TC_PG)
+    return (uintptr_t)got - ((uintptr_t)fn & ~(uintptr_t)1) < 16;
+#else
+    return got == fn;
+#endif
+}
+
 static NOPROF void checks(void)
 {
     np_func_stats base = find(2, (const void *)work);
@@ -300,7 +312,7 @@ static NOPROF void checks(void)
     for (int me = 0; me < 2; me++) {
         int ok = ntrace[me] == CT_ENTRIES;
         for (int i = 0; ok && i < CT_ENTRIES; i++)
-            ok = trace[me][i].fn == (me ? (const void *)tiny_b : (const void *)tiny) && trace[me][i].depth == 0;
+            ok = is_fn(trace[me][i].fn, me ? (const void *)tiny_b : (const void *)tiny) && trace[me][i].depth == 0;
         tc_check(ok, me ? "thread B: its call trace, its own last 16 calls" : "thread A: its call trace, its own last 16 calls");
     }
     tc_check_range(ta.max_ns, tb.min_ns - Q, tb.max_ns + OVERHEAD, "thread A: tiny()'s most cost");

@@ -29,6 +29,9 @@
 #             one event per call still
 #   pgexits   -pg alone (NP_PG_EXITS=8): exits from the trampoline
 #             (pgexits.c), pg_shapes.c built with -pg at -O0
+#   rtos_pg   rtos.c built with -pg alone (NP_PG_EXITS=8): each task's
+#             calls on its own return stack, preempted anywhere, the
+#             hooks and the trampoline included
 #   dwt_gap   the DWT counter as the clock over calls of several wraps
 #             (dwt_gap.c): a Cortex-M4 under Unicorn, QEMU being
 #             m4_unicorn (tests/CMakeLists.txt builds it), whose counter
@@ -67,6 +70,7 @@ ctargs) CFLAGS="$CFLAGS -DNP_CALLTRACE_ARGS=1"; FW_FLAGS="-pg"; HOOKED=plain_lea
 ctargs_pg) FW_PATH=$HERE/ctargs.c; CFLAGS="$CFLAGS -DNP_CALLTRACE_ARGS=1"; FW_FLAGS="-pg"; HOOKED=plain_leaf.c
     RT_FLAGS="$RT_FLAGS -DNP_PG_EXITS=8" ;;
 pgexits) CFLAGS="$CFLAGS -DNP_CALLTRACE_ARGS=1"; INSTR="-pg"; SHAPES=pg_shapes.c; RT_FLAGS="$RT_FLAGS -DNP_PG_EXITS=8" ;;
+rtos_pg) FW_PATH=$HERE/rtos.c; INSTR="-pg"; FW_FLAGS="-DTC_PG"; RT_FLAGS="$RT_FLAGS -DNP_CM_SYSTICK_HANDLER=0 -DNP_PG_EXITS=8" ;;
 clock_rtos) FW_PATH=$HERE/clock.c; FW_FLAGS="-DTC_RTOS"; RT_FLAGS="$RT_FLAGS -DNP_CM_SYSTICK_HANDLER=0" ;;
 dwt_gap) BOARD_LIST="unicorn:cortex-m4:mps2:25000000"; FW_FLAGS="-DTC_DWT_SCALE=4096" ;;
 dwt_gap_rtos) FW_PATH=$HERE/dwt_gap.c; BOARD_LIST="unicorn:cortex-m4:mps2:25000000"
