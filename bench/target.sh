@@ -149,6 +149,14 @@ fw "$T/mps2-an386-RelWithDebInfo" mps2-an386 cortex-m4 "$T/insns_cost.elf" nanop
     -finstrument-functions -- "$HERE/target/insns.c"
 "$INSNS" "$T/insns_cost.elf" >"$T/insns_cost.out" || { echo "target.sh: target_insns failed" >&2; exit 1; }
 cost_c=$(awk -v n=$calls '$2 == 4 { printf "%.1f", $4 / n }' "$T/insns_cost.out")
+# -pg alone: the runtime built with NP_PG_EXITS, the firmware with -pg
+# (its hook, the prologue read back, and the trampoline at the return)
+sh "$ROOT/scripts/board_install.sh" cmake "$ROOT" mps2-an386 "$T/mps2-an386-pg" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DNP_PG_EXITS=16 >&2 || { echo "target.sh: the runtime with NP_PG_EXITS does not build" >&2; exit 1; }
+fw "$T/mps2-an386-pg" mps2-an386 cortex-m4 "$T/insns_pg.elf" nanoprof -pg -- "$HERE/target/insns.c"
+"$INSNS" "$T/insns_pg.elf" >"$T/insns_pg.out" || { echo "target.sh: target_insns failed" >&2; exit 1; }
+log_pg=$(awk -v n=$calls '$2 == 2 { printf "%.1f", $4 / n }' "$T/insns_pg.out")
+cost_pg=$(awk -v n=$calls '$2 == 4 { printf "%.1f", $4 / n }' "$T/insns_pg.out")
 ring_t=$(awk -v n=$calls '$2 == 8 { printf "%.1f", $4 / n }' "$T/insns_trace.out")
 rdrain_t=$(awk -v n=$calls '$2 == 9 { printf "%.1f", $4 / n }' "$T/insns_trace.out")
 # all in: the hooks and the drains (checksums, the writer's calls), a call
@@ -162,6 +170,8 @@ printf '%-52s %10s %10s\n' "call trace, log mode" "$log" "<= 30"
 printf '%-52s %10s\n' "function cost (np_stats_calc apart)" "$cost"
 printf '%-52s %10s %10s\n' "function cost, libnanoprof-cost.a" "$cost_c" "<= 100"
 printf '%-52s %10s\n' "call trace, stack mode" "$stack"
+printf '%-52s %10s\n' "call trace, log mode, -pg alone (NP_PG_EXITS)" "$log_pg"
+printf '%-52s %10s\n' "function cost, -pg alone (NP_PG_EXITS)" "$cost_pg"
 printf '%-52s %10s\n' "trace recorded on the target (np_trace_init), all in" "$trace"
 printf '%-52s %10s\n' "  its bytes a call, headers and END included" "$tbytes"
 printf '%-52s %10s\n' "ring trace (np_trace_init_ring), libnanoprof.a, hooks" "$ring"

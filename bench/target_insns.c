@@ -2,8 +2,9 @@
  * counted on the executed path: runs bench/target/insns.c's firmware
  * under Unicorn 2 (Cortex-M4 model) and counts every instruction executed
  * from the entry of a runtime function the firmware calls (the compiler's
- * hooks, the section markers, np_stats_calc) until it returns to its
- * caller, callees included, per phase of the firmware (bench_phase).
+ * hooks, -pg's and its trampoline's, the section markers, np_stats_calc)
+ * until it returns to its caller, callees included, per phase of the
+ * firmware (bench_phase).
  *
  * Unicorn runs no peripherals: the system control space is plain memory,
  * and the DWT cycle counter is made to move (each read returns 17 more
@@ -28,12 +29,16 @@
 
 /* the runtime functions whose instructions are counted */
 static const char *const measured[] = { "__cyg_profile_func_enter", "__cyg_profile_func_exit", "np_section_begin",
-                                        "np_section_end", "np_stats_calc", "np_trace_stop" };
+                                        "np_section_end", "np_stats_calc", "np_trace_stop", "__gnu_mcount_nc" };
 #define NMEASURED (sizeof measured / sizeof measured[0])
 
 static uint32_t fn_addr[NMEASURED], phase_addr, bytes_addr;
 static unsigned phase;
 static uint32_t ret_to;  /* inside a measured function: where it returns (else 0) */
+/* -pg alone's trampoline (NP_PG_EXITS), which a return reaches by a jump
+ * and which leaves by its last instruction, a jump: its start and that */
+static uint32_t tramp_addr, tramp_last;
+static int in_tramp;
 static uint64_t insns[PHASES], calls[PHASES], total;
 static int failed, done;
 static uint32_t cyccnt, cost_reads;
@@ -46,11 +51,22 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
         uc_emu_stop(uc);
         return;
     }
+    if (in_tramp) {
+        insns[phase]++;
+        in_tramp = pc != tramp_last;
+        return;
+    }
     if (ret_to) {
         if (pc == ret_to)
             ret_to = 0;
         else
             insns[phase]++;
+        return;
+    }
+    if (pc == tramp_addr) {
+        in_tramp = 1;
+        insns[phase]++;
+        calls[phase]++;
         return;
     }
     if (pc == phase_addr) {
@@ -120,6 +136,8 @@ static int symbols(Elf *e)
             uint32_t a = (uint32_t)s.st_value & ~1u;
             if (strcmp(name, "bench_phase") == 0)
                 phase_addr = a, found++;
+            if (strcmp(name, "np_cm_pg_return") == 0 && s.st_size >= 2)
+                tramp_addr = a, tramp_last = a + (uint32_t)s.st_size - 2;
             for (size_t k = 0; k < NMEASURED; k++)
                 if (strcmp(name, measured[k]) == 0)
                     fn_addr[k] = a;
