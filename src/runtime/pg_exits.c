@@ -46,6 +46,18 @@ static void close_from(struct np_pg_returns *r, uint32_t i)
     }
 }
 
+/* Closes the calls whose slot is at or below SLOT (their frames are gone:
+ * left by a jump); returns how many are left. Apart from the hook's own
+ * path: rare. */
+static __attribute__((noinline)) uint32_t close_dead(struct np_pg_returns *r, const uintptr_t *slot)
+{
+    uint32_t live = r->n;
+    while (live && r->v[live - 1].slot <= slot)
+        live--;
+    close_from(r, live);
+    return live;
+}
+
 static void not_hooked(const char *why)
 {
     if (unhooked++ == 0)
@@ -68,21 +80,18 @@ static int pg_enter(uintptr_t fn, uintptr_t *slot, int tail, int irq)
     }
     struct np_pg_returns *r = returns_of(t, irq);
     uintptr_t ret = *slot;
+    uint32_t i = r->n;
     if (tail) {
-        if (!r->n)
+        if (!i)
             return 0; /* its caller was not hooked: the return is not ours */
-        ret = r->v[r->n - 1].ret;
-    } else {
-        uint32_t live = r->n;
-        while (live && r->v[live - 1].slot <= slot)
-            live--;
-        close_from(r, live);
+        ret = r->v[i - 1].ret;
+    } else if (i && r->v[i - 1].slot <= slot) {
+        i = close_dead(r, slot);
     }
-    if (r->n == NP_PG_EXITS) {
+    if (i == NP_PG_EXITS) {
         not_hooked(NP_MSG("calls deeper than NP_PG_EXITS are not recorded (the count: np_pg_unhooked)"));
         return 0;
     }
-    uint32_t i = r->n;
     r->n = i + 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     r->v[i].slot = slot;
@@ -91,6 +100,17 @@ static int pg_enter(uintptr_t fn, uintptr_t *slot, int tail, int irq)
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     __cyg_profile_func_enter((void *)fn, (void *)ret);
     return !tail;
+}
+
+/* A return that ends more than the newest call (I): a tail call's, or
+ * calls left by a jump above the one returning. */
+static __attribute__((noinline)) uintptr_t return_left(struct np_pg_returns *r, uint32_t i, const uintptr_t *sp)
+{
+    while (i > 0 && r->v[i - 1].slot < sp)
+        i--;
+    uintptr_t ret = r->v[i].ret;
+    close_from(r, i);
+    return ret;
 }
 
 /* The trampoline's: the return left the stack pointer at SP. Returns where
@@ -104,10 +124,12 @@ static uintptr_t pg_exit(const uintptr_t *sp, int irq)
         __builtin_trap();
     }
     i--;
-    while (i > 0 && r->v[i - 1].slot < sp)
-        i--;
-    uintptr_t ret = r->v[i].ret;
-    close_from(r, i);
+    if (i > 0 && r->v[i - 1].slot < sp)
+        return return_left(r, i, sp);
+    uintptr_t ret = r->v[i].ret, fn = r->v[i].fn;
+    __cyg_profile_func_exit((void *)fn, (void *)ret);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    r->n = i;
     return ret;
 }
 

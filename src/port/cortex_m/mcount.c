@@ -104,7 +104,7 @@ static uint32_t thumb_imm(uint32_t i12)
  * further up. NULL where the stack pointer changes in a way not followed
  * (a frame sized by a register other than by a constant of the code), or
  * a frame over NP_CM_PG_FRAME_WORDS. */
-static uintptr_t *saved_return(uintptr_t *pushed, uintptr_t self)
+static __attribute__((noinline)) uintptr_t *saved_return(uintptr_t *pushed, uintptr_t self)
 {
     const uint16_t *p = (const uint16_t *)(self & ~(uintptr_t)1) - 3;
     if (p[0] != 0xb500) /* push {lr}; bl __gnu_mcount_nc */
@@ -238,7 +238,7 @@ static uintptr_t bl_target(const uint16_t *p)
 /* Whether the code after -pg's call (SELF) calls CYG before any other
  * call, as GCC places -finstrument-functions' entry hook: the firmware was
  * built with both, and takes its calls from that hook. */
-static int calls_cyg(uintptr_t self)
+static __attribute__((noinline, cold)) int calls_cyg(uintptr_t self)
 {
     const uint16_t *p = (const uint16_t *)(self & ~(uintptr_t)1);
     for (int k = 0; k < 32; k++, p++) {
@@ -249,6 +249,19 @@ static int calls_cyg(uintptr_t self)
             p++;
     }
     return 0;
+}
+
+/* saved_return, the commonest case first: nothing a prologue has before
+ * the hook's `push {lr}` (a function that saves no register), whose
+ * return address is PUSHED. */
+static inline __attribute__((always_inline)) uintptr_t *return_slot(uintptr_t *pushed, uintptr_t self)
+{
+    const uint16_t *p = (const uint16_t *)(self & ~(uintptr_t)1) - 3;
+    uint32_t h = p[-1];
+    if (p[0] == 0xb500 && (h & 0xfe00) != 0xb400 && (h & 0xff80) != 0xb080 && (h & 0xfd00) != 0x4400 &&
+        (h & 0xff00) != 0xaf00 && (NP_CM_THUMB1 || !NP_CM_WIDE(p[-2])))
+        return pushed;
+    return saved_return(pushed, self);
 }
 
 /* From the asm, with PUSHED the word GCC's `push {lr}` put on the stack
@@ -262,7 +275,7 @@ __attribute__((used)) void np_cm_pg_enter(uintptr_t *pushed, uintptr_t self)
             return;
         }
     }
-    uintptr_t *slot = saved_return(pushed, self);
+    uintptr_t *slot = return_slot(pushed, self);
     int tail = slot && *slot == (uintptr_t)np_cm_pg_return;
     if (calls_enter(self & ~(uintptr_t)1, slot, tail, in_handler()) && !tail)
         *slot = (uintptr_t)np_cm_pg_return;
