@@ -71,8 +71,9 @@ static void not_hooked(const char *why)
 static int pg_enter(uintptr_t fn, uintptr_t *slot, int tail, int irq)
 {
     struct np_thread *t = np_self();
-    uint32_t h = t->hot;
-    if ((h & NP_F_BUSY) || !(h & (NP_F_CT_ON | NP_F_COST_ON | NP_F_REC_ON | NP_F_USER_HOT)))
+    /* (a call while the thread is busy, in another hook, is hooked: the
+     * mechanisms count its entry and exit lost, as -finstrument-functions') */
+    if (!(t->hot & (NP_F_CT_ON | NP_F_COST_ON | NP_F_REC_ON | NP_F_USER_HOT)))
         return 0; /* nothing records this call */
     if (!slot) {
         not_hooked(NP_MSG("a function whose prologue the hook does not know is not recorded (the count: np_pg_unhooked)"));
