@@ -138,16 +138,19 @@ void np_port_args_start(void (*fn)(uintptr_t self, const uintptr_t *regs));
  * recorder and the analysis instead, so a hosted port has none of these. */
 
 /* -pg's entry hook, where no exit hook goes with it (NP_PG_EXITS):
- * ENTER(FN, SLOT, TAIL, IRQ) for each call, FN as for the arguments
+ * ENTER(FN, SLOT, HOW, IRQ) for each call, FN as for the arguments
  * above, SLOT where the function keeps its return address (NULL when the
- * port cannot tell), TAIL when that holds the port's trampoline already
- * (a tail call), IRQ when an interrupt handler makes the call; when it
+ * port cannot tell), HOW's NP_PG_TAIL when that holds the port's
+ * trampoline already (a tail call) and NP_PG_LEAF when it is the copy the
+ * function returns from through its link register (it saved none: it
+ * makes no call), IRQ when an interrupt handler makes the call; when it
  * returns 1 the port puts its trampoline's address in the slot. The
  * trampoline calls EXIT(SP, IRQ), SP the stack pointer as the function's
  * return left it, and returns where it says. CYG: the address of
  * -finstrument-functions' entry hook: code that calls it as well gets
  * its calls from there, and ENTER is not called. */
-void np_port_calls_start(int (*enter)(uintptr_t fn, uintptr_t *slot, int tail, int irq),
+enum { NP_PG_TAIL = 1, NP_PG_LEAF = 2 };
+void np_port_calls_start(int (*enter)(uintptr_t fn, uintptr_t *slot, int how, int irq),
                          uintptr_t (*exit)(const uintptr_t *sp, int irq), uintptr_t cyg);
 /* The address ENTER above gives as FN for the function at FN_START (its
  * hook's return address, past the prologue), 0 if it has no -pg hook. */

@@ -96,7 +96,7 @@
 #define NP_ARM_SCAN_WORDS 16384
 #endif
 /* -pg alone on a target (port/cortex_m/mcount.c, runtime/pg_exits.c):
- * the return addresses each thread keeps for the exits of its calls (12
+ * the return addresses each thread keeps for the exits of its calls (16
  * bytes each, inside its np_thread, and as many for interrupt handlers).
  * 0: -pg's hook gives call arcs and r0-r3 only, exits come from
  * -finstrument-functions (a firmware that does not use it carries

@@ -15,8 +15,8 @@
  * A slot at or below a new call's has no living function (a frame left by
  * a longjmp, whose target is above): those calls are closed first. A
  * return closes every call whose slot is below the stack pointer the
- * return left: the oldest is the one returning; the others were left by a
- * jump. A tail call (the function's return address is the trampoline
+ * return left: the one whose slot is highest is the one returning; the
+ * others were left by a jump. A tail call (the function's return address is the trampoline
  * already) is its caller's child, and both close at the return. */
 #include "hooks.h"
 
@@ -64,12 +64,26 @@ static void not_hooked(const char *why)
         np_error_msg(NP_EFULL, NP_MSG("-pg"), why);
 }
 
-/* The port's hook: FN's call keeps its return address in SLOT (NULL: the
- * port could not tell where), TAIL when that holds the trampoline already,
- * IRQ when an interrupt handler runs. Returns 1 when the port is to put
- * its trampoline in the slot. */
-static int pg_enter(uintptr_t fn, uintptr_t *slot, int tail, int irq)
+/* E, read as a function that saves no return address (it returns from
+ * the copy pushed for the hook, its slot), makes a call: it does save one,
+ * where the port did not find it, and it will return there, round the
+ * trampoline. Its slot moves up a word, to its stack pointer: a frame
+ * still alive while its calls run and return, dead when one made above
+ * it comes; its exit is told then, late, and counted. */
+static __attribute__((noinline, cold)) void misread(struct np_pg_return *e)
 {
+    e->slot++;
+    e->leaf = 0;
+    not_hooked(NP_MSG("a function read as making no call made one: its exit comes late (the count: np_pg_unhooked)"));
+}
+
+/* The port's hook: FN's call keeps its return address in SLOT (NULL: the
+ * port could not tell where), HOW says how (NP_PG_TAIL, NP_PG_LEAF), IRQ
+ * when an interrupt handler runs. Returns 1 when the port is to put its
+ * trampoline in the slot. */
+static int pg_enter(uintptr_t fn, uintptr_t *slot, int how, int irq)
+{
+    int tail = how & NP_PG_TAIL;
     struct np_thread *t = np_self();
     /* (a call while the thread is busy, in another hook, is hooked: the
      * mechanisms count its entry and exit lost, as -finstrument-functions') */
@@ -88,6 +102,8 @@ static int pg_enter(uintptr_t fn, uintptr_t *slot, int tail, int irq)
         ret = r->v[i - 1].ret;
     } else if (i && r->v[i - 1].slot <= slot) {
         i = close_dead(r, slot);
+    } else if (i && r->v[i - 1].leaf) {
+        misread(&r->v[i - 1]);
     }
     if (i == NP_PG_EXITS) {
         not_hooked(NP_MSG("calls deeper than NP_PG_EXITS are not recorded (the count: np_pg_unhooked)"));
@@ -98,18 +114,27 @@ static int pg_enter(uintptr_t fn, uintptr_t *slot, int tail, int irq)
     r->v[i].slot = slot;
     r->v[i].ret = ret;
     r->v[i].fn = fn;
+    r->v[i].leaf = (how & NP_PG_LEAF) != 0;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     __cyg_profile_func_enter((void *)fn, (void *)ret);
     return !tail;
 }
 
 /* A return that ends more than the newest call (I): a tail call's, or
- * calls left by a jump above the one returning. */
+ * calls left by a jump above the one returning. The one returning is the
+ * one whose slot is highest: the others' frames were below it (a call
+ * whose return went round the trampoline, which a slot misread would
+ * leave, is one of those: its address is not where to go). */
 static __attribute__((noinline)) uintptr_t return_left(struct np_pg_returns *r, uint32_t i, const uintptr_t *sp)
 {
+    uint32_t top = i;
     while (i > 0 && r->v[i - 1].slot < sp)
         i--;
-    uintptr_t ret = r->v[i].ret;
+    uint32_t at = top;
+    for (uint32_t k = i; k < top; k++)
+        if (r->v[k].slot > r->v[at].slot)
+            at = k;
+    uintptr_t ret = r->v[at].ret;
     close_from(r, i);
     return ret;
 }

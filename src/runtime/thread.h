@@ -223,6 +223,7 @@ struct np_pg_returns {
         uintptr_t *slot; /* where the function keeps its return address */
         uintptr_t ret;   /* that address */
         uintptr_t fn;    /* the function, as its entry event gave it */
+        uintptr_t leaf;  /* the slot is the copy pushed for the hook (NP_PG_LEAF) */
     } v[NP_PG_EXITS];
 };
 #endif

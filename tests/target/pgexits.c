@@ -10,7 +10,8 @@
  * trampoline), 64-bit return values, the prologues of pg_shapes.c
  * (-O0, a large frame, varargs), Thumb-1's saving of r8-r11 through lr,
  * and on the Cortex-M4 FPU registers saved by vpush (built with
- * -mfloat-abi=softfp there). Then the open calls in stack mode, and
+ * -mfloat-abi=softfp there); on ARMv7-M, prologues written out in
+ * assembly with subw, str.w and sub.w, and vpush of single registers. Then the open calls in stack mode, and
  * function cost's counts. */
 #include <setjmp.h>
 #include <stdint.h>
@@ -91,6 +92,28 @@ NOINL int shape_float(float a, int n)
     return (int)(x + y);
 }
 #endif
+#if __ARM_ARCH_ISA_THUMB >= 2
+/* Prologues GCC makes for other frames, written out: subw (a frame of
+ * 1000 bytes), str.w lr with a modified-immediate sub.w, and (with the
+ * FPU) vpush of single registers. Each calls -pg's hook as GCC does,
+ * then shape_leaf(x). */
+int asm_subw(int x);
+int asm_strw(int x);
+__asm__(".syntax unified\n.thumb\n"
+        ".global asm_subw\n.type asm_subw, %function\n.thumb_func\nasm_subw:\n"
+        "  push {r4, lr}\n  subw sp, sp, #1000\n  push {lr}\n  bl __gnu_mcount_nc\n"
+        "  bl shape_leaf\n  addw sp, sp, #1000\n  pop {r4, pc}\n.size asm_subw, .-asm_subw\n"
+        ".global asm_strw\n.type asm_strw, %function\n.thumb_func\nasm_strw:\n"
+        "  str.w lr, [sp, #-4]!\n  sub.w sp, sp, #1020\n  push {lr}\n  bl __gnu_mcount_nc\n"
+        "  bl shape_leaf\n  add.w sp, sp, #1020\n  ldr.w pc, [sp], #4\n.size asm_strw, .-asm_strw\n");
+#if defined(__ARM_FP)
+int asm_vpush(int x);
+__asm__(".syntax unified\n.thumb\n"
+        ".global asm_vpush\n.type asm_vpush, %function\n.thumb_func\nasm_vpush:\n"
+        "  push {r4, lr}\n  vpush {s16-s17}\n  push {lr}\n  bl __gnu_mcount_nc\n"
+        "  bl shape_leaf\n  vpop {s16-s17}\n  pop {r4, pc}\n.size asm_vpush, .-asm_vpush\n");
+#endif
+#endif
 NOINL void marker(void) { sink++; }
 
 struct want {
@@ -155,6 +178,14 @@ NOPROF int main(void)
 #else
     int s4 = 38;
 #endif
+#if __ARM_ARCH_ISA_THUMB >= 2
+    int s5 = asm_subw(4) + asm_strw(5);
+#if defined(__ARM_FP)
+    s5 += asm_vpush(6) - 7;
+#endif
+#else
+    int s5 = 11;
+#endif
     marker();
     static const struct want log[] = {
         { test1, 0 }, { test2, 1 }, { test3, 2 }, { wide, 0 }, { tail_caller, 0 }, { tail_callee, 1 },
@@ -167,6 +198,12 @@ NOPROF int main(void)
 #if defined(__ARM_FP)
         { shape_float, 0 }, { shape_leaf, 1 }, { shape_leaf, 1 }, { shape_leaf, 1 },
 #endif
+#if __ARM_ARCH_ISA_THUMB >= 2
+        { asm_subw, 0 }, { shape_leaf, 1 }, { asm_strw, 0 }, { shape_leaf, 1 },
+#if defined(__ARM_FP)
+        { asm_vpush, 0 }, { shape_leaf, 1 },
+#endif
+#endif
         { marker, 0 },
     };
     tc_check(records_are(log, (int)(sizeof log / sizeof log[0])),
@@ -175,7 +212,7 @@ NOPROF int main(void)
     tc_check(r == 0x103 + 0x80 + 0x80 + 0x2000001f + 4 + 2, "return value through the trampoline");
     tc_check(w == ((uint64_t)0x12345678u << 32 | 0xedcba987u), "64-bit return value (r0, r1) through the trampoline");
     tc_check(t == 105 && k == 10 && j == 1 && q == 1, "tail call, recursion, longjmp, interrupt: values");
-    tc_check(s0 == 4 && s1 == 8 && s2 == 19 && s3 == 298 && s4 == 38,
+    tc_check(s0 == 4 && s1 == 8 && s2 == 19 && s3 == 298 && s4 == 38 && s5 == 11,
              "pg_shapes: values");
     tc_check(np_pg_unhooked() == 3, "recursion past NP_PG_EXITS (8): the 3 calls deeper counted");
     np_calltrace_shutdown();
@@ -189,6 +226,26 @@ NOPROF int main(void)
              "stack mode: the open calls");
     snapshot();
     tc_check(nseen == 0, "stack mode: none open after the return");
+    /* each shape's exit at its return, not at the next call */
+    int open_after = 0;
+#define RETURNED(call) (void)(call), snapshot(), open_after += nseen
+    RETURNED(shape_o0(1));
+    RETURNED(shape_frame(1));
+    RETURNED(shape_varargs(2, 1, 2));
+    RETURNED(shape_many(1, 2, 3, 4));
+    RETURNED(tail_caller(1));
+    RETURNED(with_irq());
+#if defined(__ARM_FP)
+    RETURNED(shape_float(1.0f, 2));
+#endif
+#if __ARM_ARCH_ISA_THUMB >= 2
+    RETURNED(asm_subw(1));
+    RETURNED(asm_strw(1));
+#if defined(__ARM_FP)
+    RETURNED(asm_vpush(1));
+#endif
+#endif
+    tc_check(open_after == 0, "stack mode: every shape's call closed at its return");
     np_calltrace_shutdown();
 
     tc_check(np_stats_init(stats_buf, sizeof stats_buf) == NP_OK && np_cost_init(cost_buf, sizeof cost_buf) == NP_OK,

@@ -211,7 +211,7 @@ __attribute__((used)) uintptr_t np_cm_arc_from(uintptr_t *pushed, uintptr_t self
  * started (np_port_calls_start), NULL before and in code that calls
  * -finstrument-functions' hooks too. */
 void (*volatile np_cm_calls_fn)(uintptr_t *pushed, uintptr_t self);
-static int (*calls_enter)(uintptr_t fn, uintptr_t *slot, int tail, int irq);
+static int (*calls_enter)(uintptr_t fn, uintptr_t *slot, int how, int irq);
 static uintptr_t (*calls_exit)(const uintptr_t *sp, int irq);
 static uintptr_t cyg_hook;
 static uint8_t cyg_known; /* 0: not yet; 1: -pg alone; 2: with -finstrument-functions */
@@ -277,7 +277,8 @@ __attribute__((used)) void np_cm_pg_enter(uintptr_t *pushed, uintptr_t self)
     }
     uintptr_t *slot = return_slot(pushed, self);
     int tail = slot && *slot == (uintptr_t)np_cm_pg_return;
-    if (calls_enter(self & ~(uintptr_t)1, slot, tail, in_handler()) && !tail)
+    int how = (tail ? NP_PG_TAIL : 0) | (slot == pushed ? NP_PG_LEAF : 0);
+    if (calls_enter(self & ~(uintptr_t)1, slot, how, in_handler()) && !tail)
         *slot = (uintptr_t)np_cm_pg_return;
 }
 
@@ -304,7 +305,7 @@ uintptr_t np_port_pg_self(const void *fn_start)
     return 0;
 }
 
-void np_port_calls_start(int (*enter)(uintptr_t fn, uintptr_t *slot, int tail, int irq),
+void np_port_calls_start(int (*enter)(uintptr_t fn, uintptr_t *slot, int how, int irq),
                          uintptr_t (*exit)(const uintptr_t *sp, int irq), uintptr_t cyg)
 {
     calls_enter = enter;
