@@ -64,10 +64,11 @@ NP_API void np_exit(void);
 /* ---- -pg alone on a target ---------------------------------------------
  * With a runtime built with NP_PG_EXITS (docs/porting.md), code built with
  * -pg and not -finstrument-functions has its calls' exits from a
- * trampoline the hook puts in place of each return address. Calls it could
- * not take (deeper than NP_PG_EXITS, or a prologue it does not know) are
- * not recorded: their count (said once, the first time, through the
- * output). 0 elsewhere. */
+ * trampoline the hook puts in place of each return address. The calls it
+ * could not follow: not recorded (deeper than NP_PG_EXITS, or a prologue
+ * it could not read), or their exit recorded late (a copy of the return
+ * address the reading missed); said once, the first time, through the
+ * output. 0 elsewhere. */
 NP_API uint64_t np_pg_unhooked(void);
 
 /* ---- User hooks (the SDK's "other profilers") ----------------------------
