@@ -61,6 +61,8 @@ extern const unsigned np_hooks_mechanisms;
 /* output.c: the error "nanoprof: <where>: <what>" reported (an ERROR
  * record, report.h); returns STATUS. np_error takes literals, np_error_msg
  * NP_MSG values (a caller's WHERE passed on). */
+int np_error_msg(int status, const char *where, const char *what);
+#define np_error(status, where, what) np_error_msg((status), NP_MSG(where), NP_MSG(what))
 /* -pg alone on a target: hands the port's -pg hook the calls' entries and
  * exits (pg_exits.c, NP_PG_EXITS); nothing otherwise. */
 #if !NP_PORT_HOSTED && NP_PG_EXITS
@@ -68,8 +70,6 @@ void np_pg_exits_start(void);
 #else
 #define np_pg_exits_start() ((void)0)
 #endif
-int np_error_msg(int status, const char *where, const char *what);
-#define np_error(status, where, what) np_error_msg((status), NP_MSG(where), NP_MSG(what))
 /* Marks T busy for an API call; on failure (called from inside a hook, e.g.
  * a signal handler) reports the error and returns 0. WHERE: an NP_MSG
  * value with np_api_enter_msg, a literal with np_api_enter. */
