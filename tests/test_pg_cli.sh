@@ -128,6 +128,17 @@ for cc in gcc clang; do
     lines "$tmp/loop$cc.np" >"$tmp/a"
     [ "$(wc -l <"$tmp/a")" = 300002 ] && ok "argloop $cc: 300000 calls" || bad "argloop $cc: $(wc -l <"$tmp/a") lines"
     same_files "argloop $cc: every call's arguments and return value" "$tmp/want" "$tmp/a"
+    # six arguments (three records of registers), and five of them (the
+    # last record's second word not an argument)
+    "$np" record -o "$tmp/six$cc.np" -A 'six@arg1,arg2,arg3,arg4,arg5,arg6' -R six@retval -- "$bin" argsix 3000 \
+        >"$tmp/want" 2>"$tmp/err" || { bad "argsix $cc: record:"; cat "$tmp/err"; continue; }
+    lines "$tmp/six$cc.np" >"$tmp/a"
+    same_files "argsix $cc: six arguments of every call" "$tmp/want" "$tmp/a"
+    "$np" record -o "$tmp/five$cc.np" -A 'six@arg1,arg2,arg3,arg4,arg5' -- "$bin" argsix 3000 >"$tmp/want" 2>"$tmp/err" ||
+        { bad "argsix $cc: record:"; cat "$tmp/err"; continue; }
+    lines "$tmp/five$cc.np" >"$tmp/a"
+    sed 's/^\(  six(.*\), -*[0-9]*) = .*/\1)/' "$tmp/want" >"$tmp/b"
+    same_files "argsix $cc: five arguments of every call" "$tmp/b" "$tmp/a"
 done
 # bad specs: one line, status 2, nothing run
 bin=$tmp/argsgcc_-pg

@@ -21,6 +21,8 @@
  *              changing by small and large steps, and prints each call as
  *              replay shows it under -A 'mix@arg1,arg2/x,arg3/i32,arg4/p'
  *              -R mix@retval (arg3's upper half is not the int's)
+ *   argsix N   six(a, b, c, d, e, f) N times, printed as replay shows it
+ *              under -A 'six@arg1,arg2,arg3,arg4,arg5,arg6' -R six@retval
  *   backtrace  bt1..bt4 nest, bt4 calls backtrace(3) and prints
  *              "bt: <names>" for the program's functions it found, innermost
  *              first */
@@ -126,6 +128,12 @@ NOINLINE long mix(int a, unsigned long b, long c, void *p)
     return a + (int)c;
 }
 
+NOINLINE long six(long a, long b, long c, long d, long e, long f)
+{
+    sink += (int)f;
+    return a - b + c - d + e;
+}
+
 NOINLINE int deep(int n) { return n ? deep(n - 1) + 1 : 0; }
 
 static void *fns[6];
@@ -201,6 +209,14 @@ int main(int argc, char **argv)
             if (p)
                 snprintf(ps, sizeof ps, "%#lx", (unsigned long)p);
             printf("  mix(%ld, 0x%lx, %ld, %s) = %ld\n", i, b, -3 * i, ps, r);
+        }
+        puts("} /* main */");
+    } else if (!strcmp(mode, "argsix") && argc > 2) {
+        puts("main {");
+        for (long i = 0, n = atol(argv[2]); i < n; i++) {
+            long a[6] = { i, -i, i * 1000003, 0x7f0000000000l + i, i % 7, -(i << 20) };
+            long r = six(a[0], a[1], a[2], a[3], a[4], a[5]);
+            printf("  six(%ld, %ld, %ld, %ld, %ld, %ld) = %ld\n", a[0], a[1], a[2], a[3], a[4], a[5], r);
         }
         puts("} /* main */");
     } else if (!strcmp(mode, "backtrace")) {

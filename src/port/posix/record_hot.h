@@ -9,6 +9,7 @@
 #define NP_RECORD_HOT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "record.h"
 #include "../port.h"
@@ -26,6 +27,19 @@ static inline __attribute__((always_inline)) void np_rec_event(struct np_thread 
     __atomic_store_n(&s->pos, p + 1, __ATOMIC_RELEASE);
 }
 
+/* Whether a group of N records fits after the entry ENTRY this thread
+ * just wrote, at P: room left (none without a buffer: END is NULL), the
+ * entry the last record (at a buffer's first record P[-1] is in its
+ * header, which holds no code address), and no sample or loss waiting to
+ * go in first. */
+static inline __attribute__((always_inline)) bool np_rec_after_entry(const struct np_rec_stream *s,
+                                                                    const np_raw *p, size_t n, uint64_t entry)
+{
+    /* (a group may have passed the fast path's end: the room is signed) */
+    return (intptr_t)((uintptr_t)s->end - (uintptr_t)p) >= (intptr_t)(n * sizeof *p) && p[-1].w0 == entry &&
+           !s->smp.pending && !__atomic_load_n(&s->lost_n, __ATOMIC_RELAXED);
+}
+
 /* A group's head H and N - 1 records of WORDS (two a record, NWORDS of
  * them, the last record's second word 0 when odd) right after the entry
  * ENTRY this thread just wrote, busy: in place, with the entry's time
@@ -37,12 +51,9 @@ static inline __attribute__((always_inline)) bool np_rec_put_after_entry(struct 
                                                                         uint64_t entry)
 {
     struct np_rec_stream *s = t->rec;
-    struct np_rec_buf *b = s->buf;
     np_raw *p = s->pos;
-    ptrdiff_t n = 1 + (ptrdiff_t)(nwords + 1) / 2;
-    /* (a group may have passed the fast path's end: the room is signed) */
-    if (!b || p <= b->recs || s->end - p < n || p[-1].w0 != entry || s->smp.pending ||
-        __atomic_load_n(&s->lost_n, __ATOMIC_RELAXED))
+    size_t n = 1 + (nwords + 1) / 2;
+    if (!np_rec_after_entry(s, p, n, entry))
         return false;
     p[0].w0 = h;
     p[0].w1 = p[-1].w1;
@@ -51,6 +62,34 @@ static inline __attribute__((always_inline)) bool np_rec_put_after_entry(struct 
         p[1 + i / 2].w1 = i + 1 < nwords ? words[i + 1] : 0;
     }
     __atomic_store_n(&s->pos, p + n, __ATOMIC_RELEASE);
+    return true;
+}
+
+/* The same for a packed group (record_values.c, on every call `record -A`
+ * names): SLOTS (1 to 3) records of the registers REGS as the hook saved
+ * them, unrolled; a last odd word's partner is the register after it, which
+ * the writer does not read. */
+static inline __attribute__((always_inline)) bool np_rec_put_packed(struct np_thread *t, uint64_t h,
+                                                                   const uint64_t *regs, unsigned slots,
+                                                                   uint64_t entry)
+{
+    struct np_rec_stream *s = t->rec;
+    np_raw *p = s->pos;
+    if (!np_rec_after_entry(s, p, 1 + (size_t)slots, entry))
+        return false;
+    p[0].w0 = h;
+    p[0].w1 = p[-1].w1;
+    p[1].w0 = regs[0];
+    p[1].w1 = regs[1];
+    if (slots > 1) {
+        p[2].w0 = regs[2];
+        p[2].w1 = regs[3];
+        if (slots > 2) {
+            p[3].w0 = regs[4];
+            p[3].w1 = regs[5];
+        }
+    }
+    __atomic_store_n(&s->pos, p + 1 + slots, __ATOMIC_RELEASE);
     return true;
 }
 

@@ -56,6 +56,9 @@ static void plan(unsigned i, int retval)
         k->n = j + 1;
     }
     k->words = words;
+    k->slots = (words + 1) / 2;
+    k->head = (uint64_t)NP_RAW_VALUES << NP_RAW_SHIFT | (uint64_t)i << 40 | NP_RAW_VALUES_PACKED |
+              (uint64_t)retval << 32 | (uint64_t)k->slots << 8 | k->n;
 }
 
 /* address -> specs: address << 16 | -A spec + 1 << 8 | -R spec + 1, 0 empty */
@@ -117,18 +120,11 @@ static uint64_t lookup_slow(uint64_t addr)
     return addr << 16 | a << 8 | r;
 }
 
-static uint64_t lookup(uint64_t addr)
+/* A function not in the table yet, whose probe ended at slot I: its specs,
+ * kept while the table is less than 3/4 full (then looked up each time). */
+static __attribute__((noinline)) uint64_t lookup_miss(uint64_t addr, unsigned i)
 {
-    unsigned i = (unsigned)((addr * 0x9e3779b97f4a7c15ull) >> (64 - CACHE_BITS));
-    for (unsigned k = 0; k < CACHE_SIZE; k++, i = (i + 1) & (CACHE_SIZE - 1)) {
-        uint64_t c = __atomic_load_n(&cache[i], __ATOMIC_ACQUIRE);
-        if (!c)
-            break;
-        if (c >> 16 == addr)
-            return c;
-    }
     uint64_t c = lookup_slow(addr);
-    /* kept while the table is less than 3/4 full (then looked up each time) */
     if (__atomic_load_n(&ncached, __ATOMIC_RELAXED) < CACHE_SIZE / 4 * 3) {
         for (unsigned k = 0; k < CACHE_SIZE; k++, i = (i + 1) & (CACHE_SIZE - 1)) {
             uint64_t zero = 0;
@@ -141,6 +137,19 @@ static uint64_t lookup(uint64_t addr)
         }
     }
     return c;
+}
+
+static inline uint64_t lookup(uint64_t addr)
+{
+    unsigned i = (unsigned)((addr * 0x9e3779b97f4a7c15ull) >> (64 - CACHE_BITS));
+    for (unsigned k = 0; k < CACHE_SIZE; k++, i = (i + 1) & (CACHE_SIZE - 1)) {
+        uint64_t c = __atomic_load_n(&cache[i], __ATOMIC_ACQUIRE);
+        if (!c)
+            break;
+        if (c >> 16 == addr)
+            return c;
+    }
+    return lookup_miss(addr, i);
 }
 
 /* The same copy through a pipe, where process_vm_readv is missing
@@ -188,64 +197,90 @@ static size_t read_string(uint64_t p, char *out)
 
 #define GROUP_MAX (1 + NP_VALUE_ARGS_MAX * (1 + (NP_VALUE_STR_MAX + 15) / 16))
 
-/* mcount.c's hook: FN's arguments (REGS, after its entry) or its return
- * value (RETVAL: REGS[0], before its exit), when a spec names FN. */
-static void values(uintptr_t fn, const uint64_t *regs, int retval)
+/* The values of spec K (from 0) of FN that the hook could not put in place
+ * (another buffer, a loss or a sample in between; a return value, before
+ * the exit) or that hold a string, as a group in its own right. Busy. */
+static __attribute__((noinline)) void values_slow(struct np_thread *t, unsigned k, uintptr_t fn,
+                                                  const uint64_t *regs, int retval)
 {
+    const struct np_rec_packed *pk = &packed[k];
+    if (pk->words) {
+        np_raw g[1 + (NP_VALUE_ARGS_MAX + 1) / 2];
+        size_t n = 1 + pk->slots;
+        g[0].w0 = pk->head;
+        g[0].w1 = 0;
+        for (unsigned i = 0; i < pk->words; i += 2) {
+            g[1 + i / 2].w0 = regs[i];
+            g[1 + i / 2].w1 = i + 1 < pk->words ? regs[i + 1] : 0;
+        }
+        np_rec_put_group(t, g, n);
+        return;
+    }
+    const struct np_value_spec *s = &specs[k];
+    np_raw g[GROUP_MAX];
+    size_t n = 1;
+    for (unsigned i = 0; i < s->n; i++) {
+        const struct np_value_item *it = &s->item[i];
+        uint64_t v = np_value_cut(it, retval ? regs[0] : regs[it->index - 1], 64);
+        unsigned format = it->format;
+        size_t len = 0;
+        char str[NP_VALUE_STR_MAX];
+        if (format == NP_VAL_STR) {
+            if (v)
+                len = read_string(v, str);
+            else
+                format = NP_VAL_PTR; /* NULL */
+        }
+        g[n].w0 = it->index | (uint64_t)format << 8 | (uint64_t)len << 16;
+        g[n++].w1 = v;
+        for (size_t b = 0; b < len; b += 16) {
+            uint64_t w[2] = { 0, 0 };
+            memcpy(w, str + b, len - b < 16 ? len - b : 16);
+            g[n].w0 = w[0];
+            g[n++].w1 = w[1];
+        }
+    }
+    g[0].w0 = (uint64_t)NP_RAW_VALUES << NP_RAW_SHIFT | (uint64_t)retval << 32 | (uint64_t)(n - 1) << 8 | s->n;
+    g[0].w1 = 0;
+    if (retval)
+        np_rec_put_group(t, g, n);
+    else
+        np_rec_put_values(t, g, n, fn); /* (the entry's raw word: the address, kind 0) */
+}
+
+/* mcount.c's hooks: FN's arguments (REGS, after its entry), and its
+ * return value (REGS[0], before its exit), when a spec names FN. The
+ * thread is busy meanwhile (the unattached state is always busy). The
+ * usual case, integers straight after the entry, is a few stores. */
+static void arguments(uintptr_t fn, const uint64_t *regs, int retval)
+{
+    (void)retval;
     struct np_thread *t = np_cur;
-    if (t == NP_UNATTACHED || (t->flags & (NP_F_REC_ON | NP_F_BUSY)) != NP_F_REC_ON)
+    if ((t->flags & (NP_F_REC_ON | NP_F_BUSY)) != NP_F_REC_ON)
         return;
     t->flags |= NP_F_BUSY;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    uint64_t c = lookup(fn);
-    unsigned k = retval ? (unsigned)(c & 0xff) : (unsigned)(c >> 8 & 0xff);
-    if (k && packed[k - 1].words) {
-        unsigned words = packed[k - 1].words;
-        np_raw g[1 + (NP_VALUE_ARGS_MAX + 1) / 2];
-        size_t n = 1 + (words + 1) / 2;
-        g[0].w0 = (uint64_t)NP_RAW_VALUES << NP_RAW_SHIFT | (uint64_t)(k - 1) << 40 | NP_RAW_VALUES_PACKED |
-                  (uint64_t)retval << 32 | (uint64_t)(n - 1) << 8 | packed[k - 1].n;
-        g[0].w1 = 0;
-        /* the usual case: the registers straight after the entry */
-        if (retval || !np_rec_put_after_entry(t, g[0].w0, regs, words, fn)) {
-            for (unsigned i = 0; i < words; i += 2) {
-                g[1 + i / 2].w0 = regs[i];
-                g[1 + i / 2].w1 = i + 1 < words ? regs[i + 1] : 0;
-            }
-            np_rec_put_group(t, g, n);
-        }
-    } else if (k) {
-        const struct np_value_spec *s = &specs[k - 1];
-        np_raw g[GROUP_MAX];
-        size_t n = 1;
-        for (unsigned i = 0; i < s->n; i++) {
-            const struct np_value_item *it = &s->item[i];
-            uint64_t v = np_value_cut(it, retval ? regs[0] : regs[it->index - 1], 64);
-            unsigned format = it->format;
-            size_t len = 0;
-            char str[NP_VALUE_STR_MAX];
-            if (format == NP_VAL_STR) {
-                if (v)
-                    len = read_string(v, str);
-                else
-                    format = NP_VAL_PTR; /* NULL */
-            }
-            g[n].w0 = it->index | (uint64_t)format << 8 | (uint64_t)len << 16;
-            g[n++].w1 = v;
-            for (size_t b = 0; b < len; b += 16) {
-                uint64_t w[2] = { 0, 0 };
-                memcpy(w, str + b, len - b < 16 ? len - b : 16);
-                g[n].w0 = w[0];
-                g[n++].w1 = w[1];
-            }
-        }
-        g[0].w0 = (uint64_t)NP_RAW_VALUES << NP_RAW_SHIFT | (uint64_t)retval << 32 | (uint64_t)(n - 1) << 8 | s->n;
-        g[0].w1 = 0;
-        if (retval)
-            np_rec_put_group(t, g, n);
-        else
-            np_rec_put_values(t, g, n, fn); /* (the entry's raw word: the address, kind 0) */
+    unsigned k = (unsigned)(lookup(fn) >> 8 & 0xff);
+    if (k) {
+        const struct np_rec_packed *pk = &packed[k - 1];
+        if (!pk->words || !np_rec_put_packed(t, pk->head, regs, pk->slots, fn))
+            values_slow(t, k - 1, fn, regs, 0);
     }
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->flags &= ~NP_F_BUSY;
+}
+
+static void return_value(uintptr_t fn, const uint64_t *regs, int retval)
+{
+    (void)retval;
+    struct np_thread *t = np_cur;
+    if ((t->flags & (NP_F_REC_ON | NP_F_BUSY)) != NP_F_REC_ON)
+        return;
+    t->flags |= NP_F_BUSY;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    unsigned k = (unsigned)(lookup(fn) & 0xff);
+    if (k)
+        values_slow(t, k - 1, fn, regs, 1);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     t->flags &= ~NP_F_BUSY;
 }
@@ -279,6 +314,9 @@ int np_rec_values_configure(void)
     }
     /* each hook only where a spec asks for its values */
     for (unsigned i = 0; i < nspecs; i++)
-        __atomic_store_n(spec_retval[i] ? &np_mcount_retvals : &np_mcount_values, values, __ATOMIC_RELEASE);
+        if (spec_retval[i])
+            __atomic_store_n(&np_mcount_retvals, return_value, __ATOMIC_RELEASE);
+        else
+            __atomic_store_n(&np_mcount_values, arguments, __ATOMIC_RELEASE);
     return 1;
 }
