@@ -220,6 +220,7 @@ int np_rec_values_configure(void);
 struct np_rec_packed {
     unsigned n, words; /* values; register words kept (0: not packed, a string) */
     unsigned slots;    /* records after the head: (words + 1) / 2 */
+    unsigned whole;    /* every value a whole word (no SHIFT): the word itself */
     uint64_t head;     /* the group's first word, as the hook writes it */
     uint8_t index[NP_VALUE_ARGS_MAX], format[NP_VALUE_ARGS_MAX];
     uint8_t word[NP_VALUE_ARGS_MAX], shift[NP_VALUE_ARGS_MAX], sign[NP_VALUE_ARGS_MAX];

@@ -57,6 +57,9 @@ static void plan(unsigned i, int retval)
     }
     k->words = words;
     k->slots = (words + 1) / 2;
+    k->whole = 1;
+    for (unsigned j = 0; j < k->n; j++)
+        k->whole &= !k->shift[j];
     k->head = (uint64_t)NP_RAW_VALUES << NP_RAW_SHIFT | (uint64_t)i << 40 | NP_RAW_VALUES_PACKED |
               (uint64_t)retval << 32 | (uint64_t)k->slots << 8 | k->n;
 }

@@ -824,10 +824,18 @@ static size_t plain_packed(struct plain *p, struct enc *e, const np_raw *r, size
     size_t m;
     if (e->vspec[retval] == spec + 1) {
         m = np_trace_put_values_again(o, dt, retval, nv);
-        for (unsigned i = 0; i < nv; i++) {
-            uint64_t v = packed_value(s, i, regs);
-            m += np_trace_put_value_again(o + m, v, last[i]);
-            last[i] = v;
+        if (s->whole) { /* (`-A f@arg1,arg2`: the registers as they are) */
+            for (unsigned i = 0; i < nv; i++) {
+                uint64_t v = regs[s->word[i]];
+                m += np_trace_put_value_again(o + m, v, last[i]);
+                last[i] = v;
+            }
+        } else {
+            for (unsigned i = 0; i < nv; i++) {
+                uint64_t v = packed_value(s, i, regs);
+                m += np_trace_put_value_again(o + m, v, last[i]);
+                last[i] = v;
+            }
         }
     } else {
         m = np_trace_put_values_head(o, dt, retval, nv);
