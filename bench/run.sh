@@ -239,10 +239,12 @@ for w in $RUN_WORKLOADS; do
             run fe_log "$B/bench_${w}_fe_np" --mode=log --offsets="$OFFSETS" --reps="$REPS"
             run fe_cost "$B/bench_${w}_fe_np" --mode=cost --offsets="$OFFSETS" --reps="$REPS"
             pg_checks FE_CALLS
-            # the floors: a __fentry__ that only returns, and one that only
-            # sends the return through a trampoline (bench/fentry_floor.c)
+            # the floors: a __fentry__ that only returns, one that only
+            # sends the return through a trampoline, and the same exit with
+            # calls and returns paired (bench/fentry_floor.c)
             run fe_floor "$B/bench_${w}_fe_floor" --mode=none --offsets="$OFFSETS" --reps="$REPS"
             run fe_ret "$B/bench_${w}_fe_ret" --mode=none --offsets="$OFFSETS" --reps="$REPS"
+            run fe_thunk "$B/bench_${w}_fe_thunk" --mode=none --offsets="$OFFSETS" --reps="$REPS"
             run pg_log "$B/bench_${w}_pg_np" --mode=log --offsets="$OFFSETS" --reps="$REPS"
             run pg_cost "$B/bench_${w}_pg_np" --mode=cost --offsets="$OFFSETS" --reps="$REPS"
             pg_checks PG_CALLS
@@ -362,6 +364,7 @@ for w in $RUN_WORKLOADS; do
     if [ -n "$FE_CALLS" ]; then
         row fe_floor "-pg -mfentry floor: hook that only returns" "$FE_CALLS"
         row fe_ret "-pg -mfentry floor: return via trampoline" "$FE_CALLS"
+        row fe_thunk "-pg -mfentry floor: call-through thunk" "$FE_CALLS"
         row fe_log "-pg -mfentry, libnanoprof.a: log mode" "$FE_CALLS"
         row fe_cost "-pg -mfentry, libnanoprof.a: cost, all-in" "$FE_CALLS"
         row uf_fe "-pg -mfentry, uftrace record" "$FE_CALLS"
