@@ -252,40 +252,51 @@ static __attribute__((noinline)) void values_slow(struct np_thread *t, unsigned 
 }
 
 /* mcount.c's hooks: FN's arguments (REGS, after its entry), and its
- * return value (REGS[0], before its exit), when a spec names FN. The
- * thread is busy meanwhile (the unattached state is always busy). The
+ * return value (REGS[0], before its exit), when a spec names FN. Each runs
+ * with the thread busy, when it records and is not busy already (the
+ * unattached state is always busy): hook_begin's thread, or NULL. The
  * usual case, integers straight after the entry, is a few stores. */
+static inline __attribute__((always_inline)) struct np_thread *hook_begin(void)
+{
+    struct np_thread *t = np_cur;
+    if ((t->flags & (NP_F_REC_ON | NP_F_BUSY)) != NP_F_REC_ON)
+        return NULL;
+    t->flags |= NP_F_BUSY;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    return t;
+}
+
+static inline __attribute__((always_inline)) void hook_end(struct np_thread *t)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->flags &= ~NP_F_BUSY;
+}
+
 static void arguments(uintptr_t fn, const uint64_t *regs, int retval)
 {
     (void)retval;
-    struct np_thread *t = np_cur;
-    if ((t->flags & (NP_F_REC_ON | NP_F_BUSY)) != NP_F_REC_ON)
+    struct np_thread *t = hook_begin();
+    if (!t)
         return;
-    t->flags |= NP_F_BUSY;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     unsigned k = (unsigned)(lookup(fn) >> 8 & 0xff);
     if (k) {
         const struct np_rec_packed *pk = &packed[k - 1];
         if (!pk->words || !np_rec_put_packed(t, pk->head, regs, pk->slots, fn))
             values_slow(t, k - 1, fn, regs, 0);
     }
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    t->flags &= ~NP_F_BUSY;
+    hook_end(t);
 }
 
 static void return_value(uintptr_t fn, const uint64_t *regs, int retval)
 {
     (void)retval;
-    struct np_thread *t = np_cur;
-    if ((t->flags & (NP_F_REC_ON | NP_F_BUSY)) != NP_F_REC_ON)
+    struct np_thread *t = hook_begin();
+    if (!t)
         return;
-    t->flags |= NP_F_BUSY;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     unsigned k = (unsigned)(lookup(fn) & 0xff);
     if (k)
         values_slow(t, k - 1, fn, regs, 1);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    t->flags &= ~NP_F_BUSY;
+    hook_end(t);
 }
 
 int np_rec_values_configure(void)
