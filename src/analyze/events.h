@@ -132,7 +132,7 @@ struct np_event {
 struct np_value {
     unsigned index;            /* the argument's number from 1; 0: the return value */
     unsigned format;           /* enum np_value_format (common/trace_format.h) */
-    uint64_t v;                /* the value (NP_VAL_INT: as int64_t) */
+    uint64_t v;                /* the value (NP_VAL_INT, NP_VAL_AUTO: as int64_t) */
     const char *str;           /* NP_VAL_STR: LEN bytes, not NUL-terminated */
     size_t len;
 };

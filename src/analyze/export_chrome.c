@@ -131,7 +131,7 @@ static size_t json_value(char *p, const struct np_value *v)
 {
     char t[4 * NP_VALUE_STR_MAX + 32];
     size_t n;
-    if (v->format == NP_VAL_INT || v->format == NP_VAL_UINT)
+    if (v->format == NP_VAL_INT || v->format == NP_VAL_UINT || (v->format == NP_VAL_AUTO && !np_value_auto_hex(v->v)))
         return np_value_text(p, 32, v);
     const char *s = t;
     if (v->format == NP_VAL_STR) {

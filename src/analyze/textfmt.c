@@ -261,6 +261,13 @@ size_t np_value_text(char *buf, size_t size, const struct np_value *v)
     case NP_VAL_INT:
         n = (size_t)snprintf(t, sizeof t, "%" PRId64, (int64_t)v->v);
         break;
+    case NP_VAL_AUTO:
+        if (!np_value_auto_hex(v->v))
+            n = (size_t)snprintf(t, sizeof t, "%" PRId64,
+                                 v->v >> 32 ? (int64_t)v->v : (int64_t)(int32_t)(uint32_t)v->v);
+        else
+            n = (size_t)snprintf(t, sizeof t, "0x%" PRIx64, v->v);
+        break;
     case NP_VAL_UINT:
         n = (size_t)snprintf(t, sizeof t, "%" PRIu64, v->v);
         break;

@@ -931,7 +931,7 @@ static int read_values(struct reader *r, struct np_decode *d, const uint8_t *str
     if (!again) {
         last->n = n;
         for (unsigned k = 0; k < n; k++) {
-            if (vals[k].format == NP_VAL_INT)
+            if (np_value_signed(vals[k].format))
                 vals[k].v = (uint64_t)np_unzigzag(vals[k].v);
             if (vals[k].format == NP_VAL_STR)
                 last->n = 0; /* never repeated */

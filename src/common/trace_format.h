@@ -74,7 +74,8 @@ enum np_event_kind {
 
 /* VALUES (event kind 7): varint again << 5 | n << 1 | retval, then n
  * values, each a varint index (the argument's number from 1; 0 the return
- * value), a u8 format, and the value: a zigzag varint for NP_VAL_INT, a
+ * value), a u8 format, and the value: a zigzag varint for NP_VAL_INT and
+ * NP_VAL_AUTO, a
  * varint length and that many bytes for NP_VAL_STR, a varint for the
  * others. The arguments of the innermost open call, after its ENTRY; or
  * (retval) its return value, before its EXIT. AGAIN: the indexes and
@@ -91,8 +92,21 @@ enum np_value_format {
     NP_VAL_PTR = 4,  /* an address ("p") */
     NP_VAL_CHAR = 5, /* "c" */
     NP_VAL_STR = 6,  /* the bytes of a C string ("s"), cut to NP_VALUE_STR_MAX */
+    NP_VAL_AUTO = 7, /* no format given: as uftrace shows it (np_value_auto_hex) */
     NP_VAL_FORMATS
 };
+/* Whether FORMAT's values are signed (a zigzag varint in VALUES). */
+static inline int np_value_signed(unsigned format) { return format == NP_VAL_INT || format == NP_VAL_AUTO; }
+
+/* Whether a value of NP_VAL_AUTO, V, shows in hex: outside -100000 to
+ * 100000, but for a negative 32-bit int in a 64-bit register (0xffff0001
+ * to 0xffffffff), which shows as that int: uftrace's rule for an argument
+ * with no format, so that replay's lines read as uftrace replay's. */
+static inline int np_value_auto_hex(uint64_t v)
+{
+    int64_t s = (int64_t)v;
+    return (s > 100000 || s < -100000) && !(v > 0xffff0000u && v <= 0xffffffffu);
+}
 #define NP_VALUES_MAX 8       /* values in one VALUES record */
 #define NP_VALUE_STR_MAX 64   /* bytes of a string argument kept */
 
@@ -581,7 +595,7 @@ static inline __attribute__((always_inline)) size_t np_trace_put_value_int(uint8
 {
     size_t k = np_put_varint(o, index);
     o[k++] = (uint8_t)format;
-    return k + np_put_varint_wide(o + k, format == NP_VAL_INT ? np_zigzag((int64_t)v) : v);
+    return k + np_put_varint_wide(o + k, np_value_signed(format) ? np_zigzag((int64_t)v) : v);
 }
 
 /* A VALUES record at O, DT ticks after the previous record: N values (at

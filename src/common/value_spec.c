@@ -56,7 +56,7 @@ static int item_parse(const char *p, size_t len, int retval, struct np_value_ite
         }
         it->index = (uint8_t)n;
     }
-    it->format = NP_VAL_INT;
+    it->format = NP_VAL_AUTO;
     it->bits = 0;
     if (fmt) {
         int f = *fmt ? format_of(*fmt) : -1;

@@ -20,7 +20,8 @@
  *   argloop N  mix(i, b, c, p) for i from 0 to N - 1, its arguments
  *              changing by small and large steps, and prints each call as
  *              replay shows it under -A 'mix@arg1,arg2/x,arg3/i32,arg4/p'
- *              -R mix@retval (arg3's upper half is not the int's)
+ *              -R mix@retval (arg3's upper half is not the int's; arg1 and
+ *              the return value, with no format, as uftrace shows them)
  *   argsix N   six(a, b, c, d, e, f) N times, printed as replay shows it
  *              under -A 'six@arg1,arg2,arg3,arg4,arg5,arg6' -R six@retval
  *   backtrace  bt1..bt4 nest, bt4 calls backtrace(3) and prints
@@ -134,6 +135,19 @@ NOINLINE long six(long a, long b, long c, long d, long e, long f)
     return a - b + c - d + e;
 }
 
+/* V as replay shows an argument with no format, as uftrace does: decimal
+ * from -100000 to 100000 (a negative 32-bit int in a 64-bit register
+ * too), hex beyond; inlined, so that it makes no call of its own */
+static inline __attribute__((always_inline)) const char *shown(long v, char *buf, size_t size)
+{
+    unsigned long u = (unsigned long)v;
+    if ((v > 100000 || v < -100000) && !(u > 0xffff0000ul && u <= 0xfffffffful))
+        snprintf(buf, size, "%#lx", u);
+    else
+        snprintf(buf, size, "%ld", u >> 32 ? v : (long)(int)(unsigned)u);
+    return buf;
+}
+
 NOINLINE int deep(int n) { return n ? deep(n - 1) + 1 : 0; }
 
 static void *fns[6];
@@ -205,18 +219,25 @@ int main(int argc, char **argv)
             long c = (long)(0x55ul << 32 | (uint32_t)(-3 * i)); /* arg3/i32: -3i */
             uintptr_t p = i % 3 ? 0x1000 + (uintptr_t)i * 8 : 0;
             long r = mix((int)i, b, c, (void *)p);
-            char ps[32] = "NULL";
+            char ps[32] = "NULL", as[32], rs[32];
             if (p)
                 snprintf(ps, sizeof ps, "%#lx", (unsigned long)p);
-            printf("  mix(%ld, 0x%lx, %ld, %s) = %ld\n", i, b, -3 * i, ps, r);
+            printf("  mix(%s, 0x%lx, %ld, %s) = %s\n", shown(i, as, sizeof as), b, -3 * i, ps,
+                   shown(r, rs, sizeof rs));
         }
         puts("} /* main */");
     } else if (!strcmp(mode, "argsix") && argc > 2) {
         puts("main {");
+        /* the edges of a value shown with no format */
+        static const long edge[8] = { 100000, 100001, -100000, -100001, 0xfffffffful, 0xffff0000ul, 0xffff0001ul, -1 };
         for (long i = 0, n = atol(argv[2]); i < n; i++) {
-            long a[6] = { i, -i, i * 1000003, 0x7f0000000000l + i, i % 7, -(i << 20) };
+            long a[6] = { i, -i, i * 1000003, 0x7f0000000000l + i, edge[i % 8], -(i << 20) };
             long r = six(a[0], a[1], a[2], a[3], a[4], a[5]);
-            printf("  six(%ld, %ld, %ld, %ld, %ld, %ld) = %ld\n", a[0], a[1], a[2], a[3], a[4], a[5], r);
+            char s[7][32];
+            for (int k = 0; k < 6; k++)
+                shown(a[k], s[k], sizeof s[k]);
+            printf("  six(%s, %s, %s, %s, %s, %s) = %s\n", s[0], s[1], s[2], s[3], s[4], s[5],
+                   shown(r, s[6], sizeof s[6]));
         }
         puts("} /* main */");
     } else if (!strcmp(mode, "backtrace")) {
