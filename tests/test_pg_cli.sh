@@ -147,6 +147,20 @@ for cc in gcc clang; do
     sed 's/^\(  six(.*\), [-0-9a-fx]*) = .*/\1)/' "$tmp/want" >"$tmp/b"
     same_files "argsix $cc: five arguments of every call" "$tmp/b" "$tmp/a"
 done
+# A return value of a function that tail-calls another: both calls end at
+# the one return, and both show it, as uftrace shows them
+for cc in gcc clang; do
+    bin=$tmp/args${cc}_-pg_-mfentry
+    [ -x "$bin" ] || continue
+    "$np" record -o "$tmp/tr$cc.np" -R 'tv_*@retval' -- "$bin" tailret >/dev/null 2>"$tmp/err" ||
+        { bad "tailret $cc: record:"; cat "$tmp/err"; continue; }
+    uftrace record --no-libcall --no-sched -d "$tmp/tr$cc.uf" -R 'tv_*@retval' "$bin" tailret >/dev/null 2>&1
+    lines "$tmp/tr$cc.np" >"$tmp/a"
+    # (uftrace writes "f() = 9" for a call with no arguments and "} = 9; /*")
+    uf_lines "$tmp/tr$cc.uf" | sed -e 's/() = / = /' -e 's|; /\*| /*|' >"$tmp/b"
+    grep -q '^  } = 6 /\* tv_outer \*/$' "$tmp/a" && same_files "tailret $cc: the caller's return value too" "$tmp/b" "$tmp/a" ||
+        bad "tailret $cc: $(tr '\n' '|' <"$tmp/a")"
+done
 # bad specs: one line, status 2, nothing run
 bin=$tmp/argsgcc_-pg
 for spec in "-A nosuch@arg1:matches no function" "-A add@arg9:is not an argument" "-A add@arg1/z:is not a format" \

@@ -13,6 +13,8 @@
  *   threads    4 threads, each worker x1 calling wleaf 1000 times
  *   tail       tail_a x3: each tail-calls tail_b, which calls leaf x1 and
  *              tail-calls tail_c (calls leaf x1)
+ *   tailret    tv_outer(1), tv_outer(2): each returns what tv_inner, which
+ *              it tail-calls, returns (for -R)
  *   deep N     deep(N): a recursion N deep (deeper than the return
  *              stack's first mapping), then leaf x1
  *   args       add(-1, 5), add(2, 40), greet("world", 3, 'x'),
@@ -111,6 +113,14 @@ NOINLINE void tail_b(void)
 }
 NOINLINE void tail_a(void) { tail_b(); }
 
+NOINLINE long tv_inner(long x)
+{
+    sink += (int)x;
+    return x * 3;
+}
+
+NOINLINE long tv_outer(long x) { return tv_inner(x + 1); }
+
 NOINLINE long add(int a, long b) { return a + b; }
 NOINLINE const char *greet(const char *who, unsigned times, char c)
 {
@@ -202,6 +212,8 @@ int main(int argc, char **argv)
             pthread_create(&t[i], NULL, worker, NULL);
         for (int i = 0; i < 4; i++)
             pthread_join(t[i], NULL);
+    } else if (!strcmp(mode, "tailret")) {
+        printf("%ld %ld\n", tv_outer(1), tv_outer(2));
     } else if (!strcmp(mode, "tail")) {
         for (int i = 0; i < 3; i++)
             tail_a();

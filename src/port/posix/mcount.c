@@ -506,9 +506,10 @@ __attribute__((used, visibility("hidden"))) uintptr_t np_mcount_exit(uintptr_t *
     rs_close_above(r, (uint32_t)i + 1);
     uintptr_t ret = r->v[first].ret;
     void (*values)(uintptr_t, const uint64_t *, int) = __atomic_load_n(&np_mcount_retvals, __ATOMIC_RELAXED);
-    if (values)
-        values(r->v[i].fn, regs, 1);
     for (; i >= first; i--) {
+        /* a tail call's callers return what it returns, as uftrace shows */
+        if (values)
+            values(r->v[i].fn, regs, 1);
         __cyg_profile_func_exit((void *)r->v[i].fn, (void *)ret);
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
         r->n = (uint32_t)i;
