@@ -75,9 +75,8 @@ enum np_event_kind {
 /* VALUES (event kind 7): varint again << 5 | n << 1 | retval, then n
  * values, each a varint index (the argument's number from 1; 0 the return
  * value), a u8 format, and the value: a zigzag varint for NP_VAL_INT and
- * NP_VAL_AUTO, a
- * varint length and that many bytes for NP_VAL_STR, a varint for the
- * others. The arguments of the innermost open call, after its ENTRY; or
+ * NP_VAL_AUTO, a varint length and that many bytes for NP_VAL_STR, a
+ * varint for the others. The arguments of the innermost open call, after its ENTRY; or
  * (retval) its return value, before its EXIT. AGAIN: the indexes and
  * formats are those of the chunk's previous VALUES record of the same
  * retval, which had n values and no string; each value is the zigzag

@@ -16,8 +16,9 @@
  * a longjmp, whose target is above): those calls are closed first. A
  * return closes every call whose slot is below the stack pointer the
  * return left: the one whose slot is highest is the one returning; the
- * others were left by a jump. A tail call (the function's return address is the trampoline
- * already) is its caller's child, and both close at the return. */
+ * others were left by a jump. A tail call (the function's return address
+ * is the trampoline already) is its caller's child, and both close at the
+ * return. */
 #include "hooks.h"
 
 #if !NP_PORT_HOSTED && NP_PG_EXITS

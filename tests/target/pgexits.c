@@ -11,8 +11,8 @@
  * (-O0, a large frame, varargs), Thumb-1's saving of r8-r11 through lr,
  * and on the Cortex-M4 FPU registers saved by vpush (built with
  * -mfloat-abi=softfp there); on ARMv7-M, prologues written out in
- * assembly with subw, str.w and sub.w, and vpush of single registers. Then the open calls in stack mode, and
- * function cost's counts. */
+ * assembly with subw, str.w and sub.w, and vpush of single registers.
+ * Then the open calls in stack mode, and function cost's counts. */
 #include <setjmp.h>
 #include <stdint.h>
 #include "check.h"

@@ -86,8 +86,8 @@ struct rstack {
 };
 
 static NP_PORT_TLS struct rstack rs;
-void (*np_mcount_values)(uintptr_t fn, const uint64_t *regs, int retval);
-void (*np_mcount_retvals)(uintptr_t fn, const uint64_t *regs, int retval);
+void (*np_mcount_values)(uintptr_t fn, const uint64_t *regs);
+void (*np_mcount_retvals)(uintptr_t fn, const uint64_t *regs);
 static uint64_t unhooked;  /* calls not hooked: no memory, or inside a growth */
 static uint64_t unfound;   /* AArch64: calls whose return address is signed */
 static pthread_key_t rs_key;
@@ -455,9 +455,9 @@ __attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot
     if (args && seen)
         args(fn, words); /* the call trace's, for the record the entry writes */
     __cyg_profile_func_enter((void *)fn, (void *)parent);
-    void (*values)(uintptr_t, const uint64_t *, int) = __atomic_load_n(&np_mcount_values, __ATOMIC_RELAXED);
+    void (*values)(uintptr_t, const uint64_t *) = __atomic_load_n(&np_mcount_values, __ATOMIC_RELAXED);
     if (values && seen)
-        values(fn, regs, 0);
+        values(fn, regs);
 }
 
 /* The calls a return to the trampoline with the stack pointer at SP ends:
@@ -505,11 +505,11 @@ __attribute__((used, visibility("hidden"))) uintptr_t np_mcount_exit(uintptr_t *
     }
     rs_close_above(r, (uint32_t)i + 1);
     uintptr_t ret = r->v[first].ret;
-    void (*values)(uintptr_t, const uint64_t *, int) = __atomic_load_n(&np_mcount_retvals, __ATOMIC_RELAXED);
+    void (*values)(uintptr_t, const uint64_t *) = __atomic_load_n(&np_mcount_retvals, __ATOMIC_RELAXED);
     for (; i >= first; i--) {
         /* a tail call's callers return what it returns, as uftrace shows */
         if (values)
-            values(r->v[i].fn, regs, 1);
+            values(r->v[i].fn, regs);
         __cyg_profile_func_exit((void *)r->v[i].fn, (void *)ret);
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
         r->n = (uint32_t)i;
@@ -905,8 +905,8 @@ __asm__(".text\n"
 
 void np_port_args_start(void (*fn)(uintptr_t self, const uintptr_t *regs)) { (void)fn; }
 
-void (*np_mcount_values)(uintptr_t fn, const uint64_t *regs, int retval);
-void (*np_mcount_retvals)(uintptr_t fn, const uint64_t *regs, int retval);
+void (*np_mcount_values)(uintptr_t fn, const uint64_t *regs);
+void (*np_mcount_retvals)(uintptr_t fn, const uint64_t *regs);
 void np_mcount_setjmp(const void *env) { (void)env; }
 void np_mcount_longjmp(const void *env) { (void)env; }
 void np_mcount_unwinding(void) {}

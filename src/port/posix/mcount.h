@@ -19,10 +19,10 @@ void np_mcount_unwound(const void *live);
 void np_mcount_caught(void);
 /* Set (by the recorder, for -A and -R): the first called after each
  * entry event with the argument registers (REGS[0] the first integer
- * argument's, RETVAL 0), the second before each exit event (RETVAL 1)
- * with REGS[0] the return value; each only when some spec asks. */
-extern void (*np_mcount_values)(uintptr_t fn, const uint64_t *regs, int retval);
-extern void (*np_mcount_retvals)(uintptr_t fn, const uint64_t *regs, int retval);
+ * argument's), the second before each exit event with REGS[0] the return
+ * value; each only when some spec asks. */
+extern void (*np_mcount_values)(uintptr_t fn, const uint64_t *regs);
+extern void (*np_mcount_retvals)(uintptr_t fn, const uint64_t *regs);
 
 /* The -mfentry hook as a patched entry's jump reaches it (patch.c): the
  * function starts five bytes before the hook's return address. */

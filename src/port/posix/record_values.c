@@ -41,6 +41,7 @@ static void plan(unsigned i, int retval)
     const struct np_value_spec *s = &specs[i];
     struct np_rec_packed *k = &packed[i];
     unsigned words = 1;
+    k->whole = 1;
     for (unsigned j = 0; j < s->n; j++) {
         const struct np_value_item *it = &s->item[j];
         unsigned bits = it->bits && it->format != NP_VAL_PTR ? it->bits : 64;
@@ -51,15 +52,13 @@ static void plan(unsigned i, int retval)
         k->word[j] = (uint8_t)(retval ? 0 : it->index - 1);
         k->shift[j] = (uint8_t)(64 - bits);
         k->sign[j] = it->format == NP_VAL_INT;
+        k->whole &= !k->shift[j];
         if (words && k->word[j] >= words)
             words = k->word[j] + 1u;
         k->n = j + 1;
     }
     k->words = words;
     k->slots = (words + 1) / 2;
-    k->whole = 1;
-    for (unsigned j = 0; j < k->n; j++)
-        k->whole &= !k->shift[j];
     k->head = (uint64_t)NP_RAW_VALUES << NP_RAW_SHIFT | (uint64_t)i << 40 | NP_RAW_VALUES_PACKED |
               (uint64_t)retval << 32 | (uint64_t)k->slots << 8 | k->n;
 }
@@ -272,9 +271,8 @@ static inline __attribute__((always_inline)) void hook_end(struct np_thread *t)
     t->flags &= ~NP_F_BUSY;
 }
 
-static void arguments(uintptr_t fn, const uint64_t *regs, int retval)
+static void arguments(uintptr_t fn, const uint64_t *regs)
 {
-    (void)retval;
     struct np_thread *t = hook_begin();
     if (!t)
         return;
@@ -287,9 +285,8 @@ static void arguments(uintptr_t fn, const uint64_t *regs, int retval)
     hook_end(t);
 }
 
-static void return_value(uintptr_t fn, const uint64_t *regs, int retval)
+static void return_value(uintptr_t fn, const uint64_t *regs)
 {
-    (void)retval;
     struct np_thread *t = hook_begin();
     if (!t)
         return;

@@ -381,6 +381,8 @@ static size_t raw_sample_slots(const np_raw *r, size_t i, size_t n)
 /* Value I of a packed group (record.h) whose register words are REGS. */
 static inline uint64_t packed_value(const struct np_rec_packed *s, unsigned i, const uint64_t *regs)
 {
+    if (s->whole) /* (`-A f@arg1,arg2`: the registers as they are) */
+        return regs[s->word[i]];
     uint64_t v = regs[s->word[i]] << s->shift[i];
     return s->sign[i] ? (uint64_t)((int64_t)v >> s->shift[i]) : v >> s->shift[i];
 }
@@ -824,18 +826,10 @@ static size_t plain_packed(struct plain *p, struct enc *e, const np_raw *r, size
     size_t m;
     if (e->vspec[retval] == spec + 1) {
         m = np_trace_put_values_again(o, dt, retval, nv);
-        if (s->whole) { /* (`-A f@arg1,arg2`: the registers as they are) */
-            for (unsigned i = 0; i < nv; i++) {
-                uint64_t v = regs[s->word[i]];
-                m += np_trace_put_value_again(o + m, v, last[i]);
-                last[i] = v;
-            }
-        } else {
-            for (unsigned i = 0; i < nv; i++) {
-                uint64_t v = packed_value(s, i, regs);
-                m += np_trace_put_value_again(o + m, v, last[i]);
-                last[i] = v;
-            }
+        for (unsigned i = 0; i < nv; i++) {
+            uint64_t v = packed_value(s, i, regs);
+            m += np_trace_put_value_again(o + m, v, last[i]);
+            last[i] = v;
         }
     } else {
         m = np_trace_put_values_head(o, dt, retval, nv);
