@@ -31,6 +31,15 @@ export LC_ALL=C
 
 . "$(dirname "$0")/uftrace_cmp.sh"
 
+# x86-64 -mfentry: each function's call of __fentry__ a jump to its thunk
+# once its module made a call; NANOPROF_PG_THUNKS=0 (the test run again
+# with it) keeps the calls, every exit through the trampoline
+if [ "${NANOPROF_PG_THUNKS:-}" = 0 ]; then
+    entry_bytes="call call" entry_kind="kept: NANOPROF_PG_THUNKS=0"
+else
+    entry_bytes="jump jump" entry_kind="jumps to thunks"
+fi
+
 for cc in gcc clang; do
     for flags in "-pg" "-pg -mfentry"; do
         for opt in -O0 -O2; do
@@ -59,6 +68,22 @@ for cc in gcc clang; do
             fi
             if rec "backtrace$tag" "$bin" backtrace; then
                 same "backtrace$tag: backtrace(3) sees the callers" "$tmp/backtrace$tag.out" "bt: bt4 bt3 bt2 bt1 main"
+            fi
+            # a library whose first calls come from four threads at once:
+            # with -mfentry its calls of __fentry__ become jumps to thunks
+            # while the others run its code (the int3 of a site under way
+            # sends a thread to the thunk)
+            lib=$tmp/lib$tag.so
+            if ! $cc $opt $flags -shared -fPIC "$(dirname "$src")/pg_lib.c" -o "$lib" 2>"$tmp/cc_err"; then
+                bad "libthreads$tag: build: $(cat "$tmp/cc_err")"
+            elif "$np" record -o "$tmp/lib$tag.np" -- "$bin" libthreads "$lib" 20000 >"$tmp/out" 2>"$tmp/err"; then
+                expect "libthreads$tag: exact counts" "$tmp/lib$tag.np" "main 1" "lib_threads 1" "lib_thread 4" \
+                    "lib_work 80000" "lib_leaf 160000"
+                case $flags in
+                *mfentry) same "libthreads$tag: entries rewritten ($entry_kind)" "$tmp/out" "entry: $entry_bytes" ;;
+                esac
+            else
+                bad "libthreads$tag: record:"; cat "$tmp/err"
             fi
             [ $opt = -O0 ] || continue
             if rec "exact$tag" "$bin" calls; then

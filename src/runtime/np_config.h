@@ -89,6 +89,12 @@
 #ifndef NP_MCOUNT_MODULES
 #define NP_MCOUNT_MODULES 256
 #endif
+/* x86-64 -mfentry's thunks (port/posix/thunks.c): the areas of them, one
+ * per module whose calls of __fentry__ become jumps (and one per switch of
+ * patchable entries); a module beyond keeps its calls. */
+#ifndef NP_THUNK_AREAS
+#define NP_THUNK_AREAS 256
+#endif
 /* 32-bit ARM Linux -pg: how far above the return address the hook is
  * given it looks for the copy a function saved in its prologue (mcount.c),
  * in words: the largest frame (locals and saved registers) it finds it in. */

@@ -28,8 +28,14 @@
  *              under -A 'six@arg1,arg2,arg3,arg4,arg5,arg6' -R six@retval
  *   backtrace  bt1..bt4 nest, bt4 calls backtrace(3) and prints
  *              "bt: <names>" for the program's functions it found, innermost
- *              first */
+ *              first
+ *   libthreads LIB N
+ *              loads LIB (pg_lib.c): 4 threads, released at once, each
+ *              call lib_work (lib_leaf x2) N times; prints "entry: " and
+ *              what leaf's and lib_work's code does first (-mfentry:
+ *              "jump", to its thunk; "call", of __fentry__, as built) */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <execinfo.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -182,6 +188,49 @@ NOINLINE void bt4(void)
     }
     printf("\n");
 }
+static long (*lib_work)(long);
+static long lib_calls;
+static pthread_barrier_t lib_start;
+
+NOINLINE void *lib_thread(void *arg)
+{
+    (void)arg;
+    pthread_barrier_wait(&lib_start);
+    for (long i = 0; i < lib_calls; i++)
+        lib_work(i);
+    return NULL;
+}
+
+/* What FN's code does first after an endbr64: "jump" (e9), "call" (e8;
+ * ff 15 through the GOT; 67 e8), or "other" (inlined: no call of its own). */
+static inline __attribute__((always_inline)) const char *entry_kind(const void *fn)
+{
+    const unsigned char *p = fn;
+    if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa)
+        p += 4;
+    return p[0] == 0xe9                                                                    ? "jump"
+           : p[0] == 0xe8 || (p[0] == 0xff && p[1] == 0x15) || (p[0] == 0x67 && p[1] == 0xe8) ? "call"
+                                                                                            : "other";
+}
+
+NOINLINE int lib_threads(const char *lib, long n)
+{
+    void *h = dlopen(lib, RTLD_NOW);
+    if (!h || !(lib_work = (long (*)(long))dlsym(h, "lib_work"))) {
+        fprintf(stderr, "pg_prog: %s\n", dlerror());
+        return 1;
+    }
+    lib_calls = n;
+    pthread_t t[4];
+    pthread_barrier_init(&lib_start, NULL, 4);
+    for (int i = 0; i < 4; i++)
+        pthread_create(&t[i], NULL, lib_thread, NULL);
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
+    printf("entry: %s %s\n", entry_kind((const void *)leaf), entry_kind((const void *)lib_work));
+    return 0;
+}
+
 NOINLINE void bt3(void) { bt4(); sink++; }
 NOINLINE void bt2(void) { bt3(); sink++; }
 NOINLINE void bt1(void) { bt2(); sink++; }
@@ -252,6 +301,8 @@ int main(int argc, char **argv)
                    shown(r, s[6], sizeof s[6]));
         }
         puts("} /* main */");
+    } else if (!strcmp(mode, "libthreads") && argc > 3) {
+        return lib_threads(argv[2], atol(argv[3]));
     } else if (!strcmp(mode, "backtrace")) {
         fns[0] = (void *)bt1, fns[1] = (void *)bt2, fns[2] = (void *)bt3, fns[3] = (void *)bt4;
         fns[4] = (void *)main;

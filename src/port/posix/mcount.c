@@ -188,6 +188,8 @@ struct mod_query {
     uintptr_t pc;
     struct mod m;
     int found;
+    const uint8_t *eh_frame_hdr; /* its unwind table's, in memory (thunks.c) */
+    uintptr_t code_lo, code_hi;   /* its executable segments */
 };
 
 static int mod_each(struct dl_phdr_info *info, size_t size, void *ctx)
@@ -204,12 +206,21 @@ static int mod_each(struct dl_phdr_info *info, size_t size, void *ctx)
             lo = a < lo ? a : lo;
             hi = a + ph->p_memsz > hi ? a + ph->p_memsz : hi;
             in |= q->pc - a < ph->p_memsz;
+            if (ph->p_flags & PF_X) {
+                q->code_lo = q->code_lo && q->code_lo < a ? q->code_lo : a;
+                q->code_hi = q->code_hi > a + ph->p_memsz ? q->code_hi : a + ph->p_memsz;
+            }
         } else if (ph->p_type == PT_DYNAMIC) {
             dyn = (const ElfW(Dyn) *)a;
+        } else if (ph->p_type == PT_GNU_EH_FRAME) {
+            q->eh_frame_hdr = (const uint8_t *)a;
         }
     }
-    if (!in)
+    if (!in) {
+        q->eh_frame_hdr = NULL;
+        q->code_lo = q->code_hi = 0;
         return 0;
+    }
     q->found = 1;
     q->m.lo = lo;
     q->m.hi = hi;
@@ -243,7 +254,7 @@ static int mod_each(struct dl_phdr_info *info, size_t size, void *ctx)
  * answer, looked up once per module. */
 static __attribute__((noinline)) int wanted_slow(uintptr_t pc)
 {
-    struct mod_query q = { pc, { 0, 0, 0 }, 0 };
+    struct mod_query q = { pc, { 0, 0, 0 }, 0, NULL, 0, 0 };
     pthread_mutex_lock(&mods_lock);
     for (int i = 0; i < nmods; i++)
         if (pc - mods[i].lo < mods[i].hi - mods[i].lo) {
@@ -256,6 +267,12 @@ static __attribute__((noinline)) int wanted_slow(uintptr_t pc)
         mods[nmods] = q.m;
         __atomic_store_n(&last_mod, nmods, __ATOMIC_RELEASE);
         __atomic_store_n(&nmods, nmods + 1, __ATOMIC_RELEASE);
+#if defined(__x86_64__)
+        /* the module's first call: its calls of __fentry__ become jumps to
+         * thunks (thunks.c) */
+        if (!q.m.hooked && np_posix_thunks_wanted())
+            np_posix_thunks_module(q.eh_frame_hdr, q.code_lo, q.code_hi, q.m.lo, q.m.hi);
+#endif
     }
     pthread_mutex_unlock(&mods_lock);
     return !q.m.hooked;
@@ -316,8 +333,10 @@ static inline int a64_signed(uintptr_t parent, uintptr_t self)
     return 0;
 }
 
-/* The hooks (the assembly's FENTRY): what each sees. */
-enum { HOOK_MCOUNT, HOOK_FENTRY, HOOK_PATCHED, HOOK_A64_MCOUNT, HOOK_ARM_MCOUNT };
+/* The hooks (the assembly's FENTRY): what each sees. A thunk's (HOOK_THUNK)
+ * gives the function itself, and replaces no return address: the thunk's
+ * call of the body puts its own where the caller's was. */
+enum { HOOK_MCOUNT, HOOK_FENTRY, HOOK_PATCHED, HOOK_A64_MCOUNT, HOOK_ARM_MCOUNT, HOOK_THUNK };
 
 #if defined(__arm__)
 /* 32-bit ARM's __gnu_mcount_nc is called with the function's return
@@ -382,21 +401,23 @@ static uintptr_t *arm_slot(uintptr_t *pushed, uintptr_t site, const struct rstac
 #endif
 
 /* From the assembly: SLOT holds the function's return address, RET is the
- * hook's own (in the function), FENTRY says which hook, REGS the argument
- * registers as it saved them (rdi, rsi, rdx, rcx, r8, r9; on AArch64 x0-x7,
- * x0 the function's return address as -pg passes it). */
-__attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot, uintptr_t ret, uintptr_t fentry,
-                                                                  const uint64_t *regs)
+ * hook's own (in the function; a thunk's: the function), FENTRY says which
+ * hook, REGS the argument registers as it saved them (rdi, rsi, rdx, rcx,
+ * r8, r9; on AArch64 x0-x7, x0 the function's return address as -pg passes
+ * it). 1: the call is hooked (its exit will come). */
+__attribute__((used, visibility("hidden"))) int np_mcount_enter(uintptr_t *slot, uintptr_t ret, uintptr_t fentry,
+                                                                 const uint64_t *regs)
 {
-    if (!wanted(ret))
-        return;
+    /* a patched entry's call (patch.c) is always five bytes; (read before
+     * the module's first call has its calls rewritten) */
+    uintptr_t fn = fentry == HOOK_PATCHED ? ret - 5 : fentry == HOOK_FENTRY ? fentry_start(ret) : ret;
+    if (fentry != HOOK_THUNK && !wanted(ret))
+        return 0;
     struct rstack *r = &rs;
     if (r->busy) {
         __atomic_fetch_add(&unhooked, 1, __ATOMIC_RELAXED);
-        return;
+        return 0;
     }
-    /* a patched entry's call (patch.c) is always five bytes */
-    uintptr_t fn = fentry == HOOK_PATCHED ? ret - 5 : fentry == HOOK_FENTRY ? fentry_start(ret) : ret;
     const uintptr_t *words = (const uintptr_t *)regs; /* as the assembly saved them, a word each */
 #if defined(__arm__)
     /* the argument registers as the values hooks take them */
@@ -412,16 +433,16 @@ __attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot
     int tail = parent == (uintptr_t)np_mcount_return;
     if (fentry == HOOK_A64_MCOUNT && a64_signed(parent, ret)) {
         __atomic_fetch_add(&unfound, 1, __ATOMIC_RELAXED);
-        return;
+        return 0;
     }
     if (tail) {
         /* a tail call: the function whose return this slot holds jumped
          * here; this call is its child, and both return at once. On
          * AArch64 the callee has a frame record of its own: the caller's
          * call is the newest. */
-        long k = fentry >= HOOK_A64_MCOUNT ? (long)r->n - 1 : rs_find(r, slot);
+        long k = fentry == HOOK_A64_MCOUNT || fentry == HOOK_ARM_MCOUNT ? (long)r->n - 1 : rs_find(r, slot);
         if (k < 0)
-            return;
+            return 0;
         rs_close_above(r, (uint32_t)k + 1);
         parent = r->v[k].ret;
     }
@@ -439,8 +460,14 @@ __attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot
 #endif
     if (r->n == r->cap && rs_grow(r) < 0) {
         __atomic_fetch_add(&unhooked, 1, __ATOMIC_RELAXED);
-        return;
+        return 0;
     }
+    /* A function reached by a jump from one a thunk called finds the
+     * thunk's return point in its slot (a thunk's own call follows: both
+     * return there, this one first): the call site is the first's. */
+    uintptr_t site = parent;
+    for (long k = (long)r->n - 1; !tail && k >= 0 && r->v[k].slot == slot; k--)
+        site = r->v[k].ret;
     uint32_t i = r->n;
     r->n = i + 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -448,22 +475,25 @@ __attribute__((used, visibility("hidden"))) void np_mcount_enter(uintptr_t *slot
     r->v[i].ret = parent;
     r->v[i].fn = fn;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (!tail)
+    if (!tail && fentry != HOOK_THUNK)
         *slot = (uintptr_t)np_mcount_return;
     void (*args)(uintptr_t, const uintptr_t *) = __atomic_load_n(&args_fn, __ATOMIC_RELAXED);
     int seen = fentry != HOOK_A64_MCOUNT; /* the arguments are in REGS */
     if (args && seen)
         args(fn, words); /* the call trace's, for the record the entry writes */
-    __cyg_profile_func_enter((void *)fn, (void *)parent);
+    __cyg_profile_func_enter((void *)fn, (void *)site);
     void (*values)(uintptr_t, const uint64_t *) = __atomic_load_n(&np_mcount_values, __ATOMIC_RELAXED);
     if (values && seen)
         values(fn, regs);
+    return 1;
 }
 
-/* The calls a return to the trampoline with the stack pointer at SP ends:
- * from the first (whose return address it takes) to *CALL (the one that
- * returns: the newest of those whose return address was in that slot,
- * tail calls) and above it those left by a jump. The first, or -1 when
+/* The calls a return to the trampoline (or a thunk's exit) with the stack
+ * pointer at SP ends: from the first (whose return address it takes) to
+ * *CALL (the one that returns: the newest of those whose return address
+ * was in that slot, tail calls, which kept the first's return address; a
+ * thunk's tail call kept its thunk's, and returns there alone) and above
+ * it those left by a jump. The first, or -1 when
  * there is none. On x86-64 the return took its address from just below
  * SP; on AArch64 every frame record below SP is gone. */
 static long rs_ending(const struct rstack *r, const uintptr_t *sp, long *call)
@@ -474,7 +504,7 @@ static long rs_ending(const struct rstack *r, const uintptr_t *sp, long *call)
     if (i < 0 || r->v[i].slot != slot)
         i = rs_find(r, slot);
     *call = i;
-    while (i > 0 && r->v[i - 1].slot == slot)
+    while (i > 0 && r->v[i - 1].slot == slot && r->v[i - 1].ret == r->v[i].ret)
         i--;
 #else
     *call = i;
@@ -489,7 +519,7 @@ static long rs_ending(const struct rstack *r, const uintptr_t *sp, long *call)
 /* From the trampoline, with the stack as the function's return left it
  * (SP); REGS[0] is the return value's register (rax, x0) as the function
  * returned it. Returns where the function returns to. */
-__attribute__((used, visibility("hidden"))) uintptr_t np_mcount_exit(uintptr_t *sp, const uint64_t *regs)
+static __attribute__((noinline)) uintptr_t exit_any(uintptr_t *sp, const uint64_t *regs)
 {
     struct rstack *r = &rs;
 #if defined(__arm__)
@@ -516,6 +546,56 @@ __attribute__((used, visibility("hidden"))) uintptr_t np_mcount_exit(uintptr_t *
     }
     return ret;
 }
+
+__attribute__((used, visibility("hidden"))) uintptr_t np_mcount_exit(uintptr_t *sp, const uint64_t *regs)
+{
+#if defined(__x86_64__)
+    /* the common return: the newest call's, alone in its slot */
+    struct rstack *r = &rs;
+    uint32_t n = r->n;
+    const uintptr_t *slot = sp - 1;
+    if (__builtin_expect(n >= 2 && r->v[n - 1].slot == slot && r->v[n - 2].slot != slot, 1)) {
+        struct rs_entry e = r->v[n - 1];
+        void (*values)(uintptr_t, const uint64_t *) = __atomic_load_n(&np_mcount_retvals, __ATOMIC_RELAXED);
+        if (values)
+            values(e.fn, regs);
+        __cyg_profile_func_exit((void *)e.fn, (void *)e.ret);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        r->n = n - 1;
+        return e.ret;
+    }
+#endif
+    return exit_any(sp, regs);
+}
+
+#if defined(__x86_64__)
+/* A thunk's entry (the assembly's np_thunk_enter): the common call, on a
+ * return stack with room, its slot holding its caller's return address;
+ * else as any hook's. */
+__attribute__((used, visibility("hidden"))) int np_thunk_enter_c(uintptr_t *slot, uintptr_t fn, const uint64_t *regs)
+{
+    struct rstack *r = &rs;
+    uint32_t n = r->n;
+    uintptr_t parent = *slot;
+    if (__builtin_expect(r->busy || n == r->cap || !n || parent == (uintptr_t)np_mcount_return ||
+                             r->v[n - 1].slot == slot, 0))
+        return np_mcount_enter(slot, fn, HOOK_THUNK, regs);
+    r->n = n + 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    r->v[n].slot = slot;
+    r->v[n].ret = parent;
+    r->v[n].fn = fn;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    void (*args)(uintptr_t, const uintptr_t *) = __atomic_load_n(&args_fn, __ATOMIC_RELAXED);
+    if (args)
+        args(fn, (const uintptr_t *)regs);
+    __cyg_profile_func_enter((void *)fn, (void *)parent);
+    void (*values)(uintptr_t, const uint64_t *) = __atomic_load_n(&np_mcount_values, __ATOMIC_RELAXED);
+    if (values)
+        values(fn, regs);
+    return 1;
+}
+#endif
 
 /* ---- jumps, unwinding, backtraces -------------------------------------- */
 
@@ -548,7 +628,7 @@ static void rs_put_back(void)
 {
     struct rstack *r = &rs;
     for (uint32_t i = 0; i < r->n; i++)
-        if (*r->v[i].slot == (uintptr_t)np_mcount_return)
+        if (*r->v[i].slot == (uintptr_t)np_mcount_return || np_thunk_return_point(*r->v[i].slot))
             *r->v[i].slot = r->v[i].ret;
 }
 
@@ -676,6 +756,28 @@ NP_HOOK void _mcleanup(void) {}
     "  .cfi_adjust_cfa_offset -8\n"           \
     "  .cfi_restore %rbp\n"
 
+/* The exit's work, in the trampoline and a thunk's exit: the return value
+ * kept, np_mcount_exit told, where to return in r11. */
+#define NP_RETURN_HOOK                               \
+    "  pushq %rbp\n"                          \
+    "  movq %rsp, %rbp\n"                     \
+    "  andq $-16, %rsp\n"                     \
+    "  subq $48, %rsp\n"                      \
+    "  movq %rax, 0(%rsp)\n"                  \
+    "  movq %rdx, 8(%rsp)\n"                  \
+    "  movaps %xmm0, 16(%rsp)\n"              \
+    "  movaps %xmm1, 32(%rsp)\n"              \
+    "  leaq 8(%rbp), %rdi\n"                  \
+    "  movq %rsp, %rsi\n"                     \
+    "  call np_mcount_exit\n"                 \
+    "  movq %rax, %r11\n"                     \
+    "  movq 0(%rsp), %rax\n"                  \
+    "  movq 8(%rsp), %rdx\n"                  \
+    "  movaps 16(%rsp), %xmm0\n"              \
+    "  movaps 32(%rsp), %xmm1\n"              \
+    "  movq %rbp, %rsp\n"                     \
+    "  popq %rbp\n"
+
 __asm__(".text\n"
         /* __fentry__: 8(%rbp) its return (the function's start + 5 or 6),
          * 16(%rbp) the function's return address */
@@ -740,27 +842,56 @@ __asm__(".text\n"
         "np_mcount_return:\n"
         "  .cfi_startproc\n"
         "  .cfi_undefined %rip\n"
-        "  pushq %rbp\n"
-        "  movq %rsp, %rbp\n"
-        "  andq $-16, %rsp\n"
-        "  subq $48, %rsp\n"
-        "  movq %rax, 0(%rsp)\n"
-        "  movq %rdx, 8(%rsp)\n"
-        "  movaps %xmm0, 16(%rsp)\n"
-        "  movaps %xmm1, 32(%rsp)\n"
-        "  leaq 8(%rbp), %rdi\n"
-        "  movq %rsp, %rsi\n"
-        "  call np_mcount_exit\n"
-        "  movq %rax, %r11\n"
-        "  movq 0(%rsp), %rax\n"
-        "  movq 8(%rsp), %rdx\n"
-        "  movaps 16(%rsp), %xmm0\n"
-        "  movaps 32(%rsp), %xmm1\n"
-        "  movq %rbp, %rsp\n"
-        "  popq %rbp\n"
+        NP_RETURN_HOOK
         "  jmp *%r11\n"
         "  .cfi_endproc\n"
-        ".size np_mcount_return, . - np_mcount_return\n");
+        ".size np_mcount_return, . - np_mcount_return\n"
+        /* a thunk's first call (thunks.c): 8(%rbp) its return address in
+         * the thunk (the thunk's function at +18 from it, the body at
+         * +10), 16(%rbp) the function's. Hooked, the caller's return
+         * address is on the return stack: the thunk's goes in its place and
+         * is returned to, and the thunk calls the body from there. Not
+         * hooked, the body runs as if called by the caller. */
+        ".globl np_thunk_enter\n"
+        ".hidden np_thunk_enter\n"
+        ".type np_thunk_enter, @function\n"
+        "np_thunk_enter:\n"
+        "  .cfi_startproc\n"
+        NP_SAVE_ARGS
+        "  leaq 16(%rbp), %rdi\n"
+        "  movq 8(%rbp), %rsi\n"
+        "  movq 18(%rsi), %rsi\n"
+        "  movq %rsp, %rdx\n"
+        "  call np_thunk_enter_c\n"
+        "  movq %rax, 64(%rsp)\n"
+        NP_RESTORE_ARGS
+        "  testl %r11d, %r11d\n"
+        "  jz 1f\n"
+        "  .cfi_remember_state\n"
+        "  popq %r11\n"
+        "  .cfi_adjust_cfa_offset -8\n"
+        "  movq %r11, (%rsp)\n"
+        "  ret\n"
+        "1:\n"
+        "  .cfi_restore_state\n"
+        "  popq %r11\n"
+        "  .cfi_adjust_cfa_offset -8\n"
+        "  jmp *10(%r11)\n"
+        "  .cfi_endproc\n"
+        ".size np_thunk_enter, . - np_thunk_enter\n"
+        /* a thunk's exit: the trampoline's, returning to the caller by a
+         * return, which the call to the function predicted */
+        ".globl np_thunk_exit\n"
+        ".hidden np_thunk_exit\n"
+        ".type np_thunk_exit, @function\n"
+        "np_thunk_exit:\n"
+        "  .cfi_startproc\n"
+        "  .cfi_undefined %rip\n"
+        NP_RETURN_HOOK
+        "  pushq %r11\n"
+        "  ret\n"
+        "  .cfi_endproc\n"
+        ".size np_thunk_exit, . - np_thunk_exit\n");
 
 #elif defined(__aarch64__)
 /* _mcount, called after the function's prologue with x29 at its frame

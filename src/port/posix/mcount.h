@@ -28,4 +28,12 @@ extern void (*np_mcount_retvals)(uintptr_t fn, const uint64_t *regs);
  * function starts five bytes before the hook's return address. */
 void np_patch_fentry(void);
 
+/* The thunks' two calls (thunks.c, mcount.c's assembly); whether A is
+ * where a thunk's call of a function returns to; the thunk a thread that
+ * meets the int3 at SITE goes to while the site becomes a jump (0: none). */
+void np_thunk_enter(void);
+void np_thunk_exit(void);
+int np_thunk_return_point(uintptr_t a);
+uintptr_t np_thunk_trapped(uintptr_t site);
+
 #endif

@@ -73,9 +73,10 @@ NP_API const char *np_trace_error(void) { return why; }
 
 struct site {
     uintptr_t at;        /* the function's entry */
+    uintptr_t thunk;     /* its thunk (thunks.c), once made; 0: none */
     uint8_t orig[SITE];  /* its NOPs, as built */
     uint8_t multi;       /* several NOP instructions (a thread may stand between) */
-    uint8_t on;
+    uint8_t on;          /* 0 off; on: the first byte written (0xe9 to the thunk, 0xe8 to a jump) */
 };
 
 /* Every place found, sorted by address. Signal handlers read it without a
@@ -312,7 +313,7 @@ static int threads_other_than_me(void)
     return n - 1;
 }
 
-static int sync_cores(void)
+int np_posix_sync_cores(void)
 {
     if (!sync_state)
         sync_state = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0) == 0 ? 1 : -1;
@@ -361,6 +362,11 @@ static void on_trap(int sig, siginfo_t *info, void *ctx)
         uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(s->at + SITE);
         return;
     }
+    uintptr_t thunk = np_thunk_trapped(pc - 1); /* a call of __fentry__ becoming a jump (thunks.c) */
+    if (thunk) {
+        uc->uc_mcontext.gregs[REG_RIP] = (greg_t)thunk;
+        return;
+    }
     if (old_trap.sa_flags & SA_SIGINFO) {
         old_trap.sa_sigaction(sig, info, ctx);
     } else if (old_trap.sa_handler != SIG_IGN && old_trap.sa_handler != SIG_DFL) {
@@ -386,18 +392,35 @@ static void on_round(int sig, siginfo_t *info, void *ctx)
         __atomic_store_n(&acked[i], (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 }
 
+int np_posix_trap_ready(void)
+{
+    static int done;
+    static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&once);
+    int rc = 0;
+    if (!done) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_trap;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
+        sigemptyset(&sa.sa_mask);
+        rc = sigaction(SIGTRAP, &sa, &old_trap) == 0 ? 0 : fail("cannot handle SIGTRAP%s", "");
+        done = rc == 0;
+    }
+    pthread_mutex_unlock(&once);
+    return rc;
+}
+
 static int handlers(void)
 {
     static int done;
     if (done)
         return 0;
+    if (np_posix_trap_ready() != 0)
+        return -1;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_trap;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
     sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGTRAP, &sa, &old_trap) != 0)
-        return fail("cannot handle SIGTRAP%s", "");
     if (!(round_sig = np_posix_free_rt_signal()))
         return fail("every real-time signal has a handler already%s", "");
     sa.sa_sigaction = on_round;
@@ -542,15 +565,17 @@ static void put(uintptr_t at, const uint8_t *b, size_t from, size_t to)
         __atomic_store_n((uint8_t *)at + i, b[i], __ATOMIC_RELAXED);
 }
 
-/* The bytes V[I] gets: the call to its jump, or its NOPs. */
+/* The bytes V[I] gets: a jump to its thunk, else a call to its jump to
+ * the hook; or its NOPs. */
 static void bytes_of(const struct site *s, uintptr_t jump, int on, uint8_t *b)
 {
     if (!on) {
         memcpy(b, s->orig, SITE);
         return;
     }
-    int32_t rel = (int32_t)(int64_t)(jump - (s->at + SITE));
-    b[0] = 0xe8;
+    uintptr_t to = s->thunk ? s->thunk : jump;
+    int32_t rel = (int32_t)(int64_t)(to - (s->at + SITE));
+    b[0] = s->thunk ? 0xe9 : 0xe8;
     memcpy(b + 1, &rel, 4);
 }
 
@@ -566,11 +591,11 @@ static int switch_places(struct site **v, uintptr_t *jump, size_t n, int on)
         put(v[i]->at, &int3, 0, 1);
         multi |= on && v[i]->multi;
     }
-    if (sync_cores() != 0 || (multi && round_of_threads() != 0)) {
+    if (np_posix_sync_cores() != 0 || (multi && round_of_threads() != 0)) {
         if (!why[0])
             fail("the kernel cannot serialise the other threads' CPUs (membarrier SYNC_CORE, Linux 4.16)%s", "");
         for (size_t i = 0; i < n; i++) { /* the tails are untouched: the first byte as it was */
-            const uint8_t first = v[i]->on ? 0xe8 : v[i]->orig[0];
+            const uint8_t first = v[i]->on ? v[i]->on : v[i]->orig[0];
             put(v[i]->at, &first, 0, 1);
         }
         rc = -1;
@@ -580,14 +605,14 @@ static int switch_places(struct site **v, uintptr_t *jump, size_t n, int on)
             bytes_of(v[i], jump[i], on, b);
             put(v[i]->at, b, 1, SITE);
         }
-        sync_cores();
+        np_posix_sync_cores();
         for (size_t i = 0; i < n; i++) {
             bytes_of(v[i], jump[i], on, b);
             put(v[i]->at, b, 0, 1);
-            v[i]->on = (uint8_t)on;
+            v[i]->on = on ? b[0] : 0;
         }
     }
-    sync_cores();
+    np_posix_sync_cores();
     protect(v, n, PROT_READ | PROT_EXEC);
     return rc;
 }
@@ -619,7 +644,7 @@ static int intact(const struct live *l, struct site *s)
                 s->on = 0;
                 return 1;
             }
-            return s->on && *(const uint8_t *)s->at == 0xe8;
+            return s->on && *(const uint8_t *)s->at == s->on;
         }
     return 0;
 }
@@ -634,6 +659,29 @@ static int matches(const struct np_name_pattern *p, uintptr_t at)
         if (np_name_pattern_match(p, names.v[k]))
             return 1;
     return 0;
+}
+
+/* Thunks (thunks.c) for the N places V that have none, a batch for each
+ * run of them within a jump's reach of one another (JUMP: room for their
+ * functions' and bodies' addresses); those left keep calls to the jump. */
+static void make_thunks(struct site **v, size_t n, uintptr_t *jump)
+{
+    if (!np_posix_thunks_wanted())
+        return;
+    uintptr_t *fn = jump, *body = malloc(n * sizeof *body);
+    for (size_t i = 0; body && i < n;) {
+        size_t k = 0, first = i;
+        for (; i < n && (!k || v[i]->at - v[first]->at < (1u << 30)); i++)
+            if (!v[i]->thunk) {
+                fn[k] = v[i]->at;
+                body[k++] = v[i]->at + SITE;
+            }
+        uintptr_t t = k ? np_posix_thunks(k, fn, body) : 0;
+        for (size_t j = first, m = 0; t && j < i; j++)
+            if (!v[j]->thunk)
+                v[j]->thunk = t + m++ * NP_THUNK_BYTES;
+    }
+    free(body);
 }
 
 static int turn(const char *pattern, int on)
@@ -669,14 +717,16 @@ static int turn(const char *pattern, int on)
             live.n = 0;
             np_posix_modules(note_live, &live, NULL);
             size_t n = 0;
-            for (size_t i = 0; v && jump && i < t->n && rc == 0; i++) {
+            for (size_t i = 0; v && jump && i < t->n; i++) {
                 struct site *s = &t->v[i];
-                if (!intact(&live, s) || s->on == on || !matches(p, s->at))
-                    continue;
-                if (on && !(jump[n] = jump_for(s->at)))
-                    rc = fail("no free page within 2 GiB of the code for the jump to the hook%s", "");
-                v[n++] = s;
+                if (intact(&live, s) && !s->on != !on && matches(p, s->at))
+                    v[n++] = s;
             }
+            if (on && v && jump)
+                make_thunks(v, n, jump);
+            for (size_t i = 0; on && v && jump && i < n && rc == 0; i++)
+                if (!v[i]->thunk && !(jump[i] = jump_for(v[i]->at)))
+                    rc = fail("no free page within 2 GiB of the code for the jump to the hook%s", "");
             if (!v || !jump)
                 rc = fail("out of memory%s", "");
             else if (rc == 0 && n)

@@ -48,4 +48,27 @@ int np_posix_patch_start(const char *patterns, int on, int sig);
  * a switch does not wait for it (the recorder's writer calls it). */
 void np_posix_patch_own_thread(void);
 
+/* Writing the program's code while its threads run (x86-64; patch.c and
+ * thunks.c): every CPU of the process serialised (membarrier), 0 or -1;
+ * the SIGTRAP handler that moves a thread off an int3 of a write under
+ * way, installed once, 0 or -1; the lock writers take. */
+int np_posix_sync_cores(void);
+int np_posix_trap_ready(void);
+void np_posix_code_lock(void);
+void np_posix_code_unlock(void);
+/* SIZE bytes mapped read-write within a rel32's reach of LO..HI, or NULL. */
+void *np_posix_map_near(uintptr_t lo, uintptr_t hi, size_t size);
+/* thunks.c: N thunks, the Ith for the function FN[I] whose code after its
+ * hook is at BODY[I], each NP_THUNK_BYTES from the first (returned; 0: no
+ * room within reach). The module whose unwind table is EH_FRAME_HDR, code
+ * LO..HI, mapping MOD_LO..MOD_HI has each call of __fentry__ its functions
+ * start with rewritten into a jump to its thunk: how many, or -1. */
+#define NP_THUNK_BYTES 32
+uintptr_t np_posix_thunks(size_t n, const uintptr_t *fn, const uintptr_t *body);
+/* 1 unless NANOPROF_PG_THUNKS=0 (every exit by the trampoline, as on
+ * other CPUs). */
+int np_posix_thunks_wanted(void);
+int np_posix_thunks_module(const uint8_t *eh_frame_hdr, uintptr_t lo, uintptr_t hi, uintptr_t mod_lo,
+                           uintptr_t mod_hi);
+
 #endif
