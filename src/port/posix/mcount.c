@@ -400,19 +400,11 @@ static uintptr_t *arm_slot(uintptr_t *pushed, uintptr_t site, const struct rstac
 }
 #endif
 
-/* From the assembly: SLOT holds the function's return address, RET is the
- * hook's own (in the function; a thunk's: the function), FENTRY says which
- * hook, REGS the argument registers as it saved them (rdi, rsi, rdx, rcx,
- * r8, r9; on AArch64 x0-x7, x0 the function's return address as -pg passes
- * it). 1: the call is hooked (its exit will come). */
-__attribute__((used, visibility("hidden"))) int np_mcount_enter(uintptr_t *slot, uintptr_t ret, uintptr_t fentry,
-                                                                 const uint64_t *regs)
+/* Any call of function FN (np_mcount_enter's arguments): tail calls,
+ * frames left by a jump, a return stack to grow, signed return addresses. */
+static __attribute__((noinline)) int enter_any(uintptr_t *slot, uintptr_t ret, uintptr_t fentry,
+                                               const uint64_t *regs, uintptr_t fn)
 {
-    /* a patched entry's call (patch.c) is always five bytes; (read before
-     * the module's first call has its calls rewritten) */
-    uintptr_t fn = fentry == HOOK_PATCHED ? ret - 5 : fentry == HOOK_FENTRY ? fentry_start(ret) : ret;
-    if (fentry != HOOK_THUNK && !wanted(ret))
-        return 0;
     struct rstack *r = &rs;
     if (r->busy) {
         __atomic_fetch_add(&unhooked, 1, __ATOMIC_RELAXED);
@@ -486,6 +478,60 @@ __attribute__((used, visibility("hidden"))) int np_mcount_enter(uintptr_t *slot,
     if (values && seen)
         values(fn, regs);
     return 1;
+}
+
+#if defined(__x86_64__)
+/* The common call: on a return stack with room, under a call of another
+ * slot (no tail call, no frame left by a jump), the slot holding the
+ * caller's return address, replaced with the trampoline's when REPLACE.
+ * 1 hooked; -1 not that call. */
+static inline __attribute__((always_inline)) int enter_common(uintptr_t *slot, uintptr_t fn, const uint64_t *regs,
+                                                              int replace)
+{
+    struct rstack *r = &rs;
+    uint32_t n = r->n;
+    uintptr_t parent = *slot;
+    if (__builtin_expect(r->busy || n == r->cap || !n || parent == (uintptr_t)np_mcount_return ||
+                             r->v[n - 1].slot == slot, 0))
+        return -1;
+    r->n = n + 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    r->v[n].slot = slot;
+    r->v[n].ret = parent;
+    r->v[n].fn = fn;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (replace)
+        *slot = (uintptr_t)np_mcount_return;
+    void (*args)(uintptr_t, const uintptr_t *) = __atomic_load_n(&args_fn, __ATOMIC_RELAXED);
+    if (args)
+        args(fn, (const uintptr_t *)regs);
+    __cyg_profile_func_enter((void *)fn, (void *)parent);
+    void (*values)(uintptr_t, const uint64_t *) = __atomic_load_n(&np_mcount_values, __ATOMIC_RELAXED);
+    if (values)
+        values(fn, regs);
+    return 1;
+}
+#endif
+
+/* From the assembly: SLOT holds the function's return address, RET is the
+ * hook's own (in the function), FENTRY says which hook, REGS the argument
+ * registers as it saved them (rdi, rsi, rdx, rcx, r8, r9; on AArch64 x0-x7,
+ * x0 the function's return address as -pg passes it). 1: the call is
+ * hooked (its exit will come). */
+__attribute__((used, visibility("hidden"))) int np_mcount_enter(uintptr_t *slot, uintptr_t ret, uintptr_t fentry,
+                                                                 const uint64_t *regs)
+{
+    /* a patched entry's call (patch.c) is always five bytes; (read before
+     * the module's first call has its calls rewritten) */
+    uintptr_t fn = fentry == HOOK_PATCHED ? ret - 5 : fentry == HOOK_FENTRY ? fentry_start(ret) : ret;
+    if (!wanted(ret))
+        return 0;
+#if defined(__x86_64__)
+    int rc = enter_common(slot, fn, regs, 1);
+    if (rc >= 0)
+        return rc;
+#endif
+    return enter_any(slot, ret, fentry, regs, fn);
 }
 
 /* The calls a return to the trampoline (or a thunk's exit) with the stack
@@ -569,31 +615,11 @@ __attribute__((used, visibility("hidden"))) uintptr_t np_mcount_exit(uintptr_t *
 }
 
 #if defined(__x86_64__)
-/* A thunk's entry (the assembly's np_thunk_enter): the common call, on a
- * return stack with room, its slot holding its caller's return address;
- * else as any hook's. */
+/* A thunk's entry (the assembly's np_thunk_enter). */
 __attribute__((used, visibility("hidden"))) int np_thunk_enter_c(uintptr_t *slot, uintptr_t fn, const uint64_t *regs)
 {
-    struct rstack *r = &rs;
-    uint32_t n = r->n;
-    uintptr_t parent = *slot;
-    if (__builtin_expect(r->busy || n == r->cap || !n || parent == (uintptr_t)np_mcount_return ||
-                             r->v[n - 1].slot == slot, 0))
-        return np_mcount_enter(slot, fn, HOOK_THUNK, regs);
-    r->n = n + 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    r->v[n].slot = slot;
-    r->v[n].ret = parent;
-    r->v[n].fn = fn;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    void (*args)(uintptr_t, const uintptr_t *) = __atomic_load_n(&args_fn, __ATOMIC_RELAXED);
-    if (args)
-        args(fn, (const uintptr_t *)regs);
-    __cyg_profile_func_enter((void *)fn, (void *)parent);
-    void (*values)(uintptr_t, const uint64_t *) = __atomic_load_n(&np_mcount_values, __ATOMIC_RELAXED);
-    if (values)
-        values(fn, regs);
-    return 1;
+    int rc = enter_common(slot, fn, regs, 0);
+    return rc >= 0 ? rc : enter_any(slot, fn, HOOK_THUNK, regs, fn);
 }
 #endif
 
