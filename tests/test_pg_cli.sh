@@ -31,14 +31,22 @@ export LC_ALL=C
 
 . "$(dirname "$0")/uftrace_cmp.sh"
 
-# x86-64 -mfentry: each function's call of __fentry__ a jump to its thunk
-# once its module made a call; NANOPROF_PG_THUNKS=0 (the test run again
-# with it) keeps the calls, every exit through the trampoline
+# x86-64: each function's call of the hook a jump to its thunk once its
+# module made a call; NANOPROF_PG_THUNKS=0 (the test run again with it)
+# keeps the calls, every exit through the trampoline
 if [ "${NANOPROF_PG_THUNKS:-}" = 0 ]; then
     entry_bytes="call call" entry_kind="kept: NANOPROF_PG_THUNKS=0"
 else
     entry_bytes="jump jump" entry_kind="jumps to thunks"
 fi
+
+# hook_off BIN FN: how far into FN its call of the hook is (objdump)
+hook_off() {
+    objdump -d --no-show-raw-insn "$1" | awk -v fn="<$2>:" '
+        $2 == fn { start = $1; on = 1; next }
+        on && /mcount|__fentry__/ { sub(":", "", $1); print start, $1; exit }
+        on && NF == 0 { exit }' | { read -r a b && echo $((0x$b - 0x$a)); }
+}
 
 for cc in gcc clang; do
     for flags in "-pg" "-pg -mfentry"; do
@@ -70,18 +78,17 @@ for cc in gcc clang; do
                 same "backtrace$tag: backtrace(3) sees the callers" "$tmp/backtrace$tag.out" "bt: bt4 bt3 bt2 bt1 main"
             fi
             # a library whose first calls come from four threads at once:
-            # with -mfentry its calls of __fentry__ become jumps to thunks
-            # while the others run its code (the int3 of a site under way
-            # sends a thread to the thunk)
+            # its calls of the hook become jumps to thunks while the others
+            # run its code (the int3 of a site under way sends a thread to
+            # the thunk)
             lib=$tmp/lib$tag.so
             if ! $cc $opt $flags -shared -fPIC "$(dirname "$src")/pg_lib.c" -o "$lib" 2>"$tmp/cc_err"; then
                 bad "libthreads$tag: build: $(cat "$tmp/cc_err")"
-            elif "$np" record -o "$tmp/lib$tag.np" -- "$bin" libthreads "$lib" 20000 >"$tmp/out" 2>"$tmp/err"; then
+            elif "$np" record -o "$tmp/lib$tag.np" -- "$bin" libthreads "$lib" 20000 "$(hook_off "$bin" leaf)" \
+                "$(hook_off "$lib" lib_work)" >"$tmp/out" 2>"$tmp/err"; then
                 expect "libthreads$tag: exact counts" "$tmp/lib$tag.np" "main 1" "lib_threads 1" "lib_thread 4" \
                     "lib_work 80000" "lib_leaf 160000"
-                case $flags in
-                *mfentry) same "libthreads$tag: entries rewritten ($entry_kind)" "$tmp/out" "entry: $entry_bytes" ;;
-                esac
+                same "libthreads$tag: calls of the hook rewritten ($entry_kind)" "$tmp/out" "entry: $entry_bytes"
             else
                 bad "libthreads$tag: record:"; cat "$tmp/err"
             fi
@@ -110,6 +117,11 @@ for cc in gcc clang; do
         done
     done
 done
+
+# a bad NANOPROF_PG_THUNKS is refused before the program runs
+NANOPROF_PG_THUNKS=no "$np" record -o "$tmp/badthunks" -- "$tmp/pggcc_-pg_-O0" calls >"$tmp/out" 2>"$tmp/err"
+rc=$?
+status "record: a bad NANOPROF_PG_THUNKS is refused" 2 "NANOPROF_PG_THUNKS=no in the environment is not 0 or 1"
 
 # Arguments and return values (-A, -R): the lines of replay as uftrace
 # replay's with the same specs (uftrace's ';' and empty "()" left out, and

@@ -127,6 +127,9 @@ static const char usage_text[] =
     "  NANOPROF_CLOCK=monotonic  record CLOCK_MONOTONIC times rather than the\n"
     "                        CPU counter (no switched-out time) (docs/cost.md)\n"
     "  NANOPROF_BLOCKS=N     slots of the basic-block table (docs/blocks.md)\n"
+    "  NANOPROF_PG_THUNKS=0  -pg on x86-64: every exit by the return-address\n"
+    "                        trampoline, no call rewritten into a jump to a\n"
+    "                        thunk (docs/instrumenting.md)\n"
     "  NANOPROF_DEBUG_DIR=DIR  where views look for separate debug files\n"
     "\n"
     "The closing line on stderr gives PROG's status, the trace's size, and\n"
@@ -538,6 +541,7 @@ static int check_env(void)
         { "NANOPROF_DROP", valid_flag, "0 or 1" },
         { "NANOPROF_SAMPLE", valid_hz, "a rate from 1 to 100000 (Hz)" },
         { "NANOPROF_UNWIND", valid_unwind, "fp or dwarf" },
+        { "NANOPROF_PG_THUNKS", valid_flag, "0 or 1" },
     };
     for (size_t k = 0; k < sizeof vars / sizeof *vars; k++) {
         const char *v = getenv(vars[k].name);

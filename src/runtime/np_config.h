@@ -95,6 +95,15 @@
 #ifndef NP_THUNK_AREAS
 #define NP_THUNK_AREAS 256
 #endif
+/* -pg's thunks: the prologue before mcount's call that a thunk undoes and
+ * repeats, at most (instructions; registers pushed after %rbp: the five
+ * callee-saved ones); a longer one keeps its call. */
+#ifndef NP_PG_PROLOGUE_INSNS
+#define NP_PG_PROLOGUE_INSNS 24
+#endif
+#ifndef NP_PG_PROLOGUE_PUSHES
+#define NP_PG_PROLOGUE_PUSHES 5
+#endif
 /* 32-bit ARM Linux -pg: how far above the return address the hook is
  * given it looks for the copy a function saved in its prologue (mcount.c),
  * in words: the largest frame (locals and saved registers) it finds it in. */

@@ -29,11 +29,12 @@
  *   backtrace  bt1..bt4 nest, bt4 calls backtrace(3) and prints
  *              "bt: <names>" for the program's functions it found, innermost
  *              first
- *   libthreads LIB N
+ *   libthreads LIB N A B
  *              loads LIB (pg_lib.c): 4 threads, released at once, each
  *              call lib_work (lib_leaf x2) N times; prints "entry: " and
- *              what leaf's and lib_work's code does first (-mfentry:
- *              "jump", to its thunk; "call", of __fentry__, as built) */
+ *              what the instruction A bytes into leaf and the one B bytes
+ *              into lib_work, their calls of the hook as built, do now
+ *              ("jump", to the function's thunk; "call") */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <execinfo.h>
@@ -201,19 +202,16 @@ NOINLINE void *lib_thread(void *arg)
     return NULL;
 }
 
-/* What FN's code does first after an endbr64: "jump" (e9), "call" (e8;
- * ff 15 through the GOT; 67 e8), or "other" (inlined: no call of its own). */
-static inline __attribute__((always_inline)) const char *entry_kind(const void *fn)
+/* What the instruction at P does: "jump" (e9), "call" (e8; ff 15 through
+ * the GOT; 67 e8), or "other" (inlined: no call of its own). */
+static inline __attribute__((always_inline)) const char *entry_kind(const unsigned char *p)
 {
-    const unsigned char *p = fn;
-    if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa)
-        p += 4;
     return p[0] == 0xe9                                                                    ? "jump"
            : p[0] == 0xe8 || (p[0] == 0xff && p[1] == 0x15) || (p[0] == 0x67 && p[1] == 0xe8) ? "call"
                                                                                             : "other";
 }
 
-NOINLINE int lib_threads(const char *lib, long n)
+NOINLINE int lib_threads(const char *lib, long n, long leaf_off, long work_off)
 {
     void *h = dlopen(lib, RTLD_NOW);
     if (!h || !(lib_work = (long (*)(long))dlsym(h, "lib_work"))) {
@@ -227,7 +225,8 @@ NOINLINE int lib_threads(const char *lib, long n)
         pthread_create(&t[i], NULL, lib_thread, NULL);
     for (int i = 0; i < 4; i++)
         pthread_join(t[i], NULL);
-    printf("entry: %s %s\n", entry_kind((const void *)leaf), entry_kind((const void *)lib_work));
+    printf("entry: %s %s\n", entry_kind((const unsigned char *)leaf + leaf_off),
+           entry_kind((const unsigned char *)lib_work + work_off));
     return 0;
 }
 
@@ -301,8 +300,8 @@ int main(int argc, char **argv)
                    shown(r, s[6], sizeof s[6]));
         }
         puts("} /* main */");
-    } else if (!strcmp(mode, "libthreads") && argc > 3) {
-        return lib_threads(argv[2], atol(argv[3]));
+    } else if (!strcmp(mode, "libthreads") && argc > 5) {
+        return lib_threads(argv[2], atol(argv[3]), atol(argv[4]), atol(argv[5]));
     } else if (!strcmp(mode, "backtrace")) {
         fns[0] = (void *)bt1, fns[1] = (void *)bt2, fns[2] = (void *)bt3, fns[3] = (void *)bt4;
         fns[4] = (void *)main;

@@ -11,11 +11,12 @@
  * says a function starts and the five bytes are NOPs: -fpatchable-function-
  * entry=N,M with M > 0 puts NOPs before the entry, where a call cannot go.
  *
- * Switching a function on writes "call JUMP" there, JUMP a jump to the
- * -mfentry hook (mcount.c's np_patch_fentry) placed within a call's reach
- * (2 GiB) of the module: the function is then traced as a -pg -mfentry
- * build is, exits through the return-address trampoline. Switching off
- * writes the original bytes back.
+ * Switching a function on writes there a jump to a thunk of its own
+ * (thunks.c), within a jump's reach (2 GiB) of the module: the function is
+ * then traced as a -pg -mfentry build is. Without one (NANOPROF_PG_THUNKS=0,
+ * no room) it writes "call JUMP", JUMP a jump to the -mfentry hook
+ * (mcount.c's np_patch_fentry) placed as near, which exits through the
+ * return-address trampoline. Switching off writes the original bytes back.
  *
  * Cross-modifying code (Intel SDM vol. 3A, 8.1.3; Linux's text_poke_bp
  * does the same): other threads may run the bytes being written, so a

@@ -54,7 +54,7 @@ struct pair {
  * SIGTRAP handler reads them without a lock: entries are written before
  * they are counted, and never change). */
 static struct area {
-    uintptr_t base, end;
+    uintptr_t base, end; /* its thunks */
 } areas[NP_THUNK_AREAS];
 static int nareas;
 static struct batch {
@@ -115,53 +115,75 @@ static void put_riprel(uint8_t *at, uint8_t op2, uintptr_t slot)
     memcpy(at + 2, &rel, 4);
 }
 
-/* An area within reach of LO..HI of N thunks, the Ith for FN[I] whose
- * body is at BODY[I], made executable: its first thunk, or 0. */
-static uintptr_t make_thunks(uintptr_t lo, uintptr_t hi, size_t n, const uintptr_t *fn, const uintptr_t *body)
+/* An area being written: N thunks, then EXTRA bytes of code (-pg's, below). */
+struct area_w {
+    uint8_t *base;
+    size_t n, size;
+};
+
+/* Opens an area within reach of LO..HI, read-write; 0 or -1. */
+static int area_open(struct area_w *w, uintptr_t lo, uintptr_t hi, size_t n, size_t extra)
 {
-    if (nareas == NP_THUNK_AREAS)
-        return 0;
-    size_t size = AREA_HEAD + n * THUNK;
-    uint8_t *a = np_posix_map_near(lo, hi, size);
-    if (!a)
-        return 0;
+    if (!n || !reach(lo, hi) || __atomic_load_n(&nareas, __ATOMIC_ACQUIRE) == NP_THUNK_AREAS)
+        return -1;
+    w->n = n;
+    w->size = AREA_HEAD + n * THUNK + extra;
+    w->base = np_posix_map_near(lo, hi, w->size);
+    if (!w->base)
+        return -1;
     uintptr_t enter = (uintptr_t)np_thunk_enter, exit = (uintptr_t)np_thunk_exit;
-    memcpy(a, &enter, 8);
-    memcpy(a + 8, &exit, 8);
-    put_riprel(a + 16, 0x25, (uintptr_t)a + 8);
-    for (size_t i = 0; i < n; i++) {
-        uint8_t *t = a + AREA_HEAD + i * THUNK;
-        put_riprel(t, 0x15, (uintptr_t)a);
-        put_rel(t + 6, 0xe8, body[i]);
-        put_rel(t + 11, 0xe9, (uintptr_t)a + 16);
-        memcpy(t + 16, &body[i], 8);
-        memcpy(t + 24, &fn[i], 8);
-    }
+    memcpy(w->base, &enter, 8);
+    memcpy(w->base + 8, &exit, 8);
+    put_riprel(w->base + 16, 0x25, (uintptr_t)w->base + 8);
+    return 0;
+}
+
+static uintptr_t thunk_at(const struct area_w *w, size_t i) { return (uintptr_t)w->base + AREA_HEAD + i * THUNK; }
+
+/* Thunk I: for the function FN, whose body is at BODY. */
+static void thunk_put(struct area_w *w, size_t i, uintptr_t fn, uintptr_t body)
+{
+    uint8_t *t = (uint8_t *)thunk_at(w, i);
+    put_riprel(t, 0x15, (uintptr_t)w->base);
+    put_rel(t + 6, 0xe8, body);
+    put_rel(t + 11, 0xe9, (uintptr_t)w->base + 16);
+    memcpy(t + 16, &body, 8);
+    memcpy(t + 24, &fn, 8);
+}
+
+/* Made executable and known (its thunks' return points): 0, or -1 (gone). */
+static int area_close(struct area_w *w)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* (modules' and patch.c's) */
     long page = sysconf(_SC_PAGESIZE);
-    if (mprotect(a, (size + (size_t)page - 1) & ~(size_t)(page - 1), PROT_READ | PROT_EXEC) != 0) {
-        munmap(a, size);
-        return 0;
+    size_t size = (w->size + (size_t)page - 1) & ~(size_t)(page - 1);
+    pthread_mutex_lock(&lock);
+    int i = nareas;
+    if (i == NP_THUNK_AREAS || mprotect(w->base, size, PROT_READ | PROT_EXEC) != 0) {
+        pthread_mutex_unlock(&lock);
+        munmap(w->base, size);
+        return -1;
     }
-    areas[nareas].base = (uintptr_t)a;
-    areas[nareas].end = (uintptr_t)a + size;
-    __atomic_store_n(&nareas, nareas + 1, __ATOMIC_RELEASE);
-    return (uintptr_t)a + AREA_HEAD;
+    areas[i].base = thunk_at(w, 0);
+    areas[i].end = thunk_at(w, w->n);
+    __atomic_store_n(&nareas, i + 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&lock);
+    return 0;
 }
 
 uintptr_t np_posix_thunks(size_t n, const uintptr_t *fn, const uintptr_t *body)
 {
-    static pthread_mutex_t areas_lock = PTHREAD_MUTEX_INITIALIZER; /* (modules' and patch.c's) */
     uintptr_t lo = UINTPTR_MAX, hi = 0;
     for (size_t i = 0; i < n; i++) {
         lo = fn[i] < lo ? fn[i] : lo;
         hi = body[i] > hi ? body[i] : hi;
     }
-    if (!n || !reach(lo, hi))
+    struct area_w w;
+    if (area_open(&w, lo, hi, n, 0) != 0)
         return 0;
-    pthread_mutex_lock(&areas_lock);
-    uintptr_t t = make_thunks(lo, hi, n, fn, body);
-    pthread_mutex_unlock(&areas_lock);
-    return t;
+    for (size_t i = 0; i < n; i++)
+        thunk_put(&w, i, fn[i], body[i]);
+    return area_close(&w) == 0 ? thunk_at(&w, 0) : 0;
 }
 
 int np_posix_thunks_wanted(void)
@@ -178,8 +200,8 @@ int np_thunk_return_point(uintptr_t a)
 {
     int n = __atomic_load_n(&nareas, __ATOMIC_ACQUIRE);
     for (int i = 0; i < n; i++)
-        if (a - areas[i].base - AREA_HEAD < areas[i].end - areas[i].base - AREA_HEAD)
-            return (a - areas[i].base - AREA_HEAD) % THUNK == 11;
+        if (a - areas[i].base < areas[i].end - areas[i].base)
+            return (a - areas[i].base) % THUNK == 11;
     return 0;
 }
 
@@ -202,29 +224,46 @@ uintptr_t np_thunk_trapped(uintptr_t site)
     return 0;
 }
 
-/* ---- a module's calls of __fentry__ ------------------------------------ */
+/* ---- a module's calls of the hooks ------------------------------------- */
+
+void mcount(void);
+
+enum { FENTRY, MCOUNT };
+
+/* A function whose call of a hook becomes a jump: __fentry__'s, its first
+ * instruction; or mcount's, after a prologue the thunk undoes and repeats. */
+struct site_info {
+    uintptr_t site;  /* the call */
+    uintptr_t start; /* mcount's: the prologue; 0 for __fentry__'s */
+    uint8_t len;     /* the call's bytes */
+    uint8_t npush;   /* mcount's: the registers pushed after %rbp, in order */
+    uint8_t push[NP_PG_PROLOGUE_PUSHES];
+};
 
 struct scan {
     uintptr_t lo, hi;         /* the module's code */
     uintptr_t mod_lo, mod_hi; /* all of it (its GOT) */
-    uintptr_t plt;            /* the call target found to reach __fentry__ */
-    size_t n;
-    uintptr_t *site, *body; /* NULL: counting */
+    uintptr_t plt[2];         /* the call targets found to reach each hook */
+    size_t n, extra;          /* the functions; the bytes of mcount's code */
+    struct site_info *v;      /* NULL: counting */
 };
 
-/* Whether the GOT slot at GOT, in the module, holds __fentry__'s address
- * (the module's first call of the hook bound it). */
-static int got_fentry(const struct scan *s, uintptr_t got)
+static uintptr_t hook_addr(int k) { return k == FENTRY ? (uintptr_t)__fentry__ : (uintptr_t)mcount; }
+
+/* Whether the GOT slot at GOT, in the module, holds hook K's address (the
+ * module's first call of a hook bound it; __fentry__'s and mcount's are
+ * bound together under BIND_NOW, and lazily each by its first call). */
+static int got_holds(const struct scan *s, uintptr_t got, int k)
 {
     return got - s->mod_lo < s->mod_hi - s->mod_lo && s->mod_hi - got >= sizeof(uintptr_t) &&
-           *(const uintptr_t *)got == (uintptr_t)__fentry__;
+           *(const uintptr_t *)got == hook_addr(k);
 }
 
-/* Whether a call to T reaches __fentry__: directly, or through a PLT entry
+/* Whether a call to T reaches hook K: directly, or through a PLT entry
  * (endbr64, bnd, jmp *GOT). */
-static int reaches_fentry(const struct scan *s, uintptr_t t)
+static int reaches(const struct scan *s, uintptr_t t, int k)
 {
-    if (t == (uintptr_t)__fentry__)
+    if (t == hook_addr(k))
         return 1;
     if (t - s->lo >= s->hi - s->lo || s->hi - t < 16)
         return 0;
@@ -237,35 +276,108 @@ static int reaches_fentry(const struct scan *s, uintptr_t t)
         return 0;
     int32_t d;
     memcpy(&d, p + 2, 4);
-    return got_fentry(s, (uintptr_t)p + 6 + (uintptr_t)(intptr_t)d);
+    return got_holds(s, (uintptr_t)p + 6 + (uintptr_t)(intptr_t)d, k);
 }
 
-/* The call of __fentry__ a function starting at FN begins with: its length
- * (5 or 6), *SITE where it is; 0: none. */
-static int fentry_call(struct scan *s, uintptr_t fn, uintptr_t *site)
+/* The length of a call of hook K at P (call, call *GOT(%rip), or the
+ * linker's addr32 call), or 0. */
+static int hook_call(struct scan *s, const uint8_t *p, int k)
 {
-    if (fn - s->lo >= s->hi - s->lo || s->hi - fn < 16)
-        return 0;
-    const uint8_t *p = (const uint8_t *)fn;
-    if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa) /* endbr64 */
-        p += 4;
-    *site = (uintptr_t)p;
     int32_t d;
-    if (p[0] == 0xff && p[1] == 0x15) { /* call *GOT(%rip) */
+    if (p[0] == 0xff && p[1] == 0x15) {
         memcpy(&d, p + 2, 4);
-        return got_fentry(s, (uintptr_t)p + 6 + (uintptr_t)(intptr_t)d) ? 6 : 0;
+        return got_holds(s, (uintptr_t)p + 6 + (uintptr_t)(intptr_t)d, k) ? 6 : 0;
     }
     int len = p[0] == 0xe8 ? 5 : p[0] == 0x67 && p[1] == 0xe8 ? 6 : 0;
     if (!len)
         return 0;
     memcpy(&d, p + len - 4, 4);
     uintptr_t t = (uintptr_t)p + (uintptr_t)len + (uintptr_t)(intptr_t)d;
-    if (t == s->plt)
+    if (t == s->plt[k])
         return len;
-    if (!reaches_fentry(s, t))
+    if (!reaches(s, t, k))
         return 0;
-    s->plt = t;
+    s->plt[k] = t;
     return len;
+}
+
+/* The length of an instruction of -pg's prologue at P that changes nothing
+ * but %rsp and the registers pushed (mask PUSHED): a store below %rbp of
+ * an argument register (mov, movss, movsd, 8 to 64 bits), or a move into
+ * a pushed register; 0: another. */
+static int pg_store(const uint8_t *p, unsigned pushed)
+{
+    const uint8_t *q = p;
+    if ((q[0] == 0xf3 || q[0] == 0xf2) && q[1] == 0x0f && q[2] == 0x11) { /* movss, movsd */
+        q += 3;
+    } else {
+        if (q[0] == 0x66)
+            q++;
+        int rex = (q[0] & 0xf0) == 0x40 ? *q++ : 0;
+        if (q[0] != 0x89 && q[0] != 0x88)
+            return 0;
+        int op = *q++, mod = q[0] >> 6, rm = (q[0] & 7) | (rex & 1 ? 8 : 0);
+        if (mod == 3) /* into a register: one pushed */
+            return op == 0x89 && (pushed >> rm & 1) ? (int)(q + 1 - p) : 0;
+        if (rex & 1)
+            return 0; /* (based on %r13) */
+    }
+    int mod = q[0] >> 6; /* a store at disp8 or disp32 from %rbp */
+    if ((q[0] & 7) != 5 || (mod != 1 && mod != 2))
+        return 0;
+    return (int)(q + 1 + (mod == 1 ? 1 : 4) - p);
+}
+
+/* -pg's prologue at P, as GCC and Clang write it on x86-64: push %rbp; mov
+ * %rsp,%rbp; pushes of callee-saved registers; %rsp lowered (or %rax
+ * pushed, to the same end); stores and
+ * moves (pg_store), up to the call of mcount. Undone by reading the pushed
+ * registers back and `leave`; repeated by a copy, where every instruction
+ * means the same (none is relative to %rip). 1 (IN filled), or 0. */
+static int pg_prologue(struct scan *s, const uint8_t *p, struct site_info *in)
+{
+    if (p[0] != 0x55 || p[1] != 0x48 || p[2] != 0x89 || p[3] != 0xe5)
+        return 0;
+    const uint8_t *q = p + 4;
+    unsigned pushed = 0;
+    int lowered = 0;
+    in->npush = 0;
+    for (int k = 0; k < NP_PG_PROLOGUE_INSNS; k++) {
+        if ((uintptr_t)q + 16 > s->hi)
+            return 0;
+        int len = hook_call(s, q, MCOUNT);
+        if (len) {
+            in->site = (uintptr_t)q;
+            in->len = (uint8_t)len;
+            in->start = (uintptr_t)p;
+            return 1;
+        }
+        int reg = q[0] == 0x53 ? 3 : q[0] == 0x41 && q[1] >= 0x54 && q[1] <= 0x57 ? 12 + (q[1] - 0x54) : -1;
+        if (reg >= 0) { /* push %rbx, %r12-%r15 */
+            if (lowered || in->npush == NP_PG_PROLOGUE_PUSHES)
+                return 0;
+            in->push[in->npush++] = (uint8_t)reg;
+            pushed |= 1u << reg;
+            q += reg == 3 ? 1 : 2;
+        } else if (q[0] == 0x48 && (q[1] == 0x83 || q[1] == 0x81) && (q[2] == 0xec || q[2] == 0xc4)) {
+            lowered = 1; /* sub $imm, %rsp; add $-imm, %rsp */
+            q += q[1] == 0x83 ? 4 : 7;
+        } else if (q[0] == 0x50) {
+            lowered = 1; /* push %rax: Clang's sub $8, %rsp */
+            q++;
+        } else if ((len = pg_store(q, pushed))) {
+            q += len;
+        } else {
+            return 0;
+        }
+    }
+    return 0;
+}
+
+static size_t pg_extra(const struct site_info *in)
+{
+    /* undo: a 4-byte load per pushed register, leave, jmp; the copy, jmp */
+    return (size_t)in->npush * 4 + 1 + 5 + (in->site - in->start) + 5;
 }
 
 /* The functions .eh_frame_hdr's table starts (sorted), each to EACH. */
@@ -300,17 +412,49 @@ static size_t each_function(const uint8_t *hdr, void (*each)(uintptr_t fn, void 
 static void scan_one(uintptr_t fn, void *ctx)
 {
     struct scan *s = ctx;
-    uintptr_t site;
-    int len = fentry_call(s, fn, &site);
-    if (!len)
+    if (fn - s->lo >= s->hi - s->lo || s->hi - fn < 16)
         return;
-    if (s->site) {
-        if (s->n && s->site[s->n - 1] == site)
+    const uint8_t *p = (const uint8_t *)fn;
+    if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa) /* endbr64 */
+        p += 4;
+    struct site_info in;
+    int len = hook_call(s, p, FENTRY);
+    if (len) {
+        in.site = (uintptr_t)p;
+        in.len = (uint8_t)len;
+        in.start = 0;
+    } else if (!pg_prologue(s, p, &in)) {
+        return;
+    }
+    if (s->v) {
+        if (s->n && s->v[s->n - 1].site == in.site)
             return; /* (two entries of one function) */
-        s->site[s->n] = site;
-        s->body[s->n] = site + (uintptr_t)len;
+        s->v[s->n] = in;
     }
     s->n++;
+    s->extra += in.start ? pg_extra(&in) : 0;
+}
+
+/* mcount's code for IN at C, its thunk T: the undo, then the copy. The
+ * undo's address (where the call's jump goes), *BODY the copy's. */
+static uintptr_t pg_code(uint8_t *c, const struct site_info *in, uintptr_t t, uintptr_t *body)
+{
+    uintptr_t undo = (uintptr_t)c;
+    for (int k = 0; k < in->npush; k++) { /* mov -8(k+1)(%rbp), reg */
+        int reg = in->push[k];
+        *c++ = reg >= 8 ? 0x4c : 0x48;
+        *c++ = 0x8b;
+        *c++ = (uint8_t)(0x45 | (reg & 7) << 3);
+        *c++ = (uint8_t)(-8 * (k + 1));
+    }
+    *c++ = 0xc9; /* leave */
+    put_rel(c, 0xe9, t);
+    c += 5;
+    *body = (uintptr_t)c;
+    size_t n = in->site - in->start;
+    memcpy(c, (const void *)in->start, n);
+    put_rel(c + n, 0xe9, in->site + in->len);
+    return undo;
 }
 
 static void put(uintptr_t at, const uint8_t *b, size_t from, size_t to)
@@ -337,28 +481,38 @@ static int protect(const struct pair *v, size_t n, int prot)
 int np_posix_thunks_module(const uint8_t *eh_frame_hdr, uintptr_t lo, uintptr_t hi, uintptr_t mod_lo,
                            uintptr_t mod_hi)
 {
-    struct scan s = { lo, hi, mod_lo, mod_hi, 0, 0, NULL, NULL };
+    struct scan s = { lo, hi, mod_lo, mod_hi, { 0, 0 }, 0, 0, NULL };
     if (!each_function(eh_frame_hdr, scan_one, &s) || !s.n)
         return 0;
     if (nbatches == NP_THUNK_AREAS || np_posix_trap_ready() != 0)
         return -1;
-    size_t want = s.n, bytes = want * (2 * sizeof(uintptr_t) + sizeof(struct pair));
-    uintptr_t *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    size_t want = s.n, extra = s.extra, bytes = want * (sizeof(struct site_info) + sizeof(struct pair));
+    void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mem == MAP_FAILED)
         return -1;
-    s.site = mem, s.body = mem + want, s.n = 0;
+    s.v = mem, s.n = 0, s.extra = 0;
     each_function(eh_frame_hdr, scan_one, &s);
-    if (s.n > want)
-        s.n = want; /* (the code changed between the two walks: never) */
-    uintptr_t first = np_posix_thunks(s.n, s.site, s.body);
-    struct pair *v = (struct pair *)(mem + 2 * want);
-    if (!first) {
+    struct pair *v = (struct pair *)(s.v + want);
+    struct area_w w;
+    if (s.n > want || s.extra > extra || area_open(&w, lo, hi, s.n, s.extra) != 0) {
         munmap(mem, bytes);
         return -1;
     }
+    uint8_t *c = (uint8_t *)thunk_at(&w, s.n);
     for (size_t i = 0; i < s.n; i++) {
-        v[i].site = s.site[i];
-        v[i].thunk = first + i * THUNK;
+        const struct site_info *in = &s.v[i];
+        uintptr_t body = in->site + in->len, t = thunk_at(&w, i);
+        v[i].site = in->site;
+        v[i].thunk = t;
+        if (in->start) { /* mcount's: the function is the call's return address, as its hook gives it */
+            v[i].thunk = pg_code(c, in, t, &body);
+            c += pg_extra(in);
+        }
+        thunk_put(&w, i, in->start ? in->site + in->len : in->site, body);
+    }
+    if (area_close(&w) != 0) {
+        munmap(mem, bytes);
+        return -1;
     }
     /* no signal handler of the program's runs while the code is written
      * (its calls may want this lock, or the module table's) */
