@@ -13,7 +13,8 @@
 #   build, loses calls on the others and keeps the calls a siglongjmp left
 #   open, so only the exact counts and nesting check these), and a recursion 100000 deep (the
 #   return stack grows past its first mapping; uftrace stops at 1024);
-# - backtrace(3) inside instrumented frames sees the callers;
+# - backtrace(3) inside instrumented frames sees the callers, and so do
+#   --sample's stacks;
 # - a program built with both -finstrument-functions and -pg: one event
 #   per call;
 # - arguments and return values (-A, -R, uftrace's specs): replay's lines
@@ -105,6 +106,19 @@ for cc in gcc clang; do
             fi
             if rec "tailx$tag" "$bin" tail; then
                 expect "tail$tag: exact counts" "$tmp/tailx$tag.np" "main 1" "tail_a 3" "tail_b 3" "tail_c 3" "leaf 6"
+            fi
+            # --sample's stacks: a sample in spin3 has its callers, each
+            # frame's return address the caller's, not the thunk's or the
+            # trampoline's that stands in its slot
+            if "$np" record --sample=997 -o "$tmp/spin$tag.np" -- "$bin" spin >/dev/null 2>"$tmp/err"; then
+                "$np" dump --format=folded --samples "$tmp/spin$tag.np" 2>/dev/null | awk '$1 ~ /;spin3$/' >"$tmp/a"
+                if [ -s "$tmp/a" ] && ! grep -qv ';main;spin1;spin2;spin3 ' "$tmp/a"; then
+                    ok "spin$tag: every sample in spin3 under main, spin1, spin2"
+                else
+                    bad "spin$tag: samples in spin3 without their callers:"; cat "$tmp/a"
+                fi
+            else
+                bad "spin$tag: record --sample:"; cat "$tmp/err"
             fi
             "$np" record -o "$tmp/deep$tag.np" -- "$bin" deep 100000 >"$tmp/out" 2>"$tmp/err"
             if grep -q "deep 100000" "$tmp/out"; then

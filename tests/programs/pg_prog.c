@@ -29,6 +29,8 @@
  *   backtrace  bt1..bt4 nest, bt4 calls backtrace(3) and prints
  *              "bt: <names>" for the program's functions it found, innermost
  *              first
+ *   spin       spin1 calls spin2, which calls spin3, which counts to 10^8
+ *              (some 0.2 s of CPU time): for --sample's stacks
  *   libthreads LIB N A B
  *              loads LIB (pg_lib.c): 4 threads, released at once, each
  *              call lib_work (lib_leaf x2) N times; prints "entry: " and
@@ -189,6 +191,14 @@ NOINLINE void bt4(void)
     }
     printf("\n");
 }
+NOINLINE void spin3(void)
+{
+    for (long i = 0; i < 100000000; i++) /* (no call: the samples' pc is here) */
+        sink++;
+}
+NOINLINE void spin2(void) { spin3(); sink++; }
+NOINLINE void spin1(void) { spin2(); sink++; }
+
 static long (*lib_work)(long);
 static long lib_calls;
 static pthread_barrier_t lib_start;
@@ -300,6 +310,8 @@ int main(int argc, char **argv)
                    shown(r, s[6], sizeof s[6]));
         }
         puts("} /* main */");
+    } else if (!strcmp(mode, "spin")) {
+        spin1();
     } else if (!strcmp(mode, "libthreads") && argc > 5) {
         return lib_threads(argv[2], atol(argv[3]), atol(argv[4]), atol(argv[5]));
     } else if (!strcmp(mode, "backtrace")) {

@@ -685,6 +685,22 @@ __attribute__((destructor)) static void say_unhooked(void)
         (void)!write(2, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
 }
 
+uintptr_t np_mcount_frame_return(const uintptr_t *slot, uintptr_t ret, long *cursor)
+{
+    if (ret != (uintptr_t)np_mcount_return && !np_thunk_return_point(ret))
+        return ret;
+    const struct rstack *r = &rs;
+    long k = *cursor == -1 || *cursor >= (long)r->n ? (long)r->n - 1 : *cursor; /* (-2: none left) */
+    while (k >= 0 && r->v[k].slot != slot)
+        k--;
+    if (k < 0)
+        return ret;
+    while (k > 0 && r->v[k - 1].slot == slot) /* (a tail call's: its caller's) */
+        k--;
+    *cursor = k > 0 ? k - 1 : -2;
+    return r->v[k].ret;
+}
+
 /* An exception is thrown: the unwinder reads the return addresses. */
 void np_mcount_unwinding(void) { rs_put_back(); }
 
@@ -1069,5 +1085,10 @@ void np_mcount_longjmp(const void *env) { (void)env; }
 void np_mcount_unwinding(void) {}
 void np_mcount_unwound(const void *live) { (void)live; }
 void np_mcount_caught(void) {}
+uintptr_t np_mcount_frame_return(const uintptr_t *slot, uintptr_t ret, long *cursor)
+{
+    (void)slot, (void)cursor;
+    return ret;
+}
 
 #endif

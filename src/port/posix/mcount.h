@@ -17,6 +17,13 @@ void np_mcount_longjmp(const void *env);
 void np_mcount_unwinding(void);
 void np_mcount_unwound(const void *live);
 void np_mcount_caught(void);
+/* The return address the frame whose return address's slot is SLOT
+ * returns to in truth, RET read there: the caller's, from the return
+ * stack, where RET is the trampoline's or a thunk's; else RET. For a walk
+ * of the calling thread's frames, innermost first (the sampler's, in the
+ * thread's signal handler): *CURSOR, -1 at the first frame, keeps its
+ * place on the return stack. */
+uintptr_t np_mcount_frame_return(const uintptr_t *slot, uintptr_t ret, long *cursor);
 /* Set (by the recorder, for -A and -R): the first called after each
  * entry event with the argument registers (REGS[0] the first integer
  * argument's), the second before each exit event with REGS[0] the return

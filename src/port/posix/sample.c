@@ -25,6 +25,7 @@
 #define _GNU_SOURCE
 #include "record_hot.h"
 #include "posix.h"
+#include "mcount.h"
 #include "../../runtime/hooks.h"
 #include "nanoprof/sample.h"
 #include "../../common/parse_units.h"
@@ -168,9 +169,11 @@ UNSANITIZED static unsigned walk(const ucontext_t *uc, const struct np_rec_strea
     if (sp < lo || sp >= hi)
         return n; /* on another stack (a signal stack), or bounds unknown */
     lo = sp;
+    long rs_at = -1; /* (-pg: a return address the trampoline's or a thunk's, the caller's instead) */
     while (n < MAX_FRAMES && fp >= lo && fp + 16 <= hi && !(fp & 7)) {
         const volatile uint64_t *f = (const volatile uint64_t *)(uintptr_t)fp;
         uint64_t next = f[0], ret = f[1] & NP_ADDR_MASK; /* AArch64: no pointer authentication bits */
+        ret = np_mcount_frame_return((const uintptr_t *)(uintptr_t)(fp + 8), (uintptr_t)ret, &rs_at) & NP_ADDR_MASK;
         if (!ret)
             break;
         out[n++] = ret;
