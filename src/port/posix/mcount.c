@@ -400,6 +400,33 @@ static uintptr_t *arm_slot(uintptr_t *pushed, uintptr_t site, const struct rstac
 }
 #endif
 
+/* The call's entry on the return stack, N raised first. */
+static inline __attribute__((always_inline)) void rs_push(struct rstack *r, uintptr_t *slot, uintptr_t ret,
+                                                          uintptr_t fn)
+{
+    uint32_t i = r->n;
+    r->n = i + 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    r->v[i].slot = slot;
+    r->v[i].ret = ret;
+    r->v[i].fn = fn;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/* The entry told: the call trace's arguments (for the record the entry
+ * writes), the entry, the recorder's values; the arguments when SEEN. */
+static inline __attribute__((always_inline)) void tell_enter(uintptr_t fn, uintptr_t site, const uintptr_t *words,
+                                                             const uint64_t *regs, int seen)
+{
+    void (*args)(uintptr_t, const uintptr_t *) = __atomic_load_n(&args_fn, __ATOMIC_RELAXED);
+    if (args && seen)
+        args(fn, words);
+    __cyg_profile_func_enter((void *)fn, (void *)site);
+    void (*values)(uintptr_t, const uint64_t *) = __atomic_load_n(&np_mcount_values, __ATOMIC_RELAXED);
+    if (values && seen)
+        values(fn, regs);
+}
+
 /* Any call of function FN (np_mcount_enter's arguments): tail calls,
  * frames left by a jump, a return stack to grow, signed return addresses. */
 static __attribute__((noinline)) int enter_any(uintptr_t *slot, uintptr_t ret, uintptr_t fentry,
@@ -460,23 +487,10 @@ static __attribute__((noinline)) int enter_any(uintptr_t *slot, uintptr_t ret, u
     uintptr_t site = parent;
     for (long k = (long)r->n - 1; !tail && k >= 0 && r->v[k].slot == slot; k--)
         site = r->v[k].ret;
-    uint32_t i = r->n;
-    r->n = i + 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    r->v[i].slot = slot;
-    r->v[i].ret = parent;
-    r->v[i].fn = fn;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    rs_push(r, slot, parent, fn);
     if (!tail && fentry != HOOK_THUNK)
         *slot = (uintptr_t)np_mcount_return;
-    void (*args)(uintptr_t, const uintptr_t *) = __atomic_load_n(&args_fn, __ATOMIC_RELAXED);
-    int seen = fentry != HOOK_A64_MCOUNT; /* the arguments are in REGS */
-    if (args && seen)
-        args(fn, words); /* the call trace's, for the record the entry writes */
-    __cyg_profile_func_enter((void *)fn, (void *)site);
-    void (*values)(uintptr_t, const uint64_t *) = __atomic_load_n(&np_mcount_values, __ATOMIC_RELAXED);
-    if (values && seen)
-        values(fn, regs);
+    tell_enter(fn, site, words, regs, fentry != HOOK_A64_MCOUNT); /* (AArch64's: no arguments in REGS) */
     return 1;
 }
 
@@ -494,21 +508,10 @@ static inline __attribute__((always_inline)) int enter_common(uintptr_t *slot, u
     if (__builtin_expect(r->busy || n == r->cap || !n || parent == (uintptr_t)np_mcount_return ||
                              r->v[n - 1].slot == slot, 0))
         return -1;
-    r->n = n + 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    r->v[n].slot = slot;
-    r->v[n].ret = parent;
-    r->v[n].fn = fn;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    rs_push(r, slot, parent, fn);
     if (replace)
         *slot = (uintptr_t)np_mcount_return;
-    void (*args)(uintptr_t, const uintptr_t *) = __atomic_load_n(&args_fn, __ATOMIC_RELAXED);
-    if (args)
-        args(fn, (const uintptr_t *)regs);
-    __cyg_profile_func_enter((void *)fn, (void *)parent);
-    void (*values)(uintptr_t, const uint64_t *) = __atomic_load_n(&np_mcount_values, __ATOMIC_RELAXED);
-    if (values)
-        values(fn, regs);
+    tell_enter(fn, parent, (const uintptr_t *)regs, regs, 1);
     return 1;
 }
 #endif

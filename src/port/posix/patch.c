@@ -547,23 +547,11 @@ static int round_of_threads(void)
 
 static int protect(struct site **v, size_t n, int prot)
 {
-    long page = sysconf(_SC_PAGESIZE);
     uintptr_t last = 0;
     for (size_t i = 0; i < n; i++)
-        for (uintptr_t p = v[i]->at & ~(uintptr_t)(page - 1); p < v[i]->at + SITE; p += (uintptr_t)page) {
-            if (p == last)
-                continue;
-            if (mprotect((void *)p, (size_t)page, prot) != 0)
-                return -1;
-            last = p;
-        }
+        if (np_posix_code_protect(v[i]->at, SITE, prot, &last) != 0)
+            return -1;
     return 0;
-}
-
-static void put(uintptr_t at, const uint8_t *b, size_t from, size_t to)
-{
-    for (size_t i = from; i < to; i++)
-        __atomic_store_n((uint8_t *)at + i, b[i], __ATOMIC_RELAXED);
 }
 
 /* The bytes V[I] gets: a jump to its thunk, else a call to its jump to
@@ -580,7 +568,7 @@ static void bytes_of(const struct site *s, uintptr_t jump, int on, uint8_t *b)
     memcpy(b + 1, &rel, 4);
 }
 
-static int switch_places(struct site **v, uintptr_t *jump, size_t n, int on)
+static int switch_places_locked(struct site **v, uintptr_t *jump, size_t n, int on)
 {
     static const uint8_t int3 = 0xcc;
     int rc = 0, multi = 0;
@@ -589,7 +577,7 @@ static int switch_places(struct site **v, uintptr_t *jump, size_t n, int on)
         return fail("cannot make the code writable (mprotect: %s)", strerror(errno));
     }
     for (size_t i = 0; i < n; i++) {
-        put(v[i]->at, &int3, 0, 1);
+        np_posix_code_put(v[i]->at, &int3, 0, 1);
         multi |= on && v[i]->multi;
     }
     if (np_posix_sync_cores() != 0 || (multi && round_of_threads() != 0)) {
@@ -597,24 +585,34 @@ static int switch_places(struct site **v, uintptr_t *jump, size_t n, int on)
             fail("the kernel cannot serialise the other threads' CPUs (membarrier SYNC_CORE, Linux 4.16)%s", "");
         for (size_t i = 0; i < n; i++) { /* the tails are untouched: the first byte as it was */
             const uint8_t first = v[i]->on ? v[i]->on : v[i]->orig[0];
-            put(v[i]->at, &first, 0, 1);
+            np_posix_code_put(v[i]->at, &first, 0, 1);
         }
         rc = -1;
     } else {
         uint8_t b[SITE];
         for (size_t i = 0; i < n; i++) {
             bytes_of(v[i], jump[i], on, b);
-            put(v[i]->at, b, 1, SITE);
+            np_posix_code_put(v[i]->at, b, 1, SITE);
         }
         np_posix_sync_cores();
         for (size_t i = 0; i < n; i++) {
             bytes_of(v[i], jump[i], on, b);
-            put(v[i]->at, b, 0, 1);
+            np_posix_code_put(v[i]->at, b, 0, 1);
             v[i]->on = on ? b[0] : 0;
         }
     }
     np_posix_sync_cores();
     protect(v, n, PROT_READ | PROT_EXEC);
+    return rc;
+}
+
+/* (the code lock: a module's calls of the hook may be becoming jumps, in
+ * pages these share) */
+static int switch_places(struct site **v, uintptr_t *jump, size_t n, int on)
+{
+    np_posix_code_lock();
+    int rc = switch_places_locked(v, jump, n, on);
+    np_posix_code_unlock();
     return rc;
 }
 

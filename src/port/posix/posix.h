@@ -56,6 +56,10 @@ int np_posix_sync_cores(void);
 int np_posix_trap_ready(void);
 void np_posix_code_lock(void);
 void np_posix_code_unlock(void);
+/* Bytes FROM to TO of B written at AT, each a store of its own; the pages
+ * of AT..AT+LEN given PROT, LAST the page done before (0 at first). */
+void np_posix_code_put(uintptr_t at, const uint8_t *b, size_t from, size_t to);
+int np_posix_code_protect(uintptr_t at, size_t len, int prot, uintptr_t *last);
 /* SIZE bytes mapped read-write within a rel32's reach of LO..HI, or NULL. */
 void *np_posix_map_near(uintptr_t lo, uintptr_t hi, size_t size);
 /* thunks.c: N thunks, the Ith for the function FN[I] whose code after its

@@ -457,24 +457,31 @@ static uintptr_t pg_code(uint8_t *c, const struct site_info *in, uintptr_t t, ui
     return undo;
 }
 
-static void put(uintptr_t at, const uint8_t *b, size_t from, size_t to)
+void np_posix_code_put(uintptr_t at, const uint8_t *b, size_t from, size_t to)
 {
     for (size_t i = from; i < to; i++)
         __atomic_store_n((uint8_t *)at + i, b[i], __ATOMIC_RELAXED);
 }
 
-static int protect(const struct pair *v, size_t n, int prot)
+int np_posix_code_protect(uintptr_t at, size_t len, int prot, uintptr_t *last)
 {
     long page = sysconf(_SC_PAGESIZE);
+    for (uintptr_t p = at & ~(uintptr_t)(page - 1); p < at + len; p += (uintptr_t)page) {
+        if (p == *last)
+            continue;
+        if (mprotect((void *)p, (size_t)page, prot) != 0)
+            return -1;
+        *last = p;
+    }
+    return 0;
+}
+
+static int protect(const struct pair *v, size_t n, int prot)
+{
     uintptr_t last = 0;
     for (size_t i = 0; i < n; i++)
-        for (uintptr_t p = v[i].site & ~(uintptr_t)(page - 1); p < v[i].site + 5; p += (uintptr_t)page) {
-            if (p == last)
-                continue;
-            if (mprotect((void *)p, (size_t)page, prot) != 0)
-                return -1;
-            last = p;
-        }
+        if (np_posix_code_protect(v[i].site, 5, prot, &last) != 0)
+            return -1;
     return 0;
 }
 
@@ -529,17 +536,17 @@ int np_posix_thunks_module(const uint8_t *eh_frame_hdr, uintptr_t lo, uintptr_t 
         static const uint8_t int3 = 0xcc;
         uint8_t b[5];
         for (size_t i = 0; i < s.n; i++)
-            put(v[i].site, &int3, 0, 1);
+            np_posix_code_put(v[i].site, &int3, 0, 1);
         np_posix_sync_cores();
         for (size_t i = 0; i < s.n; i++) {
             int32_t rel = (int32_t)(int64_t)(v[i].thunk - (v[i].site + 5));
             memcpy(b + 1, &rel, 4);
-            put(v[i].site, b, 1, 5);
+            np_posix_code_put(v[i].site, b, 1, 5);
         }
         np_posix_sync_cores();
         for (size_t i = 0; i < s.n; i++) {
             b[0] = 0xe9;
-            put(v[i].site, b, 0, 1);
+            np_posix_code_put(v[i].site, b, 0, 1);
         }
         np_posix_sync_cores();
         rc = (int)s.n;
