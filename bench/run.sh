@@ -239,6 +239,12 @@ for w in $RUN_WORKLOADS; do
             run fe_log "$B/bench_${w}_fe_np" --mode=log --offsets="$OFFSETS" --reps="$REPS"
             run fe_cost "$B/bench_${w}_fe_np" --mode=cost --offsets="$OFFSETS" --reps="$REPS"
             pg_checks FE_CALLS
+            # the same with every exit by the return-address trampoline, as
+            # before calls of the hook became jumps to thunks
+            run fe_log_tr env NANOPROF_PG_THUNKS=0 "$B/bench_${w}_fe_np" --mode=log --offsets="$OFFSETS" --reps="$REPS"
+            run fe_cost_tr env NANOPROF_PG_THUNKS=0 "$B/bench_${w}_fe_np" --mode=cost --offsets="$OFFSETS" \
+                --reps="$REPS"
+            pg_checks FE_CALLS
             # the floors: a __fentry__ that only returns, one that only
             # sends the return through a trampoline, and the same exit with
             # calls and returns paired (bench/fentry_floor.c)
@@ -367,6 +373,8 @@ for w in $RUN_WORKLOADS; do
         row fe_thunk "-pg -mfentry floor: call-through thunk" "$FE_CALLS"
         row fe_log "-pg -mfentry, libnanoprof.a: log mode" "$FE_CALLS"
         row fe_cost "-pg -mfentry, libnanoprof.a: cost, all-in" "$FE_CALLS"
+        row fe_log_tr "  the same, exits by trampoline: log mode" "$FE_CALLS"
+        row fe_cost_tr "  the same, exits by trampoline: cost" "$FE_CALLS"
         row uf_fe "-pg -mfentry, uftrace record" "$FE_CALLS"
         row pg_log "-pg, libnanoprof.a: log mode" "$PG_CALLS"
         row pg_cost "-pg, libnanoprof.a: cost, all-in" "$PG_CALLS"

@@ -7,6 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Not instrumented by sanitizers: code that reads memory no sanitizer
+ * keeps shadow of as its own (other functions' frames, the program's
+ * code), or writes the program's code. */
+#define UNSANITIZED __attribute__((no_sanitize_address, no_sanitize_thread, no_sanitize_undefined))
+
 /* write() of the whole range to FD, going on after a signal (EINTR) and
  * after a short write; 0, or -1 when write() fails or writes nothing.
  * The one loop of the runtime: the default output and the trace files. */

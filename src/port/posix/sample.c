@@ -54,10 +54,9 @@
 #define MAX_FRAMES NP_SAMPLE_FRAMES
 _Static_assert(MAX_FRAMES <= NP_SAMPLE_MAX_FRAMES && MAX_FRAMES <= 255, "frame count field");
 
-/* Not instrumented by sanitizers: the frame walk reads other functions'
- * frames; the interposed functions are called by a sanitizer's runtime
- * while it starts, before instrumented code may run. */
-#define UNSANITIZED __attribute__((no_sanitize_address, no_sanitize_thread, no_sanitize_undefined))
+/* (UNSANITIZED, posix.h: the frame walk reads other functions' frames;
+ * the interposed functions are called by a sanitizer's runtime while it
+ * starts, before instrumented code may run) */
 
 /* Under ThreadSanitizer (the runtime built with it), the sanitizer's
  * pthread_create comes first and calls ours: a start routine of ours would

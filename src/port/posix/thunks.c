@@ -253,7 +253,7 @@ static uintptr_t hook_addr(int k) { return k == FENTRY ? (uintptr_t)__fentry__ :
 /* Whether the GOT slot at GOT, in the module, holds hook K's address (the
  * module's first call of a hook bound it; __fentry__'s and mcount's are
  * bound together under BIND_NOW, and lazily each by its first call). */
-static int got_holds(const struct scan *s, uintptr_t got, int k)
+UNSANITIZED static int got_holds(const struct scan *s, uintptr_t got, int k)
 {
     return got - s->mod_lo < s->mod_hi - s->mod_lo && s->mod_hi - got >= sizeof(uintptr_t) &&
            *(const uintptr_t *)got == hook_addr(k);
@@ -261,7 +261,7 @@ static int got_holds(const struct scan *s, uintptr_t got, int k)
 
 /* Whether a call to T reaches hook K: directly, or through a PLT entry
  * (endbr64, bnd, jmp *GOT). */
-static int reaches(const struct scan *s, uintptr_t t, int k)
+UNSANITIZED static int reaches(const struct scan *s, uintptr_t t, int k)
 {
     if (t == hook_addr(k))
         return 1;
@@ -281,7 +281,7 @@ static int reaches(const struct scan *s, uintptr_t t, int k)
 
 /* The length of a call of hook K at P (call, call *GOT(%rip), or the
  * linker's addr32 call), or 0. */
-static int hook_call(struct scan *s, const uint8_t *p, int k)
+UNSANITIZED static int hook_call(struct scan *s, const uint8_t *p, int k)
 {
     int32_t d;
     if (p[0] == 0xff && p[1] == 0x15) {
@@ -305,7 +305,7 @@ static int hook_call(struct scan *s, const uint8_t *p, int k)
  * but %rsp and the registers pushed (mask PUSHED): a store below %rbp of
  * an argument register (mov, movss, movsd, 8 to 64 bits), or a move into
  * a pushed register; 0: another. */
-static int pg_store(const uint8_t *p, unsigned pushed)
+UNSANITIZED static int pg_store(const uint8_t *p, unsigned pushed)
 {
     const uint8_t *q = p;
     if ((q[0] == 0xf3 || q[0] == 0xf2) && q[1] == 0x0f && q[2] == 0x11) { /* movss, movsd */
@@ -334,7 +334,7 @@ static int pg_store(const uint8_t *p, unsigned pushed)
  * moves (pg_store), up to the call of mcount. Undone by reading the pushed
  * registers back and `leave`; repeated by a copy, where every instruction
  * means the same (none is relative to %rip). 1 (IN filled), or 0. */
-static int pg_prologue(struct scan *s, const uint8_t *p, struct site_info *in)
+UNSANITIZED static int pg_prologue(struct scan *s, const uint8_t *p, struct site_info *in)
 {
     if (p[0] != 0x55 || p[1] != 0x48 || p[2] != 0x89 || p[3] != 0xe5)
         return 0;
@@ -409,7 +409,7 @@ static size_t each_function(const uint8_t *hdr, void (*each)(uintptr_t fn, void 
     return (size_t)n;
 }
 
-static void scan_one(uintptr_t fn, void *ctx)
+UNSANITIZED static void scan_one(uintptr_t fn, void *ctx)
 {
     struct scan *s = ctx;
     if (fn - s->lo >= s->hi - s->lo || s->hi - fn < 16)
@@ -437,7 +437,7 @@ static void scan_one(uintptr_t fn, void *ctx)
 
 /* mcount's code for IN at C, its thunk T: the undo, then the copy. The
  * undo's address (where the call's jump goes), *BODY the copy's. */
-static uintptr_t pg_code(uint8_t *c, const struct site_info *in, uintptr_t t, uintptr_t *body)
+UNSANITIZED static uintptr_t pg_code(uint8_t *c, const struct site_info *in, uintptr_t t, uintptr_t *body)
 {
     uintptr_t undo = (uintptr_t)c;
     for (int k = 0; k < in->npush; k++) { /* mov -8(k+1)(%rbp), reg */
@@ -452,12 +452,14 @@ static uintptr_t pg_code(uint8_t *c, const struct site_info *in, uintptr_t t, ui
     c += 5;
     *body = (uintptr_t)c;
     size_t n = in->site - in->start;
-    memcpy(c, (const void *)in->start, n);
+    const volatile uint8_t *from = (const volatile uint8_t *)in->start; /* (the program's code: no memcpy) */
+    for (size_t i = 0; i < n; i++)
+        c[i] = from[i];
     put_rel(c + n, 0xe9, in->site + in->len);
     return undo;
 }
 
-void np_posix_code_put(uintptr_t at, const uint8_t *b, size_t from, size_t to)
+UNSANITIZED void np_posix_code_put(uintptr_t at, const uint8_t *b, size_t from, size_t to)
 {
     for (size_t i = from; i < to; i++)
         __atomic_store_n((uint8_t *)at + i, b[i], __ATOMIC_RELAXED);
