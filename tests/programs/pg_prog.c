@@ -30,7 +30,8 @@
  *              "bt: <names>" for the program's functions it found, innermost
  *              first
  *   spin       spin1 calls spin2, which calls spin3, which counts to 10^8
- *              (some 0.2 s of CPU time): for --sample's stacks
+ *              (some 0.2 s of CPU time), then calls tick 2*10^6 times:
+ *              for --sample's stacks, in a function and in its hooks
  *   libthreads LIB N A B
  *              loads LIB (pg_lib.c): 4 threads, released at once, each
  *              call lib_work (lib_leaf x2) N times; prints "entry: " and
@@ -191,10 +192,13 @@ NOINLINE void bt4(void)
     }
     printf("\n");
 }
+NOINLINE void tick(void) { sink++; }
 NOINLINE void spin3(void)
 {
     for (long i = 0; i < 100000000; i++) /* (no call: the samples' pc is here) */
         sink++;
+    for (long i = 0; i < 2000000; i++) /* (calls: most samples in the hooks) */
+        tick();
 }
 NOINLINE void spin2(void) { spin3(); sink++; }
 NOINLINE void spin1(void) { spin2(); sink++; }

@@ -429,7 +429,7 @@ static inline __attribute__((always_inline)) void tell_enter(uintptr_t fn, uintp
 
 /* Any call of function FN (np_mcount_enter's arguments): tail calls,
  * frames left by a jump, a return stack to grow, signed return addresses. */
-static __attribute__((noinline)) int enter_any(uintptr_t *slot, uintptr_t ret, uintptr_t fentry,
+NP_HOOKS_TEXT static __attribute__((noinline)) int enter_any(uintptr_t *slot, uintptr_t ret, uintptr_t fentry,
                                                const uint64_t *regs, uintptr_t fn)
 {
     struct rstack *r = &rs;
@@ -521,7 +521,7 @@ static inline __attribute__((always_inline)) int enter_common(uintptr_t *slot, u
  * registers as it saved them (rdi, rsi, rdx, rcx, r8, r9; on AArch64 x0-x7,
  * x0 the function's return address as -pg passes it). 1: the call is
  * hooked (its exit will come). */
-__attribute__((used, visibility("hidden"))) int np_mcount_enter(uintptr_t *slot, uintptr_t ret, uintptr_t fentry,
+NP_HOOKS_TEXT __attribute__((used, visibility("hidden"))) int np_mcount_enter(uintptr_t *slot, uintptr_t ret, uintptr_t fentry,
                                                                  const uint64_t *regs)
 {
     /* a patched entry's call (patch.c) is always five bytes; (read before
@@ -568,7 +568,7 @@ static long rs_ending(const struct rstack *r, const uintptr_t *sp, long *call)
 /* From the trampoline, with the stack as the function's return left it
  * (SP); REGS[0] is the return value's register (rax, x0) as the function
  * returned it. Returns where the function returns to. */
-static __attribute__((noinline)) uintptr_t exit_any(uintptr_t *sp, const uint64_t *regs)
+NP_HOOKS_TEXT static __attribute__((noinline)) uintptr_t exit_any(uintptr_t *sp, const uint64_t *regs)
 {
     struct rstack *r = &rs;
 #if defined(__arm__)
@@ -596,7 +596,7 @@ static __attribute__((noinline)) uintptr_t exit_any(uintptr_t *sp, const uint64_
     return ret;
 }
 
-__attribute__((used, visibility("hidden"))) uintptr_t np_mcount_exit(uintptr_t *sp, const uint64_t *regs)
+NP_HOOKS_TEXT __attribute__((used, visibility("hidden"))) uintptr_t np_mcount_exit(uintptr_t *sp, const uint64_t *regs)
 {
 #if defined(__x86_64__)
     /* the common return: the newest call's, alone in its slot */
@@ -619,7 +619,7 @@ __attribute__((used, visibility("hidden"))) uintptr_t np_mcount_exit(uintptr_t *
 
 #if defined(__x86_64__)
 /* A thunk's entry (the assembly's np_thunk_enter). */
-__attribute__((used, visibility("hidden"))) int np_thunk_enter_c(uintptr_t *slot, uintptr_t fn, const uint64_t *regs)
+NP_HOOKS_TEXT __attribute__((used, visibility("hidden"))) int np_thunk_enter_c(uintptr_t *slot, uintptr_t fn, const uint64_t *regs)
 {
     int rc = enter_common(slot, fn, regs, 0);
     return rc >= 0 ? rc : enter_any(slot, fn, HOOK_THUNK, regs, fn);
@@ -802,8 +802,13 @@ NP_HOOK void _mcleanup(void) {}
     "  .cfi_restore %rbp\n"
 
 /* The exit's work, in the trampoline and a thunk's exit: the return value
- * kept, np_mcount_exit told, where to return in r11. */
-#define NP_RETURN_HOOK                               \
+ * kept, np_mcount_exit told, where to return in r11. The trampoline's
+ * address goes first in the slot the return freed, its frame's return
+ * address: a frame-pointer walk while the exit runs (a sample's) takes the
+ * caller's from the return stack there, as for any replaced one. */
+#define NP_RETURN_HOOK                        \
+    "  leaq np_mcount_return(%rip), %r11\n"   \
+    "  pushq %r11\n"                          \
     "  pushq %rbp\n"                          \
     "  movq %rsp, %rbp\n"                     \
     "  andq $-16, %rsp\n"                     \
@@ -812,7 +817,7 @@ NP_HOOK void _mcleanup(void) {}
     "  movq %rdx, 8(%rsp)\n"                  \
     "  movaps %xmm0, 16(%rsp)\n"              \
     "  movaps %xmm1, 32(%rsp)\n"              \
-    "  leaq 8(%rbp), %rdi\n"                  \
+    "  leaq 16(%rbp), %rdi\n"                 \
     "  movq %rsp, %rsi\n"                     \
     "  call np_mcount_exit\n"                 \
     "  movq %rax, %r11\n"                     \
@@ -821,9 +826,10 @@ NP_HOOK void _mcleanup(void) {}
     "  movaps 16(%rsp), %xmm0\n"              \
     "  movaps 32(%rsp), %xmm1\n"              \
     "  movq %rbp, %rsp\n"                     \
-    "  popq %rbp\n"
+    "  popq %rbp\n"                           \
+    "  leaq 8(%rsp), %rsp\n"
 
-__asm__(".text\n"
+__asm__(".pushsection np_hooks_text, \"ax\", @progbits\n"
         /* __fentry__: 8(%rbp) its return (the function's start + 5 or 6),
          * 16(%rbp) the function's return address */
         ".globl __fentry__\n"
@@ -891,36 +897,32 @@ __asm__(".text\n"
         "  jmp *%r11\n"
         "  .cfi_endproc\n"
         ".size np_mcount_return, . - np_mcount_return\n"
-        /* a thunk's first call (thunks.c): 8(%rbp) its return address in
-         * the thunk (the thunk's function at +18 from it, the body at
-         * +10), 16(%rbp) the function's. Hooked, the caller's return
-         * address is on the return stack: the thunk's goes in its place and
-         * is returned to, and the thunk calls the body from there. Not
-         * hooked, the body runs as if called by the caller. */
+        /* a thunk's first call (thunks.c): its return address in the
+         * thunk (the thunk's function at +18 from it, the body at +10),
+         * then the function's. Hooked, the caller's return address is on
+         * the return stack: the thunk's goes in its place and is returned
+         * to, and the thunk calls the body from there. Not hooked, the
+         * body runs as if called by the caller. */
         ".globl np_thunk_enter\n"
         ".hidden np_thunk_enter\n"
         ".type np_thunk_enter, @function\n"
         "np_thunk_enter:\n"
         "  .cfi_startproc\n"
+        /* its own return address off first: its frame's is the caller's,
+         * so that a walk while the hook runs (a sample's) finds it */
+        "  popq %r11\n"
+        "  .cfi_def_cfa %rsp, 8\n"
         NP_SAVE_ARGS
-        "  leaq 16(%rbp), %rdi\n"
-        "  movq 8(%rbp), %rsi\n"
-        "  movq 18(%rsi), %rsi\n"
+        "  leaq 8(%rbp), %rdi\n"
+        "  movq 18(%r11), %rsi\n"
         "  movq %rsp, %rdx\n"
         "  call np_thunk_enter_c\n"
-        "  movq %rax, 64(%rsp)\n"
-        NP_RESTORE_ARGS
-        "  testl %r11d, %r11d\n"
+        "  testl %eax, %eax\n"
+        NP_RESTORE_ARGS /* (moves: the flags stay) */
         "  jz 1f\n"
-        "  .cfi_remember_state\n"
-        "  popq %r11\n"
-        "  .cfi_adjust_cfa_offset -8\n"
         "  movq %r11, (%rsp)\n"
         "  ret\n"
         "1:\n"
-        "  .cfi_restore_state\n"
-        "  popq %r11\n"
-        "  .cfi_adjust_cfa_offset -8\n"
         "  jmp *10(%r11)\n"
         "  .cfi_endproc\n"
         ".size np_thunk_enter, . - np_thunk_enter\n"
@@ -936,7 +938,8 @@ __asm__(".text\n"
         "  pushq %r11\n"
         "  ret\n"
         "  .cfi_endproc\n"
-        ".size np_thunk_exit, . - np_thunk_exit\n");
+        ".size np_thunk_exit, . - np_thunk_exit\n"
+        ".popsection\n");
 
 #elif defined(__aarch64__)
 /* _mcount, called after the function's prologue with x29 at its frame

@@ -41,6 +41,8 @@ void np_patch_fentry(void);
 void np_thunk_enter(void);
 void np_thunk_exit(void);
 int np_thunk_return_point(uintptr_t a);
+/* Whether PC is in the thunks' code (a sample there is the hooks'). */
+int np_thunk_code(uintptr_t pc);
 uintptr_t np_thunk_trapped(uintptr_t site);
 
 #endif

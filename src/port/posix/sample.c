@@ -319,7 +319,7 @@ static void take(const siginfo_t *si, void *uc)
             n = walk(uc, s, fr);
         /* in a hook, before it is busy or after: which function it is for
          * is not known yet, or no longer; left out, counted */
-        if (np_in_hooks_text(fr[0]) || !append(s, fr, n, overrun))
+        if (np_in_hooks_text(fr[0]) || np_thunk_code((uintptr_t)fr[0]) || !append(s, fr, n, overrun))
             s->smp.skipped += 1 + overrun;
     }
     np_thread_unlock(t);

@@ -55,6 +55,7 @@ struct pair {
  * they are counted, and never change). */
 static struct area {
     uintptr_t base, end; /* its thunks */
+    uintptr_t code_end;  /* and -pg's code after them */
 } areas[NP_THUNK_AREAS];
 static int nareas;
 static struct batch {
@@ -166,6 +167,7 @@ static int area_close(struct area_w *w)
     }
     areas[i].base = thunk_at(w, 0);
     areas[i].end = thunk_at(w, w->n);
+    areas[i].code_end = (uintptr_t)w->base + w->size;
     __atomic_store_n(&nareas, i + 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&lock);
     return 0;
@@ -202,6 +204,15 @@ int np_thunk_return_point(uintptr_t a)
     for (int i = 0; i < n; i++)
         if (a - areas[i].base < areas[i].end - areas[i].base)
             return (a - areas[i].base) % THUNK == 11;
+    return 0;
+}
+
+int np_thunk_code(uintptr_t pc)
+{
+    int n = __atomic_load_n(&nareas, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++)
+        if (pc - areas[i].base < areas[i].code_end - areas[i].base)
+            return 1;
     return 0;
 }
 
@@ -564,6 +575,12 @@ int np_posix_thunks_module(const uint8_t *eh_frame_hdr, uintptr_t lo, uintptr_t 
 int np_thunk_return_point(uintptr_t a)
 {
     (void)a;
+    return 0;
+}
+
+int np_thunk_code(uintptr_t pc)
+{
+    (void)pc;
     return 0;
 }
 
