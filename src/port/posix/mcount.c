@@ -13,6 +13,11 @@
  * np_mcount_return's: the original is kept on a return stack of the OS
  * thread's, with the slot's address and the function's, and the function's
  * return comes to the trampoline, which tells the exit and jumps to it.
+ * On x86-64 a module's calls of the hook become, at its first call, jumps
+ * to thunks (thunks.c) that call the function from the caller's slot and
+ * return to the caller, every call and return paired: their entry
+ * (np_thunk_enter) replaces no return address, their exit is the
+ * trampoline's work ending in a return; both meet on the return stack.
  * On AArch64 a return address signed by pointer authentication
  * (-mbranch-protection) cannot be replaced without breaking its signature:
  * such a call is left unhooked, and counted.
@@ -28,8 +33,10 @@
  * pthread_exit unwind frames by reading their return addresses: the
  * originals are put back first (catch.c tells the throw, each landing pad,
  * where the calls below it close, and the catch, which takes the living
- * frames' again); so does backtrace(3). gdb and libunwind, from outside
- * or without being told, stop at the trampoline (docs/instrumenting.md).
+ * frames' again); so does backtrace(3), and the sampler's frame walk reads
+ * them from the return stack (np_mcount_frame_return). gdb and libunwind,
+ * from outside or without being told, stop at the trampoline, or lose
+ * their way past a thunk (docs/instrumenting.md).
  *
  * Coroutines that switch stacks on one OS thread (swapcontext) interleave
  * their frames on its one return stack: a -pg build of such a program is
@@ -565,6 +572,19 @@ static long rs_ending(const struct rstack *r, const uintptr_t *sp, long *call)
     return i;
 }
 
+/* The exit of call I told (the recorder's return value first, REGS[0]),
+ * its return to RET, and its entry off the return stack. */
+static inline __attribute__((always_inline)) void tell_exit(struct rstack *r, uint32_t i, uintptr_t ret,
+                                                            const uint64_t *regs)
+{
+    void (*values)(uintptr_t, const uint64_t *) = __atomic_load_n(&np_mcount_retvals, __ATOMIC_RELAXED);
+    if (values)
+        values(r->v[i].fn, regs);
+    __cyg_profile_func_exit((void *)r->v[i].fn, (void *)ret);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    r->n = i;
+}
+
 /* From the trampoline, with the stack as the function's return left it
  * (SP); REGS[0] is the return value's register (rax, x0) as the function
  * returned it. Returns where the function returns to. */
@@ -584,15 +604,8 @@ NP_HOOKS_TEXT static __attribute__((noinline)) uintptr_t exit_any(uintptr_t *sp,
     }
     rs_close_above(r, (uint32_t)i + 1);
     uintptr_t ret = r->v[first].ret;
-    void (*values)(uintptr_t, const uint64_t *) = __atomic_load_n(&np_mcount_retvals, __ATOMIC_RELAXED);
-    for (; i >= first; i--) {
-        /* a tail call's callers return what it returns, as uftrace shows */
-        if (values)
-            values(r->v[i].fn, regs);
-        __cyg_profile_func_exit((void *)r->v[i].fn, (void *)ret);
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
-        r->n = (uint32_t)i;
-    }
+    for (; i >= first; i--) /* a tail call's callers return what it returns, as uftrace shows */
+        tell_exit(r, (uint32_t)i, ret, regs);
     return ret;
 }
 
@@ -604,14 +617,9 @@ NP_HOOKS_TEXT __attribute__((used, visibility("hidden"))) uintptr_t np_mcount_ex
     uint32_t n = r->n;
     const uintptr_t *slot = sp - 1;
     if (__builtin_expect(n >= 2 && r->v[n - 1].slot == slot && r->v[n - 2].slot != slot, 1)) {
-        struct rs_entry e = r->v[n - 1];
-        void (*values)(uintptr_t, const uint64_t *) = __atomic_load_n(&np_mcount_retvals, __ATOMIC_RELAXED);
-        if (values)
-            values(e.fn, regs);
-        __cyg_profile_func_exit((void *)e.fn, (void *)e.ret);
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
-        r->n = n - 1;
-        return e.ret;
+        uintptr_t ret = r->v[n - 1].ret;
+        tell_exit(r, n - 1, ret, regs);
+        return ret;
     }
 #endif
     return exit_any(sp, regs);

@@ -254,49 +254,28 @@ static struct site *place_of(const struct table *t, uintptr_t pc, int inside)
 
 /* ---- the jumps to the hook, each within a call's reach ------------ */
 
-static int reach(uintptr_t from, uintptr_t to)
-{
-    int64_t d = (int64_t)(to - from);
-    return d > (int64_t)INT32_MIN + 4096 && d < (int64_t)INT32_MAX - 4096;
-}
-
 static uintptr_t jump_for(uintptr_t at)
 {
     for (int i = 0; i < njumps; i++)
-        if (reach(at + SITE, jumps[i]))
+        if (np_posix_reach(at + SITE, jumps[i]))
             return jumps[i];
     if (njumps == NP_PATCH_JUMPS)
         return 0;
     long page = sysconf(_SC_PAGESIZE);
-    uintptr_t base = at & ~(uintptr_t)(page - 1);
-    /* a free page near AT: below first (the executable's are low), then above */
-    for (int dir = -1; dir <= 1; dir += 2)
-        for (uintptr_t step = 1u << 20; step < (1u << 30); step += 1u << 20) {
-            uintptr_t cand = dir < 0 ? base - step : base + step;
-            if (dir < 0 && cand > base)
-                break;
-            void *p = mmap((void *)cand, (size_t)page, PROT_READ | PROT_WRITE,
-                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-            if (p == MAP_FAILED)
-                continue;
-            if ((uintptr_t)p != cand || !reach(at + SITE, cand)) {
-                munmap(p, (size_t)page);
-                continue;
-            }
-            /* jmp *0(%rip); .quad np_patch_fentry */
-            uint8_t *c = p;
-            static const uint8_t jmp[6] = { 0xff, 0x25, 0, 0, 0, 0 };
-            uintptr_t hook = (uintptr_t)np_patch_fentry;
-            memcpy(c, jmp, sizeof jmp);
-            memcpy(c + sizeof jmp, &hook, sizeof hook);
-            if (mprotect(p, (size_t)page, PROT_READ | PROT_EXEC) != 0) {
-                munmap(p, (size_t)page);
-                return 0;
-            }
-            jumps[njumps++] = cand;
-            return cand;
-        }
-    return 0;
+    uint8_t *c = np_posix_map_near(at, at + SITE, (size_t)page);
+    if (!c)
+        return 0;
+    /* jmp *0(%rip); .quad np_patch_fentry */
+    static const uint8_t jmp[6] = { 0xff, 0x25, 0, 0, 0, 0 };
+    uintptr_t hook = (uintptr_t)np_patch_fentry;
+    memcpy(c, jmp, sizeof jmp);
+    memcpy(c + sizeof jmp, &hook, sizeof hook);
+    if (mprotect(c, (size_t)page, PROT_READ | PROT_EXEC) != 0) {
+        munmap(c, (size_t)page);
+        return 0;
+    }
+    jumps[njumps++] = (uintptr_t)c;
+    return (uintptr_t)c;
 }
 
 /* ---- serialising every CPU, and the threads between NOPs --------------- */
@@ -545,75 +524,37 @@ static int round_of_threads(void)
 
 /* ---- switching ---------------------------------------------------------- */
 
-static int protect(struct site **v, size_t n, int prot)
-{
-    uintptr_t last = 0;
-    for (size_t i = 0; i < n; i++)
-        if (np_posix_code_protect(v[i]->at, SITE, prot, &last) != 0)
-            return -1;
-    return 0;
-}
-
 /* The bytes V[I] gets: a jump to its thunk, else a call to its jump to
  * the hook; or its NOPs. */
 static void bytes_of(const struct site *s, uintptr_t jump, int on, uint8_t *b)
 {
-    if (!on) {
+    if (!on)
         memcpy(b, s->orig, SITE);
-        return;
-    }
-    uintptr_t to = s->thunk ? s->thunk : jump;
-    int32_t rel = (int32_t)(int64_t)(to - (s->at + SITE));
-    b[0] = s->thunk ? 0xe9 : 0xe8;
-    memcpy(b + 1, &rel, 4);
+    else
+        np_posix_code_rel(b, s->at, s->thunk ? 0xe9 : 0xe8, s->thunk ? s->thunk : jump);
 }
 
-static int switch_places_locked(struct site **v, uintptr_t *jump, size_t n, int on)
-{
-    static const uint8_t int3 = 0xcc;
-    int rc = 0, multi = 0;
-    if (protect(v, n, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) {
-        protect(v, n, PROT_READ | PROT_EXEC);
-        return fail("cannot make the code writable (mprotect: %s)", strerror(errno));
-    }
-    for (size_t i = 0; i < n; i++) {
-        np_posix_code_put(v[i]->at, &int3, 0, 1);
-        multi |= on && v[i]->multi;
-    }
-    if (np_posix_sync_cores() != 0 || (multi && round_of_threads() != 0)) {
-        if (!why[0])
-            fail("the kernel cannot serialise the other threads' CPUs (membarrier SYNC_CORE, Linux 4.16)%s", "");
-        for (size_t i = 0; i < n; i++) { /* the tails are untouched: the first byte as it was */
-            const uint8_t first = v[i]->on ? v[i]->on : v[i]->orig[0];
-            np_posix_code_put(v[i]->at, &first, 0, 1);
-        }
-        rc = -1;
-    } else {
-        uint8_t b[SITE];
-        for (size_t i = 0; i < n; i++) {
-            bytes_of(v[i], jump[i], on, b);
-            np_posix_code_put(v[i]->at, b, 1, SITE);
-        }
-        np_posix_sync_cores();
-        for (size_t i = 0; i < n; i++) {
-            bytes_of(v[i], jump[i], on, b);
-            np_posix_code_put(v[i]->at, b, 0, 1);
-            v[i]->on = on ? b[0] : 0;
-        }
-    }
-    np_posix_sync_cores();
-    protect(v, n, PROT_READ | PROT_EXEC);
-    return rc;
-}
-
-/* (the code lock: a module's calls of the hook may be becoming jumps, in
- * pages these share) */
 static int switch_places(struct site **v, uintptr_t *jump, size_t n, int on)
 {
-    np_posix_code_lock();
-    int rc = switch_places_locked(v, jump, n, on);
-    np_posix_code_unlock();
-    return rc;
+    _Static_assert(SITE == NP_CODE_SITE, "a place is a call's bytes");
+    struct np_code_site *code = malloc(n * sizeof *code);
+    if (!code)
+        return fail("out of memory%s", "");
+    int multi = 0;
+    for (size_t i = 0; i < n; i++) {
+        code[i].at = v[i]->at;
+        bytes_of(v[i], jump[i], on, code[i].b);
+        multi |= on && v[i]->multi;
+    }
+    int rc = np_posix_code_write(code, n, multi ? round_of_threads : NULL); /* (GCC's five NOPs) */
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        v[i]->on = on ? code[i].b[0] : 0;
+    free(code);
+    if (rc == -1)
+        return fail("cannot make the code writable (mprotect: %s)", strerror(errno));
+    if (rc == -2 && !why[0])
+        fail("the kernel cannot serialise the other threads' CPUs (membarrier SYNC_CORE, Linux 4.16)%s", "");
+    return rc < 0 ? -1 : 0;
 }
 
 /* The code of the modules loaded now: a place of a module dlclose has

@@ -56,16 +56,29 @@ void np_posix_patch_own_thread(void);
 /* Writing the program's code while its threads run (x86-64; patch.c and
  * thunks.c): every CPU of the process serialised (membarrier), 0 or -1;
  * the SIGTRAP handler that moves a thread off an int3 of a write under
- * way, installed once, 0 or -1; the lock writers take. */
+ * way, installed once, 0 or -1. */
 int np_posix_sync_cores(void);
 int np_posix_trap_ready(void);
-void np_posix_code_lock(void);
-void np_posix_code_unlock(void);
-/* Bytes FROM to TO of B written at AT, each a store of its own; the pages
- * of AT..AT+LEN given PROT, LAST the page done before (0 at first). */
-void np_posix_code_put(uintptr_t at, const uint8_t *b, size_t from, size_t to);
-int np_posix_code_protect(uintptr_t at, size_t len, int prot, uintptr_t *last);
-/* SIZE bytes mapped read-write within a rel32's reach of LO..HI, or NULL. */
+/* N places, each of one instruction of NP_CODE_SITE bytes, given their
+ * new bytes B while other threads may run them (Intel SDM vol. 3A 8.1.3,
+ * as Linux's text_poke_bp): int3 on each first byte, every CPU serialised,
+ * the bytes after it, serialised, the first bytes; under the code lock.
+ * ROUND (not NULL) runs after the int3s. 0; -1 the code cannot be made
+ * writable (errno); -2 the CPUs cannot be serialised or ROUND failed: the
+ * first bytes are put back (WAS), nothing else was written. Writers of
+ * code take one lock here. */
+#define NP_CODE_SITE 5
+struct np_code_site {
+    uintptr_t at;
+    uint8_t b[NP_CODE_SITE];
+    uint8_t was;
+};
+int np_posix_code_write(struct np_code_site *v, size_t n, int (*round)(void));
+/* B: the instruction OP (0xe8 call, 0xe9 jmp) to TO, as written at AT. */
+void np_posix_code_rel(uint8_t *b, uintptr_t at, uint8_t op, uintptr_t to);
+/* Whether a rel32 at FROM reaches TO (with a page to spare); SIZE bytes
+ * mapped read-write within a rel32's reach of LO..HI, or NULL. */
+int np_posix_reach(uintptr_t from, uintptr_t to);
 void *np_posix_map_near(uintptr_t lo, uintptr_t hi, size_t size);
 /* thunks.c: N thunks, the Ith for the function FN[I] whose code after its
  * hook is at BODY[I], each NP_THUNK_BYTES from the first (returned; 0: no

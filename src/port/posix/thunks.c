@@ -65,10 +65,8 @@ static struct batch {
 static int nbatches;
 static pthread_mutex_t code_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void np_posix_code_lock(void) { pthread_mutex_lock(&code_lock); }
-void np_posix_code_unlock(void) { pthread_mutex_unlock(&code_lock); }
 
-static int reach(uintptr_t from, uintptr_t to)
+int np_posix_reach(uintptr_t from, uintptr_t to)
 {
     int64_t d = (int64_t)(to - from);
     return d > (int64_t)INT32_MIN + 4096 && d < (int64_t)INT32_MAX - 4096;
@@ -86,7 +84,8 @@ void *np_posix_map_near(uintptr_t lo, uintptr_t hi, size_t size)
             uintptr_t cand = dir < 0 ? base - step - size : ((hi + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1)) + step;
             if (dir < 0 && cand > base)
                 break;
-            if (!reach(lo, cand) || !reach(hi, cand + size) || !reach(cand, lo) || !reach(cand + size, hi))
+            if (!np_posix_reach(lo, cand) || !np_posix_reach(hi, cand + size) || !np_posix_reach(cand, lo) ||
+                !np_posix_reach(cand + size, hi))
                 continue;
             void *p = mmap((void *)cand, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
                            -1, 0);
@@ -101,12 +100,14 @@ void *np_posix_map_near(uintptr_t lo, uintptr_t hi, size_t size)
     return NULL;
 }
 
-static void put_rel(uint8_t *at, uint8_t op, uintptr_t to)
+void np_posix_code_rel(uint8_t *b, uintptr_t at, uint8_t op, uintptr_t to)
 {
-    int32_t rel = (int32_t)(int64_t)(to - ((uintptr_t)at + 5));
-    at[0] = op;
-    memcpy(at + 1, &rel, 4);
+    int32_t rel = (int32_t)(int64_t)(to - (at + 5));
+    b[0] = op;
+    memcpy(b + 1, &rel, 4);
 }
+
+static void put_rel(uint8_t *at, uint8_t op, uintptr_t to) { np_posix_code_rel(at, (uintptr_t)at, op, to); }
 
 static void put_riprel(uint8_t *at, uint8_t op2, uintptr_t slot)
 {
@@ -125,7 +126,7 @@ struct area_w {
 /* Opens an area within reach of LO..HI, read-write; 0 or -1. */
 static int area_open(struct area_w *w, uintptr_t lo, uintptr_t hi, size_t n, size_t extra)
 {
-    if (!n || !reach(lo, hi) || __atomic_load_n(&nareas, __ATOMIC_ACQUIRE) == NP_THUNK_AREAS)
+    if (!n || !np_posix_reach(lo, hi) || __atomic_load_n(&nareas, __ATOMIC_ACQUIRE) == NP_THUNK_AREAS)
         return -1;
     w->n = n;
     w->size = AREA_HEAD + n * THUNK + extra;
@@ -470,13 +471,16 @@ UNSANITIZED static uintptr_t pg_code(uint8_t *c, const struct site_info *in, uin
     return undo;
 }
 
-UNSANITIZED void np_posix_code_put(uintptr_t at, const uint8_t *b, size_t from, size_t to)
+/* Bytes FROM to TO of B written at AT, each a store of its own. */
+UNSANITIZED static void code_put(uintptr_t at, const uint8_t *b, size_t from, size_t to)
 {
     for (size_t i = from; i < to; i++)
         __atomic_store_n((uint8_t *)at + i, b[i], __ATOMIC_RELAXED);
 }
 
-int np_posix_code_protect(uintptr_t at, size_t len, int prot, uintptr_t *last)
+/* The pages of AT..AT+LEN given PROT, LAST the page done before (0 at
+ * first). */
+static int code_protect(uintptr_t at, size_t len, int prot, uintptr_t *last)
 {
     long page = sysconf(_SC_PAGESIZE);
     for (uintptr_t p = at & ~(uintptr_t)(page - 1); p < at + len; p += (uintptr_t)page) {
@@ -489,13 +493,43 @@ int np_posix_code_protect(uintptr_t at, size_t len, int prot, uintptr_t *last)
     return 0;
 }
 
-static int protect(const struct pair *v, size_t n, int prot)
+static int protect(const struct np_code_site *v, size_t n, int prot)
 {
     uintptr_t last = 0;
     for (size_t i = 0; i < n; i++)
-        if (np_posix_code_protect(v[i].site, 5, prot, &last) != 0)
+        if (code_protect(v[i].at, NP_CODE_SITE, prot, &last) != 0)
             return -1;
     return 0;
+}
+
+int np_posix_code_write(struct np_code_site *v, size_t n, int (*round)(void))
+{
+    static const uint8_t int3 = 0xcc;
+    pthread_mutex_lock(&code_lock);
+    int rc = 0;
+    if (protect(v, n, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) {
+        rc = -1;
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            v[i].was = *(const volatile uint8_t *)v[i].at;
+            code_put(v[i].at, &int3, 0, 1);
+        }
+        if (np_posix_sync_cores() != 0 || (round && round() != 0)) {
+            rc = -2;
+            for (size_t i = 0; i < n; i++) /* the tails are untouched: the first byte as it was */
+                code_put(v[i].at, &v[i].was, 0, 1);
+        } else {
+            for (size_t i = 0; i < n; i++)
+                code_put(v[i].at, v[i].b, 1, NP_CODE_SITE);
+            np_posix_sync_cores();
+            for (size_t i = 0; i < n; i++)
+                code_put(v[i].at, v[i].b, 0, 1);
+        }
+        np_posix_sync_cores();
+    }
+    protect(v, n, PROT_READ | PROT_EXEC);
+    pthread_mutex_unlock(&code_lock);
+    return rc;
 }
 
 int np_posix_thunks_module(const uint8_t *eh_frame_hdr, uintptr_t lo, uintptr_t hi, uintptr_t mod_lo,
@@ -506,13 +540,15 @@ int np_posix_thunks_module(const uint8_t *eh_frame_hdr, uintptr_t lo, uintptr_t 
         return 0;
     if (nbatches == NP_THUNK_AREAS || np_posix_trap_ready() != 0)
         return -1;
-    size_t want = s.n, extra = s.extra, bytes = want * (sizeof(struct site_info) + sizeof(struct pair));
+    size_t want = s.n, extra = s.extra,
+           bytes = want * (sizeof(struct site_info) + sizeof(struct pair) + sizeof(struct np_code_site));
     void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mem == MAP_FAILED)
         return -1;
     s.v = mem, s.n = 0, s.extra = 0;
     each_function(eh_frame_hdr, scan_one, &s);
     struct pair *v = (struct pair *)(s.v + want);
+    struct np_code_site *code = (struct np_code_site *)(v + want);
     struct area_w w;
     if (s.n > want || s.extra > extra || area_open(&w, lo, hi, s.n, s.extra) != 0) {
         munmap(mem, bytes);
@@ -529,43 +565,23 @@ int np_posix_thunks_module(const uint8_t *eh_frame_hdr, uintptr_t lo, uintptr_t 
             c += pg_extra(in);
         }
         thunk_put(&w, i, in->start ? in->site + in->len : in->site, body);
+        code[i].at = v[i].site;
+        np_posix_code_rel(code[i].b, v[i].site, 0xe9, v[i].thunk);
     }
     if (area_close(&w) != 0) {
         munmap(mem, bytes);
         return -1;
     }
     /* no signal handler of the program's runs while the code is written
-     * (its calls may want this lock, or the module table's) */
+     * (its calls may want the code lock, or the module table's) */
     sigset_t all, old;
     sigfillset(&all);
     sigdelset(&all, SIGTRAP), sigdelset(&all, SIGSEGV), sigdelset(&all, SIGBUS);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    np_posix_code_lock();
-    int rc = -1;
     batches[nbatches].v = v;
     batches[nbatches].n = s.n;
     __atomic_store_n(&nbatches, nbatches + 1, __ATOMIC_RELEASE);
-    if (np_posix_sync_cores() == 0 && protect(v, s.n, PROT_READ | PROT_WRITE | PROT_EXEC) == 0) {
-        static const uint8_t int3 = 0xcc;
-        uint8_t b[5];
-        for (size_t i = 0; i < s.n; i++)
-            np_posix_code_put(v[i].site, &int3, 0, 1);
-        np_posix_sync_cores();
-        for (size_t i = 0; i < s.n; i++) {
-            int32_t rel = (int32_t)(int64_t)(v[i].thunk - (v[i].site + 5));
-            memcpy(b + 1, &rel, 4);
-            np_posix_code_put(v[i].site, b, 1, 5);
-        }
-        np_posix_sync_cores();
-        for (size_t i = 0; i < s.n; i++) {
-            b[0] = 0xe9;
-            np_posix_code_put(v[i].site, b, 0, 1);
-        }
-        np_posix_sync_cores();
-        rc = (int)s.n;
-    }
-    protect(v, s.n, PROT_READ | PROT_EXEC);
-    np_posix_code_unlock();
+    int rc = np_posix_code_write(code, s.n, NULL) == 0 ? (int)s.n : -1;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return rc;
 }
