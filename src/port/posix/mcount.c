@@ -18,6 +18,9 @@
  * return to the caller, every call and return paired: their entry
  * (np_thunk_enter) replaces no return address, their exit is the
  * trampoline's work ending in a return; both meet on the return stack.
+ * Each thunk starts with a fast path of its own (below) that writes the
+ * call trace's log record and the return stack's entry itself, where the
+ * call trace alone runs in log mode.
  * On AArch64 a return address signed by pointer authentication
  * (-mbranch-protection) cannot be replaced without breaking its signature:
  * such a call is left unhooked, and counted.
@@ -47,6 +50,7 @@
  * __cyg_profile_func_enter, so that each call is one event. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stddef.h>
 #include <elf.h>
 #include <link.h>
 #include <pthread.h>
@@ -59,6 +63,7 @@
 
 #include "../port.h"
 #include "../../runtime/hooks.h"
+#include "../../runtime/thread.h"
 #include "mcount.h"
 #include "posix.h"
 
@@ -105,8 +110,8 @@ void np_mcount_return(void);
 static void rs_free(void *p)
 {
     struct rstack *r = &rs;
-    if (p && r->v == p) {
-        munmap(r->v, (size_t)r->cap * sizeof *r->v);
+    if (p && r->v - 1 == p) {
+        munmap(r->v - 1, ((size_t)r->cap + 1) * sizeof *r->v);
         r->v = NULL;
         r->n = r->cap = 0;
     }
@@ -115,7 +120,9 @@ static void rs_free(void *p)
 static void rs_setup(void) { pthread_key_create(&rs_key, rs_free); }
 
 /* More room, by mapping: at first NP_MCOUNT_RSTACK entries, then twice as
- * many each time (the depth has no limit but memory). */
+ * many each time (the depth has no limit but memory). One more lies below
+ * the first, its slot 0: the tests of the entry below the newest need no
+ * test of the depth. */
 static int rs_grow(struct rstack *r)
 {
     r->busy = 1;
@@ -124,14 +131,14 @@ static int rs_grow(struct rstack *r)
     void *v;
     if (!r->v) {
         pthread_once(&rs_once, rs_setup);
-        v = mmap(NULL, cap * sizeof *r->v, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                 -1, 0);
+        v = mmap(NULL, (cap + 1) * sizeof *r->v, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     } else {
-        v = mremap(r->v, (size_t)r->cap * sizeof *r->v, cap * sizeof *r->v, MREMAP_MAYMOVE);
+        v = mremap(r->v - 1, ((size_t)r->cap + 1) * sizeof *r->v, (cap + 1) * sizeof *r->v, MREMAP_MAYMOVE);
     }
-    int ok = v != MAP_FAILED && cap <= UINT32_MAX;
+    int ok = v != MAP_FAILED && cap < UINT32_MAX;
     if (ok) {
-        r->v = v;
+        r->v = (struct rs_entry *)v + 1;
         r->cap = (uint32_t)cap;
         pthread_setspecific(rs_key, v);
     }
@@ -297,9 +304,27 @@ static inline int wanted(uintptr_t pc)
 
 static void (*args_fn)(uintptr_t self, const uintptr_t *regs);
 
+/* Nonzero while something asks each call for more than its event: the
+ * call trace's arguments (np_port_args_start), the recorder's values
+ * (np_mcount_values_set): a thunk's fast path then leaves it to the hooks. */
+static uint32_t mcount_extras;
+
 void np_port_args_start(void (*fn)(uintptr_t self, const uintptr_t *regs))
 {
+    if (fn)
+        __atomic_fetch_or(&mcount_extras, 1u, __ATOMIC_SEQ_CST);
     __atomic_store_n(&args_fn, fn, __ATOMIC_RELEASE);
+    if (!fn)
+        __atomic_fetch_and(&mcount_extras, ~1u, __ATOMIC_SEQ_CST);
+}
+
+void np_mcount_values_set(void (*arguments)(uintptr_t, const uint64_t *), void (*retvals)(uintptr_t, const uint64_t *))
+{
+    __atomic_fetch_or(&mcount_extras, 2u, __ATOMIC_SEQ_CST);
+    if (arguments)
+        __atomic_store_n(&np_mcount_values, arguments, __ATOMIC_RELEASE);
+    if (retvals)
+        __atomic_store_n(&np_mcount_retvals, retvals, __ATOMIC_RELEASE);
 }
 
 /* __fentry__'s call is a function's first instruction: the function starts
@@ -512,8 +537,8 @@ static inline __attribute__((always_inline)) int enter_common(uintptr_t *slot, u
     struct rstack *r = &rs;
     uint32_t n = r->n;
     uintptr_t parent = *slot;
-    if (__builtin_expect(r->busy || n == r->cap || !n || parent == (uintptr_t)np_mcount_return ||
-                             r->v[n - 1].slot == slot, 0))
+    if (__builtin_expect(r->busy || n == r->cap || parent == (uintptr_t)np_mcount_return ||
+                             r->v[(long)n - 1].slot == slot, 0)) /* (v[-1]: rs_grow's, slot 0) */
         return -1;
     rs_push(r, slot, parent, fn);
     if (replace)
@@ -616,7 +641,7 @@ NP_HOOKS_TEXT __attribute__((used, visibility("hidden"))) uintptr_t np_mcount_ex
     struct rstack *r = &rs;
     uint32_t n = r->n;
     const uintptr_t *slot = sp - 1;
-    if (__builtin_expect(n >= 2 && r->v[n - 1].slot == slot && r->v[n - 2].slot != slot, 1)) {
+    if (__builtin_expect(n && r->v[n - 1].slot == slot && r->v[(long)n - 2].slot != slot, 1)) { /* (v[-1]'s slot: 0) */
         uintptr_t ret = r->v[n - 1].ret;
         tell_exit(r, n - 1, ret, regs);
         return ret;
@@ -632,6 +657,309 @@ NP_HOOKS_TEXT __attribute__((used, visibility("hidden"))) int np_thunk_enter_c(u
     int rc = enter_common(slot, fn, regs, 0);
     return rc >= 0 ? rc : enter_any(slot, fn, HOOK_THUNK, regs, fn);
 }
+
+/* ---- a thunk's own fast path: the call trace in log mode -------------- */
+
+
+
+#if !NP_CALLTRACE_ARGS && defined(NP_PORT_SAVES_ALL)
+/* The user hooks' word (hooks.c's, where the library has them) */
+#if defined(NP_HOOKS_MECHANISMS) && (NP_HOOKS_MECHANISMS & NP_MECH_USER)
+#define NP_FAST_GLOBAL (&np_hooks_global)
+#else
+static const uint32_t no_global;
+#define NP_FAST_GLOBAL (&no_global)
+#endif
+
+/* The fast path of each thunk, copied in front of its calls (thunks.c)
+ * and patched: where the call trace alone runs in log mode on the thread,
+ * the common call (what enter_common and np_mcount_exit's first test
+ * take) is told here, with the return stack's entry and the log's record
+ * written as rs_push and np_ct_log_enter write them (the offsets and sizes
+ * are theirs, and test_pg_log compares the records both ways); its exit
+ * the same way, in code each area of thunks shares. Anything else goes
+ * to the thunk's calls before anything is written, or at the exit to
+ * np_thunk_exit. Registers: %r11 is free at a function's start, %rax
+ * (a variadic call's count), %rcx and %rdx are saved; at the return %rax
+ * and %rdx hold the value, the rest are free. Patched: the thread-local
+ * offsets (np_cur's and rs's, in static TLS: from the thread pointer at
+ * %fs:0), the words read, the function, the call of its body and the
+ * jumps out; the rest is position-independent. */
+extern const uint8_t np_fast_start[], np_fast_cur0[], np_fast_rs0[], np_fast_extras0[], np_fast_global0[],
+    np_fast_return0[], np_fast_fn0[], np_fast_cost0[], np_fast_body[], np_fast_exit0[], np_fast_calls[],
+    np_fast_end[];
+extern const uint8_t np_fexit_start[], np_fexit_cur[], np_fexit_rs[], np_fexit_cost[], np_fexit_slow[],
+    np_fexit_end[];
+
+__attribute__((used)) static void fast_template(void)
+{
+    __asm__ volatile(
+        ".pushsection .rodata.np_fast, \"a\", @progbits\n"
+        ".globl np_fast_start, np_fast_cur0, np_fast_rs0, np_fast_extras0, np_fast_global0, np_fast_return0\n"
+        ".globl np_fast_fn0, np_fast_cost0, np_fast_body, np_fast_exit0, np_fast_calls, np_fast_end\n"
+        ".globl np_fexit_start, np_fexit_cur, np_fexit_rs, np_fexit_cost, np_fexit_slow, np_fexit_end\n"
+        ".hidden np_fast_start, np_fast_cur0, np_fast_rs0, np_fast_extras0, np_fast_global0, np_fast_return0\n"
+        ".hidden np_fast_fn0, np_fast_cost0, np_fast_body, np_fast_exit0, np_fast_calls, np_fast_end\n"
+        ".hidden np_fexit_start, np_fexit_cur, np_fexit_rs, np_fexit_cost, np_fexit_slow, np_fexit_end\n"
+        "np_fast_start:\n"
+        /* the caller's return address at 24(%%rsp) once these are pushed */
+        "  pushq %%rax\n"
+        "  pushq %%rcx\n"
+        "  pushq %%rdx\n"
+        "  movq %%fs:0, %%rcx\n"
+        "  movq 0x7fffffff(%%rcx), %%r11\n" /* np_cur */
+        "np_fast_cur0:\n"
+        "  movabsq $0x7fffffffffffffff, %%rax\n" /* &mcount_extras */
+        "np_fast_extras0:\n"
+        "  cmpl $0, (%%rax)\n"
+        "  jne 9f\n"
+        "  movabsq $0x7fffffffffffffff, %%rax\n" /* the user hooks' word */
+        "np_fast_global0:\n"
+        "  cmpl $0, (%%rax)\n"
+        "  jne 9f\n"
+        "  leaq 0x7fffffff(%%rcx), %%rcx\n" /* &rs */
+        "np_fast_rs0:\n"
+        "  cmpl $0, %c[busy](%%rcx)\n"
+        "  jne 9f\n"
+        "  movl %c[n](%%rcx), %%eax\n"
+        "  cmpl %c[cap](%%rcx), %%eax\n"
+        "  jae 9f\n"
+        "  movq %c[v](%%rcx), %%rdx\n"
+        "  leaq (%%rax,%%rax,2), %%rax\n"
+        "  leaq (%%rdx,%%rax,8), %%rdx\n" /* &v[n] */
+        "  leaq 24(%%rsp), %%rax\n"       /* the slot */
+        "  cmpq %%rax, %c[slot]-%c[esize](%%rdx)\n"
+        "  je 9f\n"                       /* a tail call's (v[-1]: slot 0) */
+        "  movabsq $0x7fffffffffffffff, %%rax\n" /* np_mcount_return */
+        "np_fast_return0:\n"
+        "  cmpq %%rax, 24(%%rsp)\n"
+        "  je 9f\n"
+        /* the return stack's entry, N raised first */
+        "  addl $1, %c[n](%%rcx)\n"
+        "  leaq 24(%%rsp), %%rax\n"
+        "  movq %%rax, %c[slot](%%rdx)\n"
+        "  movq 24(%%rsp), %%rax\n"
+        "  movq %%rax, %c[ret](%%rdx)\n"
+        "  movabsq $0x7fffffffffffffff, %%rax\n" /* the function */
+        "np_fast_fn0:\n"
+        "  movq %%rax, %c[fn](%%rdx)\n"
+        /* which mechanism: the call trace alone in log mode, or cost alone */
+        "  movl %c[hot](%%r11), %%edx\n"
+        "  andl $%c[ctmask], %%edx\n"
+        "  cmpl $%c[ctlog], %%edx\n"
+        "  je 1f\n"
+        "  movl %c[hot](%%r11), %%edx\n"
+        "  andl $%c[costmask], %%edx\n"
+        "  cmpl $%c[cost], %%edx\n"
+        "  jne 6f\n"
+        "  pushq %%rdi\n"
+        "  pushq %%rsi\n"
+        "  movq %%rax, %%rdi\n"
+        "  movabsq $0x7fffffffffffffff, %%rax\n" /* np_hooks_cost_enter_saving */
+        "np_fast_cost0:\n"
+        "  call *%%rax\n"
+        "  popq %%rsi\n"
+        "  popq %%rdi\n"
+        "  testl %%eax, %%eax\n"
+        "  jnz 7f\n"
+        "6:\n"
+        "  subl $1, %c[n](%%rcx)\n" /* (the entry taken back) */
+        "9:\n"
+        "  popq %%rdx\n"
+        "  popq %%rcx\n"
+        "  popq %%rax\n"
+        "  .byte 0xe9\n" /* to the thunk's calls */
+        "  .long 0\n"
+        "np_fast_calls:\n"
+        "1:\n"
+        /* the record: its place taken (the ring round at its end), the
+         * depth raised, then written */
+        "  movq %c[pos](%%r11), %%rcx\n"
+        "  cmpq %c[end](%%r11), %%rcx\n"
+        "  jne 1f\n"
+        "  movq %c[buf](%%r11), %%rcx\n"
+        "  addl $1, %c[wraps](%%r11)\n"
+        "  adcl $0, %c[wraps_hi](%%r11)\n"
+        "1:\n"
+        "  leaq %c[rsize](%%rcx), %%rdx\n"
+        "  movq %%rdx, %c[pos](%%r11)\n"
+        "  movl %c[depth](%%r11), %%edx\n"
+        "  addl $1, %%edx\n"
+        "  movl %%edx, %c[depth](%%r11)\n"
+        "  movq %%rax, (%%rcx)\n"
+        "  cmpl $%c[dmax], %%edx\n"
+        "  jb 2f\n"
+        "  movl $%c[dmax], %%edx\n"
+        "2:\n"
+        "  shlq $%c[abits], %%rdx\n"
+        "  orq 24(%%rsp), %%rdx\n"
+        "  movq %%rdx, 8(%%rcx)\n"
+        "7:\n"
+        "  popq %%rdx\n"
+        "  popq %%rcx\n"
+        "  popq %%rax\n"
+        "  leaq 8(%%rsp), %%rsp\n" /* the body called from the caller's slot */
+        "  .byte 0xe8\n"
+        "  .long 0\n"
+        "np_fast_body:\n" /* (where the body returns) */
+        "  .byte 0xe9\n"  /* to the area's exit */
+        "  .long 0\n"
+        "np_fast_exit0:\n"
+        "np_fast_end:\n"
+        /* the exit, one per area: the newest call's, alone in its slot */
+        "np_fexit_start:\n"
+        "  movq %%fs:0, %%rcx\n"
+        "  movq 0x7fffffff(%%rcx), %%r11\n"
+        "np_fexit_cur:\n"
+        "  leaq 0x7fffffff(%%rcx), %%rcx\n"
+        "np_fexit_rs:\n"
+        "  movl %c[n](%%rcx), %%esi\n"
+        "  testl %%esi, %%esi\n"
+        "  jz 8f\n"
+        "  movq %c[v](%%rcx), %%rdi\n"
+        "  leaq (%%rsi,%%rsi,2), %%r9\n"
+        "  leaq -%c[esize](%%rdi,%%r9,8), %%r9\n" /* &v[n - 1] */
+        "  leaq -8(%%rsp), %%r8\n"                /* the slot */
+        "  cmpq %%r8, %c[slot](%%r9)\n"
+        "  jne 8f\n"
+        "  cmpq %%r8, %c[slot]-%c[esize](%%r9)\n"
+        "  je 8f\n"
+        "  movq %c[ret](%%r9), %%r10\n"
+        "  movl %c[hot](%%r11), %%esi\n"
+        "  andl $%c[ctmask], %%esi\n"
+        "  cmpl $%c[ctlog], %%esi\n"
+        "  je 4f\n"
+        "  movl %c[hot](%%r11), %%esi\n"
+        "  andl $%c[costmask], %%esi\n"
+        "  cmpl $%c[cost], %%esi\n"
+        "  jne 8f\n"
+        "  pushq %%rax\n"
+        "  pushq %%rdx\n"
+        "  movabsq $0x7fffffffffffffff, %%rax\n" /* np_hooks_cost_exit_saving */
+        "np_fexit_cost:\n"
+        "  call *%%rax\n"
+        "  testl %%eax, %%eax\n"
+        "  popq %%rdx\n"
+        "  popq %%rax\n"
+        "  jz 8f\n"
+        "  jmp 3f\n"
+        "4:\n"
+        "  movl %c[depth](%%r11), %%edi\n"
+        "  testl %%edi, %%edi\n"
+        "  jz 3f\n"
+        "  subl $1, %%edi\n"
+        "  movl %%edi, %c[depth](%%r11)\n"
+        "3:\n"
+        "  subl $1, %c[n](%%rcx)\n"
+        "  pushq %%r10\n"
+        "  ret\n"
+        "8:\n"
+        "  .byte 0xe9\n" /* to np_thunk_exit */
+        "  .long 0\n"
+        "np_fexit_slow:\n"
+        "np_fexit_end:\n"
+        ".popsection\n"
+        :
+        : [hot] "i"(offsetof(struct np_thread, hot)),
+          [ctmask] "i"(NP_HOT_MASK(NP_F_BUSY | NP_F_COST_ON | NP_F_REC_ON | NP_F_CT_ON | NP_F_CT_LOG)),
+          [ctlog] "i"(NP_F_CT_ON | NP_F_CT_LOG),
+          [costmask] "i"(NP_HOT_MASK(NP_F_BUSY | NP_F_CT_ON | NP_F_COST_ON | NP_F_REC_ON) | NP_F_COST_SLOW),
+          [cost] "i"(NP_F_COST_ON), [busy] "i"(offsetof(struct rstack, busy)),
+          [n] "i"(offsetof(struct rstack, n)), [cap] "i"(offsetof(struct rstack, cap)),
+          [v] "i"(offsetof(struct rstack, v)), [esize] "i"(sizeof(struct rs_entry)),
+          [slot] "i"(offsetof(struct rs_entry, slot)), [ret] "i"(offsetof(struct rs_entry, ret)),
+          [fn] "i"(offsetof(struct rs_entry, fn)), [pos] "i"(offsetof(struct np_thread, ct.pos)),
+          [end] "i"(offsetof(struct np_thread, ct.end)), [buf] "i"(offsetof(struct np_thread, ct.buf)),
+          [wraps] "i"(offsetof(struct np_thread, ct.wraps)),
+          [wraps_hi] "i"(offsetof(struct np_thread, ct.wraps_hi)),
+          [depth] "i"(offsetof(struct np_thread, ct.depth)), [rsize] "i"(sizeof(np_trace_record)),
+          [dmax] "i"(NP_DEPTH_MAX), [abits] "i"(NP_ADDR_BITS));
+}
+_Static_assert(sizeof(np_trace_record) == 16 && NP_ADDR_BITS == 48 && NP_PORT_CODE_ADDR_FITS,
+               "the fast path writes the 64-bit host's record: function; site | level << 48");
+
+/* VAR's offset from the thread pointer, where a 32-bit displacement holds
+ * it. */
+static int fast_tls(const void *var, int32_t *off)
+{
+    uintptr_t tp;
+    __asm__("movq %%fs:0, %0" : "=r"(tp));
+    int64_t d = (int64_t)((uintptr_t)var - tp);
+    *off = (int32_t)d;
+    return d == *off;
+}
+
+/* The N bytes that end at LABEL, of the template that starts at FROM,
+ * copied to T. */
+static void fast_patch(uint8_t *t, const uint8_t *from, const uint8_t *label, const void *v, size_t n)
+{
+    memcpy(t + (label - from) - n, v, n);
+}
+
+/* The call or jump (OP) that ends at LABEL, to TO. */
+static void fast_rel(uint8_t *t, const uint8_t *from, const uint8_t *label, uint8_t op, uintptr_t to)
+{
+    size_t at = (size_t)(label - from) - 5;
+    np_posix_code_rel(t + at, (uintptr_t)t + at, op, to);
+}
+
+size_t np_thunk_exit_put(uint8_t *at, uintptr_t slow)
+{
+    int32_t cur, rso;
+    size_t n = (size_t)(np_fexit_end - np_fexit_start);
+    if (n > NP_THUNK_EXIT_BYTES || (size_t)(np_fast_end - np_fast_start) > NP_THUNK_BYTES - NP_THUNK_CALLS ||
+        !fast_tls(&np_cur, &cur) || !fast_tls(&rs, &rso))
+        return 0;
+    memcpy(at, np_fexit_start, n);
+    fast_patch(at, np_fexit_start, np_fexit_cur, &cur, 4);
+    fast_patch(at, np_fexit_start, np_fexit_rs, &rso, 4);
+    uintptr_t cost = (uintptr_t)np_hooks_cost_exit_saving;
+    fast_patch(at, np_fexit_start, np_fexit_cost, &cost, 8);
+    fast_rel(at, np_fexit_start, np_fexit_slow, 0xe9, slow);
+    return n;
+}
+
+void np_thunk_fast_put(uint8_t *t, uintptr_t fn, uintptr_t body, uintptr_t exit)
+{
+    uintptr_t calls = (uintptr_t)t + NP_THUNK_BYTES - NP_THUNK_CALLS;
+    int32_t cur, rso;
+    if (!exit || !fast_tls(&np_cur, &cur) || !fast_tls(&rs, &rso)) {
+        np_posix_code_rel(t, (uintptr_t)t, 0xe9, calls); /* the calls alone */
+        return;
+    }
+    const uint8_t *f = np_fast_start;
+    memcpy(t, f, (size_t)(np_fast_end - f));
+    uintptr_t extras = (uintptr_t)&mcount_extras, ret = (uintptr_t)np_mcount_return,
+              global = (uintptr_t)NP_FAST_GLOBAL;
+    fast_patch(t, f, np_fast_cur0, &cur, 4);
+    fast_patch(t, f, np_fast_rs0, &rso, 4);
+    fast_patch(t, f, np_fast_extras0, &extras, 8);
+    fast_patch(t, f, np_fast_global0, &global, 8);
+    fast_patch(t, f, np_fast_return0, &ret, 8);
+    fast_patch(t, f, np_fast_fn0, &fn, 8);
+    uintptr_t cost = (uintptr_t)np_hooks_cost_enter_saving;
+    fast_patch(t, f, np_fast_cost0, &cost, 8);
+    fast_rel(t, f, np_fast_calls, 0xe9, calls);
+    fast_rel(t, f, np_fast_body, 0xe8, body);
+    fast_rel(t, f, np_fast_exit0, 0xe9, exit);
+}
+
+size_t np_thunk_fast_return(void) { return (size_t)(np_fast_body - np_fast_start); }
+#else
+size_t np_thunk_exit_put(uint8_t *at, uintptr_t slow)
+{
+    (void)at, (void)slow;
+    return 0;
+}
+
+void np_thunk_fast_put(uint8_t *t, uintptr_t fn, uintptr_t body, uintptr_t exit)
+{
+    (void)fn, (void)body, (void)exit;
+    np_posix_code_rel(t, (uintptr_t)t, 0xe9, (uintptr_t)t + NP_THUNK_BYTES - NP_THUNK_CALLS);
+}
+
+size_t np_thunk_fast_return(void) { return SIZE_MAX; }
+#endif
 #endif
 
 /* ---- jumps, unwinding, backtraces -------------------------------------- */
@@ -1091,6 +1419,10 @@ __asm__(".text\n"
 #else /* no hooks for -pg on this CPU yet */
 
 void np_port_args_start(void (*fn)(uintptr_t self, const uintptr_t *regs)) { (void)fn; }
+void np_mcount_values_set(void (*arguments)(uintptr_t, const uint64_t *), void (*retvals)(uintptr_t, const uint64_t *))
+{
+    (void)arguments, (void)retvals;
+}
 
 void (*np_mcount_values)(uintptr_t fn, const uint64_t *regs);
 void (*np_mcount_retvals)(uintptr_t fn, const uint64_t *regs);

@@ -3,6 +3,7 @@
 #ifndef NP_MCOUNT_H
 #define NP_MCOUNT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* setjmp(ENV) notes the depth; a longjmp to ENV cuts back to it, closing
@@ -30,6 +31,10 @@ uintptr_t np_mcount_frame_return(const uintptr_t *slot, uintptr_t ret, long *cur
  * value; each only when some spec asks. */
 extern void (*np_mcount_values)(uintptr_t fn, const uint64_t *regs);
 extern void (*np_mcount_retvals)(uintptr_t fn, const uint64_t *regs);
+/* Sets them (each not NULL); a thunk's fast path leaves every call to
+ * the hooks from then on. */
+void np_mcount_values_set(void (*arguments)(uintptr_t fn, const uint64_t *regs),
+                          void (*retvals)(uintptr_t fn, const uint64_t *regs));
 
 /* The -mfentry hook as a patched entry's jump reaches it (patch.c): the
  * function starts five bytes before the hook's return address. */
@@ -41,6 +46,22 @@ void np_patch_fentry(void);
 void np_thunk_enter(void);
 void np_thunk_exit(void);
 int np_thunk_return_point(uintptr_t a);
+/* The thunks' fast path (mcount.c): an area's exit at AT (at most
+ * NP_THUNK_EXIT_BYTES), which goes on to SLOW (np_thunk_exit's jump)
+ * where it cannot take the return: its size, or 0 where the fast path
+ * cannot be; at T, the first NP_THUNK_BYTES - NP_THUNK_CALLS bytes of
+ * the thunk of the function FN whose body is at BODY, the fast path, to
+ * that EXIT (0: none, only a jump to the calls behind it). Where in a
+ * thunk the body returns to from the fast path (SIZE_MAX: none). */
+size_t np_thunk_exit_put(uint8_t *at, uintptr_t slow);
+#if defined(NP_PORT_SAVES_ALL)
+/* hooks_saving.c: cost alone's leaf path for the fast path; 1, or 0
+ * having changed nothing. */
+NP_PORT_SAVES_ALL int np_hooks_cost_enter_saving(uint64_t fn) __attribute__((visibility("hidden")));
+NP_PORT_SAVES_ALL int np_hooks_cost_exit_saving(void) __attribute__((visibility("hidden")));
+#endif
+void np_thunk_fast_put(uint8_t *t, uintptr_t fn, uintptr_t body, uintptr_t exit);
+size_t np_thunk_fast_return(void);
 /* Whether PC is in the thunks' code (a sample there is the hooks'). */
 int np_thunk_code(uintptr_t pc);
 uintptr_t np_thunk_trapped(uintptr_t site);

@@ -325,9 +325,6 @@ int np_rec_values_configure(void)
     }
     /* each hook only where a spec asks for its values */
     for (unsigned i = 0; i < nspecs; i++)
-        if (spec_retval[i])
-            __atomic_store_n(&np_mcount_retvals, return_value, __ATOMIC_RELEASE);
-        else
-            __atomic_store_n(&np_mcount_values, arguments, __ATOMIC_RELEASE);
+        np_mcount_values_set(spec_retval[i] ? NULL : arguments, spec_retval[i] ? return_value : NULL);
     return 1;
 }

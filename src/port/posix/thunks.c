@@ -6,14 +6,16 @@
  * functions' `call __fentry__` rewritten, each into a `jmp` to a thunk of
  * the function's own, placed within a jump's reach:
  *
- *   t+0   call *enter     np_thunk_enter: the caller's return address on
+ *   t+0   the fast path   mcount.c's: the call trace alone in log mode
+ *                         told in place, else on to the calls:
+ *   c+0   call *enter     np_thunk_enter: the caller's return address on
  *                         the return stack, this call's in its place
- *   t+6   call body       the function's code after its hook, from the
+ *   c+6   call body       the function's code after its hook, from the
  *                         caller's slot: the stack as the caller left it
- *   t+11  jmp exit        np_thunk_exit: the exit, then `ret` to the
+ *   c+11  jmp exit        np_thunk_exit: the exit, then `ret` to the
  *                         caller with its address pushed back
- *   t+16  .quad body      (unhooked, the enter jumps there)
- *   t+24  .quad fn
+ *   c+16  .quad body      (unhooked, the enter jumps there)
+ *   c+24  .quad fn
  *
  * The functions are those the module's unwind table (.eh_frame_hdr, in
  * memory) starts, whose first instruction (after an endbr64) calls
@@ -42,7 +44,9 @@
 #if defined(__x86_64__) && defined(__linux__)
 
 #define THUNK NP_THUNK_BYTES
-#define AREA_HEAD 32  /* the enter's and exit's addresses, the jump to the exit */
+#define CALLS_AT (NP_THUNK_BYTES - NP_THUNK_CALLS) /* where a thunk's calls start */
+/* the enter's and exit's addresses, the jump to the exit, the fast path's exit */
+#define AREA_HEAD (32 + NP_THUNK_EXIT_BYTES)
 
 void __fentry__(void);
 
@@ -121,6 +125,7 @@ static void put_riprel(uint8_t *at, uint8_t op2, uintptr_t slot)
 struct area_w {
     uint8_t *base;
     size_t n, size;
+    uintptr_t fast_exit; /* the fast path's exit (0: none) */
 };
 
 /* Opens an area within reach of LO..HI, read-write; 0 or -1. */
@@ -137,15 +142,19 @@ static int area_open(struct area_w *w, uintptr_t lo, uintptr_t hi, size_t n, siz
     memcpy(w->base, &enter, 8);
     memcpy(w->base + 8, &exit, 8);
     put_riprel(w->base + 16, 0x25, (uintptr_t)w->base + 8);
+    w->fast_exit = np_thunk_exit_put(w->base + 32, (uintptr_t)w->base + 16) ? (uintptr_t)w->base + 32 : 0;
     return 0;
 }
 
 static uintptr_t thunk_at(const struct area_w *w, size_t i) { return (uintptr_t)w->base + AREA_HEAD + i * THUNK; }
 
-/* Thunk I: for the function FN, whose body is at BODY. */
+/* Thunk I: for the function FN, whose body is at BODY: the fast path,
+ * then the calls. */
 static void thunk_put(struct area_w *w, size_t i, uintptr_t fn, uintptr_t body)
 {
     uint8_t *t = (uint8_t *)thunk_at(w, i);
+    np_thunk_fast_put(t, fn, body, w->fast_exit);
+    t += CALLS_AT;
     put_riprel(t, 0x15, (uintptr_t)w->base);
     put_rel(t + 6, 0xe8, body);
     put_rel(t + 11, 0xe9, (uintptr_t)w->base + 16);
@@ -204,7 +213,7 @@ int np_thunk_return_point(uintptr_t a)
     int n = __atomic_load_n(&nareas, __ATOMIC_ACQUIRE);
     for (int i = 0; i < n; i++)
         if (a - areas[i].base < areas[i].end - areas[i].base)
-            return (a - areas[i].base) % THUNK == 11;
+            return (a - areas[i].base) % THUNK == CALLS_AT + 11 || (a - areas[i].base) % THUNK == np_thunk_fast_return();
     return 0;
 }
 
