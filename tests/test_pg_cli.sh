@@ -110,9 +110,10 @@ for cc in gcc clang; do
             # --sample's stacks: a sample in spin3 has its callers, each
             # frame's return address the caller's, not the thunk's or the
             # trampoline's that stands in its slot; so has one taken in a
-            # hook (thunks: the hook's frame's return address is the
-            # caller's; through __fentry__'s trampoline one keeps the
-            # function and its caller only: docs/sampling.md). tick's
+            # hook (the hook's frame's return address is the caller's, or,
+            # before the prologue, the walk goes on from the caller's
+            # frame: docs/sampling.md; through __fentry__'s trampoline,
+            # some keep the function and its caller only). tick's
             # samples, most of them in its hooks: at least 3/4 of their
             # periods under all of tick's callers with thunks (a sample at
             # a function's first instruction misses its caller, as any

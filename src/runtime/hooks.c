@@ -272,22 +272,7 @@ static NP_HOOKS_TEXT __attribute__((noinline)) void exit_slow(uint64_t fn, void 
 
 static NP_HOOKS_TEXT __attribute__((noinline)) void rec_only(struct np_thread *t, uint64_t w0, void *site)
 {
-    struct np_rec_stream *s = t->rec;
-    s->smp.hook_fn = w0;
-    s->smp.hook_site = site;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    t->flags |= NP_F_BUSY;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    np_raw *p = s->pos;
-    int ok = p < s->end && !np_port_switched();
-    if (ok) {
-        p->w0 = w0;
-        p->w1 = np_port_wall_ticks();
-        __atomic_store_n(&s->pos, p + 1, __ATOMIC_RELEASE);
-    }
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    t->flags &= ~NP_F_BUSY;
-    if (!ok) {
+    if (!np_rec_append(t, w0, site, np_port_wall_ticks)) {
         uint64_t fn = w0 & NP_ADDR_MASK;
         if (w0 & NP_RAW_EXIT_BIT)
             exit_slow(fn, site);

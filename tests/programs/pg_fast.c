@@ -8,6 +8,8 @@
  *                    the program: "ext"), the depth; the count lost
  *   cost plain|all   at the end, each function's calls (as an offset from
  *                    main), ordered by it; the count lost
+ *   none plain|all   no mechanism started: for NANOPROF_RECORD, the
+ *                    recorder's
  *
  *   plain     top x3 (each: mid x2, each: leaf x2), fib(15)
  *   all       plain, then: tail calls (tail_a tail-calls tail_b, which
@@ -75,14 +77,15 @@ NOINLINE void nest(int n)
 }
 
 static int cost; /* the mechanism: function cost, else the call trace */
+static int none;  /* none started (the recorder's, if any) */
 
 NOINLINE void quiet(void)
 {
-    int was = cost ? np_cost_disable() : np_calltrace_disable();
+    int was = none ? 0 : cost ? np_cost_disable() : np_calltrace_disable();
     leaf();
     if (cost)
         np_cost_restore(was);
-    else
+    else if (!none)
         np_calltrace_restore(was);
     leaf();
 }
@@ -97,7 +100,7 @@ NOINLINE void deep(int n)
 static void print_records(const char *part)
 {
     static np_calltrace_entry e[4096];
-    if (cost)
+    if (cost || none)
         return;
     int n = np_calltrace_read(e, 4096);
     uintptr_t lo = (uintptr_t)__executable_start, hi = (uintptr_t)etext, m = (uintptr_t)main;
@@ -114,6 +117,8 @@ static void print_records(const char *part)
 
 static int start(void *buf, size_t size)
 {
+    if (none)
+        return NP_OK;
     return cost ? np_cost_init(buf, size) : np_calltrace_init(buf, size, NP_CALLTRACE_LOG);
 }
 
@@ -128,7 +133,7 @@ static void *second(void *arg)
     print_records("thread");
     if (cost)
         np_cost_shutdown(); /* (its sums merged) */
-    else
+    else if (!none)
         np_calltrace_shutdown();
     return NULL;
 }
@@ -159,9 +164,10 @@ int main(int argc, char **argv)
 {
     static char buf[4 << 20], stats[64 << 10]; /* (70000 open calls: 1.7 MB of cost's) */
     cost = argc > 1 && !strcmp(argv[1], "cost");
+    none = argc > 1 && !strcmp(argv[1], "none");
     int all = argc > 2 && !strcmp(argv[2], "all");
-    if (argc != 3 || (!cost && strcmp(argv[1], "log")) || (!all && strcmp(argv[2], "plain"))) {
-        fprintf(stderr, "usage: pg_fast log|cost plain|all\n");
+    if (argc != 3 || (!cost && !none && strcmp(argv[1], "log")) || (!all && strcmp(argv[2], "plain"))) {
+        fprintf(stderr, "usage: pg_fast log|cost|none plain|all\n");
         return 2;
     }
     size_t size = all && !cost ? np_calltrace_buffer_size(512) : sizeof buf;

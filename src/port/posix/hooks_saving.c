@@ -1,23 +1,27 @@
-/* hooks_saving.c - function cost's leaf path for a caller that has no
- * register to spare: the fast path of a -pg thunk (port/posix/mcount.c),
+/* hooks_saving.c - function cost's and the recorder's leaf paths for a
+ * caller that has no register to spare: the fast path of a -pg thunk
+ * (port/posix/mcount.c),
  * at a function's start (every argument register live) and at its return
  * (the return value's). Each saves what it changes (NP_PORT_SAVES_ALL,
  * the port's) and calls nothing, and is built without vector registers,
- * which it would not save; the caller has checked that cost measurement
- * alone runs on the thread (the hooks' NP_COST_MASK test, on the hot word
- * and the process-wide flags). Returns 1, or 0 having changed nothing:
- * the caller then takes the hooks. */
+ * which it would not save (test_pg_fast checks both); the caller has
+ * checked that the mechanism alone runs on the thread (the hooks' tests,
+ * on the hot word and the process-wide flags). Returns 1, or 0 having
+ * changed nothing the hooks do not redo: the caller then takes them. */
 #include "../../runtime/cost_hot.h"
 #include "../../runtime/hooks.h"
 #include "mcount.h"
+#include "record_hot.h"
 
 #if defined(NP_PORT_SAVES_ALL) && NP_PORT_HOSTED
-#define NP_SAVING NP_HOOKS_TEXT NP_PORT_SAVES_ALL __attribute__((used, no_sanitize_address, no_sanitize_thread, \
-                                                                 no_sanitize_undefined))
+#define NP_SAVING(name)                                                                                 \
+    NP_HOOKS_TEXT NP_PORT_SAVES_ALL __attribute__((used, no_sanitize_address, no_sanitize_thread,       \
+                                                   no_sanitize_undefined)) int name(uint64_t fn, const void *site)
 
 #if NP_HOOKS_MECHANISMS & NP_MECH_COST
 /* with the thread busy, as the hooks' leaf path runs it */
 #define NP_SAVING_COST(call)                        \
+    (void)fn, (void)site;                           \
     struct np_thread *t = np_cur;                   \
     uint32_t f = t->hot;                            \
     t->flags = f | NP_F_BUSY;                       \
@@ -27,14 +31,28 @@
     t->flags = f;                                   \
     return done
 
-NP_SAVING int np_hooks_cost_enter_saving(uint64_t fn) { NP_SAVING_COST(np_cost_enter_fast(t, fn)); }
-NP_SAVING int np_hooks_cost_exit_saving(void) { NP_SAVING_COST(np_cost_exit_fast(t)); }
+NP_SAVING(np_hooks_cost_enter_saving) { NP_SAVING_COST(np_cost_enter_fast(t, fn)); }
+NP_SAVING(np_hooks_cost_exit_saving) { NP_SAVING_COST(np_cost_exit_fast(t)); }
 #else
-NP_SAVING int np_hooks_cost_enter_saving(uint64_t fn)
+NP_SAVING(np_hooks_cost_enter_saving) { return (void)fn, (void)site, 0; }
+NP_SAVING(np_hooks_cost_exit_saving) { return (void)fn, (void)site, 0; }
+#endif
+
+#if NP_HOOKS_MECHANISMS & NP_MECH_RECORD
+/* the recording clock read here only where it is the CPU's counter (the
+ * others are calls, which would not save the vector registers) */
+NP_SAVING(np_hooks_rec_enter_saving)
 {
-    (void)fn;
-    return 0;
+    return np_clock_kind == NP_CLOCK_COUNTER && np_rec_append(np_cur, fn & NP_ADDR_MASK, site, np_port_counter);
 }
-NP_SAVING int np_hooks_cost_exit_saving(void) { return 0; }
+
+NP_SAVING(np_hooks_rec_exit_saving)
+{
+    return np_clock_kind == NP_CLOCK_COUNTER &&
+           np_rec_append(np_cur, (fn & NP_ADDR_MASK) | NP_RAW_EXIT_BIT, site, np_port_counter);
+}
+#else
+NP_SAVING(np_hooks_rec_enter_saving) { return (void)fn, (void)site, 0; }
+NP_SAVING(np_hooks_rec_exit_saving) { return (void)fn, (void)site, 0; }
 #endif
 #endif

@@ -19,8 +19,9 @@
  * (np_thunk_enter) replaces no return address, their exit is the
  * trampoline's work ending in a return; both meet on the return stack.
  * Each thunk starts with a fast path of its own (below) that writes the
- * call trace's log record and the return stack's entry itself, where the
- * call trace alone runs in log mode.
+ * return stack's entry itself, and the call trace's log record where it
+ * alone runs in log mode, or has hooks_saving.c's leaf functions take the
+ * call where cost or the recorder runs alone.
  * On AArch64 a return address signed by pointer authentication
  * (-mbranch-protection) cannot be replaced without breaking its signature:
  * such a call is left unhooked, and counted.
@@ -304,9 +305,10 @@ static inline int wanted(uintptr_t pc)
 
 static void (*args_fn)(uintptr_t self, const uintptr_t *regs);
 
-/* Nonzero while something asks each call for more than its event: the
- * call trace's arguments (np_port_args_start), the recorder's values
- * (np_mcount_values_set): a thunk's fast path then leaves it to the hooks. */
+/* What asks each call for more than its event: 1 the call trace's
+ * arguments (np_port_args_start), 2 and 4 the recorder's arguments and
+ * return values (np_mcount_values_set): a thunk's fast path then leaves
+ * the call (the recorder's: its entry, or its exit) to the hooks. */
 static uint32_t mcount_extras;
 
 void np_port_args_start(void (*fn)(uintptr_t self, const uintptr_t *regs))
@@ -320,7 +322,7 @@ void np_port_args_start(void (*fn)(uintptr_t self, const uintptr_t *regs))
 
 void np_mcount_values_set(void (*arguments)(uintptr_t, const uint64_t *), void (*retvals)(uintptr_t, const uint64_t *))
 {
-    __atomic_fetch_or(&mcount_extras, 2u, __ATOMIC_SEQ_CST);
+    __atomic_fetch_or(&mcount_extras, (arguments ? 2u : 0u) | (retvals ? 4u : 0u), __ATOMIC_SEQ_CST);
     if (arguments)
         __atomic_store_n(&np_mcount_values, arguments, __ATOMIC_RELEASE);
     if (retvals)
@@ -672,23 +674,26 @@ static const uint32_t no_global;
 #endif
 
 /* The fast path of each thunk, copied in front of its calls (thunks.c)
- * and patched: where the call trace alone runs in log mode on the thread,
- * the common call (what enter_common and np_mcount_exit's first test
- * take) is told here, with the return stack's entry and the log's record
- * written as rs_push and np_ct_log_enter write them (the offsets and sizes
- * are theirs, and test_pg_log compares the records both ways); its exit
- * the same way, in code each area of thunks shares. Anything else goes
- * to the thunk's calls before anything is written, or at the exit to
- * np_thunk_exit. Registers: %r11 is free at a function's start, %rax
+ * and patched: the common call (what enter_common and np_mcount_exit's
+ * first test take) is told here, with the return stack's entry written
+ * as rs_push writes it, where one mechanism alone runs on the thread: the
+ * call trace in log mode, its record written as np_ct_log_enter writes it
+ * (the offsets and sizes are theirs, and test_pg_fast compares the records
+ * both ways); function cost or the recorder, by hooks_saving.c's leaf
+ * functions, from code each area of thunks shares; the exit the same way,
+ * in shared code too. Anything else goes to the thunk's calls before
+ * anything is written, or at the exit to np_thunk_exit. Registers: %r11 is free at a function's start, %rax
  * (a variadic call's count), %rcx and %rdx are saved; at the return %rax
  * and %rdx hold the value, the rest are free. Patched: the thread-local
  * offsets (np_cur's and rs's, in static TLS: from the thread pointer at
  * %fs:0), the words read, the function, the call of its body and the
  * jumps out; the rest is position-independent. */
 extern const uint8_t np_fast_start[], np_fast_cur0[], np_fast_rs0[], np_fast_extras0[], np_fast_global0[],
-    np_fast_return0[], np_fast_fn0[], np_fast_cost0[], np_fast_body[], np_fast_exit0[], np_fast_calls[],
+    np_fast_return0[], np_fast_fn0[], np_fast_enter[], np_fast_body[], np_fast_exit0[], np_fast_calls[],
     np_fast_end[];
-extern const uint8_t np_fexit_start[], np_fexit_cur[], np_fexit_rs[], np_fexit_cost[], np_fexit_slow[],
+extern const uint8_t np_fenter_start[], np_fenter_cost[], np_fenter_extras[], np_fenter_rec[], np_fenter_end[];
+extern const uint8_t np_fexit_start[], np_fexit_cur[], np_fexit_rs[], np_fexit_cost[], np_fexit_extras[],
+    np_fexit_rec[], np_fexit_slow[],
     np_fexit_end[];
 
 __attribute__((used)) static void fast_template(void)
@@ -696,11 +701,13 @@ __attribute__((used)) static void fast_template(void)
     __asm__ volatile(
         ".pushsection .rodata.np_fast, \"a\", @progbits\n"
         ".globl np_fast_start, np_fast_cur0, np_fast_rs0, np_fast_extras0, np_fast_global0, np_fast_return0\n"
-        ".globl np_fast_fn0, np_fast_cost0, np_fast_body, np_fast_exit0, np_fast_calls, np_fast_end\n"
-        ".globl np_fexit_start, np_fexit_cur, np_fexit_rs, np_fexit_cost, np_fexit_slow, np_fexit_end\n"
+        ".globl np_fast_fn0, np_fast_enter, np_fast_body, np_fast_exit0, np_fast_calls, np_fast_end\n"
+        ".globl np_fenter_start, np_fenter_cost, np_fenter_extras, np_fenter_rec, np_fenter_end\n"
+        ".globl np_fexit_start, np_fexit_cur, np_fexit_rs, np_fexit_cost, np_fexit_extras, np_fexit_rec, np_fexit_slow, np_fexit_end\n"
         ".hidden np_fast_start, np_fast_cur0, np_fast_rs0, np_fast_extras0, np_fast_global0, np_fast_return0\n"
-        ".hidden np_fast_fn0, np_fast_cost0, np_fast_body, np_fast_exit0, np_fast_calls, np_fast_end\n"
-        ".hidden np_fexit_start, np_fexit_cur, np_fexit_rs, np_fexit_cost, np_fexit_slow, np_fexit_end\n"
+        ".hidden np_fast_fn0, np_fast_enter, np_fast_body, np_fast_exit0, np_fast_calls, np_fast_end\n"
+        ".hidden np_fenter_start, np_fenter_cost, np_fenter_extras, np_fenter_rec, np_fenter_end\n"
+        ".hidden np_fexit_start, np_fexit_cur, np_fexit_rs, np_fexit_cost, np_fexit_extras, np_fexit_rec, np_fexit_slow, np_fexit_end\n"
         "np_fast_start:\n"
         /* the caller's return address at 24(%%rsp) once these are pushed */
         "  pushq %%rax\n"
@@ -711,8 +718,8 @@ __attribute__((used)) static void fast_template(void)
         "np_fast_cur0:\n"
         "  movabsq $0x7fffffffffffffff, %%rax\n" /* &mcount_extras */
         "np_fast_extras0:\n"
-        "  cmpl $0, (%%rax)\n"
-        "  jne 9f\n"
+        "  testl $1, (%%rax)\n"
+        "  jnz 9f\n"
         "  movabsq $0x7fffffffffffffff, %%rax\n" /* the user hooks' word */
         "np_fast_global0:\n"
         "  cmpl $0, (%%rax)\n"
@@ -743,23 +750,15 @@ __attribute__((used)) static void fast_template(void)
         "  movabsq $0x7fffffffffffffff, %%rax\n" /* the function */
         "np_fast_fn0:\n"
         "  movq %%rax, %c[fn](%%rdx)\n"
-        /* which mechanism: the call trace alone in log mode, or cost alone */
+        /* which mechanism: the call trace alone in log mode, here; else
+         * the area's enter (below): 1 done, 0 not */
         "  movl %c[hot](%%r11), %%edx\n"
         "  andl $%c[ctmask], %%edx\n"
         "  cmpl $%c[ctlog], %%edx\n"
         "  je 1f\n"
-        "  movl %c[hot](%%r11), %%edx\n"
-        "  andl $%c[costmask], %%edx\n"
-        "  cmpl $%c[cost], %%edx\n"
-        "  jne 6f\n"
-        "  pushq %%rdi\n"
-        "  pushq %%rsi\n"
-        "  movq %%rax, %%rdi\n"
-        "  movabsq $0x7fffffffffffffff, %%rax\n" /* np_hooks_cost_enter_saving */
-        "np_fast_cost0:\n"
-        "  call *%%rax\n"
-        "  popq %%rsi\n"
-        "  popq %%rdi\n"
+        "  .byte 0xe8\n" /* to the area's enter */
+        "  .long 0\n"
+        "np_fast_enter:\n"
         "  testl %%eax, %%eax\n"
         "  jnz 7f\n"
         "6:\n"
@@ -806,6 +805,46 @@ __attribute__((used)) static void fast_template(void)
         "  .long 0\n"
         "np_fast_exit0:\n"
         "np_fast_end:\n"
+        /* the enter of cost or the recorder alone, one per area, called
+         * by a thunk's fast path with the function in %%rax, the thread in
+         * %%r11, the caller's return address at 32(%%rsp): a leaf
+         * function of hooks_saving.c's given the function and its call
+         * site; %%eax 1 done, 0 not (and with the recorder's arguments,
+         * -A: the hooks write them) */
+        "np_fenter_start:\n"
+        "  movl %c[hot](%%r11), %%edx\n"
+        "  andl $%c[costmask], %%edx\n"
+        "  cmpl $%c[cost], %%edx\n"
+        "  jne 5f\n"
+        "  movabsq $0x7fffffffffffffff, %%rdx\n" /* np_hooks_cost_enter_saving */
+        "np_fenter_cost:\n"
+        "  jmp 4f\n"
+        "5:\n"
+        "  movl %c[hot](%%r11), %%edx\n"
+        "  andl $%c[recmask], %%edx\n"
+        "  cmpl $%c[rec], %%edx\n"
+        "  jne 0f\n"
+        "  movabsq $0x7fffffffffffffff, %%rdx\n" /* &mcount_extras: no arguments */
+        "np_fenter_extras:\n"
+        "  testl $2, (%%rdx)\n"
+        "  jnz 0f\n"
+        "  movabsq $0x7fffffffffffffff, %%rdx\n" /* np_hooks_rec_enter_saving */
+        "np_fenter_rec:\n"
+        "4:\n"
+        "  pushq %%rdi\n"
+        "  pushq %%rsi\n"
+        "  pushq %%r8\n" /* (the stack aligned for the call) */
+        "  movq %%rax, %%rdi\n"
+        "  movq 56(%%rsp), %%rsi\n"
+        "  call *%%rdx\n"
+        "  popq %%r8\n"
+        "  popq %%rsi\n"
+        "  popq %%rdi\n"
+        "  ret\n"
+        "0:\n"
+        "  xorl %%eax, %%eax\n"
+        "  ret\n"
+        "np_fenter_end:\n"
         /* the exit, one per area: the newest call's, alone in its slot */
         "np_fexit_start:\n"
         "  movq %%fs:0, %%rcx\n"
@@ -832,12 +871,27 @@ __attribute__((used)) static void fast_template(void)
         "  movl %c[hot](%%r11), %%esi\n"
         "  andl $%c[costmask], %%esi\n"
         "  cmpl $%c[cost], %%esi\n"
+        "  jne 5f\n"
+        "  movabsq $0x7fffffffffffffff, %%r8\n" /* np_hooks_cost_exit_saving */
+        "np_fexit_cost:\n"
+        "  jmp 2f\n"
+        "5:\n"
+        "  movl %c[hot](%%r11), %%esi\n"
+        "  andl $%c[recmask], %%esi\n"
+        "  cmpl $%c[rec], %%esi\n"
         "  jne 8f\n"
+        "  movabsq $0x7fffffffffffffff, %%r8\n" /* &mcount_extras: no return values */
+        "np_fexit_extras:\n"
+        "  testl $4, (%%r8)\n"
+        "  jnz 8f\n"
+        "  movabsq $0x7fffffffffffffff, %%r8\n" /* np_hooks_rec_exit_saving */
+        "np_fexit_rec:\n"
+        "2:\n"
         "  pushq %%rax\n"
         "  pushq %%rdx\n"
-        "  movabsq $0x7fffffffffffffff, %%rax\n" /* np_hooks_cost_exit_saving */
-        "np_fexit_cost:\n"
-        "  call *%%rax\n"
+        "  movq %c[fn](%%r9), %%rdi\n"
+        "  movq %%r10, %%rsi\n"
+        "  call *%%r8\n"
         "  testl %%eax, %%eax\n"
         "  popq %%rdx\n"
         "  popq %%rax\n"
@@ -864,7 +918,8 @@ __attribute__((used)) static void fast_template(void)
           [ctmask] "i"(NP_HOT_MASK(NP_F_BUSY | NP_F_COST_ON | NP_F_REC_ON | NP_F_CT_ON | NP_F_CT_LOG)),
           [ctlog] "i"(NP_F_CT_ON | NP_F_CT_LOG),
           [costmask] "i"(NP_HOT_MASK(NP_F_BUSY | NP_F_CT_ON | NP_F_COST_ON | NP_F_REC_ON) | NP_F_COST_SLOW),
-          [cost] "i"(NP_F_COST_ON), [busy] "i"(offsetof(struct rstack, busy)),
+          [cost] "i"(NP_F_COST_ON), [recmask] "i"(NP_HOT_MASK(NP_F_BUSY | NP_F_CT_ON | NP_F_COST_ON | NP_F_REC_ON)),
+          [rec] "i"(NP_F_REC_ON), [busy] "i"(offsetof(struct rstack, busy)),
           [n] "i"(offsetof(struct rstack, n)), [cap] "i"(offsetof(struct rstack, cap)),
           [v] "i"(offsetof(struct rstack, v)), [esize] "i"(sizeof(struct rs_entry)),
           [slot] "i"(offsetof(struct rs_entry, slot)), [ret] "i"(offsetof(struct rs_entry, ret)),
@@ -889,11 +944,19 @@ static int fast_tls(const void *var, int32_t *off)
     return d == *off;
 }
 
-/* The N bytes that end at LABEL, of the template that starts at FROM,
- * copied to T. */
-static void fast_patch(uint8_t *t, const uint8_t *from, const uint8_t *label, const void *v, size_t n)
+/* A word a copy of a template takes: the N bytes that end at LABEL. */
+struct fast_word {
+    const uint8_t *label;
+    const void *v;
+    size_t n;
+};
+
+/* The template FROM..TO copied to AT, its N words W written. */
+static void fast_copy(uint8_t *at, const uint8_t *from, const uint8_t *to, const struct fast_word *w, size_t n)
 {
-    memcpy(t + (label - from) - n, v, n);
+    memcpy(at, from, (size_t)(to - from));
+    for (size_t i = 0; i < n; i++)
+        memcpy(at + (w[i].label - from) - w[i].n, w[i].v, w[i].n);
 }
 
 /* The call or jump (OP) that ends at LABEL, to TO. */
@@ -903,23 +966,31 @@ static void fast_rel(uint8_t *t, const uint8_t *from, const uint8_t *label, uint
     np_posix_code_rel(t + at, (uintptr_t)t + at, op, to);
 }
 
-size_t np_thunk_exit_put(uint8_t *at, uintptr_t slow)
+int np_thunk_shared_put(uint8_t *at, uintptr_t slow, uintptr_t *enter, uintptr_t *exit)
 {
     int32_t cur, rso;
-    size_t n = (size_t)(np_fexit_end - np_fexit_start);
-    if (n > NP_THUNK_EXIT_BYTES || (size_t)(np_fast_end - np_fast_start) > NP_THUNK_BYTES - NP_THUNK_CALLS ||
+    size_t ne = (size_t)(np_fenter_end - np_fenter_start), nx = (size_t)(np_fexit_end - np_fexit_start);
+    if (ne + nx > NP_THUNK_SHARED_BYTES || (size_t)(np_fast_end - np_fast_start) > NP_THUNK_BYTES - NP_THUNK_CALLS ||
         !fast_tls(&np_cur, &cur) || !fast_tls(&rs, &rso))
         return 0;
-    memcpy(at, np_fexit_start, n);
-    fast_patch(at, np_fexit_start, np_fexit_cur, &cur, 4);
-    fast_patch(at, np_fexit_start, np_fexit_rs, &rso, 4);
-    uintptr_t cost = (uintptr_t)np_hooks_cost_exit_saving;
-    fast_patch(at, np_fexit_start, np_fexit_cost, &cost, 8);
+    uintptr_t extras = (uintptr_t)&mcount_extras, cost_in = (uintptr_t)np_hooks_cost_enter_saving,
+              rec_in = (uintptr_t)np_hooks_rec_enter_saving, cost_out = (uintptr_t)np_hooks_cost_exit_saving,
+              rec_out = (uintptr_t)np_hooks_rec_exit_saving;
+    const struct fast_word in[] = { { np_fenter_cost, &cost_in, 8 }, { np_fenter_extras, &extras, 8 },
+                                    { np_fenter_rec, &rec_in, 8 } };
+    const struct fast_word out[] = { { np_fexit_cur, &cur, 4 },        { np_fexit_rs, &rso, 4 },
+                                     { np_fexit_cost, &cost_out, 8 },  { np_fexit_extras, &extras, 8 },
+                                     { np_fexit_rec, &rec_out, 8 } };
+    fast_copy(at, np_fenter_start, np_fenter_end, in, sizeof in / sizeof in[0]);
+    *enter = (uintptr_t)at;
+    at += ne;
+    fast_copy(at, np_fexit_start, np_fexit_end, out, sizeof out / sizeof out[0]);
     fast_rel(at, np_fexit_start, np_fexit_slow, 0xe9, slow);
-    return n;
+    *exit = (uintptr_t)at;
+    return 1;
 }
 
-void np_thunk_fast_put(uint8_t *t, uintptr_t fn, uintptr_t body, uintptr_t exit)
+void np_thunk_fast_put(uint8_t *t, uintptr_t fn, uintptr_t body, uintptr_t enter, uintptr_t exit)
 {
     uintptr_t calls = (uintptr_t)t + NP_THUNK_BYTES - NP_THUNK_CALLS;
     int32_t cur, rso;
@@ -927,18 +998,14 @@ void np_thunk_fast_put(uint8_t *t, uintptr_t fn, uintptr_t body, uintptr_t exit)
         np_posix_code_rel(t, (uintptr_t)t, 0xe9, calls); /* the calls alone */
         return;
     }
-    const uint8_t *f = np_fast_start;
-    memcpy(t, f, (size_t)(np_fast_end - f));
     uintptr_t extras = (uintptr_t)&mcount_extras, ret = (uintptr_t)np_mcount_return,
               global = (uintptr_t)NP_FAST_GLOBAL;
-    fast_patch(t, f, np_fast_cur0, &cur, 4);
-    fast_patch(t, f, np_fast_rs0, &rso, 4);
-    fast_patch(t, f, np_fast_extras0, &extras, 8);
-    fast_patch(t, f, np_fast_global0, &global, 8);
-    fast_patch(t, f, np_fast_return0, &ret, 8);
-    fast_patch(t, f, np_fast_fn0, &fn, 8);
-    uintptr_t cost = (uintptr_t)np_hooks_cost_enter_saving;
-    fast_patch(t, f, np_fast_cost0, &cost, 8);
+    const struct fast_word w[] = { { np_fast_cur0, &cur, 4 },        { np_fast_rs0, &rso, 4 },
+                                   { np_fast_extras0, &extras, 8 },  { np_fast_global0, &global, 8 },
+                                   { np_fast_return0, &ret, 8 },     { np_fast_fn0, &fn, 8 } };
+    const uint8_t *f = np_fast_start;
+    fast_copy(t, f, np_fast_end, w, sizeof w / sizeof w[0]);
+    fast_rel(t, f, np_fast_enter, 0xe8, enter);
     fast_rel(t, f, np_fast_calls, 0xe9, calls);
     fast_rel(t, f, np_fast_body, 0xe8, body);
     fast_rel(t, f, np_fast_exit0, 0xe9, exit);
@@ -946,15 +1013,16 @@ void np_thunk_fast_put(uint8_t *t, uintptr_t fn, uintptr_t body, uintptr_t exit)
 
 size_t np_thunk_fast_return(void) { return (size_t)(np_fast_body - np_fast_start); }
 #else
-size_t np_thunk_exit_put(uint8_t *at, uintptr_t slow)
+int np_thunk_shared_put(uint8_t *at, uintptr_t slow, uintptr_t *enter, uintptr_t *exit)
 {
     (void)at, (void)slow;
+    *enter = *exit = 0;
     return 0;
 }
 
-void np_thunk_fast_put(uint8_t *t, uintptr_t fn, uintptr_t body, uintptr_t exit)
+void np_thunk_fast_put(uint8_t *t, uintptr_t fn, uintptr_t body, uintptr_t enter, uintptr_t exit)
 {
-    (void)fn, (void)body, (void)exit;
+    (void)fn, (void)body, (void)enter, (void)exit;
     np_posix_code_rel(t, (uintptr_t)t, 0xe9, (uintptr_t)t + NP_THUNK_BYTES - NP_THUNK_CALLS);
 }
 

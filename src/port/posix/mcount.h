@@ -46,22 +46,28 @@ void np_patch_fentry(void);
 void np_thunk_enter(void);
 void np_thunk_exit(void);
 int np_thunk_return_point(uintptr_t a);
-/* The thunks' fast path (mcount.c): an area's exit at AT (at most
- * NP_THUNK_EXIT_BYTES), which goes on to SLOW (np_thunk_exit's jump)
- * where it cannot take the return: its size, or 0 where the fast path
- * cannot be; at T, the first NP_THUNK_BYTES - NP_THUNK_CALLS bytes of
- * the thunk of the function FN whose body is at BODY, the fast path, to
- * that EXIT (0: none, only a jump to the calls behind it). Where in a
- * thunk the body returns to from the fast path (SIZE_MAX: none). */
-size_t np_thunk_exit_put(uint8_t *at, uintptr_t slow);
-#if defined(NP_PORT_SAVES_ALL)
-/* hooks_saving.c: cost alone's leaf path for the fast path; 1, or 0
- * having changed nothing. */
-NP_PORT_SAVES_ALL int np_hooks_cost_enter_saving(uint64_t fn) __attribute__((visibility("hidden")));
-NP_PORT_SAVES_ALL int np_hooks_cost_exit_saving(void) __attribute__((visibility("hidden")));
-#endif
-void np_thunk_fast_put(uint8_t *t, uintptr_t fn, uintptr_t body, uintptr_t exit);
+/* The thunks' fast path (mcount.c): what an area's thunks share, at AT (at
+ * most NP_THUNK_SHARED_BYTES): the enter of cost or the recorder, *ENTER,
+ * and the exit, *EXIT, which goes on to SLOW (np_thunk_exit's jump) where
+ * it cannot take the return; 0 where the fast path cannot be. At T, the
+ * first NP_THUNK_BYTES - NP_THUNK_CALLS bytes of the thunk of the function
+ * FN whose body is at BODY, the fast path, with that ENTER and EXIT (EXIT
+ * 0: none, only a jump to the calls behind it). Where in a thunk the body
+ * returns to from the fast path (SIZE_MAX: none). */
+int np_thunk_shared_put(uint8_t *at, uintptr_t slow, uintptr_t *enter, uintptr_t *exit);
+void np_thunk_fast_put(uint8_t *t, uintptr_t fn, uintptr_t body, uintptr_t enter, uintptr_t exit);
 size_t np_thunk_fast_return(void);
+#if defined(NP_PORT_SAVES_ALL)
+/* hooks_saving.c: cost's and the recorder's leaf paths for the fast path,
+ * each alone on the thread, given the function FN and its call site (the
+ * caller's return address); 1, or 0 having changed nothing. */
+#define NP_SAVING_DECL(name) \
+    NP_PORT_SAVES_ALL int name(uint64_t fn, const void *site) __attribute__((visibility("hidden")))
+NP_SAVING_DECL(np_hooks_cost_enter_saving);
+NP_SAVING_DECL(np_hooks_cost_exit_saving);
+NP_SAVING_DECL(np_hooks_rec_enter_saving);
+NP_SAVING_DECL(np_hooks_rec_exit_saving);
+#endif
 /* Whether PC is in the thunks' code (a sample there is the hooks'). */
 int np_thunk_code(uintptr_t pc);
 uintptr_t np_thunk_trapped(uintptr_t site);

@@ -85,9 +85,9 @@ void *np_posix_map_near(uintptr_t lo, uintptr_t hi, size_t size);
  * room within reach). The module whose unwind table is EH_FRAME_HDR, code
  * LO..HI, mapping MOD_LO..MOD_HI has each call of __fentry__ its functions
  * start with rewritten into a jump to its thunk: how many, or -1. */
-#define NP_THUNK_BYTES 352 /* a fast path (mcount.c), then the calls */
+#define NP_THUNK_BYTES 320 /* a fast path (mcount.c), then the calls */
 #define NP_THUNK_CALLS 32
-#define NP_THUNK_EXIT_BYTES 160 /* the fast path's exit, one per area */
+#define NP_THUNK_SHARED_BYTES 512 /* the fast path's enter and exit, one per area */
 uintptr_t np_posix_thunks(size_t n, const uintptr_t *fn, const uintptr_t *body);
 /* 1 unless NANOPROF_PG_THUNKS=0 (every exit by the trampoline, as on
  * other CPUs). */

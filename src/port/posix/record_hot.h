@@ -27,6 +27,33 @@ static inline __attribute__((always_inline)) void np_rec_event(struct np_thread 
     __atomic_store_n(&s->pos, p + 1, __ATOMIC_RELEASE);
 }
 
+/* The recorder alone on the thread (the hooks' own path, hooks.c's
+ * rec_only, and a -pg thunk's, hooks_saving.c): W0 at the time READ gives,
+ * with the thread busy, the sampler told first which hook runs (a sample
+ * that finds the thread busy is that function's). False, having written
+ * nothing, when the buffer is full or a switch is to be noted: the full
+ * path's work. */
+static inline __attribute__((always_inline)) bool np_rec_append(struct np_thread *t, uint64_t w0, const void *site,
+                                                                uint64_t (*read)(void))
+{
+    struct np_rec_stream *s = t->rec;
+    s->smp.hook_fn = w0;
+    s->smp.hook_site = site;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->flags |= NP_F_BUSY;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    np_raw *p = s->pos;
+    bool ok = p < s->end && !np_port_switched();
+    if (ok) {
+        p->w0 = w0;
+        p->w1 = read();
+        __atomic_store_n(&s->pos, p + 1, __ATOMIC_RELEASE);
+    }
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->flags &= ~NP_F_BUSY;
+    return ok;
+}
+
 /* Whether a group of N records fits after the entry ENTRY this thread
  * just wrote, at P: room left (none without a buffer: END is NULL), the
  * entry the last record (at a buffer's first record P[-1] is in its

@@ -240,19 +240,28 @@ static int append(struct np_rec_stream *s, const uint64_t *fr, unsigned n, uint6
  * instrumented function the hook is for, then its callers. The hook's
  * SITE is the function's return address into its caller; when the walk
  * (W, N frames) passes through SITE, the callers from there on are the
- * walk's, else SITE alone stands for them. */
+ * walk's. Else the function had no frame of its own: the hook ran before
+ * its prologue or after its epilogue (a -pg thunk's fast path; __fentry__,
+ * whose frame's return address, the walk's first, is the function's own
+ * start), or it keeps no frame pointer, and the walk went on in its
+ * caller's frame: SITE, then the walk's callers of the caller. */
+#define HOOK_CALL_REACH 16 /* __fentry__'s call ends this near its function's start (endbr64, 6 bytes) */
 static unsigned hook_stack(uint64_t fn, uint64_t site, const uint64_t *w, unsigned n, uint64_t *out)
 {
     unsigned k = 1, m = 0;
     while (k < n && w[k] != site)
         k++;
     out[m++] = fn;
-    if (k < n) {
-        while (k < n && m < MAX_FRAMES)
-            out[m++] = w[k++];
-    } else if (site) {
+    if (k == n && site) {
         out[m++] = site;
+#if defined(__SANITIZE_THREAD__)
+        k = n; /* (the sanitizer's code, called from the hooks, uses the frame-pointer register: no walk) */
+#else
+        k = n > 1 && w[1] - fn < HOOK_CALL_REACH ? 2 : 1;
+#endif
     }
+    while (k < n && m < MAX_FRAMES)
+        out[m++] = w[k++];
     return m;
 }
 
