@@ -970,7 +970,7 @@ int np_thunk_shared_put(uint8_t *at, uintptr_t slow, uintptr_t *enter, uintptr_t
 {
     int32_t cur, rso;
     size_t ne = (size_t)(np_fenter_end - np_fenter_start), nx = (size_t)(np_fexit_end - np_fexit_start);
-    if (ne + nx > NP_THUNK_SHARED_BYTES || (size_t)(np_fast_end - np_fast_start) > NP_THUNK_BYTES - NP_THUNK_CALLS ||
+    if (((nx + 63) & ~(size_t)63) + ne > NP_THUNK_SHARED_BYTES || (size_t)(np_fast_end - np_fast_start) > NP_THUNK_BYTES - NP_THUNK_CALLS ||
         !fast_tls(&np_cur, &cur) || !fast_tls(&rs, &rso))
         return 0;
     uintptr_t extras = (uintptr_t)&mcount_extras, cost_in = (uintptr_t)np_hooks_cost_enter_saving,
@@ -981,12 +981,14 @@ int np_thunk_shared_put(uint8_t *at, uintptr_t slow, uintptr_t *enter, uintptr_t
     const struct fast_word out[] = { { np_fexit_cur, &cur, 4 },        { np_fexit_rs, &rso, 4 },
                                      { np_fexit_cost, &cost_out, 8 },  { np_fexit_extras, &extras, 8 },
                                      { np_fexit_rec, &rec_out, 8 } };
-    fast_copy(at, np_fenter_start, np_fenter_end, in, sizeof in / sizeof in[0]);
-    *enter = (uintptr_t)at;
-    at += ne;
+    /* the exit first, where AT is: a cache line's start (its speed
+     * depends on where it falls); the enter on the next line after it */
     fast_copy(at, np_fexit_start, np_fexit_end, out, sizeof out / sizeof out[0]);
     fast_rel(at, np_fexit_start, np_fexit_slow, 0xe9, slow);
     *exit = (uintptr_t)at;
+    at += (nx + 63) & ~(size_t)63;
+    fast_copy(at, np_fenter_start, np_fenter_end, in, sizeof in / sizeof in[0]);
+    *enter = (uintptr_t)at;
     return 1;
 }
 

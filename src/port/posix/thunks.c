@@ -45,8 +45,10 @@
 
 #define THUNK NP_THUNK_BYTES
 #define CALLS_AT (NP_THUNK_BYTES - NP_THUNK_CALLS) /* where a thunk's calls start */
-/* the enter's and exit's addresses, the jump to the exit, the fast path's code */
-#define AREA_HEAD (32 + NP_THUNK_SHARED_BYTES)
+/* the enter's and exit's addresses, the jump to the exit; from the next
+ * cache line the fast path's code, then the thunks, each on a line's start */
+#define AREA_HEAD (64 + NP_THUNK_SHARED_BYTES)
+_Static_assert(AREA_HEAD % 64 == 0 && NP_THUNK_BYTES % 64 == 0, "thunks and code at cache lines' starts");
 
 void __fentry__(void);
 
@@ -142,7 +144,7 @@ static int area_open(struct area_w *w, uintptr_t lo, uintptr_t hi, size_t n, siz
     memcpy(w->base, &enter, 8);
     memcpy(w->base + 8, &exit, 8);
     put_riprel(w->base + 16, 0x25, (uintptr_t)w->base + 8);
-    if (!np_thunk_shared_put(w->base + 32, (uintptr_t)w->base + 16, &w->fast_enter, &w->fast_exit))
+    if (!np_thunk_shared_put(w->base + 64, (uintptr_t)w->base + 16, &w->fast_enter, &w->fast_exit))
         w->fast_enter = w->fast_exit = 0;
     return 0;
 }
