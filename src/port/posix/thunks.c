@@ -60,6 +60,7 @@ struct pair {
  * SIGTRAP handler reads them without a lock: entries are written before
  * they are counted, and never change). */
 static struct area {
+    uintptr_t start;     /* its code: the fast path's shared code first */
     uintptr_t base, end; /* its thunks */
     uintptr_t code_end;  /* and -pg's code after them */
 } areas[NP_THUNK_AREAS];
@@ -178,6 +179,7 @@ static int area_close(struct area_w *w)
         munmap(w->base, size);
         return -1;
     }
+    areas[i].start = (uintptr_t)w->base;
     areas[i].base = thunk_at(w, 0);
     areas[i].end = thunk_at(w, w->n);
     areas[i].code_end = (uintptr_t)w->base + w->size;
@@ -224,7 +226,7 @@ int np_thunk_code(uintptr_t pc)
 {
     int n = __atomic_load_n(&nareas, __ATOMIC_ACQUIRE);
     for (int i = 0; i < n; i++)
-        if (pc - areas[i].base < areas[i].code_end - areas[i].base)
+        if (pc - areas[i].start < areas[i].code_end - areas[i].start)
             return 1;
     return 0;
 }
