@@ -660,9 +660,7 @@ NP_HOOKS_TEXT __attribute__((used, visibility("hidden"))) int np_thunk_enter_c(u
     return rc >= 0 ? rc : enter_any(slot, fn, HOOK_THUNK, regs, fn);
 }
 
-/* ---- a thunk's own fast path: the call trace in log mode -------------- */
-
-
+/* ---- a thunk's own fast path ------------------------------------------ */
 
 #if !NP_CALLTRACE_ARGS && defined(NP_PORT_SAVES_ALL)
 /* The user hooks' word (hooks.c's, where the library has them) */
@@ -682,9 +680,10 @@ static const uint32_t no_global;
  * both ways); function cost or the recorder, by hooks_saving.c's leaf
  * functions, from code each area of thunks shares; the exit the same way,
  * in shared code too. Anything else goes to the thunk's calls before
- * anything is written, or at the exit to np_thunk_exit. Registers: %r11 is free at a function's start, %rax
- * (a variadic call's count), %rcx and %rdx are saved; at the return %rax
- * and %rdx hold the value, the rest are free. Patched: the thread-local
+ * anything is written, or at the exit to np_thunk_exit. Registers: %r11
+ * is free at a function's start, %rax (a variadic call's count), %rcx and
+ * %rdx are saved; at the return %rax and %rdx hold the value, the rest
+ * are free. Patched: the thread-local
  * offsets (np_cur's and rs's, in static TLS: from the thread pointer at
  * %fs:0), the words read, the function, the call of its body and the
  * jumps out; the rest is position-independent. */
@@ -693,8 +692,7 @@ extern const uint8_t np_fast_start[], np_fast_cur0[], np_fast_rs0[], np_fast_ext
     np_fast_end[];
 extern const uint8_t np_fenter_start[], np_fenter_cost[], np_fenter_extras[], np_fenter_rec[], np_fenter_end[];
 extern const uint8_t np_fexit_start[], np_fexit_cur[], np_fexit_rs[], np_fexit_cost[], np_fexit_extras[],
-    np_fexit_rec[], np_fexit_slow[],
-    np_fexit_end[];
+    np_fexit_rec[], np_fexit_slow[], np_fexit_end[];
 
 __attribute__((used)) static void fast_template(void)
 {
@@ -970,8 +968,9 @@ int np_thunk_shared_put(uint8_t *at, uintptr_t slow, uintptr_t *enter, uintptr_t
 {
     int32_t cur, rso;
     size_t ne = (size_t)(np_fenter_end - np_fenter_start), nx = (size_t)(np_fexit_end - np_fexit_start);
-    if (((nx + 63) & ~(size_t)63) + ne > NP_THUNK_SHARED_BYTES || (size_t)(np_fast_end - np_fast_start) > NP_THUNK_BYTES - NP_THUNK_CALLS ||
-        !fast_tls(&np_cur, &cur) || !fast_tls(&rs, &rso))
+    if (((nx + 63) & ~(size_t)63) + ne > NP_THUNK_SHARED_BYTES ||
+        (size_t)(np_fast_end - np_fast_start) > NP_THUNK_BYTES - NP_THUNK_CALLS || !fast_tls(&np_cur, &cur) ||
+        !fast_tls(&rs, &rso))
         return 0;
     uintptr_t extras = (uintptr_t)&mcount_extras, cost_in = (uintptr_t)np_hooks_cost_enter_saving,
               rec_in = (uintptr_t)np_hooks_rec_enter_saving, cost_out = (uintptr_t)np_hooks_cost_exit_saving,
