@@ -1442,7 +1442,7 @@ static void blocks_ragged(struct tb *b)
 static void sample_zero_frames(struct tb *b)
 {
     tb_events_begin(b, 7, 20);
-    tb_sample(b, 20, NULL, 0, 0, 0);
+    tb_sample(b, 20, NULL, 0, 1, 0);
     tb_events_end(b, NP_COMPRESS_NONE);
 }
 
@@ -1480,7 +1480,7 @@ static void sampling_no_period(struct tb *b)
 static void bad_chunks(void **state)
 {
     (void)state;
-    bad_chunk("SAMPLE frame count out of range (1 to 256) in SAMPLE event 0 of 1", sample_zero_frames);
+    bad_chunk("SAMPLE of no frames with an overrun in SAMPLE event 0 of 1", sample_zero_frames);
     bad_chunk("SAMPLE frame count out of range", sample_too_deep);
     bad_chunk("corrupt varint in SAMPLE event 0 of 1", sample_cut);
     bad_chunk("SAMPLING chunk of 18 bytes is too short", sampling_short);
@@ -1978,6 +1978,8 @@ static void samples_decode(void **state)
     tb_events_end(&b, NP_COMPRESS_NONE);
     tb_events_begin(&b, 6, 1040);
     tb_sample(&b, 1040, s3, 4, 0, 7);
+    tb_sample(&b, 1045, NULL, 0, 0, 5); /* no frames: the periods skipped alone */
+    tb_sample(&b, 1046, s2, 1, 0, 0);   /* its PC from s3's */
     tb_events_end(&b, NP_COMPRESS_ZSTD);
     tb_sampling(&b, 1050, 0, NP_UNWIND_FP, 0, 0, 128);
     tb_end(&b, 1100, 0, 2.0);
@@ -1988,7 +1990,7 @@ static void samples_decode(void **state)
     struct np_event_sink sink = { .ctx = &v, .enter = seen_enter, .sample = seen_sample, .sampling = seen_sampling };
     struct np_trace_summary sum;
     assert_int_equal(np_trace_read(file_in_dir("5.npt"), &sink, NULL, &sum), NP_TRACE_OK);
-    assert_int_equal(sum.events, 5);
+    assert_int_equal(sum.events, 7);
     assert_int_equal(v.enters, 1);
     assert_int_equal(v.nsampling, 2);
     assert_int_equal(v.sampling[0].time_ns, 1000000000ull);
@@ -1999,11 +2001,12 @@ static void samples_decode(void **state)
     assert_int_equal(v.sampling[0].max_frames, 128);
     assert_int_equal(v.sampling[1].time_ns, 1000000100ull);
     assert_int_equal(v.sampling[1].hz, 0);
-    assert_int_equal(v.n, 3);
+    assert_int_equal(v.n, 5);
     static const struct { uint32_t tid; uint64_t time, periods, skipped; unsigned n; const uint64_t *f; } want[] = {
-        { 5, 1000000020ull, 1, 0, 3, s1 }, { 5, 1000000040ull, 4, 2, 1, s2 }, { 6, 1000000080ull, 1, 7, 4, s3 }
+        { 5, 1000000020ull, 1, 0, 3, s1 }, { 5, 1000000040ull, 4, 2, 1, s2 }, { 6, 1000000080ull, 1, 7, 4, s3 },
+        { 6, 1000000090ull, 0, 5, 0, s3 },  { 6, 1000000092ull, 1, 0, 1, s2 }
     };
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 5; i++) {
         assert_int_equal(v.s[i].tid, want[i].tid);
         assert_int_equal(v.s[i].time_ns, want[i].time);
         assert_int_equal(v.s[i].periods, want[i].periods);
@@ -2073,7 +2076,7 @@ static void samples_pcs(void **state)
 {
     (void)state;
     struct np_model *m = load_samples(true, NULL);
-    expect_sampling(m, 8, 9, 2);
+    expect_sampling(m, 8, 9, 5);
     size_t n;
     np_model_sample_pcs(m, &n);
     assert_int_equal(n, 4);
@@ -2101,16 +2104,16 @@ static void samples_pcs(void **state)
     /* filters: threads, then stacks inside / not inside functions */
     struct np_model_options opt = { 0 };
     m = load_samples_with(&opt, NP_MODEL_OPT_TID, "201");
-    expect_sampling(m, 3, 3, 0);
+    expect_sampling(m, 3, 3, 3);
     assert_int_equal(pc_of(m, "sample_square", 0)->samples, 2);
     assert_null(pc_of(m, "sample_leaf", 0));
     np_model_free(m);
     m = load_samples_with(&opt, NP_MODEL_OPT_EXCLUDE, "sample_help*");
-    expect_sampling(m, 5, 5, 2);
+    expect_sampling(m, 5, 5, 5);
     assert_null(pc_of(m, "sample_leaf", 0));
     np_model_free(m);
     m = load_samples_with(&opt, NP_MODEL_OPT_INCLUDE, "sample_twice");
-    expect_sampling(m, 3, 3, 2);
+    expect_sampling(m, 3, 3, 5);
     assert_int_equal(pc_of(m, "sample_square", 0)->samples, 2);
     np_model_free(m);
     np_model_options_free(&opt);

@@ -34,7 +34,7 @@ static char cli[] = NP_CLI;
 
 struct fn_stat {
     char name[64];
-    uint64_t samples, periods;
+    uint64_t samples, periods, max_w;
     double w2;           /* the sum of its samples' periods squared */
     uint64_t under_root; /* samples whose stack holds the function's caller */
 };
@@ -42,6 +42,7 @@ struct fn_stat {
 struct thr_stat {
     uint32_t tid;
     uint64_t samples, periods, skipped, max_frames;
+    uint64_t tails; /* SAMPLEs of no frames: skipped periods alone */
     uint64_t max_w; /* the most periods one sample brought */
     double w2;      /* the sum of its samples' periods squared */
     struct fn_stat fns[MAX_FNS];
@@ -78,7 +79,8 @@ static const char *root_of(const char *name)
     static const char *const map[][2] = { { "fa", "thread_a" }, { "fb", "thread_a" }, { "fc", "thread_b" },
                                           { "fm", "main" },     { "fchild", "main" }, { "fphase", "main" },
                                           { "fafter", "main" }, { "fdeep", "chain_outer" },
-                                          { "fcall", "main" } };
+                                          { "fcall", "main" },  { "ftail_work", "thread_tail" },
+                                          { "ftail", "thread_tail" } };
     for (size_t i = 0; i < sizeof map / sizeof *map; i++)
         if (!strcmp(map[i][0], name))
             return map[i][1];
@@ -150,9 +152,13 @@ static int on_sample(void *ctx, uint32_t tid, uint64_t time_ns, const uint64_t *
     if (!p->started || time_ns < p->start_ns)
         t->order_ok = false;
     struct thr_stat *th = thread_of(p, tid);
+    th->skipped += skipped;
+    if (!n) {
+        th->tails++;
+        return 0;
+    }
     th->samples++;
     th->periods += periods;
-    th->skipped += skipped;
     th->w2 += (double)periods * (double)periods;
     if (periods > th->max_w)
         th->max_w = periods;
@@ -170,6 +176,8 @@ static int on_sample(void *ctx, uint32_t tid, uint64_t time_ns, const uint64_t *
     struct fn_stat *f = &th->fns[i];
     f->samples++;
     f->periods += periods;
+    if (periods > f->max_w)
+        f->max_w = periods;
     f->w2 += (double)periods * (double)periods;
     const char *root = root_of(name);
     for (unsigned k = 1; root && k < n; k++)
@@ -574,6 +582,71 @@ static void test_in_hooks(void **state)
 }
 #endif
 
+#ifndef SAMPLE_CLI
+/* A thread whose last CPU time goes in hooks, where samples are not
+ * appended (sample.c), owes the trace those periods when it ends (or the
+ * recording does): they
+ * come as a SAMPLE of no frames (the periods not sampled: a marker's
+ * hook) and, where the last hook was a function's, the sample kept for
+ * it. Each hook's periods against the CPU time it measured, give or take
+ * what one sample brings at either end (expect_periods), from ftail_work,
+ * the thread's work before them. Not under ThreadSanitizer, where a
+ * thread is sampled from its first hook on (test_shares). */
+static void test_tail(void **state)
+{
+    (void)state;
+    if (UNDER_TSAN)
+        skip();
+    struct run r;
+    struct trace_stat t;
+    run_init(&r, "tail");
+    run_mode(&r, "tail", NULL);
+    read_trace(r.dir, &t);
+    const struct proc_stat *p = &t.procs[0];
+    const struct thr_stat *th = thread_in(p, "ftail_work");
+    double rate = periods_per_ms(p), work = cpu_in(&r, "ftail_work"), marker = cpu_in(&r, "tail_marker"),
+           hook = cpu_in(&r, "tail_exit"), end = 2.0 * (double)fn_in(th, "ftail_work")->max_w;
+    double skipped = (double)th->skipped, in_ftail = (double)periods_in(th, "ftail");
+    print_message("thread_tail: %.0f periods not sampled (%llu SAMPLE of no frames), %.0f in ftail; marker %.1f ms, "
+                  "ftail's exit hook %.1f ms, +- %.0f\n",
+                  skipped, (unsigned long long)th->tails, in_ftail, marker, hook, end);
+    assert_true(marker > 100);
+    if (fabs(skipped - marker * rate) > end)
+        fail_msg("thread_tail: %.0f periods not sampled, %.0f +- %.0f expected from its marker's %.1f ms", skipped,
+                 marker * rate, end, marker);
+#ifdef SAMPLE_INSTR
+    assert_true(hook > 100);
+    if (fabs(in_ftail - hook * rate) > end)
+        fail_msg("ftail: %.0f periods, %.0f +- %.0f expected from its exit hook's %.1f ms", in_ftail, hook * rate,
+                 end, hook);
+    stacks_reach(th, "ftail", 1.0);
+#else
+    assert_true(hook == 0 && in_ftail == 0); /* (no hooks: not instrumented) */
+    assert_int_equal(th->tails, 1);
+#endif
+    /* and nothing else is missing */
+    double got = (double)(th->periods + th->skipped), low = (work + marker + hook) * rate - 2 * end,
+           high = measured(&r, "thread", "thread_tail", NULL) * rate + 2;
+    if (got < low || got > high)
+        fail_msg("thread_tail: %.0f periods, expected %.0f to %.0f", got, low, high);
+    /* main's last periods, in a marker's hook too, come when the
+     * recording ends (at exit), not the thread */
+    const struct thr_stat *m = NULL;
+    for (int i = 0; i < p->nthreads; i++)
+        if (p->threads[i].tid == p->pid)
+            m = &p->threads[i];
+    assert_non_null(m);
+    double main_ms = cpu_in(&r, "tail_main");
+    print_message("main: %llu periods not sampled; its marker %.1f ms\n", (unsigned long long)m->skipped, main_ms);
+    assert_true(main_ms > 100);
+    if (fabs((double)m->skipped - main_ms * rate) > end)
+        fail_msg("main: %llu periods not sampled, %.0f +- %.0f expected from its marker's %.1f ms",
+                 (unsigned long long)m->skipped, main_ms * rate, end, main_ms);
+    free_trace(&t);
+    run_cleanup(&r);
+}
+#endif
+
 #ifndef SAMPLE_INSTR
 /* A thread that blocks SIGPROF is not sampled; nothing else changes. Not
  * under ThreadSanitizer, where the other thread is not sampled (above). */
@@ -744,6 +817,9 @@ int main(void)
         cmocka_unit_test(test_shares),
 #ifdef SAMPLE_INSTR
         cmocka_unit_test(test_in_hooks),
+#endif
+#ifndef SAMPLE_CLI
+        cmocka_unit_test(test_tail),
 #endif
 #ifndef SAMPLE_INSTR
         cmocka_unit_test(test_blocked),

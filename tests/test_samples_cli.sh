@@ -12,7 +12,7 @@ np_cmd=report
 need jq callgrind_annotate
 
 "$gen" samples "$tmp/s" && "$gen" samples_calls "$tmp/c" || { echo "FAIL generating"; exit 1; }
-label="# times estimated from 8 samples at 1000 Hz (CPU time); 2 periods not sampled (in a hook before it knew its function, or no buffer)"
+label="# times estimated from 8 samples at 1000 Hz (CPU time); 5 periods not sampled (in a hook before it knew its function, or no buffer)"
 
 # ---- report: samples only, so from the samples on its own ----
 run "$tmp/s"
@@ -43,7 +43,7 @@ jq -r '[.source, .time, .estimate, .sampling.hz, .sampling.samples, .sampling.pe
         (.functions[] | select(.name == "sample_leaf") | .calls, .self_ns, .min_ns, .max_ns, .avg_ns)]
        | map(tostring) | join(" ")' "$tmp/out" >"$tmp/json"
 same "json: source, sampling, null per-call times" "$tmp/json" \
-    "samples cpu times estimated from 8 samples at 1000 Hz (CPU time); 2 periods not sampled (in a hook before it knew its function, or no buffer) 1000 8 9 2 3 4000000 null null null"
+    "samples cpu times estimated from 8 samples at 1000 Hz (CPU time); 5 periods not sampled (in a hook before it knew its function, or no buffer) 1000 8 9 5 3 4000000 null null null"
 
 # ---- calls and samples: the exact calls, unless --samples ----
 run "$tmp/c"
@@ -112,7 +112,7 @@ sample_twice;sample_square 2
 sample_twice;0x10 1"
 run --format=callgrind "$tmp/s"
 status "callgrind: exit 0, quiet" 0
-grep -qx 'desc: Estimate: times estimated from 8 samples at 1000 Hz (CPU time); 2 periods not sampled (in a hook before it knew its function, or no buffer), calls are samples' "$tmp/out" &&
+grep -qx 'desc: Estimate: times estimated from 8 samples at 1000 Hz (CPU time); 5 periods not sampled (in a hook before it knew its function, or no buffer), calls are samples' "$tmp/out" &&
     grep -qx 'summary: 9000000' "$tmp/out" && ok "callgrind: desc line, summary" || bad "callgrind: desc line"
 cp "$tmp/out" "$tmp/callgrind.out"
 callgrind_annotate "$tmp/callgrind.out" >"$tmp/ann" 2>&1 && grep -q 'Estimate: times estimated' "$tmp/ann" &&
@@ -125,7 +125,7 @@ run --format=chrome "$tmp/s"
 status "chrome: exit 0, quiet (the estimate is in otherData)" 0
 jq -r '.otherData.estimate, .otherData.events, (.traceEvents[] | select(.ph != "M") | "\(.ph) \(.tid) \(.ts) \(.name)")' \
     "$tmp/out" >"$tmp/chrome"
-same "chrome: calls estimated from successive samples" "$tmp/chrome" "times estimated from 8 samples at 1000 Hz (CPU time); 2 periods not sampled (in a hook before it knew its function, or no buffer)
+same "chrome: calls estimated from successive samples" "$tmp/chrome" "times estimated from 8 samples at 1000 Hz (CPU time); 5 periods not sampled (in a hook before it knew its function, or no buffer)
 each call spans the successive samples its frame was on the stack in
 B 200 0 sample_main
 B 200 0 sample_helper
@@ -177,7 +177,7 @@ $label
 run "$tmp/s" --tid=201 -N 0x10
 same "replay: --tid, -N (a sample left out ends the calls open)" "$tmp/out" "# $tmp/s: every call, CPU time (estimated)
 # each call spans the successive samples its frame was on the stack in
-# times estimated from 2 samples at 1000 Hz (CPU time)
+# times estimated from 2 samples at 1000 Hz (CPU time); 3 periods not sampled (in a hook before it knew its function, or no buffer)
          Start     Duration  Function
 # thread 201 \"worker\" (pid 4545)
   -0.000998500               sample_twice {

@@ -507,6 +507,7 @@ void tb_samples_trace(struct tb *b, const struct tb_sample *s, bool with_calls)
     tb_sample(b, 1500, wsquare, 2, 0, 0);
     tb_sample(b, 2500, wsquare, 2, 0, 0);
     tb_sample(b, 3500, unknown, 2, 0, 0);
+    tb_sample(b, 3900, NULL, 0, 0, 3); /* the thread's last periods, not sampled */
     tb_events_end(b, NP_COMPRESS_ZSTD);
     tb_end(b, 10000, 0, 1.0);
 }

@@ -161,10 +161,11 @@ struct np_event_sink {
     int (*blocks)(void *ctx, const struct np_trace_block *blocks, size_t n, uint64_t lost);
     /* A sample of thread TID: FRAMES[0] is the interrupted PC, FRAMES[1] to
      * FRAMES[N-1] the return addresses of its callers, innermost first
-     * (1 <= N <= NP_SAMPLE_MAX_FRAMES). PERIODS: timer periods it stands for
+     * (N <= NP_SAMPLE_MAX_FRAMES). PERIODS: timer periods it stands for
      * (1 + the timer's overruns: a period is the last SAMPLING's period_ns);
      * SKIPPED: periods of this thread before it that were not sampled (the
-     * thread was in a hook, or had no buffer). */
+     * thread was in a hook, or had no buffer). N = 0: no sample, PERIODS 0:
+     * the SKIPPED periods alone, those after the thread's last sample. */
     int (*sample)(void *ctx, uint32_t tid, uint64_t time_ns, const uint64_t *frames, unsigned n,
                   uint64_t periods, uint64_t skipped);
     int (*sampling)(void *ctx, const struct np_trace_sampling *s);

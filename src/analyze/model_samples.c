@@ -367,10 +367,12 @@ int np_model_on_sample(void *ctx, uint32_t tid, uint64_t time_ns, const uint64_t
     struct np_model_samples *s = state_of(m);
     uint32_t ti;
     int rc = s ? np_model_thread_at(m, tid, &ti) : ENOMEM_RC;
-    if (rc || ti == NP_NONE || !n)
+    if (rc || ti == NP_NONE)
         return rc;
     follow_process(m, s);
     s->info.skipped += skipped;
+    if (!n)
+        return 0; /* the skipped periods alone */
     const struct setting *set = setting_at(s, time_ns);
     bool return_addrs = set ? set->return_addrs : true;
     if (n > NP_SAMPLE_MAX_FRAMES)

@@ -688,8 +688,10 @@ static const char *take_sample(struct reader *r, const uint8_t **p, const uint8_
     uint64_t nf, d;
     if (!np_get_varint(p, end, &nf) || !np_get_varint(p, end, overrun) || !np_get_varint(p, end, skipped))
         return "corrupt varint";
-    if (nf < 1 || nf > NP_SAMPLE_MAX_FRAMES)
-        return "SAMPLE frame count out of range (1 to 256)";
+    if (nf > NP_SAMPLE_MAX_FRAMES)
+        return "SAMPLE frame count out of range (0 to 256)";
+    if (!nf && *overrun)
+        return "SAMPLE of no frames with an overrun";
     uint64_t prev = *prev_pc;
     for (unsigned i = 0; i < nf; i++) {
         if (!np_get_varint(p, end, &d))
@@ -697,7 +699,8 @@ static const char *take_sample(struct reader *r, const uint8_t **p, const uint8_
         prev += (uint64_t)np_unzigzag(d);
         r->frames[i] = prev;
     }
-    *prev_pc = r->frames[0];
+    if (nf)
+        *prev_pc = r->frames[0];
     *n = (unsigned)nf;
     return NULL;
 }
@@ -864,8 +867,8 @@ static int read_sample(struct reader *r, struct np_decode *d, const uint8_t *str
     uint64_t time = d->counted ? d->count : np_tick_time(&r->proc, d->tick);
     if (np_hmap_put(&r->last, tid, time))
         return fail(r, NP_TRACE_ENOMEM, where_off(w, at), "out of memory");
-    SINK(r, where_off(w, at), sample, tid, time, r->frames, n, overrun == UINT64_MAX ? overrun : overrun + 1,
-         skipped);
+    SINK(r, where_off(w, at), sample, tid, time, r->frames, n,
+         !n ? 0 : overrun == UINT64_MAX ? overrun : overrun + 1, skipped);
     r->sum->events++;
     return 0;
 }

@@ -7,8 +7,10 @@
 void np_trace_enc_sample(struct np_trace_enc *e, uint64_t tick, unsigned n, uint64_t overrun, uint64_t skipped,
                          const uint64_t *frames)
 {
+    if (!n && !skipped)
+        return; /* (no frames: the skipped periods alone, trace-format.md) */
     if (!n)
-        return;
+        overrun = 0;
     if (n > NP_SAMPLE_MAX_FRAMES)
         n = NP_SAMPLE_MAX_FRAMES;
     /* a buffer smaller than the largest sample: a chunk of its own */
@@ -26,7 +28,8 @@ void np_trace_enc_sample(struct np_trace_enc *e, uint64_t tick, unsigned n, uint
         k += np_put_varint(o + k, np_zigzag((int64_t)(frames[i] - prev)));
         prev = frames[i];
     }
-    e->prev_pc = frames[0];
+    if (n)
+        e->prev_pc = frames[0];
     np_trace_enc_added(e, k);
 }
 

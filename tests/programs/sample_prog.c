@@ -41,7 +41,17 @@
  *             600 ms (for the unwinders: sample_prog_nofp is built
  *             without frame pointers)
  *   calls     main -> fcall, a recursion that does little but calls, for
- *             500 ms (instrumented, most of its time is in the hooks) */
+ *             500 ms (instrumented, most of its time is in the hooks)
+ *   tail      thread_tail: ftail_work 100 ms, then its last CPU time in
+ *             hooks, where samples are not appended: 200 ms in the enter
+ *             hook of a marker (user hooks, np_hooks_set: those periods are
+ *             not sampled), and, instrumented, 200 ms in ftail's exit hook
+ *             (a sample kept for ftail until the thread's next event, which
+ *             never comes); prints "cpu tail_marker MS", "cpu tail_exit MS"
+ *             (the hooks' CPU time) and "thread thread_tail MS" (at the
+ *             last hook's end); main then 200 ms in a marker's hook, its
+ *             last sampled time before the recording ends ("cpu tail_main
+ *             MS") */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -63,6 +73,10 @@
 /* weak: the build without a runtime has no sampling API */
 int np_sample_start(unsigned hz) __attribute__((weak));
 int np_sample_stop(void) __attribute__((weak));
+typedef void (*np_hook_fn)(void *ctx, const void *fn, const void *site, int named);
+int np_hooks_set(np_hook_fn enter, np_hook_fn exit, void *ctx) __attribute__((weak));
+void np_enter(const char *name) __attribute__((weak));
+void np_exit(void) __attribute__((weak));
 
 static __thread volatile unsigned long sink; /* per thread: no race */
 
@@ -137,6 +151,8 @@ BURN(fphase, 17)
 BURN(fafter, 19)
 BURN(fdeep, 23)
 BURN(fcalibrate, 29)
+BURN(ftail_work, 31)
+BURN(ftail_hook, 37)
 
 /* Iterations of the loop per ms of CPU time (calibrate, in main first). */
 static double iters_per_ms;
@@ -228,6 +244,53 @@ KEEP void *thread_b(void *arg)
 {
     RUN(fc, (double)(long)arg);
     thread_b_ms = cpu_ms();
+    return NULL;
+}
+
+/* tail: the user hooks burn thread_tail's last CPU time (see the top) */
+static const char tail_marker[] = "tail_marker", tail_main[] = "tail_main";
+static double tail_marker_ms, tail_exit_ms, thread_tail_ms, tail_main_ms, main_tail_ms;
+
+/* A call whose exit hook burns (where it has hooks: instrumented). */
+KEEP void ftail(void)
+{
+    __asm__ volatile("");
+}
+
+/* 200 ms in the hook, its CPU time to *MS, the thread's after it to
+ * *THREAD_MS */
+__attribute__((no_instrument_function)) static void tail_burn(double *ms, double *thread_ms)
+{
+    double t0 = cpu_ms();
+    RUN(ftail_hook, 200);
+    *ms += cpu_ms() - t0;
+    *thread_ms = cpu_ms();
+}
+
+__attribute__((no_instrument_function)) static void tail_enter(void *ctx, const void *fn, const void *site, int named)
+{
+    (void)ctx, (void)site;
+    if (named && fn == tail_marker)
+        tail_burn(&tail_marker_ms, &thread_tail_ms);
+    else if (named && fn == tail_main)
+        tail_burn(&tail_main_ms, &main_tail_ms);
+}
+
+__attribute__((no_instrument_function)) static void tail_exit(void *ctx, const void *fn, const void *site, int named)
+{
+    (void)ctx, (void)site, (void)named;
+    if (fn == (const void *)ftail)
+        tail_burn(&tail_exit_ms, &thread_tail_ms);
+}
+
+/* Not instrumented: after the last hook, no event until the thread ends. */
+__attribute__((no_instrument_function)) KEEP void *thread_tail(void *arg)
+{
+    (void)arg;
+    RUN(ftail_work, 100);
+    np_enter(tail_marker);
+    np_exit();
+    ftail();
     return NULL;
 }
 
@@ -324,12 +387,26 @@ int main(int argc, char **argv)
             calls++;
         }
         printf("cpu fcall %.3f %lu\n", cpu_ms() - t0, calls);
+    } else if (!strcmp(mode, "tail")) {
+        if (!np_hooks_set || np_hooks_set(tail_enter, tail_exit, NULL) != 0) {
+            puts("no api");
+            return 1;
+        }
+        pthread_create(&a, NULL, thread_tail, NULL);
+        pthread_join(a, NULL);
+        np_enter(tail_main);
+        np_exit();
+        np_hooks_set(NULL, NULL, NULL);
+        printf("cpu tail_main %.3f\n", tail_main_ms);
+        printf("cpu tail_marker %.3f\n", tail_marker_ms);
+        printf("cpu tail_exit %.3f\n", tail_exit_ms);
+        printf("thread thread_tail %.3f\n", thread_tail_ms);
     } else {
-        fprintf(stderr, "usage: sample_prog shares|blocked|fork|own|api|chain|calls\n");
+        fprintf(stderr, "usage: sample_prog shares|blocked|fork|own|api|chain|calls|tail\n");
         return 2;
     }
-    const struct figure *const figs[] = { &fig_fa,     &fig_fb,     &fig_fc,     &fig_fm,
-                                          &fig_fchild, &fig_fphase, &fig_fafter, &fig_fdeep };
+    const struct figure *const figs[] = { &fig_fa,     &fig_fb,     &fig_fc,    &fig_fm,         &fig_fchild,
+                                          &fig_fphase, &fig_fafter, &fig_fdeep, &fig_ftail_work };
     for (size_t i = 0; i < sizeof figs / sizeof *figs; i++)
         say(figs[i]);
     printf("thread main %.3f\n", cpu_ms());

@@ -767,7 +767,7 @@ static void rec_thread_exit(struct np_thread *t)
     if (!(t->flags & NP_F_REC_ON) || !np_thread_lock(t))
         return;
     struct np_rec_stream *s = t->rec;
-    t->flags &= ~NP_F_REC_ON;
+    t->flags &= ~NP_F_REC_ON; /* (its samples stop here: take, sample.c) */
     pthread_mutex_lock(&R.lock);
     np_sample_thread_end(s);
     if (!t->name[0]) /* the OS's name as it is now, unless np_thread_name gave one */
@@ -775,17 +775,26 @@ static void rec_thread_exit(struct np_thread *t)
     s->ended = 1;
     R.live--;
     pthread_cond_broadcast(&R.space); /* it may wait in a signal handler */
-    if (!LOAD(&R.stopping)) {
+    if (!LOAD(&R.stopping)) { /* (else the final flush writes it all) */
+        np_raw tail[NP_SAMPLE_TAIL_MAX];
+        size_t k = np_sample_tail(s, tail, np_port_wall_ticks(), 1);
         struct np_rec_buf *b = s->buf;
         np_raw *p = s->pos;
+        if (b && (size_t)(b->recs + b->cap - p) < 2 + k) { /* two slots were kept: for the lost */
+            STORE(&s->buf, (struct np_rec_buf *)NULL);
+            queue_locked(b, (uint64_t)(p - b->recs), 0);
+            b = NULL;
+        }
         if (!b && (b = new_buf_locked())) {
             b->owner = s;
             b->seq = s->seq++;
             p = b->recs;
         }
         if (b) {
-            if (s->lost_n) /* room was kept for these */
+            if (s->lost_n)
                 p = put_lost(s, p, np_port_wall_ticks());
+            memcpy(p, tail, k * sizeof *tail);
+            p += k;
             STORE(&s->buf, (struct np_rec_buf *)NULL);
             queue_locked(b, (uint64_t)(p - b->recs), 1);
             if (!R.writer_started)
@@ -939,6 +948,7 @@ static void final_flush(int mode)
 
     uint64_t lost = R.lost_ended, now = np_port_wall_ticks();
     unsigned ns = LOAD(&R.nstreams);
+    struct np_thread *me = np_thread_os();
     for (unsigned i = 0; i < ns; i++) {
         struct np_rec_stream *s = &R.streams[i];
         if (!s->used)
@@ -951,6 +961,11 @@ static void final_flush(int mode)
                       __atomic_load_n(&s->lost_min, __ATOMIC_RELAXED), now);
             np_rec_write_events(R.fd, s, x, 2, mode);
         }
+        /* what its samples owe: periods not sampled since its last */
+        np_raw tail[NP_SAMPLE_TAIL_MAX];
+        size_t k = np_sample_tail(s, tail, now, me && me->rec == s);
+        if (k)
+            np_rec_write_events(R.fd, s, tail, k, mode);
         np_rec_write_stream_end(R.fd, s, mode);
         lost += s->w.lost;
     }

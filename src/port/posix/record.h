@@ -284,6 +284,13 @@ void np_sample_begin(int fd);
 /* Appends the sample taken while a hook ran (s->smp.pending), the thread
  * busy: np_rec_slow, at the next event. */
 void np_sample_append_pending(struct np_rec_stream *s);
+/* What S's samples still owe the trace, into OUT (NP_SAMPLE_TAIL_MAX
+ * records, time NOW), returning how many: the sample taken in its last
+ * hook (OWN: S is the calling thread's; else its periods count as not
+ * sampled), and the periods not sampled since its last sample, as a
+ * SAMPLE of no frames. For the thread's end, or the recording's. */
+#define NP_SAMPLE_TAIL_MAX (2 + (NP_REC_PEND_FRAMES + 1) / 2)
+size_t np_sample_tail(struct np_rec_stream *s, np_raw *out, uint64_t now, int own);
 /* A thread's stream is set up (lock held, on the thread): its timer. */
 void np_sample_thread_begin(struct np_rec_stream *s);
 /* The thread ends (lock held): its timer goes. */

@@ -590,8 +590,7 @@ static void out_sample(struct np_rec_wstate *w, struct enc *e, const np_raw *r)
             held_release_all(w, e);
         }
     }
-    if (n)
-        enc_sample(e, tick, n, NP_RAW_SAMPLE_OVERRUN(v), NP_RAW_SAMPLE_SKIPPED(v), frames);
+    enc_sample(e, tick, n, NP_RAW_SAMPLE_OVERRUN(v), NP_RAW_SAMPLE_SKIPPED(v), frames);
 }
 
 static void out_switch(struct np_rec_wstate *w, struct enc *e, uint64_t ticks, uint64_t tick)
@@ -955,7 +954,7 @@ static void encode_plain(struct np_rec_wstate *w, struct enc *e, const np_raw *r
             uint64_t frames[NP_SAMPLE_MAX_FRAMES];
             unsigned nf = NP_RAW_SAMPLE_FRAMES(v);
             size_t slots = raw_sample_slots(r, i, n);
-            if (nf && (nf + 1) / 2 == slots) {
+            if ((nf + 1) / 2 == slots) {
                 raw_frames(r + i, nf, frames);
                 plain_out(&p, e);
                 enc_sample(e, tick, nf, NP_RAW_SAMPLE_OVERRUN(v), NP_RAW_SAMPLE_SKIPPED(v), frames);

@@ -9,7 +9,8 @@
  * interrupted half-way through its append would otherwise overwrite the
  * sample, or the sample the hook's record. A sample that finds the thread
  * busy, or no room and the lock taken, is dropped and counted: the next
- * sample of the thread carries the count (`skipped`).
+ * sample of the thread carries the count (`skipped`), or, when there is
+ * none, a SAMPLE of no frames at the thread's end or the recording's.
  *
  * Threads. The main thread is attached when recording starts; threads
  * created later through pthread_create (which the shared library wraps) are
@@ -215,24 +216,43 @@ static uint64_t field(uint64_t v)
     return v > NP_RAW_SAMPLE_FIELD_MAX ? NP_RAW_SAMPLE_FIELD_MAX : v;
 }
 
-/* Appends the sample (the thread not busy); 0 when there is no room. */
+/* The owner's counts of a sample under way: written by the thread and its
+ * signal handler only, read by a final flush on another thread (at most
+ * stale by a sample); relaxed atomics, for the sanitizer's sake. */
+#define SMP_GET(f) __atomic_load_n(&s->smp.f, __ATOMIC_RELAXED)
+#define SMP_SET(f, v) __atomic_store_n(&s->smp.f, v, __ATOMIC_RELAXED)
+#define SMP_ADD(f, v) SMP_SET(f, SMP_GET(f) + (v))
+
+/* The raw SAMPLE of the N frames FR at P (1 + (N + 1) / 2 slots): 1 +
+ * OVERRUN periods, SKIPPED before them, at the time NOW. N = 0: the
+ * SKIPPED periods alone (trace-format.md). */
+static size_t put_sample(np_raw *p, const uint64_t *fr, unsigned n, uint64_t overrun, uint64_t skipped,
+                         uint64_t now)
+{
+    p[0].w0 = (uint64_t)NP_RAW_SAMPLE << NP_RAW_SHIFT | n | field(overrun) << 8 | field(skipped) << 32;
+    p[0].w1 = now;
+    for (unsigned i = 0; i < n; i += 2) {
+        p[1 + i / 2].w0 = fr[i];
+        p[1 + i / 2].w1 = i + 1 < n ? fr[i + 1] : 0;
+    }
+    return 1 + (n + 1) / 2;
+}
+
+/* Appends the sample (the thread not busy); 0 when there is no room, or
+ * no frame to append. */
 static int append(struct np_rec_stream *s, const uint64_t *fr, unsigned n, uint64_t overrun)
 {
     size_t need = 1 + (n + 1) / 2;
     np_raw *p = s->pos, *end = s->end;
+    if (!n)
+        return 0;
     if (!p || !end || p >= end || (size_t)(end - p) < need) {
         p = np_rec_refill_signal(s);
         if (!p)
             return 0;
     }
-    p[0].w0 = (uint64_t)NP_RAW_SAMPLE << NP_RAW_SHIFT | n | field(overrun) << 8 | field(s->smp.skipped) << 32;
-    p[0].w1 = np_port_wall_ticks();
-    for (unsigned i = 0; i < n; i += 2) {
-        p[1 + i / 2].w0 = fr[i];
-        p[1 + i / 2].w1 = i + 1 < n ? fr[i + 1] : 0;
-    }
-    STORE(&s->pos, p + need);
-    s->smp.skipped = 0;
+    STORE(&s->pos, p + put_sample(p, fr, n, overrun, SMP_GET(skipped), np_port_wall_ticks()));
+    SMP_SET(skipped, 0);
     return 1;
 }
 
@@ -271,13 +291,13 @@ static unsigned hook_stack(uint64_t fn, uint64_t site, const uint64_t *w, unsign
  * function: that sample is left out, counted as skipped. */
 static void defer(struct np_rec_stream *s, void *uc, uint64_t periods)
 {
-    if (s->smp.pending) {
-        s->smp.pend_periods += periods;
+    if (SMP_GET(pending)) {
+        SMP_ADD(pend_periods, periods);
         return;
     }
     uint64_t w0 = s->smp.hook_fn;
     if (!w0 || (w0 & NP_REC_NAMED) || np_rec_stopped()) {
-        s->smp.skipped += periods;
+        SMP_ADD(skipped, periods);
         return;
     }
     uint64_t w[MAX_FRAMES];
@@ -286,9 +306,12 @@ static void defer(struct np_rec_stream *s, void *uc, uint64_t periods)
         n = walk(uc, s, w);
     s->smp.pend_n = hook_stack(w0 & NP_ADDR_MASK, (uint64_t)(uintptr_t)s->smp.hook_site & NP_ADDR_MASK, w, n,
                                s->smp.pend);
-    s->smp.pend_periods = periods;
+    /* what a sample added after the last pending one was taken (below):
+     * not sampled */
+    SMP_ADD(skipped, SMP_GET(pend_periods));
+    SMP_SET(pend_periods, periods);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    s->smp.pending = 1;
+    SMP_SET(pending, 1);
     /* the thread's next event takes the slow path, which appends it: the
      * hook under way compared its position with the end already, and the
      * hooks' fast path stays as it is */
@@ -299,10 +322,33 @@ void np_sample_append_pending(struct np_rec_stream *s)
 {
     struct np_rec_buf *b = s->buf;
     s->end = b ? b->recs + b->cap - NP_REC_RESERVE : NULL;
-    if (!np_rec_stopped() && !append(s, s->smp.pend, s->smp.pend_n, s->smp.pend_periods - 1))
-        s->smp.skipped += s->smp.pend_periods;
+    /* taken whole in one instruction: a sample that comes before pending
+     * is cleared adds to what is left (0), for the next defer */
+    uint64_t periods = __atomic_exchange_n(&s->smp.pend_periods, 0, __ATOMIC_RELAXED);
+    if (np_rec_stopped() || !append(s, s->smp.pend, s->smp.pend_n, periods - 1))
+        SMP_ADD(skipped, periods);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    s->smp.pending = 0;
+    SMP_SET(pending, 0);
+}
+
+size_t np_sample_tail(struct np_rec_stream *s, np_raw *out, uint64_t now, int own)
+{
+    uint64_t skipped = SMP_GET(skipped), periods = 0;
+    size_t k = 0;
+    if (SMP_GET(pending)) {
+        periods = __atomic_exchange_n(&s->smp.pend_periods, 0, __ATOMIC_RELAXED);
+        if (own && periods) { /* its frames are this thread's to read */
+            k = put_sample(out, s->smp.pend, s->smp.pend_n, periods - 1, skipped, now);
+            skipped = periods = 0;
+        }
+        SMP_SET(pending, 0);
+    }
+    skipped += periods + SMP_GET(pend_periods); /* (left by a sample as the last was taken) */
+    SMP_SET(pend_periods, 0);
+    SMP_SET(skipped, 0);
+    if (skipped)
+        k += put_sample(out + k, NULL, 0, 0, skipped, now);
+    return k;
 }
 
 static void take(const siginfo_t *si, void *uc)
@@ -319,7 +365,7 @@ static void take(const siginfo_t *si, void *uc)
         defer(s, uc, 1 + overrun);
         return;
     }
-    if (s->smp.pending) /* deferred, and no event since */
+    if (SMP_GET(pending)) /* deferred, and no event since */
         np_sample_append_pending(s);
     if (!np_rec_stopped()) {
         uint64_t fr[MAX_FRAMES];
@@ -329,7 +375,7 @@ static void take(const siginfo_t *si, void *uc)
         /* in a hook, before it is busy or after: which function it is for
          * is not known yet, or no longer; left out, counted */
         if (np_in_hooks_text(fr[0]) || np_thunk_code((uintptr_t)fr[0]) || !append(s, fr, n, overrun))
-            s->smp.skipped += 1 + overrun;
+            SMP_ADD(skipped, 1 + overrun);
     }
     np_thread_unlock(t);
 }
@@ -507,6 +553,9 @@ void np_sample_fork_child(struct np_rec_stream *own)
     if (!own)
         return;
     own->smp.has_timer = 0; /* the parent's: not inherited */
+    own->smp.skipped = 0;   /* the parent's periods, which its trace has */
+    own->smp.pending = 0;
+    own->smp.pend_periods = 0;
     own->smp.self = pthread_self();
     arm(own, LOAD(&S.hz));
 }
