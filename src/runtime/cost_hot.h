@@ -246,4 +246,20 @@ np_cost_exit_fast(struct np_thread *t)
     return 1;
 }
 
+#if !NP_PORT_HOOKS_MASK
+/* Either, with the thread busy first: the checks read what a signal
+ * handler's hooks may change (a merge moves the slots). A target masks
+ * interrupts instead (hooks.c). */
+static inline __attribute__((always_inline)) int np_cost_fast_busy(struct np_thread *t, int exit, uint64_t fn)
+{
+    uint32_t f = t->hot;
+    t->flags = f | NP_F_BUSY; /* the flags alone (the hot word's low half) */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    int done = exit ? np_cost_exit_fast(t) : np_cost_enter_fast(t, fn);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->flags = f;
+    return done;
+}
+#endif
+
 #endif

@@ -356,14 +356,7 @@ static inline __attribute__((always_inline)) void hook_rest(int exit, void *fn, 
         int done = exit ? np_cost_exit_fast(t) : np_cost_enter_fast(t, NP_CODE_ADDR(fn));
         np_port_crit_exit(NULL, m);
 #else
-        uint32_t f = t->hot;
-        /* busy first: the checks read what a signal handler's hooks
-         * may change (a merge moves the slots) */
-        t->flags = f | NP_F_BUSY; /* the flags alone (the hot word's low half) */
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
-        int done = exit ? np_cost_exit_fast(t) : np_cost_enter_fast(t, NP_CODE_ADDR(fn));
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
-        t->flags = f;
+        int done = np_cost_fast_busy(t, exit, NP_CODE_ADDR(fn));
 #endif
         if (__builtin_expect(done, 1))
             return;

@@ -19,20 +19,9 @@
                                                    no_sanitize_undefined)) int name(uint64_t fn, const void *site)
 
 #if NP_HOOKS_MECHANISMS & NP_MECH_COST
-/* with the thread busy, as the hooks' leaf path runs it */
-#define NP_SAVING_COST(call)                        \
-    (void)fn, (void)site;                           \
-    struct np_thread *t = np_cur;                   \
-    uint32_t f = t->hot;                            \
-    t->flags = f | NP_F_BUSY;                       \
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);        \
-    int done = (call);                              \
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);        \
-    t->flags = f;                                   \
-    return done
-
-NP_SAVING(np_hooks_cost_enter_saving) { NP_SAVING_COST(np_cost_enter_fast(t, fn)); }
-NP_SAVING(np_hooks_cost_exit_saving) { NP_SAVING_COST(np_cost_exit_fast(t)); }
+/* as the hooks' leaf path runs it */
+NP_SAVING(np_hooks_cost_enter_saving) { return (void)site, np_cost_fast_busy(np_cur, 0, fn); }
+NP_SAVING(np_hooks_cost_exit_saving) { return (void)fn, (void)site, np_cost_fast_busy(np_cur, 1, 0); }
 #else
 NP_SAVING(np_hooks_cost_enter_saving) { return (void)fn, (void)site, 0; }
 NP_SAVING(np_hooks_cost_exit_saving) { return (void)fn, (void)site, 0; }

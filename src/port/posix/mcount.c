@@ -964,66 +964,65 @@ static void fast_rel(uint8_t *t, const uint8_t *from, const uint8_t *label, uint
     np_posix_code_rel(t + at, (uintptr_t)t + at, op, to);
 }
 
-int np_thunk_shared_put(uint8_t *at, uintptr_t slow, uintptr_t *enter, uintptr_t *exit)
+int np_thunk_shared_put(uint8_t *at, uintptr_t slow, struct np_thunk_fast *f)
 {
-    int32_t cur, rso;
     size_t ne = (size_t)(np_fenter_end - np_fenter_start), nx = (size_t)(np_fexit_end - np_fexit_start);
+    f->enter = f->exit = 0;
     if (((nx + 63) & ~(size_t)63) + ne > NP_THUNK_SHARED_BYTES ||
-        (size_t)(np_fast_end - np_fast_start) > NP_THUNK_BYTES - NP_THUNK_CALLS || !fast_tls(&np_cur, &cur) ||
-        !fast_tls(&rs, &rso))
+        (size_t)(np_fast_end - np_fast_start) > NP_THUNK_BYTES - NP_THUNK_CALLS || !fast_tls(&np_cur, &f->cur) ||
+        !fast_tls(&rs, &f->rs))
         return 0;
     uintptr_t extras = (uintptr_t)&mcount_extras, cost_in = (uintptr_t)np_hooks_cost_enter_saving,
               rec_in = (uintptr_t)np_hooks_rec_enter_saving, cost_out = (uintptr_t)np_hooks_cost_exit_saving,
               rec_out = (uintptr_t)np_hooks_rec_exit_saving;
     const struct fast_word in[] = { { np_fenter_cost, &cost_in, 8 }, { np_fenter_extras, &extras, 8 },
                                     { np_fenter_rec, &rec_in, 8 } };
-    const struct fast_word out[] = { { np_fexit_cur, &cur, 4 },        { np_fexit_rs, &rso, 4 },
+    const struct fast_word out[] = { { np_fexit_cur, &f->cur, 4 },     { np_fexit_rs, &f->rs, 4 },
                                      { np_fexit_cost, &cost_out, 8 },  { np_fexit_extras, &extras, 8 },
                                      { np_fexit_rec, &rec_out, 8 } };
     /* the exit first, where AT is: a cache line's start (its speed
      * depends on where it falls); the enter on the next line after it */
     fast_copy(at, np_fexit_start, np_fexit_end, out, sizeof out / sizeof out[0]);
     fast_rel(at, np_fexit_start, np_fexit_slow, 0xe9, slow);
-    *exit = (uintptr_t)at;
+    f->exit = (uintptr_t)at;
     at += (nx + 63) & ~(size_t)63;
     fast_copy(at, np_fenter_start, np_fenter_end, in, sizeof in / sizeof in[0]);
-    *enter = (uintptr_t)at;
+    f->enter = (uintptr_t)at;
     return 1;
 }
 
-void np_thunk_fast_put(uint8_t *t, uintptr_t fn, uintptr_t body, uintptr_t enter, uintptr_t exit)
+void np_thunk_fast_put(uint8_t *t, uintptr_t fn, uintptr_t body, const struct np_thunk_fast *f)
 {
     uintptr_t calls = (uintptr_t)t + NP_THUNK_BYTES - NP_THUNK_CALLS;
-    int32_t cur, rso;
-    if (!exit || !fast_tls(&np_cur, &cur) || !fast_tls(&rs, &rso)) {
+    if (!f->exit) {
         np_posix_code_rel(t, (uintptr_t)t, 0xe9, calls); /* the calls alone */
         return;
     }
     uintptr_t extras = (uintptr_t)&mcount_extras, ret = (uintptr_t)np_mcount_return,
               global = (uintptr_t)NP_FAST_GLOBAL;
-    const struct fast_word w[] = { { np_fast_cur0, &cur, 4 },        { np_fast_rs0, &rso, 4 },
+    const struct fast_word w[] = { { np_fast_cur0, &f->cur, 4 },     { np_fast_rs0, &f->rs, 4 },
                                    { np_fast_extras0, &extras, 8 },  { np_fast_global0, &global, 8 },
                                    { np_fast_return0, &ret, 8 },     { np_fast_fn0, &fn, 8 } };
-    const uint8_t *f = np_fast_start;
-    fast_copy(t, f, np_fast_end, w, sizeof w / sizeof w[0]);
-    fast_rel(t, f, np_fast_enter, 0xe8, enter);
-    fast_rel(t, f, np_fast_calls, 0xe9, calls);
-    fast_rel(t, f, np_fast_body, 0xe8, body);
-    fast_rel(t, f, np_fast_exit0, 0xe9, exit);
+    const uint8_t *from = np_fast_start;
+    fast_copy(t, from, np_fast_end, w, sizeof w / sizeof w[0]);
+    fast_rel(t, from, np_fast_enter, 0xe8, f->enter);
+    fast_rel(t, from, np_fast_calls, 0xe9, calls);
+    fast_rel(t, from, np_fast_body, 0xe8, body);
+    fast_rel(t, from, np_fast_exit0, 0xe9, f->exit);
 }
 
 size_t np_thunk_fast_return(void) { return (size_t)(np_fast_body - np_fast_start); }
 #else
-int np_thunk_shared_put(uint8_t *at, uintptr_t slow, uintptr_t *enter, uintptr_t *exit)
+int np_thunk_shared_put(uint8_t *at, uintptr_t slow, struct np_thunk_fast *f)
 {
     (void)at, (void)slow;
-    *enter = *exit = 0;
+    f->enter = f->exit = 0;
     return 0;
 }
 
-void np_thunk_fast_put(uint8_t *t, uintptr_t fn, uintptr_t body, uintptr_t enter, uintptr_t exit)
+void np_thunk_fast_put(uint8_t *t, uintptr_t fn, uintptr_t body, const struct np_thunk_fast *f)
 {
-    (void)fn, (void)body, (void)enter, (void)exit;
+    (void)fn, (void)body, (void)f;
     np_posix_code_rel(t, (uintptr_t)t, 0xe9, (uintptr_t)t + NP_THUNK_BYTES - NP_THUNK_CALLS);
 }
 

@@ -46,16 +46,20 @@ void np_patch_fentry(void);
 void np_thunk_enter(void);
 void np_thunk_exit(void);
 int np_thunk_return_point(uintptr_t a);
-/* The thunks' fast path (mcount.c): what an area's thunks share, at AT (at
- * most NP_THUNK_SHARED_BYTES): the enter of cost or the recorder, *ENTER,
- * and the exit, *EXIT, which goes on to SLOW (np_thunk_exit's jump) where
- * it cannot take the return; 0 where the fast path cannot be. At T, the
- * first NP_THUNK_BYTES - NP_THUNK_CALLS bytes of the thunk of the function
- * FN whose body is at BODY, the fast path, with that ENTER and EXIT (EXIT
- * 0: none, only a jump to the calls behind it). Where in a thunk the body
- * returns to from the fast path (SIZE_MAX: none). */
-int np_thunk_shared_put(uint8_t *at, uintptr_t slow, uintptr_t *enter, uintptr_t *exit);
-void np_thunk_fast_put(uint8_t *t, uintptr_t fn, uintptr_t body, uintptr_t enter, uintptr_t exit);
+/* The thunks' fast path (mcount.c): what an area's thunks share, put at
+ * AT (at most NP_THUNK_SHARED_BYTES) into *F: the enter of cost or the
+ * recorder, and the exit, which goes on to SLOW (np_thunk_exit's jump)
+ * where it cannot take the return; 0 where the fast path cannot be. At T,
+ * the first NP_THUNK_BYTES - NP_THUNK_CALLS bytes of the thunk of the
+ * function FN whose body is at BODY: the fast path, with F's code (none:
+ * only a jump to the calls behind it). Where in a thunk the body returns
+ * to from the fast path (SIZE_MAX: none). */
+struct np_thunk_fast {
+    uintptr_t enter, exit; /* 0: no fast path */
+    int32_t cur, rs;       /* np_cur's and the return stack's offsets from the thread pointer */
+};
+int np_thunk_shared_put(uint8_t *at, uintptr_t slow, struct np_thunk_fast *f);
+void np_thunk_fast_put(uint8_t *t, uintptr_t fn, uintptr_t body, const struct np_thunk_fast *f);
 size_t np_thunk_fast_return(void);
 #if defined(NP_PORT_SAVES_ALL)
 /* hooks_saving.c: cost's and the recorder's leaf paths for the fast path,

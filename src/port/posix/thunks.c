@@ -128,7 +128,7 @@ static void put_riprel(uint8_t *at, uint8_t op2, uintptr_t slot)
 struct area_w {
     uint8_t *base;
     size_t n, size;
-    uintptr_t fast_enter, fast_exit; /* the fast path's shared code (0: none) */
+    struct np_thunk_fast fast; /* the fast path's shared code */
 };
 
 /* Opens an area within reach of LO..HI, read-write; 0 or -1. */
@@ -145,8 +145,7 @@ static int area_open(struct area_w *w, uintptr_t lo, uintptr_t hi, size_t n, siz
     memcpy(w->base, &enter, 8);
     memcpy(w->base + 8, &exit, 8);
     put_riprel(w->base + 16, 0x25, (uintptr_t)w->base + 8);
-    if (!np_thunk_shared_put(w->base + 64, (uintptr_t)w->base + 16, &w->fast_enter, &w->fast_exit))
-        w->fast_enter = w->fast_exit = 0;
+    np_thunk_shared_put(w->base + 64, (uintptr_t)w->base + 16, &w->fast);
     return 0;
 }
 
@@ -157,7 +156,7 @@ static uintptr_t thunk_at(const struct area_w *w, size_t i) { return (uintptr_t)
 static void thunk_put(struct area_w *w, size_t i, uintptr_t fn, uintptr_t body)
 {
     uint8_t *t = (uint8_t *)thunk_at(w, i);
-    np_thunk_fast_put(t, fn, body, w->fast_enter, w->fast_exit);
+    np_thunk_fast_put(t, fn, body, &w->fast);
     t += CALLS_AT;
     put_riprel(t, 0x15, (uintptr_t)w->base);
     put_rel(t + 6, 0xe8, body);
