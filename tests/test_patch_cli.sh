@@ -123,6 +123,8 @@ run -o "$tmp/bad" --trace-off -- "$plain" calls 1
 status "--trace-off on a program without them" 2 "--trace-off: .* has no patchable entries"
 run -o "$tmp/bad" -P 'nosuch_*' -- "$bin" calls 1
 status "-P matching no function" 2 "-P 'nosuch_\*': 'nosuch_\*' matches no function of"
+run -o "$tmp/bad" -P . -- "$bin" calls 1
+status "-P . (uftrace's every function)" 2 "-P '.': '.' matches no function of .* (a pattern matches whole names: every function is '\*', uftrace's '.' is '.\*' here)$"
 run -o "$tmp/bad" -P '^x[' -- "$bin" calls 1
 status "-P: a bad regular expression" 2 "-P: '^x\[' is not a valid regular expression"
 run -o "$tmp/bad" -P '' -- "$bin" calls 1

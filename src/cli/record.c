@@ -969,7 +969,12 @@ static int check_names(struct np_symbols *syms, const char *opt, const char *ite
         fprintf(stderr, "nanoprof record: %s '%s': %s\n", opt, item, err);
         rc = 2;
     } else if (np_patterns_in_files(syms, &pat, &use, 1, &files), !use.in_files) {
-        fprintf(stderr, "nanoprof record: %s '%s': '%s' matches no function of %s\n", opt, item, pattern, path);
+        /* uftrace looks for its regular expressions anywhere in a name
+         * (its `-P .`: every function); here a pattern is the whole name */
+        fprintf(stderr, "nanoprof record: %s '%s': '%s' matches no function of %s%s\n", opt, item, pattern, path,
+                strchr(pattern, '.') ? " (a pattern matches whole names: every function is '*', uftrace's '.' "
+                                       "is '.*' here)"
+                                     : "");
         rc = 2;
     }
     np_name_pattern_free(&pat);
