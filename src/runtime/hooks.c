@@ -97,6 +97,8 @@ static uint32_t hooks_global;
 NP_EXPORT uint32_t *const np_hooks_global_exe = &hooks_global;
 #define NP_USER_ON() (__atomic_load_n(&np_user_hooks, __ATOMIC_RELAXED) != NULL)
 #define NP_GLOBAL_FLAGS() __atomic_load_n(&hooks_global, __ATOMIC_RELAXED)
+#define NP_FULL_ENTER np_hooks_full_enter /* the shared library's */
+#define NP_FULL_EXIT np_hooks_full_exit
 #else
 NP_EXPORT const char NP_HOOKS_ABI = 1;
 
@@ -292,7 +294,7 @@ NP_HOOK NP_HOOKS_TEXT __attribute__((noinline)) void np_hooks_full_enter(void *f
 {
 #if NP_HOOKS_CALLTRACE_ONLY
     if (!(np_self()->flags & NP_F_BUSY))
-        __cyg_profile_func_enter(fn, site);
+        np_hooks_enter_here(fn, site);
 #else
     uint64_t a = (uint64_t)(uintptr_t)fn & NP_ADDR_MASK;
     struct np_thread *t = np_cur;
@@ -307,7 +309,7 @@ NP_HOOK NP_HOOKS_TEXT __attribute__((noinline)) void np_hooks_full_exit(void *fn
 {
 #if NP_HOOKS_CALLTRACE_ONLY
     if (!(np_self()->flags & NP_F_BUSY))
-        __cyg_profile_func_exit(fn, site);
+        np_hooks_exit_here(fn, site);
 #else
     uint64_t a = (uint64_t)(uintptr_t)fn & NP_ADDR_MASK;
     struct np_thread *t = np_cur;
@@ -318,6 +320,14 @@ NP_HOOK NP_HOOKS_TEXT __attribute__((noinline)) void np_hooks_full_exit(void *fn
 #endif
 }
 
+/* Both, bound inside the library for the hooks below (hooks.h's
+ * np_hooks_enter_here says why) */
+extern __typeof(np_hooks_full_enter) np_hooks_full_enter_here
+    __attribute__((alias("np_hooks_full_enter"), visibility("hidden")));
+extern __typeof(np_hooks_full_exit) np_hooks_full_exit_here
+    __attribute__((alias("np_hooks_full_exit"), visibility("hidden")));
+#define NP_FULL_ENTER np_hooks_full_enter_here
+#define NP_FULL_EXIT np_hooks_full_exit_here
 #endif /* !NP_HOOKS_NONSHARED */
 
 /* The compiler's hooks. The common cases, the call trace alone or cost
@@ -381,9 +391,9 @@ static inline __attribute__((always_inline)) void hook_rest(int exit, void *fn, 
 full:
 #endif
     if (exit)
-        np_hooks_full_exit(fn, site);
+        NP_FULL_EXIT(fn, site);
     else
-        np_hooks_full_enter(fn, site);
+        NP_FULL_ENTER(fn, site);
 }
 
 NP_HOOK_REST void hook_rest_enter(void *fn, void *site, struct np_thread *t, uint32_t g)
@@ -458,12 +468,18 @@ NP_HOOK NP_HOOKS_TEXT __attribute__((aligned(64))) void __cyg_profile_func_exit(
      * trace, no user hooks): the register it frees spares the path a save */
     if ((g & NP_CT_MASK) == NP_F_REC_ON) {
         if (NP_RING_FIRST || !np_tt_ring_put(0, 1))
-            np_hooks_full_exit(fn, NULL);
+            NP_FULL_EXIT(fn, NULL);
         return;
     }
 #endif
     hook_rest_exit(fn, site, t, g);
 }
+
+/* The same two, bound inside the library (hooks.h) */
+extern __typeof(__cyg_profile_func_enter) np_hooks_enter_here
+    __attribute__((alias("__cyg_profile_func_enter"), visibility("hidden")));
+extern __typeof(__cyg_profile_func_exit) np_hooks_exit_here
+    __attribute__((alias("__cyg_profile_func_exit"), visibility("hidden")));
 
 #if !defined(NP_HOOKS_NONSHARED)
 /* Manual markers: the name string stands for the function. noinline so

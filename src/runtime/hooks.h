@@ -31,6 +31,12 @@ static inline int np_in_hooks_text(uint64_t pc)
            (exe && pc >= (uint64_t)(uintptr_t)exe->start && pc < (uint64_t)(uintptr_t)exe->stop);
 }
 
+/* hooks.c: __cyg_profile_func_enter and _exit under names bound inside
+ * the library, for its own callers (the -pg path, mcount.c): not through
+ * the PLT, whose stubs are in no function (a sample in one would be a
+ * frame with no name) and cost a jump, nor to a program's own hooks. */
+void np_hooks_enter_here(void *fn, void *site) __attribute__((visibility("hidden")));
+void np_hooks_exit_here(void *fn, void *site) __attribute__((visibility("hidden")));
 /* hooks.c: the full path of the hooks, and the user hooks in force. */
 void np_hooks_full_enter(void *fn, void *site) NP_EXPORT;
 void np_hooks_full_exit(void *fn, void *site) NP_EXPORT;

@@ -70,9 +70,6 @@
 
 #if (defined(__x86_64__) || defined(__aarch64__) || defined(__arm__)) && defined(__linux__)
 
-void __cyg_profile_func_enter(void *fn, void *site);
-void __cyg_profile_func_exit(void *fn, void *site);
-
 /* ---- the return stack ------------------------------------------------- */
 
 struct rs_entry {
@@ -162,7 +159,7 @@ static void rs_close_above(struct rstack *r, uint32_t i)
 {
     while (r->n > i) {
         struct rs_entry e = r->v[r->n - 1];
-        __cyg_profile_func_exit((void *)e.fn, (void *)e.ret);
+        np_hooks_exit_here((void *)e.fn, (void *)e.ret);
         r->n--;
     }
 }
@@ -455,7 +452,7 @@ static inline __attribute__((always_inline)) void tell_enter(uintptr_t fn, uintp
     void (*args)(uintptr_t, const uintptr_t *) = __atomic_load_n(&args_fn, __ATOMIC_RELAXED);
     if (args && seen)
         args(fn, words);
-    __cyg_profile_func_enter((void *)fn, (void *)site);
+    np_hooks_enter_here((void *)fn, (void *)site);
     void (*values)(uintptr_t, const uint64_t *) = __atomic_load_n(&np_mcount_values, __ATOMIC_RELAXED);
     if (values && seen)
         values(fn, regs);
@@ -607,7 +604,7 @@ static inline __attribute__((always_inline)) void tell_exit(struct rstack *r, ui
     void (*values)(uintptr_t, const uint64_t *) = __atomic_load_n(&np_mcount_retvals, __ATOMIC_RELAXED);
     if (values)
         values(r->v[i].fn, regs);
-    __cyg_profile_func_exit((void *)r->v[i].fn, (void *)ret);
+    np_hooks_exit_here((void *)r->v[i].fn, (void *)ret);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     r->n = i;
 }
