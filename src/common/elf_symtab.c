@@ -148,6 +148,147 @@ static int add_tables(struct np_elf_funcs *out, size_t *cap, Elf *elf, unsigned 
     return rc;
 }
 
+/* ---- PLT stubs ------------------------------------------------------------ */
+
+/* Below every symbol at the same address (their ranks end at 13), above a
+ * label. */
+#define RANK_PLT 14u
+
+struct slot {
+    uint64_t at; /* the GOT slot a relocation fills */
+    const char *name;
+};
+
+static int slot_cmp(const void *a, const void *b)
+{
+    const struct slot *x = a, *y = b;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+/* The GOT slots ELF's RELA relocations fill with a named symbol's
+ * address, sorted, into *OUT; their count, or -1 when out of memory. */
+static ptrdiff_t read_slots(Elf *elf, struct slot **out)
+{
+    size_t n = 0, cap = 0;
+    *out = NULL;
+    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+        GElf_Shdr sh, symsh;
+        Elf_Scn *symscn;
+        Elf_Data *data, *syms;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize ||
+            !(symscn = elf_getscn(elf, sh.sh_link)) || !gelf_getshdr(symscn, &symsh) ||
+            !(data = elf_getdata(scn, NULL)) || !(syms = elf_getdata(symscn, NULL)))
+            continue;
+        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+            GElf_Rela r;
+            GElf_Sym sym;
+            const char *name;
+            if (!gelf_getrela(data, (int)i, &r))
+                break;
+            if (!GELF_R_SYM(r.r_info) || !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) ||
+                !(name = elf_strptr(elf, symsh.sh_link, sym.st_name)) || !*name)
+                continue;
+            if (n == cap) {
+                size_t c = cap ? 2 * cap : 64;
+                struct slot *v = realloc(*out, c * sizeof *v);
+                if (!v) {
+                    free(*out);
+                    *out = NULL;
+                    return -1;
+                }
+                *out = v;
+                cap = c;
+            }
+            (*out)[n++] = (struct slot){ r.r_offset, name };
+        }
+    }
+    if (n > 1)
+        qsort(*out, n, sizeof **out, slot_cmp);
+    return (ptrdiff_t)n;
+}
+
+static uint32_t le32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+
+/* The GOT slot the stub at P (ADDR, N bytes) jumps through, or 0.
+ * x86-64: jmp *disp32(%rip), its opcode ff 25 anywhere in the stub (after
+ * endbr64, a bnd prefix, or none). AArch64: adrp x16, then ldr x17,
+ * [x16, #imm] (after bti c, or none). */
+static uint64_t stub_slot(unsigned machine, const uint8_t *p, uint64_t addr, size_t n)
+{
+    if (machine == EM_X86_64) {
+        for (size_t k = 0; k + 6 <= n; k++)
+            if (p[k] == 0xff && p[k + 1] == 0x25)
+                return addr + k + 6 + (uint64_t)(int64_t)(int32_t)le32(p + k + 2);
+    } else if (machine == EM_AARCH64) {
+        for (size_t k = 0; k + 8 <= n; k += 4) {
+            uint32_t adrp = le32(p + k), ldr = le32(p + k + 4);
+            if ((adrp & 0x9f00001fu) != 0x90000010u || (ldr & 0xffc003ffu) != 0xf9400211u)
+                continue;
+            int64_t imm = (int64_t)(((adrp >> 5 & 0x7ffffu) << 2 | (adrp >> 29 & 3u)) << 12);
+            if (imm & ((int64_t)1 << 32))
+                imm -= (int64_t)1 << 33; /* 21 bits, signed, of 4 KiB pages */
+            return ((addr + k) & ~(uint64_t)0xfff) + (uint64_t)imm + ((ldr >> 10 & 0xfffu) << 3);
+        }
+    }
+    return 0;
+}
+
+/* Adds NAME@plt for each stub of ELF's PLT sections whose slot a
+ * relocation names. -1 when out of memory. */
+static int add_plt(struct np_elf_funcs *out, size_t *cap, Elf *elf, unsigned machine)
+{
+    size_t shstr;
+    struct slot *slots = NULL;
+    ptrdiff_t nslots = -2; /* (read when there is a PLT) */
+    int rc = 0;
+    if ((machine != EM_X86_64 && machine != EM_AARCH64) || elf_getshdrstrndx(elf, &shstr) != 0)
+        return 0;
+    for (Elf_Scn *scn = NULL; !rc && (scn = elf_nextscn(elf, scn));) {
+        GElf_Shdr sh;
+        const char *sname;
+        Elf_Data *data;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR) ||
+            !(sname = elf_strptr(elf, shstr, sh.sh_name)) ||
+            (strcmp(sname, ".plt") && strcmp(sname, ".plt.sec") && strcmp(sname, ".plt.got")) ||
+            !(data = elf_getdata(scn, NULL)) || !data->d_buf || data->d_size < sh.sh_size)
+            continue;
+        if (nslots == -2 && (nslots = read_slots(elf, &slots)) < 0)
+            return -1;
+        /* a stub's size: the section's entries (AArch64 gives none: 16) */
+        size_t es = sh.sh_entsize >= 8 && sh.sh_entsize <= 32 ? sh.sh_entsize : 16;
+        for (size_t off = 0; !rc && off + es <= sh.sh_size; off += es) {
+            uint64_t at = stub_slot(machine, (const uint8_t *)data->d_buf + off, sh.sh_addr + off, es);
+            struct slot key = { at, NULL }, *s = at ? bsearch(&key, slots, (size_t)nslots, sizeof *slots, slot_cmp) : NULL;
+            if (!s)
+                continue;
+            size_t len = strcspn(s->name, "@");
+            char *name = malloc(len + 5), **owned;
+            if (!name || !(owned = realloc(out->owned, (out->nowned + 1) * sizeof *owned))) {
+                free(name);
+                rc = -1;
+                break;
+            }
+            out->owned = owned;
+            out->owned[out->nowned++] = name;
+            memcpy(name, s->name, len);
+            memcpy(name + len, "@plt", 5);
+            if (out->n == *cap) {
+                size_t c = *cap ? 2 * *cap : 256;
+                struct np_elf_func *v = realloc(out->v, c * sizeof *v);
+                if (!v) {
+                    rc = -1;
+                    break;
+                }
+                out->v = v;
+                *cap = c;
+            }
+            out->v[out->n++] = (struct np_elf_func){ sh.sh_addr + off, es, name, (uint32_t)(len + 4), RANK_PLT };
+        }
+    }
+    free(slots);
+    return rc;
+}
+
 /* Keeps one function per address (the best ranked), and the labels that
  * are code (no mapping symbol says data) and that no sized function
  * holds, each up to the next function or data at most. */
@@ -185,10 +326,11 @@ int np_elf_funcs_read(Elf *elf, Elf *debug, struct np_elf_funcs *out)
     size_t cap = 0;
     bool symtab = false, dynsym = false, dbg = false;
     *out = (struct np_elf_funcs){ 0 };
-    bool thumb = gelf_getehdr(elf, &eh) && eh.e_machine == EM_ARM;
+    bool ok = gelf_getehdr(elf, &eh) != NULL, thumb = ok && eh.e_machine == EM_ARM;
     if (add_tables(out, &cap, elf, SHT_SYMTAB, 0, thumb, &symtab) < 0 ||
         add_tables(out, &cap, elf, SHT_DYNSYM, 1, thumb, &dynsym) < 0 ||
-        (!symtab && debug && add_tables(out, &cap, debug, SHT_SYMTAB, 0, thumb, &dbg) < 0)) {
+        (!symtab && debug && add_tables(out, &cap, debug, SHT_SYMTAB, 0, thumb, &dbg) < 0) ||
+        (ok && add_plt(out, &cap, elf, eh.e_machine) < 0)) {
         np_elf_funcs_free(out);
         return -1;
     }
@@ -200,6 +342,9 @@ int np_elf_funcs_read(Elf *elf, Elf *debug, struct np_elf_funcs *out)
 
 void np_elf_funcs_free(struct np_elf_funcs *f)
 {
+    for (size_t i = 0; i < f->nowned; i++)
+        free(f->owned[i]);
+    free(f->owned);
     free(f->v);
     *f = (struct np_elf_funcs){ 0 };
 }

@@ -18,7 +18,13 @@
  * a section's or a file's symbol. A typed function at the same address
  * wins, and a label inside a sized function is a label of its code, not
  * a function. A label holds its addresses up to the next function, and
- * no further than its section's end. */
+ * no further than its section's end.
+ *
+ * A stub of the PLT, through which a call reaches another module's
+ * function, is NAME@plt, as objdump and perf name it, where no symbol
+ * names its address: its jump decoded to the GOT slot it loads, that
+ * slot's relocation to the function. x86-64 (.plt, .plt.sec, .plt.got)
+ * and AArch64 (.plt); another machine's stubs stay unnamed. */
 #ifndef NP_COMMON_ELF_SYMTAB_H
 #define NP_COMMON_ELF_SYMTAB_H
 
@@ -37,6 +43,8 @@ struct np_elf_func {
 struct np_elf_funcs {
     struct np_elf_func *v; /* sorted by address */
     size_t n;
+    char **owned; /* the PLT stubs' names (NAME@plt), which no string table holds */
+    size_t nowned;
 };
 
 /* Reads the functions of ELF, and of DEBUG's .symtab (its debug file, or

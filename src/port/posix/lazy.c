@@ -55,8 +55,9 @@ static int load(const char *soname, void **fns, const char *const *names, int n)
     }
 
 struct np_elf_fns np_elf;
-LOADER(elf, NP_LIBELF_SONAME, "elf_version", "elf_begin", "elf_end", "elf_kind", "elf_nextscn", "elf_getdata",
-       "elf_strptr", "elf_getshdrstrndx", "gelf_getshdr", "gelf_getsym", "gelf_getehdr", "gelf_getnote")
+LOADER(elf, NP_LIBELF_SONAME, "elf_version", "elf_begin", "elf_end", "elf_kind", "elf_nextscn", "elf_getscn", "elf_getdata",
+       "elf_strptr", "elf_getshdrstrndx", "gelf_getshdr", "gelf_getsym", "gelf_getehdr", "gelf_getnote",
+       "gelf_getrela")
 
 struct np_zstd_fns np_zstd;
 LOADER(zstd, NP_LIBZSTD_SONAME, "ZSTD_createCCtx", "ZSTD_freeCCtx", "ZSTD_compressCCtx", "ZSTD_isError")

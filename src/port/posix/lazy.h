@@ -24,6 +24,7 @@ struct np_elf_fns {
     __typeof__(elf_end) *end;
     __typeof__(elf_kind) *kind;
     __typeof__(elf_nextscn) *nextscn;
+    __typeof__(elf_getscn) *getscn;
     __typeof__(elf_getdata) *getdata;
     __typeof__(elf_strptr) *strptr;
     __typeof__(elf_getshdrstrndx) *getshdrstrndx;
@@ -31,6 +32,7 @@ struct np_elf_fns {
     __typeof__(gelf_getsym) *getsym;
     __typeof__(gelf_getehdr) *getehdr;
     __typeof__(gelf_getnote) *getnote;
+    __typeof__(gelf_getrela) *getrela;
 };
 extern struct np_elf_fns np_elf;
 int np_lazy_elf(void);
@@ -39,6 +41,7 @@ int np_lazy_elf(void);
 #define elf_end np_elf.end
 #define elf_kind np_elf.kind
 #define elf_nextscn np_elf.nextscn
+#define elf_getscn np_elf.getscn
 #define elf_getdata np_elf.getdata
 #define elf_strptr np_elf.strptr
 #define elf_getshdrstrndx np_elf.getshdrstrndx
@@ -46,6 +49,7 @@ int np_lazy_elf(void);
 #define gelf_getsym np_elf.getsym
 #define gelf_getehdr np_elf.getehdr
 #define gelf_getnote np_elf.getnote
+#define gelf_getrela np_elf.getrela
 #endif
 
 #if defined(ZSTD_H_235446)
