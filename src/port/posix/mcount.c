@@ -96,6 +96,17 @@ struct rstack {
 };
 
 static NP_PORT_TLS struct rstack rs;
+#if defined(__x86_64__)
+/* For a debugger's unwinder (share/nanoprof/nanoprof-gdb.py): the return
+ * stack's offset from the thread pointer, every thread's the same (static
+ * TLS), set when a thread first makes one; 0 before. The script reads the
+ * layout asserted here. */
+__attribute__((visibility("default"))) int64_t np_mcount_rs_offset;
+_Static_assert(offsetof(struct rstack, v) == 0 && offsetof(struct rstack, n) == 8 &&
+                   sizeof(struct rs_entry) == 24 && offsetof(struct rs_entry, slot) == 0 &&
+                   offsetof(struct rs_entry, ret) == 8,
+               "the return stack as nanoprof-gdb.py reads it");
+#endif
 void (*np_mcount_values)(uintptr_t fn, const uint64_t *regs);
 void (*np_mcount_retvals)(uintptr_t fn, const uint64_t *regs);
 static uint64_t unhooked;  /* calls not hooked: no memory, or inside a growth */
@@ -139,6 +150,11 @@ static int rs_grow(struct rstack *r)
         r->v = (struct rs_entry *)v + 1;
         r->cap = (uint32_t)cap;
         pthread_setspecific(rs_key, v);
+#if defined(__x86_64__)
+        uintptr_t tp;
+        __asm__("movq %%fs:0, %0" : "=r"(tp));
+        __atomic_store_n(&np_mcount_rs_offset, (int64_t)((uintptr_t)&rs - tp), __ATOMIC_RELAXED);
+#endif
     }
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     r->busy = 0;
