@@ -15,7 +15,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 fails=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fails=$((fails + 1)); }
-for t in gcc gdb; do
+for t in gcc gdb-multiarch; do
     command -v $t >/dev/null 2>&1 || { echo "FAIL $t is not installed (scripts/deps.sh installs it)"; exit 1; }
 done
 export LC_ALL=C
@@ -25,7 +25,7 @@ bt() {
     rm -rf "$tmp/t"
     src_cmd=
     [ -n "${3:-}" ] && src_cmd="source $3"
-    gdb -nx -batch -ex "set startup-with-shell off" -ex "set environment LD_PRELOAD=$lib" \
+    gdb-multiarch -nx -batch -ex "set startup-with-shell off" -ex "set environment LD_PRELOAD=$lib" \
         -ex "set environment NANOPROF_RECORD=$tmp/t" -ex "set environment NANOPROF_PG_THUNKS=$2" \
         -ex "$src_cmd" -ex "break leaf" -ex "run" -ex "bt" -ex "kill" \
         --args "$1" calls >"$tmp/gdb.out" 2>&1
