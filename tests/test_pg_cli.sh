@@ -145,6 +145,23 @@ for cc in gcc clang; do
             else
                 bad "spin$tag: record --sample:"; cat "$tmp/err"
             fi
+            # the same from the unwind tables (libunwind), which have none
+            # for a hook's return point: the caller from the return stack,
+            # the walk resumed there (sample.c); in a hook, the frames'
+            # walk where the tables end before the call site
+            if "$np" record --sample=997 --unwind=dwarf -o "$tmp/spind$tag.np" -- "$bin" spin >/dev/null 2>"$tmp/err"
+            then
+                "$np" dump --format=folded --samples "$tmp/spind$tag.np" 2>/dev/null >"$tmp/b"
+                awk '$1 ~ /spin3$/' "$tmp/b" >"$tmp/a"
+                if grep -q ';main;spin1;spin2;spin3 ' "$tmp/a" && ! grep -Eqv ";main;spin1;spin2;spin3$spin_short " "$tmp/a" &&
+                    ! grep -q '0x[0-9a-f]' "$tmp/b"; then
+                    ok "spin$tag, --unwind=dwarf: every sample in spin3 under main, spin1, spin2; every frame named"
+                else
+                    bad "spin$tag, --unwind=dwarf: stacks:"; cat "$tmp/b"
+                fi
+            else
+                bad "spin$tag: record --sample --unwind=dwarf:"; cat "$tmp/err"
+            fi
             "$np" record -o "$tmp/deep$tag.np" -- "$bin" deep 100000 >"$tmp/out" 2>"$tmp/err"
             if grep -q "deep 100000" "$tmp/out"; then
                 expect "deep$tag: 100001 calls deep" "$tmp/deep$tag.np" "main 1" "deep 100001" "leaf 1"

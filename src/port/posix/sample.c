@@ -190,17 +190,58 @@ UNSANITIZED static unsigned walk(const ucontext_t *uc, const struct np_rec_strea
  * costs more than the frame-pointer walk (docs/sampling.md). Starting from
  * the signal's context (UNW_INIT_SIGNAL_FRAME) makes the first frame the
  * interrupted PC itself. */
+#if defined(NP_HAVE_LIBUNWIND) && defined(__x86_64__)
+/* -pg (x86-64): a frame whose return address is a hook's return point (a
+ * thunk's, the trampoline's) has no unwind entry; its caller's address
+ * is on the return stack (np_mcount_frame_return, as in walk). The walk
+ * then starts again from the caller, its registers as the frame left
+ * them: unw_set_reg would write the address into the stack's slot. 0, or
+ * -1 when it cannot. */
+UNSANITIZED static int resume_caller(unw_cursor_t *cur, const ucontext_t *uc, unw_word_t *ip, long *rs_at)
+{
+    static const struct {
+        int greg, unw;
+    } keep[] = { { REG_RBX, UNW_X86_64_RBX }, { REG_RBP, UNW_X86_64_RBP }, { REG_R12, UNW_X86_64_R12 },
+                 { REG_R13, UNW_X86_64_R13 }, { REG_R14, UNW_X86_64_R14 }, { REG_R15, UNW_X86_64_R15 } };
+    unw_word_t sp, v;
+    if (unw_get_reg(cur, UNW_REG_SP, &sp) < 0)
+        return 0;
+    uintptr_t ret = np_mcount_frame_return((const uintptr_t *)(uintptr_t)(sp - 8), (uintptr_t)*ip, rs_at);
+    if (ret == (uintptr_t)*ip)
+        return 0;
+    ucontext_t again = *uc;
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+        if (unw_get_reg(cur, keep[i].unw, &v) < 0)
+            return -1;
+        again.uc_mcontext.gregs[keep[i].greg] = (greg_t)v;
+    }
+    again.uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
+    again.uc_mcontext.gregs[REG_RIP] = (greg_t)ret;
+    *ip = ret;
+    /* (a return address: its call is the instruction before it) */
+    return unw_init_local2(cur, (unw_context_t *)&again, 0) == 0 ? 0 : -1;
+}
+#endif
+
 UNSANITIZED static unsigned walk_dwarf(ucontext_t *uc, uint64_t *out)
 {
 #if defined(NP_HAVE_LIBUNWIND)
     unw_cursor_t cur;
     unsigned n = 0;
+    long rs_at = -1;
+    (void)rs_at;
     /* (AArch64's unw_context_t is a struct of its own, laid out as ucontext_t) */
     if (unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) == 0) {
         do {
             unw_word_t ip;
             if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || !ip)
                 break;
+#if defined(__x86_64__)
+            if (n && resume_caller(&cur, uc, &ip, &rs_at) < 0) {
+                out[n++] = (uint64_t)ip & NP_ADDR_MASK;
+                break;
+            }
+#endif
             out[n++] = (uint64_t)ip & NP_ADDR_MASK;
         } while (n < MAX_FRAMES && unw_step(&cur) > 0);
     }
@@ -300,12 +341,20 @@ static void defer(struct np_rec_stream *s, void *uc, uint64_t periods)
         SMP_ADD(skipped, periods);
         return;
     }
-    uint64_t w[MAX_FRAMES];
+    uint64_t w[MAX_FRAMES], site = (uint64_t)(uintptr_t)s->smp.hook_site & NP_ADDR_MASK;
     unsigned n = S.unwinder == NP_UNWIND_DWARF ? walk_dwarf(uc, w) : 0;
+    /* the unwind tables end in the hooks' own code where it has none (a
+     * thunk's, the trampoline's: .cfi_undefined): a walk that did not
+     * reach the call site holds the runtime's frames only; the frame
+     * pointers' walk goes through them */
+    unsigned k = 1;
+    while (k < n && w[k] != site)
+        k++;
+    if (k == n)
+        n = 0;
     if (!n)
         n = walk(uc, s, w);
-    s->smp.pend_n = hook_stack(w0 & NP_ADDR_MASK, (uint64_t)(uintptr_t)s->smp.hook_site & NP_ADDR_MASK, w, n,
-                               s->smp.pend);
+    s->smp.pend_n = hook_stack(w0 & NP_ADDR_MASK, site, w, n, s->smp.pend);
     /* what a sample added after the last pending one was taken (below):
      * not sampled */
     SMP_ADD(skipped, SMP_GET(pend_periods));
