@@ -10,14 +10,8 @@ set -u
 lib=$1
 script=$2
 src=$3
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/npgdb.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT INT TERM
-fails=0
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; fails=$((fails + 1)); }
-for t in gcc gdb-multiarch; do
-    command -v $t >/dev/null 2>&1 || { echo "FAIL $t is not installed (scripts/deps.sh installs it)"; exit 1; }
-done
+. "$(dirname "$0")/cli_test.sh"
+need gcc gdb-multiarch
 export LC_ALL=C
 
 # bt BIN THUNKS [SCRIPT]: the function of each frame of `bt` at leaf, one a line
@@ -52,4 +46,4 @@ for flags in "-pg" "-pg -mfentry"; do
         esac
     done
 done
-[ "$fails" = 0 ] && echo "all passed" || { echo "$fails failed"; exit 1; }
+finish

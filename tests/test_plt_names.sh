@@ -8,14 +8,8 @@
 # stubs are not named: none of them may be.
 set -u
 funcs=$1
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/npplt.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT INT TERM
-fails=0
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; fails=$((fails + 1)); }
-for t in cc aarch64-linux-gnu-gcc aarch64-linux-gnu-objdump arm-linux-gnueabihf-gcc objdump; do
-    command -v $t >/dev/null 2>&1 || { echo "FAIL $t is not installed (scripts/deps.sh installs it)"; exit 1; }
-done
+. "$(dirname "$0")/cli_test.sh"
+need cc aarch64-linux-gnu-gcc aarch64-linux-gnu-objdump arm-linux-gnueabihf-gcc objdump readelf
 export LC_ALL=C
 
 cat >"$tmp/p.c" <<'C'
@@ -40,9 +34,9 @@ void (*lib_ptr)(void) = lib_fn; /* a GOT entry of its own: .plt.got */
 void lib_call(void) { lib_ptr(); puts("again"); }
 C
 
-# same TAG OBJDUMP FILE: objdump's NAME@plt stubs (not *ABS*+...@plt,
+# stubs TAG OBJDUMP FILE [LEAST]: objdump's NAME@plt stubs (not *ABS*+...@plt,
 # IRELATIVE slots no symbol names) against ours
-same() {
+stubs() {
     "$2" -d "$3" | sed -n 's/^0*\([0-9a-f][0-9a-f]*\) <\([^*][^>]*@plt\)>:$/\1 \2/p' | sort >"$tmp/want"
     "$funcs" "$3" | grep '@plt$' | sort >"$tmp/got"
     n=$(wc -l <"$tmp/want")
@@ -63,22 +57,22 @@ build() { # build TAG CC FLAGS...: the library, and the program linked with it
         $c "$@" "$tmp/p.c" "$tmp/lib$tag.so" -o "$tmp/p$tag" 2>>"$tmp/err" || { bad "$tag: build"; cat "$tmp/err"; return 1; }
 }
 
-if build lazy cc -O2; then same "x86-64, lazy .plt" objdump "$tmp/plazy" 5; same "x86-64 library, .plt.got" objdump "$tmp/liblazy.so" 1; fi
-if build now cc -O2 -Wl,-z,now; then same "x86-64, -z now" objdump "$tmp/pnow" 5; fi
+if build lazy cc -O2; then stubs "x86-64, lazy .plt" objdump "$tmp/plazy" 5; stubs "x86-64 library, .plt.got" objdump "$tmp/liblazy.so" 1; fi
+if build now cc -O2 -Wl,-z,now; then stubs "x86-64, -z now" objdump "$tmp/pnow" 5; fi
 if build ibt cc -O2 -fcf-protection=full -Wl,-z,ibtplt; then
-    readelf -SW "$tmp/pibt" | grep -q ' \.plt\.sec ' && same "x86-64, .plt.sec (IBT)" objdump "$tmp/pibt" 5 ||
+    readelf -SW "$tmp/pibt" | grep -q ' \.plt\.sec ' && stubs "x86-64, .plt.sec (IBT)" objdump "$tmp/pibt" 5 ||
         bad "x86-64, IBT: no .plt.sec built"
 fi
-if build a64 aarch64-linux-gnu-gcc -O2; then same "AArch64 .plt" aarch64-linux-gnu-objdump "$tmp/pa64" 5; fi
+if build a64 aarch64-linux-gnu-gcc -O2; then stubs "AArch64 .plt" aarch64-linux-gnu-objdump "$tmp/pa64" 5; fi
 if build bti aarch64-linux-gnu-gcc -O2 -mbranch-protection=standard -Wl,-z,force-bti; then
-    same "AArch64 .plt with BTI" aarch64-linux-gnu-objdump "$tmp/pbti" 5
+    stubs "AArch64 .plt with BTI" aarch64-linux-gnu-objdump "$tmp/pbti" 5
 fi
 for lib in /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libstdc++.so.6; do
-    same "$(basename "$lib")" objdump "$lib" 1
+    stubs "$(basename "$lib")" objdump "$lib" 1
 done
 # 32-bit ARM: no names made up
 if build arm arm-linux-gnueabihf-gcc -O2; then
     if "$funcs" "$tmp/parm" | grep -q '@plt$'; then bad "ARM: a stub named"; else ok "ARM: stubs left unnamed"; fi
 fi
 
-[ "$fails" = 0 ] && echo "all passed" || { echo "$fails failed"; exit 1; }
+finish

@@ -585,13 +585,13 @@ static void test_in_hooks(void **state)
 #ifndef SAMPLE_CLI
 /* A thread whose last CPU time goes in hooks, where samples are not
  * appended (sample.c), owes the trace those periods when it ends (or the
- * recording does): they
- * come as a SAMPLE of no frames (the periods not sampled: a marker's
- * hook) and, where the last hook was a function's, the sample kept for
- * it. Each hook's periods against the CPU time it measured, give or take
- * what one sample brings at either end (expect_periods), from ftail_work,
- * the thread's work before them. Not under ThreadSanitizer, where a
- * thread is sampled from its first hook on (test_shares). */
+ * recording does): they come as a SAMPLE of no frames (the periods not
+ * sampled: a marker's hook) and, where the last hook was a function's,
+ * the sample kept for it. Each hook's periods against the CPU time it
+ * measured, give or take what one sample brings at either end
+ * (expect_periods), from ftail_work, the thread's work before them. Not
+ * under ThreadSanitizer, where a thread is sampled from its first hook on
+ * (test_shares). */
 static void test_tail(void **state)
 {
     (void)state;
