@@ -183,13 +183,6 @@ UNSANITIZED static unsigned walk(const ucontext_t *uc, const struct np_rec_strea
     return n;
 }
 
-/* The same from the DWARF call-frame information (.eh_frame), through
- * libunwind, for code built without frame pointers. libunwind's local
- * unwinding is async-signal-safe (libunwind(3)); it reads the unwind
- * tables of the loaded objects, which it finds with dl_iterate_phdr, so it
- * costs more than the frame-pointer walk (docs/sampling.md). Starting from
- * the signal's context (UNW_INIT_SIGNAL_FRAME) makes the first frame the
- * interrupted PC itself. */
 #if defined(NP_HAVE_LIBUNWIND) && defined(__x86_64__)
 /* -pg (x86-64): a frame whose return address is a hook's return point (a
  * thunk's, the trampoline's) has no unwind entry; its caller's address
@@ -223,6 +216,13 @@ UNSANITIZED static int resume_caller(unw_cursor_t *cur, const ucontext_t *uc, un
 }
 #endif
 
+/* The same from the DWARF call-frame information (.eh_frame), through
+ * libunwind, for code built without frame pointers. libunwind's local
+ * unwinding is async-signal-safe (libunwind(3)); it reads the unwind
+ * tables of the loaded objects, which it finds with dl_iterate_phdr, so it
+ * costs more than the frame-pointer walk (docs/sampling.md). Starting from
+ * the signal's context (UNW_INIT_SIGNAL_FRAME) makes the first frame the
+ * interrupted PC itself. */
 UNSANITIZED static unsigned walk_dwarf(ucontext_t *uc, uint64_t *out)
 {
 #if defined(NP_HAVE_LIBUNWIND)
