@@ -257,6 +257,12 @@ for w in $RUN_WORKLOADS; do
             # patchable entries: off (the program alone), and every function
             # switched on (np_trace_on, once per process: its time noted)
             run pf_off "$B/bench_${w}_pf_off" --mode=none --offsets="$OFFSETS" --reps="$REPS"
+            # and by Clang (one five-byte NOP, not five one-byte ones),
+            # beside Clang's uninstrumented build
+            if [ -x "$B/bench_${w}_pf_off_clang" ]; then
+                run pf_off_clang "$B/bench_${w}_pf_off_clang" --mode=none --offsets="$OFFSETS" --reps="$REPS"
+                run base_clang "$B/bench_${w}_base_clang" --mode=none --offsets="$OFFSETS" --reps="$REPS"
+            fi
             run pf_log "$B/bench_${w}_pf_np" --mode=log --trace-on --offsets="$OFFSETS" --reps="$REPS"
             run pf_cost "$B/bench_${w}_pf_np" --mode=cost --trace-on --offsets="$OFFSETS" --reps="$REPS"
             pg_checks PF_CALLS
@@ -389,6 +395,8 @@ for w in $RUN_WORKLOADS; do
         # the run time ratio of the patchable build off (a target of its own)
         echo "$w pf_off_time $(best pf_off)" >>"$SUMMARY"
         echo "$w base_time $BASE" >>"$SUMMARY"
+        echo "$w pf_off_clang_time $(best pf_off_clang)" >>"$SUMMARY"
+        echo "$w base_clang_time $(best base_clang)" >>"$SUMMARY"
     fi
     calc=$(best calc)
     setup=$(best setup)
@@ -432,6 +440,7 @@ target "-mfentry function cost / two clock reads" fe_cost clock2 1.3 "fib wordfr
 target "-mfentry function cost / uftrace record" fe_cost uf_fe 0.3 "fib wordfreq"
 target "-pg function cost / uftrace record" pg_cost uf_pg 0.3 "fib wordfreq"
 target "patchable off: run time / uninstrumented" pf_off_time base_time 1.02 "fib wordfreq"
+target "patchable off, Clang: the same, Clang's builds" pf_off_clang_time base_clang_time 1.02 "fib wordfreq"
 target "patchable on, log mode / -mfentry log mode" pf_log fe_log 1.2 "fib wordfreq"
 target "patchable on, cost / -mfentry cost" pf_cost fe_cost 1.2 "fib wordfreq"
 target "patchable on, cost / uftrace record -P ." pf_cost uf_pf 0.3 "fib wordfreq"
