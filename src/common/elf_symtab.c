@@ -82,6 +82,21 @@ static enum kind kind_of(const GElf_Sym *s, const char *name, const struct span 
     return LABEL;
 }
 
+/* Room in OUT (*CAP entries) for one more function: its place, or NULL
+ * when out of memory. */
+static struct np_elf_func *func_room(struct np_elf_funcs *out, size_t *cap)
+{
+    if (out->n == *cap) {
+        size_t n = *cap ? 2 * *cap : 256;
+        struct np_elf_func *v = realloc(out->v, n * sizeof *v);
+        if (!v)
+            return NULL;
+        out->v = v;
+        *cap = n;
+    }
+    return &out->v[out->n];
+}
+
 /* Adds the functions of symbol table SCN of ELF to OUT (room for *CAP);
  * TABLE_RANK 0 for a .symtab, 1 for .dynsym. -1 when out of memory. */
 static int add_table(struct np_elf_funcs *out, size_t *cap, Elf *elf, Elf_Scn *scn, unsigned table_rank, bool thumb,
@@ -107,15 +122,11 @@ static int add_table(struct np_elf_funcs *out, size_t *cap, Elf *elf, Elf_Scn *s
             continue;
         static const uint32_t kind_rank[] = { 0, 0, NP_ELF_RANK_LABEL, RANK_MAP_CODE, RANK_MAP_DATA };
         size_t len = strcspn(name, "@");
-        if (out->n == *cap) {
-            size_t n = *cap ? 2 * *cap : 256;
-            struct np_elf_func *v = realloc(out->v, n * sizeof *v);
-            if (!v)
-                return -1;
-            out->v = v;
-            *cap = n;
-        }
-        out->v[out->n++] = (struct np_elf_func){
+        struct np_elf_func *f = func_room(out, cap);
+        if (!f)
+            return -1;
+        out->n++;
+        *f = (struct np_elf_func){
             .addr = thumb ? s.st_value & ~(uint64_t)THUMB_BIT : s.st_value,
             .size = size,
             .name = name,
@@ -207,7 +218,10 @@ static ptrdiff_t read_slots(Elf *elf, struct slot **out)
     return (ptrdiff_t)n;
 }
 
-static uint32_t le32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
 
 /* The GOT slot the stub at P (ADDR, N bytes) jumps through, or 0.
  * x86-64: jmp *disp32(%rip), its opcode ff 25 anywhere in the stub (after
@@ -237,7 +251,7 @@ static uint64_t stub_slot(unsigned machine, const uint8_t *p, uint64_t addr, siz
  * relocation names. -1 when out of memory. */
 static int add_plt(struct np_elf_funcs *out, size_t *cap, Elf *elf, unsigned machine)
 {
-    size_t shstr;
+    size_t shstr, cap_owned = out->nowned;
     struct slot *slots = NULL;
     ptrdiff_t nslots = -2; /* (read when there is a PLT) */
     int rc = 0;
@@ -258,31 +272,34 @@ static int add_plt(struct np_elf_funcs *out, size_t *cap, Elf *elf, unsigned mac
         size_t es = sh.sh_entsize >= 8 && sh.sh_entsize <= 32 ? sh.sh_entsize : 16;
         for (size_t off = 0; !rc && off + es <= sh.sh_size; off += es) {
             uint64_t at = stub_slot(machine, (const uint8_t *)data->d_buf + off, sh.sh_addr + off, es);
-            struct slot key = { at, NULL }, *s = at ? bsearch(&key, slots, (size_t)nslots, sizeof *slots, slot_cmp) : NULL;
+            struct slot key = { at, NULL }, *s = NULL;
+            if (at)
+                s = bsearch(&key, slots, (size_t)nslots, sizeof *slots, slot_cmp);
             if (!s)
                 continue;
+            if (out->nowned == cap_owned) {
+                size_t c = cap_owned ? 2 * cap_owned : 64;
+                char **owned = realloc(out->owned, c * sizeof *owned);
+                if (!owned) {
+                    rc = -1;
+                    break;
+                }
+                out->owned = owned;
+                cap_owned = c;
+            }
             size_t len = strcspn(s->name, "@");
-            char *name = malloc(len + 5), **owned;
-            if (!name || !(owned = realloc(out->owned, (out->nowned + 1) * sizeof *owned))) {
+            char *name = malloc(len + 5);
+            struct np_elf_func *f = func_room(out, cap);
+            if (!name || !f) {
                 free(name);
                 rc = -1;
                 break;
             }
-            out->owned = owned;
             out->owned[out->nowned++] = name;
             memcpy(name, s->name, len);
             memcpy(name + len, "@plt", 5);
-            if (out->n == *cap) {
-                size_t c = *cap ? 2 * *cap : 256;
-                struct np_elf_func *v = realloc(out->v, c * sizeof *v);
-                if (!v) {
-                    rc = -1;
-                    break;
-                }
-                out->v = v;
-                *cap = c;
-            }
-            out->v[out->n++] = (struct np_elf_func){ sh.sh_addr + off, es, name, (uint32_t)(len + 4), RANK_PLT };
+            out->n++;
+            *f = (struct np_elf_func){ sh.sh_addr + off, es, name, (uint32_t)(len + 4), RANK_PLT };
         }
     }
     free(slots);

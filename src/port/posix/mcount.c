@@ -97,6 +97,15 @@ struct rstack {
 
 static NP_PORT_TLS struct rstack rs;
 #if defined(__x86_64__)
+/* VAR's offset from the thread pointer (%fs:0): a static TLS variable's,
+ * every thread's the same. */
+static int64_t tls_offset(const void *var)
+{
+    uintptr_t tp;
+    __asm__("movq %%fs:0, %0" : "=r"(tp));
+    return (int64_t)((uintptr_t)var - tp);
+}
+
 /* For a debugger's unwinder (share/nanoprof/nanoprof-gdb.py): the return
  * stack's offset from the thread pointer, every thread's the same (static
  * TLS), set when a thread first makes one; 0 before. The script reads the
@@ -151,9 +160,7 @@ static int rs_grow(struct rstack *r)
         r->cap = (uint32_t)cap;
         pthread_setspecific(rs_key, v);
 #if defined(__x86_64__)
-        uintptr_t tp;
-        __asm__("movq %%fs:0, %0" : "=r"(tp));
-        __atomic_store_n(&np_mcount_rs_offset, (int64_t)((uintptr_t)&rs - tp), __ATOMIC_RELAXED);
+        __atomic_store_n(&np_mcount_rs_offset, tls_offset(&rs), __ATOMIC_RELAXED);
 #endif
     }
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -948,9 +955,7 @@ _Static_assert(sizeof(np_trace_record) == 16 && NP_ADDR_BITS == 48 && NP_PORT_CO
  * it. */
 static int fast_tls(const void *var, int32_t *off)
 {
-    uintptr_t tp;
-    __asm__("movq %%fs:0, %0" : "=r"(tp));
-    int64_t d = (int64_t)((uintptr_t)var - tp);
+    int64_t d = tls_offset(var);
     *off = (int32_t)d;
     return d == *off;
 }

@@ -307,11 +307,19 @@ static int append(struct np_rec_stream *s, const uint64_t *fr, unsigned n, uint6
  * start), or it keeps no frame pointer, and the walk went on in its
  * caller's frame: SITE, then the walk's callers of the caller. */
 #define HOOK_CALL_REACH 16 /* __fentry__'s call ends this near its function's start (endbr64, 6 bytes) */
-static unsigned hook_stack(uint64_t fn, uint64_t site, const uint64_t *w, unsigned n, uint64_t *out)
+
+/* Where the walk W (N frames, the PC first) passes through SITE, or N. */
+static unsigned site_in(const uint64_t *w, unsigned n, uint64_t site)
 {
-    unsigned k = 1, m = 0;
+    unsigned k = 1;
     while (k < n && w[k] != site)
         k++;
+    return k;
+}
+
+static unsigned hook_stack(uint64_t fn, uint64_t site, const uint64_t *w, unsigned n, uint64_t *out)
+{
+    unsigned k = site_in(w, n, site), m = 0;
     out[m++] = fn;
     if (k == n && site) {
         out[m++] = site;
@@ -347,12 +355,7 @@ static void defer(struct np_rec_stream *s, void *uc, uint64_t periods)
      * thunk's, the trampoline's: .cfi_undefined): a walk that did not
      * reach the call site holds the runtime's frames only; the frame
      * pointers' walk goes through them */
-    unsigned k = 1;
-    while (k < n && w[k] != site)
-        k++;
-    if (k == n)
-        n = 0;
-    if (!n)
+    if (!n || site_in(w, n, site) == n)
         n = walk(uc, s, w);
     s->smp.pend_n = hook_stack(w0 & NP_ADDR_MASK, site, w, n, s->smp.pend);
     /* what a sample added after the last pending one was taken (below):
