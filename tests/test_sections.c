@@ -1,6 +1,7 @@
 /* test_sections.c - measured sections, time only: known durations and
- * counts, nesting, two threads in one section, the dump format, ids out of
- * range and unmatched ends. */
+ * counts, nesting, two threads in one section, threads read while they
+ * run and after they end (each thread keeps its own totals), the dump
+ * format, ids out of range and unmatched ends. */
 #include <pthread.h>
 #include <stdio.h>
 #include "support.h"
@@ -152,6 +153,82 @@ static void two_threads_add_up(void **state)
     assert_true(s.time_ns <= w[0].outside + w[1].outside + 2500);
 }
 
+/* A thread that counts in section 7, stops at a barrier with its block
+ * still its own (read then), and again after a clear. */
+struct live {
+    pthread_barrier_t b;
+    int first, second;
+};
+
+static void *live_main(void *arg)
+{
+    struct live *l = arg;
+    for (int i = 0; i < l->first; i++) {
+        NP_SECTION_BEGIN(7);
+        NP_SECTION_END(7);
+    }
+    pthread_barrier_wait(&l->b); /* read while it lives */
+    pthread_barrier_wait(&l->b); /* cleared */
+    for (int i = 0; i < l->second; i++) {
+        NP_SECTION_BEGIN(7);
+        NP_SECTION_END(7);
+    }
+    NP_SECTION_BEGIN(7); /* left open at its end: not counted */
+    return NULL;
+}
+
+static void live_thread_read_and_cleared(void **state)
+{
+    (void)state;
+    struct live l = { .first = 300, .second = 40 };
+    pthread_t th;
+    assert_int_equal(pthread_barrier_init(&l.b, NULL, 2), 0);
+    assert_int_equal(pthread_create(&th, NULL, live_main, &l), 0);
+    pthread_barrier_wait(&l.b);
+    assert_int_equal(section_of(7).count, 300);
+    assert_int_equal(np_sections_clear(), NP_OK);
+    assert_int_equal(section_of(7).count, 0);
+    assert_int_equal(section_of(7).time_ns, 0);
+    pthread_barrier_wait(&l.b);
+    assert_int_equal(pthread_join(th, NULL), 0);
+    assert_int_equal(section_of(7).count, 40);
+    pthread_barrier_destroy(&l.b);
+}
+
+static void *churn_main(void *arg)
+{
+    int n = *(int *)arg;
+    for (int i = 0; i < n; i++) {
+        NP_SECTION_BEGIN(8);
+        NP_SECTION_END(8);
+    }
+    return NULL;
+}
+
+/* Threads that end (their blocks taken again by the next ones, eight at
+ * a time) leave their counts: 200 threads, each its own number. */
+static void ended_threads_counted(void **state)
+{
+    (void)state;
+    int n[200];
+    long want = 0;
+    for (int i = 0; i < 200; i += 8) {
+        pthread_t th[8];
+        for (int k = 0; k < 8 && i + k < 200; k++) {
+            n[i + k] = 1 + (i + k) % 37;
+            want += n[i + k];
+            assert_int_equal(pthread_create(&th[k], NULL, churn_main, &n[i + k]), 0);
+        }
+        for (int k = 0; k < 8 && i + k < 200; k++)
+            assert_int_equal(pthread_join(th[k], NULL), 0);
+    }
+    assert_int_equal(section_of(8).count, want);
+    /* and this thread's own section on top */
+    NP_SECTION_BEGIN(8);
+    NP_SECTION_END(8);
+    assert_int_equal(section_of(8).count, want + 1);
+}
+
 /* The line a dump must print for section ID, computed from its values. */
 static void expected_line(char *out, size_t size, const char *name, const np_section_stats *s, uint64_t global_ns)
 {
@@ -296,6 +373,8 @@ int main(void)
         cmocka_unit_test_setup(nested_sections, setup),
         cmocka_unit_test_setup(same_id_nested_counts_outermost, setup),
         cmocka_unit_test_setup(two_threads_add_up, setup),
+        cmocka_unit_test_setup(live_thread_read_and_cleared, setup),
+        cmocka_unit_test_setup(ended_threads_counted, setup),
         cmocka_unit_test_setup(dump_format, setup),
         cmocka_unit_test_setup(dump_without_global, setup),
         cmocka_unit_test_setup(ids_out_of_range, setup),

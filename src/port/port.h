@@ -54,12 +54,11 @@ void np_port_relax(void);
 /* Called once per OS thread before its first hook: ON_EXIT is called on
  * that thread when it ends (never, where threads do not end). */
 void np_port_thread_start(void (*on_exit)(void));
-/* SIZE bytes of zeroed memory private to the calling OS thread, given
- * back when it ends, after FORGET has run on it (so that the caller drops
- * its pointer); NULL when there is none. One block per caller and thread.
+/* FN is called on the calling OS thread when it ends (sections' state
+ * goes back to their pool then); 0 when it cannot be. One FN per thread.
  * Only where NP_PORT_OS_THREADS: with one OS thread, its state is in the
  * runtime's tables. */
-void *np_port_thread_alloc(size_t size, void (*forget)(void));
+int np_port_at_thread_end(void (*fn)(void));
 
 /* ---- memory and settings ------------------------------------------------------
  * For what is not on a hook's path. Where the platform has none of these,

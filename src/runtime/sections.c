@@ -1,9 +1,12 @@
 /* sections.c - measured code sections (sections.h): the performance-counter
  * peripheral of an FPGA soft core, in software. Each OS thread keeps the
- * begin time of the sections it has open (no locks; the state is mapped by
- * the thread's first section, below); an end adds the elapsed time and one
- * occurrence to the section's totals with atomic adds, so threads in the
- * same section all add up. */
+ * begin time of the sections it has open, and where the OS runs threads
+ * its own totals beside them, which only it writes: an end adds the
+ * elapsed time and one occurrence with plain stores (an atomic add on
+ * shared totals cost as much as the two clock reads), and a reader sums
+ * the threads' totals, those of ended threads included (below). With one
+ * OS thread, the totals are the table's, added atomically (an interrupt
+ * may end a section too). */
 #include "ns.h"
 #include "hooks.h"
 #include "report.h"
@@ -37,10 +40,18 @@ struct open_section {
     uint64_t hw_begin[NP_HW_EVENTS];
     uint32_t depth;
     uint8_t hw_read; /* hw_begin holds this occurrence's */
+#if NP_PORT_OS_THREADS
+    uint32_t count; /* the section's totals by this block's threads */
+    uint64_t ticks;
+#endif
 };
 
 struct section_thread {
-    int8_t hw;     /* 1 counters open, -1 refused, 0 off */
+#if NP_PORT_OS_THREADS
+    struct section_thread *next; /* every block there is (the pool) */
+    uint32_t owned;              /* a thread runs with it */
+#endif
+    int8_t hw; /* 1 counters open, -1 refused, 0 off */
     uint8_t ready;
     struct open_section open[]; /* one per id in the table */
 };
@@ -62,20 +73,57 @@ static int claimed; /* a table is being set or is set */
 static struct section_thread *one_thread;
 #endif
 
-/* Each thread's state is a block of its own, which the port hands out at
- * its first section and takes back when it ends: only a pointer is
- * per-thread storage, so that the runtime's TLS stays small enough for a
- * dlopen'ed libnanoprof.so (docs/instrumenting.md). The POSIX port maps
- * it (no lock: the first section may be in a signal handler that
- * interrupted malloc). Where the OS runs one thread, it is in the table's
- * memory. */
+/* Each thread's state is a block of its own, taken at its first section
+ * from a pool and given back when it ends: only a pointer is per-thread
+ * storage, so that the runtime's TLS stays small enough for a dlopen'ed
+ * libnanoprof.so (docs/instrumenting.md). Blocks are mapped (no lock: the
+ * first section may be in a signal handler that interrupted malloc) and
+ * never unmapped, so that a reader may walk them while threads end; a
+ * block keeps its totals from thread to thread, and the pool is as large
+ * as the most threads that ran sections at once. Where the OS runs one
+ * thread, its state is in the table's memory. */
 static NP_PORT_TLS struct section_thread *me;
+#if NP_PORT_OS_THREADS
+static struct section_thread *pool;
 
-/* The thread ends: the port takes its block back. */
-static __attribute__((unused)) void me_forget(void)
+/* The thread ends: its block back to the pool, its totals kept, what it
+ * left open dropped. */
+static void me_forget(void)
 {
+    struct section_thread *s = me;
     me = NULL;
+    if (!s)
+        return;
+    for (unsigned id = 0; id < nmax; id++) {
+        s->open[id].depth = 0;
+        s->open[id].hw_read = 0;
+    }
+    s->ready = 0;
+    s->hw = 0;
+    __atomic_store_n(&s->owned, 0, __ATOMIC_RELEASE);
 }
+
+/* A block for the calling thread: a free one from the pool, else a new
+ * one added to it. */
+static struct section_thread *block_take(void)
+{
+    struct section_thread *s;
+    for (s = __atomic_load_n(&pool, __ATOMIC_ACQUIRE); s; s = s->next) {
+        uint32_t free_ = 0;
+        if (!__atomic_load_n(&s->owned, __ATOMIC_RELAXED) &&
+            __atomic_compare_exchange_n(&s->owned, &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return s;
+    }
+    s = np_port_map(sizeof *s + nmax * sizeof s->open[0]);
+    if (!s)
+        return NULL;
+    s->owned = 1;
+    s->next = __atomic_load_n(&pool, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(&pool, &s->next, s, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+        ;
+    return s;
+}
+#endif
 
 static int initialised, hw_on;
 static uint32_t hw_refused_threads;
@@ -174,7 +222,11 @@ static __attribute__((noinline)) struct section_thread *thread_start(void)
     struct section_thread *s = me;
     if (!s) {
 #if NP_PORT_OS_THREADS
-        s = np_port_thread_alloc(sizeof *s + nmax * sizeof s->open[0], me_forget);
+        s = block_take();
+        if (s && !np_port_at_thread_end(me_forget)) {
+            __atomic_store_n(&s->owned, 0, __ATOMIC_RELEASE);
+            s = NULL;
+        }
 #else
         s = one_thread;
 #endif
@@ -221,7 +273,7 @@ int np_section_begin(unsigned id)
     return NP_OK;
 }
 
-static void add_hw(struct open_section *o, struct section *e)
+static __attribute__((noinline)) void add_hw(struct open_section *o, struct section *e)
 {
     uint64_t v[NP_HW_EVENTS];
     if (o->hw_read && np_port_hw_read(v))
@@ -242,11 +294,16 @@ int np_section_end(unsigned id)
     struct open_section *o = &s->open[id];
     if (--o->depth != 0)
         return NP_OK;
-    struct section *e = &table[id];
-    __atomic_fetch_add(&e->ticks, now - o->begin, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&e->count, 1, __ATOMIC_RELAXED);
+#if NP_PORT_OS_THREADS
+    /* only this thread writes them; whole words for readers */
+    __atomic_store_n(&o->ticks, o->ticks + (now - o->begin), __ATOMIC_RELAXED);
+    __atomic_store_n(&o->count, o->count + 1, __ATOMIC_RELAXED);
+#else
+    __atomic_fetch_add(&table[id].ticks, now - o->begin, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&table[id].count, 1, __ATOMIC_RELAXED);
+#endif
     if (__builtin_expect(s->hw > 0, 0))
-        add_hw(o, e);
+        add_hw(o, &table[id]);
     return NP_OK;
 }
 
@@ -325,12 +382,34 @@ int np_sections_init_buf(void *buf, size_t size, unsigned flags)
     return np_sections_init_in(NP_MSG("np_sections_init_buf"), flags, buf, size, 0);
 }
 
+/* Section ID's totals: with OS threads, the table holds what a clear took
+ * away from the sum of the blocks' (modulo 2^64 and 2^32). */
+static void totals(unsigned id, uint64_t *ticks, uint32_t *count)
+{
+    *ticks = __atomic_load_n(&table[id].ticks, __ATOMIC_RELAXED);
+    *count = __atomic_load_n(&table[id].count, __ATOMIC_RELAXED);
+#if NP_PORT_OS_THREADS
+    for (const struct section_thread *s = __atomic_load_n(&pool, __ATOMIC_ACQUIRE); s; s = s->next) {
+        *ticks += __atomic_load_n(&s->open[id].ticks, __ATOMIC_RELAXED);
+        *count += __atomic_load_n(&s->open[id].count, __ATOMIC_RELAXED);
+    }
+#endif
+}
+
 int np_sections_clear(void)
 {
     unsigned n = have_table() ? nmax : 0;
     for (unsigned id = 0; id < n; id++) {
+        uint64_t ticks = 0;
+        uint32_t count = 0;
+#if NP_PORT_OS_THREADS
         __atomic_store_n(&table[id].ticks, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&table[id].count, 0, __ATOMIC_RELAXED);
+        totals(id, &ticks, &count);
+#endif
+        /* (the blocks' totals are their threads' to write) */
+        __atomic_store_n(&table[id].ticks, 0 - ticks, __ATOMIC_RELAXED);
+        __atomic_store_n(&table[id].count, 0 - count, __ATOMIC_RELAXED);
         for (int i = 0; i < NP_HW_EVENTS; i++)
             __atomic_store_n(&table[id].hw[i], 0, __ATOMIC_RELAXED);
     }
@@ -340,9 +419,12 @@ int np_sections_clear(void)
 static void read_section(unsigned id, uint64_t ns_per_tick, np_section_stats *out)
 {
     const struct section *e = &table[id];
+    uint64_t ticks;
+    uint32_t count;
+    totals(id, &ticks, &count);
     out->name = __atomic_load_n(&e->name, __ATOMIC_ACQUIRE);
-    out->count = __atomic_load_n(&e->count, __ATOMIC_RELAXED);
-    out->time_ns = np_ticks_ns(__atomic_load_n(&e->ticks, __ATOMIC_RELAXED), ns_per_tick);
+    out->count = count;
+    out->time_ns = np_ticks_ns(ticks, ns_per_tick);
     out->hw = __atomic_load_n(&hw_on, __ATOMIC_ACQUIRE);
     out->instructions = __atomic_load_n(&e->hw[0], __ATOMIC_RELAXED);
     out->cache_misses = __atomic_load_n(&e->hw[1], __ATOMIC_RELAXED);

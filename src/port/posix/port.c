@@ -279,45 +279,22 @@ void np_port_thread_start(void (*on_exit)(void))
     pthread_setspecific(exit_key, (void *)on_exit);
 }
 
-/* Per-thread blocks: mapped, not allocated (no lock: the first may be
- * asked for in a signal handler that interrupted malloc), each with a
- * header, chained from one key whose destructor gives them back. */
-struct thread_block {
-    struct thread_block *next;
-    size_t size;
-    void (*forget)(void);
-    uint64_t pad;
-};
-static pthread_key_t block_key;
-static pthread_once_t block_once = PTHREAD_ONCE_INIT;
+/* A thread's end call: its function is the key's value, which the key's
+ * destructor calls. */
+static pthread_key_t end_key;
+static pthread_once_t end_once = PTHREAD_ONCE_INIT;
 
-static void blocks_free(void *first)
+static void end_call(void *fn) { ((void (*)(void))fn)(); }
+
+static void make_end_key(void)
 {
-    for (struct thread_block *b = first, *next; b; b = next) {
-        next = b->next;
-        if (b->forget)
-            b->forget();
-        munmap(b, sizeof *b + b->size);
-    }
+    pthread_key_create(&end_key, end_call);
 }
 
-static void make_block_key(void)
+int np_port_at_thread_end(void (*fn)(void))
 {
-    pthread_key_create(&block_key, blocks_free);
-}
-
-void *np_port_thread_alloc(size_t size, void (*forget)(void))
-{
-    pthread_once(&block_once, make_block_key);
-    void *p = mmap(NULL, sizeof(struct thread_block) + size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return NULL;
-    struct thread_block *b = p;
-    b->next = pthread_getspecific(block_key);
-    b->size = size;
-    b->forget = forget;
-    pthread_setspecific(block_key, b);
-    return b + 1;
+    pthread_once(&end_once, make_end_key);
+    return pthread_setspecific(end_key, (void *)fn) == 0;
 }
 
 void *np_port_map(size_t size)
