@@ -84,6 +84,7 @@ static inline uint32_t np_crc32c_sliced(uint32_t crc, const void *data, size_t n
 /* ---- the instructions ---- */
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 __attribute__((target("sse4.2"))) static inline uint32_t np_crc32c_hw(uint32_t crc, const void *data, size_t n)
 {
     const uint8_t *p = (const uint8_t *)data;
@@ -98,10 +99,20 @@ __attribute__((target("sse4.2"))) static inline uint32_t np_crc32c_hw(uint32_t c
         crc = __builtin_ia32_crc32qi(crc, *p++);
     return crc;
 }
+/* One cpuid (leaf 1, ECX bit 20), at the first CRC: not libgcc's
+ * __builtin_cpu_supports, whose constructor runs some thirty cpuids at
+ * every start of a program that links it (each a trap to the hypervisor
+ * in a VM: 6 us here), for the command and the preloaded runtime alike. */
 static inline int np_crc32c_hw_ok(void)
 {
-    __builtin_cpu_init(); /* cheap once done; a constructor may call before libgcc's did */
-    return __builtin_cpu_supports("sse4.2");
+    static int ok = -1; /* racy but idempotent: every thread stores the same */
+    int k = __atomic_load_n(&ok, __ATOMIC_RELAXED);
+    if (k < 0) {
+        unsigned a, b, c, d;
+        k = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSE4_2);
+        __atomic_store_n(&ok, k, __ATOMIC_RELAXED);
+    }
+    return k;
 }
 #define NP_CRC32C_HW 1
 #elif defined(__aarch64__) && defined(__linux__)
