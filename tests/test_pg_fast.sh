@@ -11,7 +11,7 @@
 #   the mechanism switched off and on inside a call, a recursion deeper
 #   than a record's depth and the return stack's first mapping, a second
 #   thread and a ring that wraps;
-# - hooks_saving.c's functions call nothing and touch no vector register
+# - hooks_leaf.c's functions call nothing and touch no vector register
 #   (objdump of both libraries);
 # - at -O0 (no tail calls) every call of the plain part takes the fast
 #   path but those it cannot take, counted by gdb at the thunks' slow
@@ -43,15 +43,15 @@ slow() {
         awk '/^1 / { b = 1 } /^2 / { b = 2 } /already hit/ { n[b] = $4 } END { print n[1] + 0, n[2] + 0 }'
 }
 
-# hooks_saving.c's leaf functions save the registers they change and no
-# vector register: they must call nothing and use none
+# hooks_leaf.c's leaf functions keep the vector registers (arguments and
+# return values): they must call nothing and use none
 for lib in libnanoprof.a libnanoprof.so; do
-    objdump -d "$libdir/$lib" | awk '/file format/ { on = /^hooks_saving/ } /^[0-9a-f]+ <np_hooks_.*_saving>:$/ { on = 1 }
-        /^[0-9a-f]+ <.*>:$/ && !/_saving>:$/ { on = 0 } on' >"$tmp/saving"
-    if [ "$(grep -c '_saving>:$' "$tmp/saving")" = 4 ] && ! grep -qE 'call|%[xyz]mm' "$tmp/saving"; then
-        ok "$lib: the four saving leaf functions call nothing, use no vector register"
+    objdump -d "$libdir/$lib" | awk '/file format/ { on = /^hooks_leaf/ } /^[0-9a-f]+ <np_hooks_.*_leaf>:$/ { on = 1 }
+        /^[0-9a-f]+ <.*>:$/ && !/_leaf>:$/ { on = 0 } on' >"$tmp/leaf"
+    if [ "$(grep -c '_leaf>:$' "$tmp/leaf")" = 4 ] && ! grep -qE 'call|%[xyz]mm' "$tmp/leaf"; then
+        ok "$lib: the four leaf functions call nothing, use no vector register"
     else
-        bad "$lib: saving leaf functions: $(grep -E '_saving>:$|call|%[xyz]mm' "$tmp/saving" | head -5)"
+        bad "$lib: leaf functions: $(grep -E '_leaf>:$|call|%[xyz]mm' "$tmp/leaf" | head -5)"
     fi
 done
 

@@ -20,7 +20,7 @@
  * trampoline's work ending in a return; both meet on the return stack.
  * Each thunk starts with a fast path of its own (below) that writes the
  * return stack's entry itself, and the call trace's log record where it
- * alone runs in log mode, or has hooks_saving.c's leaf functions take the
+ * alone runs in log mode, or has hooks_leaf.c's leaf functions take the
  * call where cost or the recorder runs alone.
  * On AArch64 a return address signed by pointer authentication
  * (-mbranch-protection) cannot be replaced without breaking its signature:
@@ -682,7 +682,7 @@ NP_HOOKS_TEXT __attribute__((used, visibility("hidden"))) int np_thunk_enter_c(u
 
 /* ---- a thunk's own fast path ------------------------------------------ */
 
-#if !NP_CALLTRACE_ARGS && defined(NP_PORT_SAVES_ALL)
+#if !NP_CALLTRACE_ARGS && defined(NP_PORT_THUNK_LEAVES)
 /* The user hooks' word (hooks.c's, where the library has them) */
 #if defined(NP_HOOKS_MECHANISMS) && (NP_HOOKS_MECHANISMS & NP_MECH_USER)
 #define NP_FAST_GLOBAL (&np_hooks_global)
@@ -697,7 +697,7 @@ static const uint32_t no_global;
  * as rs_push writes it, where one mechanism alone runs on the thread: the
  * call trace in log mode, its record written as np_ct_log_enter writes it
  * (the offsets and sizes are theirs, and test_pg_fast compares the records
- * both ways); function cost or the recorder, by hooks_saving.c's leaf
+ * both ways); function cost or the recorder, by hooks_leaf.c's leaf
  * functions, from code each area of thunks shares; the exit the same way,
  * in shared code too. Anything else goes to the thunk's calls before
  * anything is written, or at the exit to np_thunk_exit. Registers: %r11
@@ -826,7 +826,7 @@ __attribute__((used)) static void fast_template(void)
         /* the enter of cost or the recorder alone, one per area, called
          * by a thunk's fast path with the function in %%rax, the thread in
          * %%r11, the caller's return address at 32(%%rsp): a leaf
-         * function of hooks_saving.c's given the function and its call
+         * function of hooks_leaf.c's given the function and its call
          * site; %%eax 1 done, 0 not (and with the recorder's arguments,
          * -A: the hooks write them) */
         "np_fenter_start:\n"
@@ -834,7 +834,7 @@ __attribute__((used)) static void fast_template(void)
         "  andl $%c[costmask], %%edx\n"
         "  cmpl $%c[cost], %%edx\n"
         "  jne 5f\n"
-        "  movabsq $0x7fffffffffffffff, %%rdx\n" /* np_hooks_cost_enter_saving */
+        "  movabsq $0x7fffffffffffffff, %%rdx\n" /* np_hooks_cost_enter_leaf */
         "np_fenter_cost:\n"
         "  jmp 4f\n"
         "5:\n"
@@ -846,15 +846,26 @@ __attribute__((used)) static void fast_template(void)
         "np_fenter_extras:\n"
         "  testl $2, (%%rdx)\n"
         "  jnz 0f\n"
-        "  movabsq $0x7fffffffffffffff, %%rdx\n" /* np_hooks_rec_enter_saving */
+        "  movabsq $0x7fffffffffffffff, %%rdx\n" /* np_hooks_rec_enter_leaf */
         "np_fenter_rec:\n"
         "4:\n"
+        /* what the leaf may change and is live: the argument registers
+         * (%%rax and %%rdx the thunk saved), the static chain, the return
+         * stack's pointer */
         "  pushq %%rdi\n"
         "  pushq %%rsi\n"
-        "  pushq %%r8\n" /* (the stack aligned for the call) */
+        "  pushq %%r8\n"
+        "  pushq %%r9\n"
+        "  pushq %%r10\n"
+        "  pushq %%rcx\n"
+        "  leaq -8(%%rsp), %%rsp\n" /* (the stack aligned for the call) */
         "  movq %%rax, %%rdi\n"
-        "  movq 56(%%rsp), %%rsi\n"
+        "  movq 88(%%rsp), %%rsi\n"
         "  call *%%rdx\n"
+        "  leaq 8(%%rsp), %%rsp\n"
+        "  popq %%rcx\n"
+        "  popq %%r10\n"
+        "  popq %%r9\n"
         "  popq %%r8\n"
         "  popq %%rsi\n"
         "  popq %%rdi\n"
@@ -890,7 +901,7 @@ __attribute__((used)) static void fast_template(void)
         "  andl $%c[costmask], %%esi\n"
         "  cmpl $%c[cost], %%esi\n"
         "  jne 5f\n"
-        "  movabsq $0x7fffffffffffffff, %%r8\n" /* np_hooks_cost_exit_saving */
+        "  movabsq $0x7fffffffffffffff, %%r8\n" /* np_hooks_cost_exit_leaf */
         "np_fexit_cost:\n"
         "  jmp 2f\n"
         "5:\n"
@@ -902,15 +913,21 @@ __attribute__((used)) static void fast_template(void)
         "np_fexit_extras:\n"
         "  testl $4, (%%r8)\n"
         "  jnz 8f\n"
-        "  movabsq $0x7fffffffffffffff, %%r8\n" /* np_hooks_rec_exit_saving */
+        "  movabsq $0x7fffffffffffffff, %%r8\n" /* np_hooks_rec_exit_leaf */
         "np_fexit_rec:\n"
         "2:\n"
+        /* the return value, and the return stack and address kept here
+         * (the rest is free at a return) */
         "  pushq %%rax\n"
         "  pushq %%rdx\n"
+        "  pushq %%rcx\n"
+        "  pushq %%r10\n"
         "  movq %c[fn](%%r9), %%rdi\n"
         "  movq %%r10, %%rsi\n"
         "  call *%%r8\n"
         "  testl %%eax, %%eax\n"
+        "  popq %%r10\n"
+        "  popq %%rcx\n"
         "  popq %%rdx\n"
         "  popq %%rax\n"
         "  jz 8f\n"
@@ -990,9 +1007,9 @@ int np_thunk_shared_put(uint8_t *at, uintptr_t slow, struct np_thunk_fast *f)
         (size_t)(np_fast_end - np_fast_start) > NP_THUNK_BYTES - NP_THUNK_CALLS || !fast_tls(&np_cur, &f->cur) ||
         !fast_tls(&rs, &f->rs))
         return 0;
-    uintptr_t extras = (uintptr_t)&mcount_extras, cost_in = (uintptr_t)np_hooks_cost_enter_saving,
-              rec_in = (uintptr_t)np_hooks_rec_enter_saving, cost_out = (uintptr_t)np_hooks_cost_exit_saving,
-              rec_out = (uintptr_t)np_hooks_rec_exit_saving;
+    uintptr_t extras = (uintptr_t)&mcount_extras, cost_in = (uintptr_t)np_hooks_cost_enter_leaf,
+              rec_in = (uintptr_t)np_hooks_rec_enter_leaf, cost_out = (uintptr_t)np_hooks_cost_exit_leaf,
+              rec_out = (uintptr_t)np_hooks_rec_exit_leaf;
     const struct fast_word in[] = { { np_fenter_cost, &cost_in, 8 }, { np_fenter_extras, &extras, 8 },
                                     { np_fenter_rec, &rec_in, 8 } };
     const struct fast_word out[] = { { np_fexit_cur, &f->cur, 4 },     { np_fexit_rs, &f->rs, 4 },

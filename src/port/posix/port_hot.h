@@ -33,11 +33,11 @@
 #define NP_PORT_HOOKS_MASK 0 /* signal handlers share the thread: the busy flag */
 #define NP_PORT_OS_THREADS 1
 #define NP_PORT_AT_START __attribute__((constructor))
-/* A function that saves every register it changes but its return value's
- * (hooks_saving.c, for -pg's thunks: mcount.c), built without vector
- * registers (src/CMakeLists.txt), which it would not save. */
+/* -pg's thunks (mcount.c) call leaf functions (hooks_leaf.c) built
+ * without vector registers (src/CMakeLists.txt), saving around the call
+ * only the general registers that are live there. */
 #if defined(__x86_64__) && defined(__GNUC__)
-#define NP_PORT_SAVES_ALL __attribute__((no_caller_saved_registers))
+#define NP_PORT_THUNK_LEAVES 1
 #endif
 
 /* Clock sources, chosen once per process by np_port_clock_init(). */

@@ -28,7 +28,7 @@ static inline __attribute__((always_inline)) void np_rec_event(struct np_thread 
 }
 
 /* The recorder alone on the thread (the hooks' own path, hooks.c's
- * rec_only, and a -pg thunk's, hooks_saving.c): W0 at the time READ gives,
+ * rec_only, and a -pg thunk's, hooks_leaf.c): W0 at the time READ gives,
  * with the thread busy, the sampler told first which hook runs (a sample
  * that finds the thread busy is that function's). False, having written
  * nothing, when the buffer is full or a switch is to be noted: the full

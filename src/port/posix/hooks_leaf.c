@@ -1,0 +1,48 @@
+/* hooks_leaf.c - function cost's and the recorder's leaf paths for the
+ * fast path of a -pg thunk (port/posix/mcount.c), at a function's start
+ * and at its return. Plain C functions: the caller saves the general
+ * registers live there (the argument registers and the static chain at
+ * the start, the return value's at the return), fewer than a function
+ * that saved all it changes would. Each calls nothing and is built without
+ * vector registers (test_pg_fast checks both), so the arguments and return
+ * values in them stay as they are; the caller has checked that the
+ * mechanism alone runs on the thread (the hooks' tests, on the hot word
+ * and the process-wide flags). Returns 1, or 0 having changed nothing the
+ * hooks do not redo: the caller then takes them. */
+#include "../../runtime/cost_hot.h"
+#include "../../runtime/hooks.h"
+#include "mcount.h"
+#include "record_hot.h"
+
+#if defined(NP_PORT_THUNK_LEAVES) && NP_PORT_HOSTED
+#define NP_LEAF(name)                                                                                 \
+    NP_HOOKS_TEXT __attribute__((used, no_sanitize_address, no_sanitize_thread,       \
+                                                   no_sanitize_undefined)) int name(uint64_t fn, const void *site)
+
+#if NP_HOOKS_MECHANISMS & NP_MECH_COST
+/* as the hooks' leaf path runs it */
+NP_LEAF(np_hooks_cost_enter_leaf) { return (void)site, np_cost_fast_busy(np_cur, 0, fn); }
+NP_LEAF(np_hooks_cost_exit_leaf) { return (void)fn, (void)site, np_cost_fast_busy(np_cur, 1, 0); }
+#else
+NP_LEAF(np_hooks_cost_enter_leaf) { return (void)fn, (void)site, 0; }
+NP_LEAF(np_hooks_cost_exit_leaf) { return (void)fn, (void)site, 0; }
+#endif
+
+#if NP_HOOKS_MECHANISMS & NP_MECH_RECORD
+/* the recording clock read here only where it is the CPU's counter (the
+ * others are calls, which would not save the vector registers) */
+NP_LEAF(np_hooks_rec_enter_leaf)
+{
+    return np_clock_kind == NP_CLOCK_COUNTER && np_rec_append(np_cur, fn & NP_ADDR_MASK, site, np_port_counter);
+}
+
+NP_LEAF(np_hooks_rec_exit_leaf)
+{
+    return np_clock_kind == NP_CLOCK_COUNTER &&
+           np_rec_append(np_cur, (fn & NP_ADDR_MASK) | NP_RAW_EXIT_BIT, site, np_port_counter);
+}
+#else
+NP_LEAF(np_hooks_rec_enter_leaf) { return (void)fn, (void)site, 0; }
+NP_LEAF(np_hooks_rec_exit_leaf) { return (void)fn, (void)site, 0; }
+#endif
+#endif
