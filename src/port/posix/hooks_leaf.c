@@ -1,6 +1,6 @@
 /* hooks_leaf.c - function cost's and the recorder's leaf paths for the
  * fast path of a -pg thunk (port/posix/mcount.c), at a function's start
- * and at its return. Plain C functions: the caller saves the general
+ * and at its return, given the thread (np_cur). Plain C functions: the caller saves the general
  * registers live there (the argument registers and the static chain at
  * the start, the return value's at the return), fewer than a function
  * that saved all it changes would. Each calls nothing and is built without
@@ -17,15 +17,15 @@
 #if defined(NP_PORT_THUNK_LEAVES) && NP_PORT_HOSTED
 #define NP_LEAF(name)                                                                                 \
     NP_HOOKS_TEXT __attribute__((used, no_sanitize_address, no_sanitize_thread,       \
-                                                   no_sanitize_undefined)) int name(uint64_t fn, const void *site)
+                                                   no_sanitize_undefined)) int name(uint64_t fn, const void *site, struct np_thread *t)
 
 #if NP_HOOKS_MECHANISMS & NP_MECH_COST
 /* as the hooks' leaf path runs it */
-NP_LEAF(np_hooks_cost_enter_leaf) { return (void)site, np_cost_fast_busy(np_cur, 0, fn); }
-NP_LEAF(np_hooks_cost_exit_leaf) { return (void)fn, (void)site, np_cost_fast_busy(np_cur, 1, 0); }
+NP_LEAF(np_hooks_cost_enter_leaf) { return (void)site, np_cost_fast_busy(t, 0, fn); }
+NP_LEAF(np_hooks_cost_exit_leaf) { return (void)fn, (void)site, np_cost_fast_busy(t, 1, 0); }
 #else
-NP_LEAF(np_hooks_cost_enter_leaf) { return (void)fn, (void)site, 0; }
-NP_LEAF(np_hooks_cost_exit_leaf) { return (void)fn, (void)site, 0; }
+NP_LEAF(np_hooks_cost_enter_leaf) { return (void)fn, (void)site, (void)t, 0; }
+NP_LEAF(np_hooks_cost_exit_leaf) { return (void)fn, (void)site, (void)t, 0; }
 #endif
 
 #if NP_HOOKS_MECHANISMS & NP_MECH_RECORD
@@ -33,16 +33,16 @@ NP_LEAF(np_hooks_cost_exit_leaf) { return (void)fn, (void)site, 0; }
  * others are calls, which would not save the vector registers) */
 NP_LEAF(np_hooks_rec_enter_leaf)
 {
-    return np_clock_kind == NP_CLOCK_COUNTER && np_rec_append(np_cur, fn & NP_ADDR_MASK, site, np_port_counter);
+    return np_clock_kind == NP_CLOCK_COUNTER && np_rec_append(t, fn & NP_ADDR_MASK, site, np_port_counter);
 }
 
 NP_LEAF(np_hooks_rec_exit_leaf)
 {
     return np_clock_kind == NP_CLOCK_COUNTER &&
-           np_rec_append(np_cur, (fn & NP_ADDR_MASK) | NP_RAW_EXIT_BIT, site, np_port_counter);
+           np_rec_append(t, (fn & NP_ADDR_MASK) | NP_RAW_EXIT_BIT, site, np_port_counter);
 }
 #else
-NP_LEAF(np_hooks_rec_enter_leaf) { return (void)fn, (void)site, 0; }
-NP_LEAF(np_hooks_rec_exit_leaf) { return (void)fn, (void)site, 0; }
+NP_LEAF(np_hooks_rec_enter_leaf) { return (void)fn, (void)site, (void)t, 0; }
+NP_LEAF(np_hooks_rec_exit_leaf) { return (void)fn, (void)site, (void)t, 0; }
 #endif
 #endif

@@ -826,8 +826,8 @@ __attribute__((used)) static void fast_template(void)
         /* the enter of cost or the recorder alone, one per area, called
          * by a thunk's fast path with the function in %%rax, the thread in
          * %%r11, the caller's return address at 32(%%rsp): a leaf
-         * function of hooks_leaf.c's given the function and its call
-         * site; %%eax 1 done, 0 not (and with the recorder's arguments,
+         * function of hooks_leaf.c's given the function, its call site
+         * and the thread; %%eax 1 done, 0 not (and with the recorder's arguments,
          * -A: the hooks write them) */
         "np_fenter_start:\n"
         "  movl %c[hot](%%r11), %%edx\n"
@@ -861,7 +861,9 @@ __attribute__((used)) static void fast_template(void)
         "  leaq -8(%%rsp), %%rsp\n" /* (the stack aligned for the call) */
         "  movq %%rax, %%rdi\n"
         "  movq 88(%%rsp), %%rsi\n"
-        "  call *%%rdx\n"
+        "  movq %%rdx, %%rax\n"
+        "  movq %%r11, %%rdx\n"
+        "  call *%%rax\n"
         "  leaq 8(%%rsp), %%rsp\n"
         "  popq %%rcx\n"
         "  popq %%r10\n"
@@ -924,6 +926,7 @@ __attribute__((used)) static void fast_template(void)
         "  pushq %%r10\n"
         "  movq %c[fn](%%r9), %%rdi\n"
         "  movq %%r10, %%rsi\n"
+        "  movq %%r11, %%rdx\n"
         "  call *%%r8\n"
         "  testl %%eax, %%eax\n"
         "  popq %%r10\n"

@@ -62,10 +62,12 @@ int np_thunk_shared_put(uint8_t *at, uintptr_t slow, struct np_thunk_fast *f);
 void np_thunk_fast_put(uint8_t *t, uintptr_t fn, uintptr_t body, const struct np_thunk_fast *f);
 size_t np_thunk_fast_return(void);
 #if defined(NP_PORT_THUNK_LEAVES)
+struct np_thread;
 /* hooks_leaf.c: cost's and the recorder's leaf paths for the fast path,
- * each alone on the thread, given the function FN and its call site (the
+ * each alone on the thread T, given the function FN and its call site (the
  * caller's return address); 1, or 0 having changed nothing. */
-#define NP_LEAF_DECL(name) int name(uint64_t fn, const void *site) __attribute__((visibility("hidden")))
+#define NP_LEAF_DECL(name) \
+    int name(uint64_t fn, const void *site, struct np_thread *t) __attribute__((visibility("hidden")))
 NP_LEAF_DECL(np_hooks_cost_enter_leaf);
 NP_LEAF_DECL(np_hooks_cost_exit_leaf);
 NP_LEAF_DECL(np_hooks_rec_enter_leaf);
