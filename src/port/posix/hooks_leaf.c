@@ -15,9 +15,11 @@
 #include "record_hot.h"
 
 #if defined(NP_PORT_THUNK_LEAVES) && NP_PORT_HOSTED
-#define NP_LEAF(name)                                                                                 \
-    NP_HOOKS_TEXT __attribute__((used, no_sanitize_address, no_sanitize_thread,       \
-                                                   no_sanitize_undefined)) int name(uint64_t fn, const void *site, struct np_thread *t)
+#define NP_LEAF_ATTRS \
+    NP_HOOKS_TEXT __attribute__((used, no_sanitize_address, no_sanitize_thread, no_sanitize_undefined))
+#define NP_LEAF(name) NP_LEAF_ATTRS int name(uint64_t fn, const void *site, struct np_thread *t)
+#define NP_LEAF_ARGS(name) \
+    NP_LEAF_ATTRS int name(uint64_t fn, const void *site, struct np_thread *t, const uint64_t *regs)
 
 #if NP_HOOKS_MECHANISMS & NP_MECH_COST
 /* as the hooks' leaf path runs it */
@@ -41,8 +43,29 @@ NP_LEAF(np_hooks_rec_exit_leaf)
     return np_clock_kind == NP_CLOCK_COUNTER &&
            np_rec_append(t, (fn & NP_ADDR_MASK) | NP_RAW_EXIT_BIT, site, np_port_counter);
 }
+
+/* The entry where `record -A` is on: with the argument registers REGS
+ * (rdi, rsi, rdx, rcx, r8, r9) when a spec of integers names the function,
+ * as record_values.c's arguments() writes them; a function not in its
+ * table yet, or a spec with a string, is the hooks'. */
+NP_LEAF_ARGS(np_hooks_rec_args_enter_leaf)
+{
+    if (np_clock_kind != NP_CLOCK_COUNTER)
+        return 0;
+    uint64_t a = fn & NP_ADDR_MASK;
+    unsigned at;
+    uint64_t c = np_rec_vcache_find(a, &at);
+    unsigned k = (unsigned)(c >> 8 & 0xff);
+    if (!c)
+        return 0;
+    if (!k)
+        return np_rec_append(t, a, site, np_port_counter);
+    const struct np_rec_packed *pk = &np_rec_packed[k - 1];
+    return pk->words && np_rec_append_packed(t, a, site, np_port_counter, pk->head, regs, pk->slots);
+}
 #else
 NP_LEAF(np_hooks_rec_enter_leaf) { return (void)fn, (void)site, (void)t, 0; }
 NP_LEAF(np_hooks_rec_exit_leaf) { return (void)fn, (void)site, (void)t, 0; }
+NP_LEAF_ARGS(np_hooks_rec_args_enter_leaf) { return (void)fn, (void)site, (void)t, (void)regs, 0; }
 #endif
 #endif

@@ -710,7 +710,8 @@ static const uint32_t no_global;
 extern const uint8_t np_fast_start[], np_fast_cur0[], np_fast_rs0[], np_fast_extras0[], np_fast_global0[],
     np_fast_return0[], np_fast_fn0[], np_fast_enter[], np_fast_body[], np_fast_exit0[], np_fast_calls[],
     np_fast_end[];
-extern const uint8_t np_fenter_start[], np_fenter_cost[], np_fenter_extras[], np_fenter_rec[], np_fenter_end[];
+extern const uint8_t np_fenter_start[], np_fenter_cost[], np_fenter_extras[], np_fenter_rec[], np_fenter_args[],
+    np_fenter_end[];
 extern const uint8_t np_fexit_start[], np_fexit_cur[], np_fexit_rs[], np_fexit_cost[], np_fexit_extras[],
     np_fexit_rec[], np_fexit_slow[], np_fexit_end[];
 
@@ -720,11 +721,11 @@ __attribute__((used)) static void fast_template(void)
         ".pushsection .rodata.np_fast, \"a\", @progbits\n"
         ".globl np_fast_start, np_fast_cur0, np_fast_rs0, np_fast_extras0, np_fast_global0, np_fast_return0\n"
         ".globl np_fast_fn0, np_fast_enter, np_fast_body, np_fast_exit0, np_fast_calls, np_fast_end\n"
-        ".globl np_fenter_start, np_fenter_cost, np_fenter_extras, np_fenter_rec, np_fenter_end\n"
+        ".globl np_fenter_start, np_fenter_cost, np_fenter_extras, np_fenter_rec, np_fenter_args, np_fenter_end\n"
         ".globl np_fexit_start, np_fexit_cur, np_fexit_rs, np_fexit_cost, np_fexit_extras, np_fexit_rec, np_fexit_slow, np_fexit_end\n"
         ".hidden np_fast_start, np_fast_cur0, np_fast_rs0, np_fast_extras0, np_fast_global0, np_fast_return0\n"
         ".hidden np_fast_fn0, np_fast_enter, np_fast_body, np_fast_exit0, np_fast_calls, np_fast_end\n"
-        ".hidden np_fenter_start, np_fenter_cost, np_fenter_extras, np_fenter_rec, np_fenter_end\n"
+        ".hidden np_fenter_start, np_fenter_cost, np_fenter_extras, np_fenter_rec, np_fenter_args, np_fenter_end\n"
         ".hidden np_fexit_start, np_fexit_cur, np_fexit_rs, np_fexit_cost, np_fexit_extras, np_fexit_rec, np_fexit_slow, np_fexit_end\n"
         "np_fast_start:\n"
         /* the caller's return address at 24(%%rsp) once these are pushed */
@@ -842,10 +843,10 @@ __attribute__((used)) static void fast_template(void)
         "  andl $%c[recmask], %%edx\n"
         "  cmpl $%c[rec], %%edx\n"
         "  jne 0f\n"
-        "  movabsq $0x7fffffffffffffff, %%rdx\n" /* &mcount_extras: no arguments */
+        "  movabsq $0x7fffffffffffffff, %%rdx\n" /* &mcount_extras: arguments (-A)? */
         "np_fenter_extras:\n"
         "  testl $2, (%%rdx)\n"
-        "  jnz 0f\n"
+        "  jnz 1f\n"
         "  movabsq $0x7fffffffffffffff, %%rdx\n" /* np_hooks_rec_enter_leaf */
         "np_fenter_rec:\n"
         "4:\n"
@@ -874,6 +875,35 @@ __attribute__((used)) static void fast_template(void)
         "  ret\n"
         "0:\n"
         "  xorl %%eax, %%eax\n"
+        "  ret\n"
+        /* the recorder's with the arguments: the leaf given them as an
+         * array, rdi to r9 (rdx and rcx the thunk's copies), above what
+         * else is live */
+        "1:\n"
+        "  pushq %%r10\n"
+        "  pushq %%rcx\n"
+        "  pushq %%r9\n"
+        "  pushq %%r8\n"
+        "  pushq 48(%%rsp)\n" /* the caller's %%rcx */
+        "  pushq 48(%%rsp)\n" /* its %%rdx */
+        "  pushq %%rsi\n"
+        "  pushq %%rdi\n"
+        "  leaq -8(%%rsp), %%rsp\n" /* (the stack aligned for the call) */
+        "  movq %%rax, %%rdi\n"
+        "  movq 104(%%rsp), %%rsi\n"
+        "  movq %%r11, %%rdx\n"
+        "  leaq 8(%%rsp), %%rcx\n"
+        "  movabsq $0x7fffffffffffffff, %%rax\n" /* np_hooks_rec_args_enter_leaf */
+        "np_fenter_args:\n"
+        "  call *%%rax\n"
+        "  leaq 8(%%rsp), %%rsp\n"
+        "  popq %%rdi\n"
+        "  popq %%rsi\n"
+        "  leaq 16(%%rsp), %%rsp\n"
+        "  popq %%r8\n"
+        "  popq %%r9\n"
+        "  popq %%rcx\n"
+        "  popq %%r10\n"
         "  ret\n"
         "np_fenter_end:\n"
         /* the exit, one per area: the newest call's, alone in its slot */
@@ -1012,9 +1042,11 @@ int np_thunk_shared_put(uint8_t *at, uintptr_t slow, struct np_thunk_fast *f)
         return 0;
     uintptr_t extras = (uintptr_t)&mcount_extras, cost_in = (uintptr_t)np_hooks_cost_enter_leaf,
               rec_in = (uintptr_t)np_hooks_rec_enter_leaf, cost_out = (uintptr_t)np_hooks_cost_exit_leaf,
-              rec_out = (uintptr_t)np_hooks_rec_exit_leaf;
-    const struct fast_word in[] = { { np_fenter_cost, &cost_in, 8 }, { np_fenter_extras, &extras, 8 },
-                                    { np_fenter_rec, &rec_in, 8 } };
+              rec_out = (uintptr_t)np_hooks_rec_exit_leaf, rec_args = (uintptr_t)np_hooks_rec_args_enter_leaf;
+    const struct fast_word in[] = { { np_fenter_cost, &cost_in, 8 },
+                                    { np_fenter_extras, &extras, 8 },
+                                    { np_fenter_rec, &rec_in, 8 },
+                                    { np_fenter_args, &rec_args, 8 } };
     const struct fast_word out[] = { { np_fexit_cur, &f->cur, 4 },     { np_fexit_rs, &f->rs, 4 },
                                      { np_fexit_cost, &cost_out, 8 },  { np_fexit_extras, &extras, 8 },
                                      { np_fexit_rec, &rec_out, 8 } };

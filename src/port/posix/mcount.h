@@ -72,6 +72,9 @@ NP_LEAF_DECL(np_hooks_cost_enter_leaf);
 NP_LEAF_DECL(np_hooks_cost_exit_leaf);
 NP_LEAF_DECL(np_hooks_rec_enter_leaf);
 NP_LEAF_DECL(np_hooks_rec_exit_leaf);
+/* the same with the argument registers REGS (rdi to r9), for -A */
+int np_hooks_rec_args_enter_leaf(uint64_t fn, const void *site, struct np_thread *t, const uint64_t *regs)
+    __attribute__((visibility("hidden")));
 #endif
 /* Whether PC is in the thunks' code (a sample there is the hooks'). */
 int np_thunk_code(uintptr_t pc);

@@ -226,6 +226,28 @@ struct np_rec_packed {
     uint8_t word[NP_VALUE_ARGS_MAX], shift[NP_VALUE_ARGS_MAX], sign[NP_VALUE_ARGS_MAX];
 };
 const struct np_rec_packed *np_rec_packed_spec(unsigned i);
+/* record_values.c's plans (NP_RAW_VALUES_SPEC indexes them) and its table
+ * of each function's specs, found once per address and read without a
+ * lock: a word per function, address << 16 | (-A spec + 1) << 8 | (-R
+ * spec + 1), 0 an empty slot, probed from the address's hash. */
+#define NP_REC_VCACHE_BITS 14
+extern struct np_rec_packed np_rec_packed[] __attribute__((visibility("hidden")));
+extern uint64_t np_rec_vcache[1u << NP_REC_VCACHE_BITS] __attribute__((visibility("hidden")));
+
+/* ADDR's word in the table; 0 not there (yet), *AT its probe's end. */
+static inline __attribute__((always_inline)) uint64_t np_rec_vcache_find(uint64_t addr, unsigned *at)
+{
+    unsigned i = (unsigned)((addr * 0x9e3779b97f4a7c15ull) >> (64 - NP_REC_VCACHE_BITS));
+    for (unsigned k = 0; k < (1u << NP_REC_VCACHE_BITS); k++, i = (i + 1) & ((1u << NP_REC_VCACHE_BITS) - 1)) {
+        uint64_t c = __atomic_load_n(&np_rec_vcache[i], __ATOMIC_ACQUIRE);
+        if (!c)
+            break;
+        if (c >> 16 == addr)
+            return c;
+    }
+    *at = i;
+    return 0;
+}
 
 /* record_write.c */
 enum np_rec_mode { NP_REC_NORMAL = 0, NP_REC_FATAL = 1 };

@@ -54,6 +54,49 @@ static inline __attribute__((always_inline)) bool np_rec_append(struct np_thread
     return ok;
 }
 
+/* The recorder alone on the thread, a call whose arguments a packed spec
+ * asks for (hooks_leaf.c, -A): the entry W0 and right after it the group
+ * of head H and SLOTS (1 to 3) records of the registers REGS, at the time
+ * READ gives, published together; as np_rec_append otherwise, and false,
+ * having written nothing, where the slow path has more to put first (a
+ * sample or a loss waiting) or no room. */
+static inline __attribute__((always_inline)) bool np_rec_append_packed(struct np_thread *t, uint64_t w0,
+                                                                       const void *site, uint64_t (*read)(void),
+                                                                       uint64_t h, const uint64_t *regs,
+                                                                       unsigned slots)
+{
+    struct np_rec_stream *s = t->rec;
+    s->smp.hook_fn = w0;
+    s->smp.hook_site = site;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->flags |= NP_F_BUSY;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    np_raw *p = s->pos;
+    bool ok = (intptr_t)((uintptr_t)s->end - (uintptr_t)p) >= (intptr_t)((2 + (size_t)slots) * sizeof *p) &&
+              !np_port_switched() && !s->smp.pending && !__atomic_load_n(&s->lost_n, __ATOMIC_RELAXED);
+    if (ok) {
+        uint64_t now = read();
+        p[0].w0 = w0;
+        p[0].w1 = now;
+        p[1].w0 = h;
+        p[1].w1 = now;
+        p[2].w0 = regs[0];
+        p[2].w1 = regs[1];
+        if (slots > 1) {
+            p[3].w0 = regs[2];
+            p[3].w1 = regs[3];
+            if (slots > 2) {
+                p[4].w0 = regs[4];
+                p[4].w1 = regs[5];
+            }
+        }
+        __atomic_store_n(&s->pos, p + 2 + slots, __ATOMIC_RELEASE);
+    }
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->flags &= ~NP_F_BUSY;
+    return ok;
+}
+
 /* Whether a group of N records fits after the entry ENTRY this thread
  * just wrote, at P: room left (none without a buffer: END is NULL), the
  * entry the last record (at a buffer's first record P[-1] is in its

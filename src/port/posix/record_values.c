@@ -30,16 +30,16 @@
 static struct np_value_spec specs[NP_VALUE_SPECS_MAX];
 static struct np_name_pattern pats[NP_VALUE_SPECS_MAX];
 static int spec_retval[NP_VALUE_SPECS_MAX];
-static struct np_rec_packed packed[NP_VALUE_SPECS_MAX];
+struct np_rec_packed np_rec_packed[NP_VALUE_SPECS_MAX];
 static unsigned nspecs;
 
-const struct np_rec_packed *np_rec_packed_spec(unsigned i) { return &packed[i]; }
+const struct np_rec_packed *np_rec_packed_spec(unsigned i) { return &np_rec_packed[i]; }
 
 /* Spec I's packed plan, when it has no string (else 0 words). */
 static void plan(unsigned i, int retval)
 {
     const struct np_value_spec *s = &specs[i];
-    struct np_rec_packed *k = &packed[i];
+    struct np_rec_packed *k = &np_rec_packed[i];
     unsigned words = 1;
     k->whole = 1;
     for (unsigned j = 0; j < s->n; j++) {
@@ -63,10 +63,9 @@ static void plan(unsigned i, int retval)
               (uint64_t)retval << 32 | (uint64_t)k->slots << 8 | k->n;
 }
 
-/* address -> specs: address << 16 | -A spec + 1 << 8 | -R spec + 1, 0 empty */
-#define CACHE_BITS 14
-#define CACHE_SIZE (1u << CACHE_BITS)
-static uint64_t cache[CACHE_SIZE];
+/* address -> specs (record.h) */
+#define CACHE_SIZE (1u << NP_REC_VCACHE_BITS)
+uint64_t np_rec_vcache[CACHE_SIZE];
 static unsigned ncached;
 
 static int add_specs(const char *var, int retval)
@@ -130,7 +129,7 @@ static __attribute__((noinline)) uint64_t lookup_miss(uint64_t addr, unsigned i)
     if (__atomic_load_n(&ncached, __ATOMIC_RELAXED) < CACHE_SIZE / 4 * 3) {
         for (unsigned k = 0; k < CACHE_SIZE; k++, i = (i + 1) & (CACHE_SIZE - 1)) {
             uint64_t zero = 0;
-            if (__atomic_compare_exchange_n(&cache[i], &zero, c, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+            if (__atomic_compare_exchange_n(&np_rec_vcache[i], &zero, c, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
                 __atomic_fetch_add(&ncached, 1, __ATOMIC_RELAXED);
                 break;
             }
@@ -143,15 +142,9 @@ static __attribute__((noinline)) uint64_t lookup_miss(uint64_t addr, unsigned i)
 
 static inline uint64_t lookup(uint64_t addr)
 {
-    unsigned i = (unsigned)((addr * 0x9e3779b97f4a7c15ull) >> (64 - CACHE_BITS));
-    for (unsigned k = 0; k < CACHE_SIZE; k++, i = (i + 1) & (CACHE_SIZE - 1)) {
-        uint64_t c = __atomic_load_n(&cache[i], __ATOMIC_ACQUIRE);
-        if (!c)
-            break;
-        if (c >> 16 == addr)
-            return c;
-    }
-    return lookup_miss(addr, i);
+    unsigned i;
+    uint64_t c = np_rec_vcache_find(addr, &i);
+    return c ? c : lookup_miss(addr, i);
 }
 
 /* The same copy through a pipe, where process_vm_readv is missing
@@ -205,7 +198,7 @@ static size_t read_string(uint64_t p, char *out)
 static __attribute__((noinline)) void values_slow(struct np_thread *t, unsigned k, uintptr_t fn,
                                                   const uint64_t *regs, int retval)
 {
-    const struct np_rec_packed *pk = &packed[k];
+    const struct np_rec_packed *pk = &np_rec_packed[k];
     if (pk->words) {
         np_raw g[1 + (NP_VALUE_ARGS_MAX + 1) / 2];
         size_t n = 1 + pk->slots;
@@ -278,7 +271,7 @@ static void arguments(uintptr_t fn, const uint64_t *regs)
         return;
     unsigned k = (unsigned)(lookup(fn) >> 8 & 0xff);
     if (k) {
-        const struct np_rec_packed *pk = &packed[k - 1];
+        const struct np_rec_packed *pk = &np_rec_packed[k - 1];
         if (!pk->words || !np_rec_put_packed(t, pk->head, regs, pk->slots, fn))
             values_slow(t, k - 1, fn, regs, 0);
     }
