@@ -114,10 +114,14 @@ for cc in gcc clang; do
             # before the prologue, the walk goes on from the caller's
             # frame: docs/sampling.md; through __fentry__'s trampoline,
             # some keep the function and its caller only). tick's
-            # samples, most of them in its hooks: at least 3/4 of their
-            # periods under all of tick's callers with thunks (a sample at
-            # a function's first instruction misses its caller, as any
-            # frame-pointer walk's; without the frames' fix, about 1/3)
+            # samples, most of them in its hooks: at least 9/10 of their
+            # periods under all of tick's callers with thunks, those at
+            # its first instruction (the jump to its thunk), in its
+            # prologue and after its epilogue too (without the walk's
+            # look at the stack pointer there, a sixth to a third were
+            # not; without the frames' fix, about 1/3; left: a sample in a
+            # hook's call of libc, pthread_cond_signal's, whose frame
+            # pointer the walk cannot follow, one in 40)
             if "$np" record --sample=997 -o "$tmp/spin$tag.np" -- "$bin" spin >/dev/null 2>"$tmp/err"; then
                 "$np" dump --format=folded --samples "$tmp/spin$tag.np" 2>/dev/null >"$tmp/b"
                 awk '$1 ~ /spin3$/' "$tmp/b" >"$tmp/a"
@@ -138,7 +142,7 @@ for cc in gcc clang; do
                 fi
                 if [ -z "$spin_short" ]; then
                     awk '$1 ~ /;tick$/ { all += $2; if ($1 ~ /;main;spin1;spin2;spin3;tick$/) full += $2 }
-                         END { exit !(all > 0 && full >= 0.75 * all) }' "$tmp/b" &&
+                         END { exit !(all > 0 && full >= 0.9 * all) }' "$tmp/b" &&
                         ok "spin$tag: tick's samples, in its hooks too, under its callers" ||
                         { bad "spin$tag: tick's samples without their callers:"; grep ';tick ' "$tmp/b"; }
                 fi

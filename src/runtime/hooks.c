@@ -213,6 +213,7 @@ np_on_event(int exit, uint64_t fn, const void *site)
     if (f & NP_F_REC_ON) {
         t->rec->smp.hook_fn = fn | (exit ? NP_RAW_EXIT_BIT : 0);
         t->rec->smp.hook_site = site;
+        t->rec->smp.hook_fp = NP_PORT_FRAME();
     }
 #endif
     t->flags |= NP_F_BUSY;

@@ -33,6 +33,17 @@
 #define NP_PORT_HOOKS_MASK 0 /* signal handlers share the thread: the busy flag */
 #define NP_PORT_OS_THREADS 1
 #define NP_PORT_AT_START __attribute__((constructor))
+/* The frame-pointer register, as the hooks (built with it fixed: the
+ * caller's) have it: where a sample in a hook walks from when the walk
+ * from its own registers gets lost (sample.c). */
+#if defined(__x86_64__)
+#define NP_PORT_FRAME() ({ uint64_t fp_; __asm__("movq %%rbp, %0" : "=r"(fp_)); fp_; })
+#elif defined(__aarch64__)
+#define NP_PORT_FRAME() ({ uint64_t fp_; __asm__("mov %0, x29" : "=r"(fp_)); fp_; })
+#else
+#define NP_PORT_FRAME() ((uint64_t)0)
+#endif
+
 /* -pg's thunks (mcount.c) call leaf functions (hooks_leaf.c) built
  * without vector registers (src/CMakeLists.txt), saving around the call
  * only the general registers that are live there. */

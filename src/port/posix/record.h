@@ -165,6 +165,7 @@ struct np_rec_stream {
          * in pend until the hook is done with the buffer. */
         uint64_t hook_fn;             /* address | NP_REC_NAMED | exit bit, as w0 */
         const void *hook_site;        /* its caller's return address */
+        uint64_t hook_fp;             /* the frame pointer as the hook began (NP_PORT_FRAME) */
         int pending;                  /* pend holds a sample (the owner's handler sets it) */
         unsigned pend_n;
         uint64_t pend_periods;

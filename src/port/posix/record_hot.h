@@ -39,6 +39,7 @@ static inline __attribute__((always_inline)) bool np_rec_append(struct np_thread
     struct np_rec_stream *s = t->rec;
     s->smp.hook_fn = w0;
     s->smp.hook_site = site;
+    s->smp.hook_fp = NP_PORT_FRAME();
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     t->flags |= NP_F_BUSY;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -68,6 +69,7 @@ static inline __attribute__((always_inline)) bool np_rec_append_packed(struct np
     struct np_rec_stream *s = t->rec;
     s->smp.hook_fn = w0;
     s->smp.hook_site = site;
+    s->smp.hook_fp = NP_PORT_FRAME();
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     t->flags |= NP_F_BUSY;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);

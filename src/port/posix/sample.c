@@ -146,6 +146,66 @@ static void chain(int sig, siginfo_t *si, void *uc)
 
 /* ---- taking a sample -------------------------------------------------------- */
 
+#if defined(__x86_64__)
+/* Whether the bytes at P begin a jump to a -pg thunk (thunks.c): an
+ * instrumented function's call of its hook, rewritten. Each byte is read
+ * only while the instruction it belongs to may go on. */
+static int thunk_jump(const volatile uint8_t *p)
+{
+    if (p[0] != 0xe9)
+        return 0;
+    uint32_t rel = (uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16 | (uint32_t)p[4] << 24;
+    return np_thunk_code((uintptr_t)p + 5 + (uintptr_t)(int64_t)(int32_t)rel);
+}
+
+/* A function interrupted before its frame is made, or once it is taken
+ * down, in a -pg build with thunks: its return address is at the stack
+ * pointer SP (above the frame pointer FP just pushed, in between), while
+ * FP is still its caller's. Where PC is that function's (-mfentry: the
+ * jump to its thunk, after an endbr64; -pg: GCC's prologue before it,
+ * push %rbp, mov %rsp,%rbp), the caller's own address; where the address
+ * there is a thunk's return point (in its body, called by the thunk), the
+ * caller from the return stack. 0: none of these. */
+static uint64_t unframed_caller(uint64_t pc, uint64_t fp, uint64_t sp, long *rs_at)
+{
+    const volatile uint8_t *p = (const volatile uint8_t *)(uintptr_t)pc;
+    const volatile uint64_t *top = (const volatile uint64_t *)(uintptr_t)sp;
+    if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa)
+        p += 4; /* endbr64 */
+    if (thunk_jump(p) || (p[0] == 0x55 && p[1] == 0x48 && p[2] == 0x89 && p[3] == 0xe5 && thunk_jump(p + 4)))
+        return top[0] & NP_ADDR_MASK;
+    if (top[0] == fp && p[0] == 0x48 && p[1] == 0x89 && p[2] == 0xe5 && thunk_jump(p + 3))
+        return top[1] & NP_ADDR_MASK; /* (%rbp pushed) */
+    for (unsigned k = 0; k < 2; k++) {
+        uint64_t ret = top[k] & NP_ADDR_MASK;
+        uint64_t caller = np_mcount_frame_return((const uintptr_t *)(uintptr_t)(sp + 8 * k), (uintptr_t)ret, rs_at);
+        if ((caller & NP_ADDR_MASK) != ret)
+            return caller & NP_ADDR_MASK;
+        if (top[0] != fp) /* (nothing pushed: no second look) */
+            break;
+    }
+    return 0;
+}
+#endif
+
+/* OUT from N on: the return address of each frame along the frame-pointer
+ * chain from FP, within LO..HI (RS_AT: the return stack's cursor, -pg).
+ * Returns the frames in OUT. */
+UNSANITIZED static unsigned walk_chain(uint64_t fp, uint64_t lo, uint64_t hi, long *rs_at, uint64_t *out, unsigned n)
+{
+    while (n < MAX_FRAMES && fp >= lo && fp + 16 <= hi && !(fp & 7)) {
+        const volatile uint64_t *f = (const volatile uint64_t *)(uintptr_t)fp;
+        uint64_t next = f[0], ret = f[1] & NP_ADDR_MASK; /* AArch64: no pointer authentication bits */
+        ret = np_mcount_frame_return((const uintptr_t *)(uintptr_t)(fp + 8), (uintptr_t)ret, rs_at) & NP_ADDR_MASK;
+        if (!ret)
+            break;
+        out[n++] = ret;
+        lo = fp + 16;
+        fp = next;
+    }
+    return n;
+}
+
 /* The PC, then the return address of each frame along the frame-pointer
  * chain. Every frame pointer is checked against the thread's stack before
  * it is read (at or above the interrupted stack pointer, below the top,
@@ -168,19 +228,13 @@ UNSANITIZED static unsigned walk(const ucontext_t *uc, const struct np_rec_strea
     uint64_t lo = s->smp.stack_lo, hi = s->smp.stack_hi;
     if (sp < lo || sp >= hi)
         return n; /* on another stack (a signal stack), or bounds unknown */
-    lo = sp;
     long rs_at = -1; /* (-pg: a return address the trampoline's or a thunk's, the caller's instead) */
-    while (n < MAX_FRAMES && fp >= lo && fp + 16 <= hi && !(fp & 7)) {
-        const volatile uint64_t *f = (const volatile uint64_t *)(uintptr_t)fp;
-        uint64_t next = f[0], ret = f[1] & NP_ADDR_MASK; /* AArch64: no pointer authentication bits */
-        ret = np_mcount_frame_return((const uintptr_t *)(uintptr_t)(fp + 8), (uintptr_t)ret, &rs_at) & NP_ADDR_MASK;
-        if (!ret)
-            break;
-        out[n++] = ret;
-        lo = fp + 16;
-        fp = next;
-    }
-    return n;
+#if defined(__x86_64__)
+    uint64_t caller = fp != sp && sp + 16 <= hi ? unframed_caller(pc, fp, sp, &rs_at) : 0;
+    if (caller)
+        out[n++] = caller;
+#endif
+    return walk_chain(fp, sp, hi, &rs_at, out, n);
 }
 
 #if defined(NP_HAVE_LIBUNWIND) && defined(__x86_64__)
@@ -357,6 +411,19 @@ static void defer(struct np_rec_stream *s, void *uc, uint64_t periods)
      * pointers' walk goes through them */
     if (!n || site_in(w, n, site) == n)
         n = walk(uc, s, w);
+    /* a walk lost in code without frame pointers the hook called (libc's):
+     * again from the frame pointer the hook began with, its caller's or
+     * its function's */
+    uint64_t fp = s->smp.hook_fp, sp = 0;
+#if defined(__x86_64__)
+    sp = (uint64_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+    sp = ((const ucontext_t *)uc)->uc_mcontext.sp;
+#endif
+    if (site_in(w, n, site) == n && sp >= s->smp.stack_lo && sp < s->smp.stack_hi && fp > sp) {
+        long rs_at = -1;
+        n = walk_chain(fp, sp, s->smp.stack_hi, &rs_at, w, 1);
+    }
     s->smp.pend_n = hook_stack(w0 & NP_ADDR_MASK, site, w, n, s->smp.pend);
     /* what a sample added after the last pending one was taken (below):
      * not sampled */
