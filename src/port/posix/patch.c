@@ -448,6 +448,16 @@ static int blocks(pid_t tid, int sig)
     return b && (strtoull(b + 9, NULL, 16) >> (sig - 1) & 1);
 }
 
+/* The round's signal to TID: 1 sent, 0 the thread is gone, 2 to send
+ * again (the queue of real-time signals, shared by the user's processes,
+ * full: EAGAIN). */
+static unsigned char sent(pid_t tid)
+{
+    if (syscall(SYS_tgkill, getpid(), tid, round_sig) == 0)
+        return 1;
+    return errno == EAGAIN ? 2 : 0;
+}
+
 static int answered(pid_t tid, unsigned got)
 {
     for (unsigned k = 0; k < got && k < NP_PATCH_THREADS; k++)
@@ -499,8 +509,10 @@ static int round_of_threads(void)
         for (unsigned i = 0; i < n; i++) {
             if (state[i] == 1 && (answered(tids[i], got) || (waited % 100 == 99 && gone(tids[i]))))
                 state[i] = 0;
-            else if (state[i] == 2 && !blocks(tids[i], round_sig))
-                state[i] = syscall(SYS_tgkill, getpid(), tids[i], round_sig) == 0 ? 1 : 0; /* (failed: gone) */
+            else if (state[i] == 1 && waited % 1000 == 999)
+                state[i] = 2; /* no answer yet: sent again (a handler that runs more answers more) */
+            if (state[i] == 2 && !blocks(tids[i], round_sig))
+                state[i] = sent(tids[i]);
             else if (state[i] == 2 && sleeps_away(tids[i]))
                 state[i] = 0;
             left += state[i] != 0;
