@@ -1,14 +1,15 @@
 /* hooks_leaf.c - function cost's and the recorder's leaf paths for the
  * fast path of a -pg thunk (port/posix/mcount.c), at a function's start
- * and at its return, given the thread (np_cur). Plain C functions: the caller saves the general
- * registers live there (the argument registers and the static chain at
- * the start, the return value's at the return), fewer than a function
- * that saved all it changes would. Each calls nothing and is built without
- * vector registers (test_pg_fast checks both), so the arguments and return
- * values in them stay as they are; the caller has checked that the
- * mechanism alone runs on the thread (the hooks' tests, on the hot word
- * and the process-wide flags). Returns 1, or 0 having changed nothing the
- * hooks do not redo: the caller then takes them. */
+ * and at its return, given the thread (np_cur). Plain C functions: the
+ * caller saves the general registers live there (the argument registers
+ * and the static chain at the start, the return value's at the return),
+ * fewer than a function that saved all it changes would. Each calls
+ * nothing and is built without vector registers (test_pg_fast checks
+ * both), so the arguments and return values in them stay as they are;
+ * the caller has checked that the mechanism alone runs on the thread (the
+ * hooks' tests, on the hot word and the process-wide flags). Returns 1,
+ * or 0 having changed nothing the hooks do not redo: the caller then
+ * takes them. */
 #include "../../runtime/cost_hot.h"
 #include "../../runtime/hooks.h"
 #include "mcount.h"

@@ -27,14 +27,11 @@ static inline __attribute__((always_inline)) void np_rec_event(struct np_thread 
     __atomic_store_n(&s->pos, p + 1, __ATOMIC_RELEASE);
 }
 
-/* The recorder alone on the thread (the hooks' own path, hooks.c's
- * rec_only, and a -pg thunk's, hooks_leaf.c): W0 at the time READ gives,
- * with the thread busy, the sampler told first which hook runs (a sample
- * that finds the thread busy is that function's). False, having written
- * nothing, when the buffer is full or a switch is to be noted: the full
- * path's work. */
-static inline __attribute__((always_inline)) bool np_rec_append(struct np_thread *t, uint64_t w0, const void *site,
-                                                                uint64_t (*read)(void))
+/* A hook of the recorder alone begins: the sampler told first which it
+ * is (a sample that finds the thread busy is that function's), then the
+ * thread busy; and ends. */
+static inline __attribute__((always_inline)) struct np_rec_stream *np_rec_hook_begin(struct np_thread *t, uint64_t w0,
+                                                                                    const void *site)
 {
     struct np_rec_stream *s = t->rec;
     s->smp.hook_fn = w0;
@@ -43,6 +40,44 @@ static inline __attribute__((always_inline)) bool np_rec_append(struct np_thread
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     t->flags |= NP_F_BUSY;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    return s;
+}
+
+static inline __attribute__((always_inline)) void np_rec_hook_end(struct np_thread *t)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->flags &= ~NP_F_BUSY;
+}
+
+/* A packed group at P: its head H at the time TICK, then SLOTS (1 to 3)
+ * records of the registers REGS as the hook saved them, unrolled; a last
+ * odd word's partner is the register after it, which the writer does not
+ * read. */
+static inline __attribute__((always_inline)) void np_rec_packed_at(np_raw *p, uint64_t h, uint64_t tick,
+                                                                  const uint64_t *regs, unsigned slots)
+{
+    p[0].w0 = h;
+    p[0].w1 = tick;
+    p[1].w0 = regs[0];
+    p[1].w1 = regs[1];
+    if (slots > 1) {
+        p[2].w0 = regs[2];
+        p[2].w1 = regs[3];
+        if (slots > 2) {
+            p[3].w0 = regs[4];
+            p[3].w1 = regs[5];
+        }
+    }
+}
+
+/* The recorder alone on the thread (the hooks' own path, hooks.c's
+ * rec_only, and a -pg thunk's, hooks_leaf.c): W0 at the time READ gives,
+ * with the thread busy. False, having written nothing, when the buffer is
+ * full or a switch is to be noted: the full path's work. */
+static inline __attribute__((always_inline)) bool np_rec_append(struct np_thread *t, uint64_t w0, const void *site,
+                                                                uint64_t (*read)(void))
+{
+    struct np_rec_stream *s = np_rec_hook_begin(t, w0, site);
     np_raw *p = s->pos;
     bool ok = p < s->end && !np_port_switched();
     if (ok) {
@@ -50,29 +85,21 @@ static inline __attribute__((always_inline)) bool np_rec_append(struct np_thread
         p->w1 = read();
         __atomic_store_n(&s->pos, p + 1, __ATOMIC_RELEASE);
     }
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    t->flags &= ~NP_F_BUSY;
+    np_rec_hook_end(t);
     return ok;
 }
 
-/* The recorder alone on the thread, a call whose arguments a packed spec
- * asks for (hooks_leaf.c, -A): the entry W0 and right after it the group
- * of head H and SLOTS (1 to 3) records of the registers REGS, at the time
- * READ gives, published together; as np_rec_append otherwise, and false,
- * having written nothing, where the slow path has more to put first (a
- * sample or a loss waiting) or no room. */
+/* The same for a call whose arguments a packed spec asks for
+ * (hooks_leaf.c, -A): the entry W0, then the group of head H and the
+ * registers REGS in SLOTS records, published together; false, having
+ * written nothing, also where the slow path has more to put first (a
+ * sample or a loss waiting). */
 static inline __attribute__((always_inline)) bool np_rec_append_packed(struct np_thread *t, uint64_t w0,
                                                                        const void *site, uint64_t (*read)(void),
                                                                        uint64_t h, const uint64_t *regs,
                                                                        unsigned slots)
 {
-    struct np_rec_stream *s = t->rec;
-    s->smp.hook_fn = w0;
-    s->smp.hook_site = site;
-    s->smp.hook_fp = NP_PORT_FRAME();
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    t->flags |= NP_F_BUSY;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    struct np_rec_stream *s = np_rec_hook_begin(t, w0, site);
     np_raw *p = s->pos;
     bool ok = (intptr_t)((uintptr_t)s->end - (uintptr_t)p) >= (intptr_t)((2 + (size_t)slots) * sizeof *p) &&
               !np_port_switched() && !s->smp.pending && !__atomic_load_n(&s->lost_n, __ATOMIC_RELAXED);
@@ -80,22 +107,10 @@ static inline __attribute__((always_inline)) bool np_rec_append_packed(struct np
         uint64_t now = read();
         p[0].w0 = w0;
         p[0].w1 = now;
-        p[1].w0 = h;
-        p[1].w1 = now;
-        p[2].w0 = regs[0];
-        p[2].w1 = regs[1];
-        if (slots > 1) {
-            p[3].w0 = regs[2];
-            p[3].w1 = regs[3];
-            if (slots > 2) {
-                p[4].w0 = regs[4];
-                p[4].w1 = regs[5];
-            }
-        }
+        np_rec_packed_at(p + 1, h, now, regs, slots);
         __atomic_store_n(&s->pos, p + 2 + slots, __ATOMIC_RELEASE);
     }
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    t->flags &= ~NP_F_BUSY;
+    np_rec_hook_end(t);
     return ok;
 }
 
@@ -138,9 +153,7 @@ static inline __attribute__((always_inline)) bool np_rec_put_after_entry(struct 
 }
 
 /* The same for a packed group (record_values.c, on every call `record -A`
- * names): SLOTS (1 to 3) records of the registers REGS as the hook saved
- * them, unrolled; a last odd word's partner is the register after it, which
- * the writer does not read. */
+ * names): SLOTS (1 to 3) records of the registers REGS (np_rec_packed_at). */
 static inline __attribute__((always_inline)) bool np_rec_put_packed(struct np_thread *t, uint64_t h,
                                                                    const uint64_t *regs, unsigned slots,
                                                                    uint64_t entry)
@@ -149,18 +162,7 @@ static inline __attribute__((always_inline)) bool np_rec_put_packed(struct np_th
     np_raw *p = s->pos;
     if (!np_rec_after_entry(s, p, 1 + (size_t)slots, entry))
         return false;
-    p[0].w0 = h;
-    p[0].w1 = p[-1].w1;
-    p[1].w0 = regs[0];
-    p[1].w1 = regs[1];
-    if (slots > 1) {
-        p[2].w0 = regs[2];
-        p[2].w1 = regs[3];
-        if (slots > 2) {
-            p[3].w0 = regs[4];
-            p[3].w1 = regs[5];
-        }
-    }
+    np_rec_packed_at(p, h, p[-1].w1, regs, slots);
     __atomic_store_n(&s->pos, p + 1 + slots, __ATOMIC_RELEASE);
     return true;
 }
