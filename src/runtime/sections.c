@@ -273,7 +273,12 @@ int np_section_begin(unsigned id)
     return NP_OK;
 }
 
-static __attribute__((noinline)) void add_hw(struct open_section *o, struct section *e)
+/* (out of line where threads keep their own totals: the end's common path
+ * then needs no frame; on a target inline, the fewest bytes) */
+#if NP_PORT_OS_THREADS
+__attribute__((noinline))
+#endif
+static void add_hw(struct open_section *o, struct section *e)
 {
     uint64_t v[NP_HW_EVENTS];
     if (o->hw_read && np_port_hw_read(v))
@@ -294,16 +299,17 @@ int np_section_end(unsigned id)
     struct open_section *o = &s->open[id];
     if (--o->depth != 0)
         return NP_OK;
+    struct section *e = &table[id];
 #if NP_PORT_OS_THREADS
     /* only this thread writes them; whole words for readers */
     __atomic_store_n(&o->ticks, o->ticks + (now - o->begin), __ATOMIC_RELAXED);
     __atomic_store_n(&o->count, o->count + 1, __ATOMIC_RELAXED);
 #else
-    __atomic_fetch_add(&table[id].ticks, now - o->begin, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&table[id].count, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&e->ticks, now - o->begin, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&e->count, 1, __ATOMIC_RELAXED);
 #endif
     if (__builtin_expect(s->hw > 0, 0))
-        add_hw(o, &table[id]);
+        add_hw(o, e);
     return NP_OK;
 }
 
@@ -386,8 +392,9 @@ int np_sections_init_buf(void *buf, size_t size, unsigned flags)
  * away from the sum of the blocks' (modulo 2^64 and 2^32). */
 static void totals(unsigned id, uint64_t *ticks, uint32_t *count)
 {
-    *ticks = __atomic_load_n(&table[id].ticks, __ATOMIC_RELAXED);
-    *count = __atomic_load_n(&table[id].count, __ATOMIC_RELAXED);
+    const struct section *e = &table[id];
+    *count = __atomic_load_n(&e->count, __ATOMIC_RELAXED);
+    *ticks = __atomic_load_n(&e->ticks, __ATOMIC_RELAXED);
 #if NP_PORT_OS_THREADS
     for (const struct section_thread *s = __atomic_load_n(&pool, __ATOMIC_ACQUIRE); s; s = s->next) {
         *ticks += __atomic_load_n(&s->open[id].ticks, __ATOMIC_RELAXED);
@@ -421,8 +428,8 @@ static void read_section(unsigned id, uint64_t ns_per_tick, np_section_stats *ou
     const struct section *e = &table[id];
     uint64_t ticks;
     uint32_t count;
-    totals(id, &ticks, &count);
     out->name = __atomic_load_n(&e->name, __ATOMIC_ACQUIRE);
+    totals(id, &ticks, &count);
     out->count = count;
     out->time_ns = np_ticks_ns(ticks, ns_per_tick);
     out->hw = __atomic_load_n(&hw_on, __ATOMIC_ACQUIRE);
