@@ -621,7 +621,11 @@ static void test_follow_signals(void **state)
     assert_true(left > 0);
     kill(rec, SIGTERM);
     int status = wait_ended(rec);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 128 + SIGTERM) {
+        char err[2048];
+        line_of(r.err, 1, err, sizeof err);
+        fail_msg("record ended with status %#x, not exit %d; its first line: %s", status, 128 + SIGTERM, err);
+    }
     assert_int_equal(kill((pid_t)left, 0), -1); /* ended, and reaped */
 
     rec = start_record(&r, "sleep 300 & echo $!");

@@ -873,11 +873,27 @@ static int run(struct record_cmd *r, char **argv)
      * which follows it until it ends (follow.h) */
     bool following = np_follow_start() == 0;
     fflush(NULL);
+    /* the signals this process handles while PROG runs held from before
+     * PROG starts until their handlers are in place: a SIGTERM as PROG
+     * starts goes to PROG, not to this process alone */
+    sigset_t held, before;
+    sigemptyset(&held);
+    sigaddset(&held, SIGINT);
+    sigaddset(&held, SIGQUIT);
+    sigaddset(&held, SIGTERM);
+    sigaddset(&held, SIGHUP);
+    sigprocmask(SIG_BLOCK, &held, &before);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setsigmask(&attr, &before); /* PROG's mask: this process's own */
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
     /* posix_spawn, not fork: no copy of this process's page tables (it
      * reports a failed exec itself) */
     pid_t pid;
-    int e = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+    int e = posix_spawnp(&pid, argv[0], NULL, &attr, argv, environ);
+    posix_spawnattr_destroy(&attr);
     if (e) {
+        sigprocmask(SIG_SETMASK, &before, NULL);
         fprintf(stderr, "nanoprof record: cannot run '%s': %s\n", argv[0], strerror(e));
         rmdir(dir);
         return 127;
@@ -893,6 +909,7 @@ static int run(struct record_cmd *r, char **argv)
     sigaction(SIGQUIT, &ign, &old_quit);
     sigaction(SIGTERM, &fwd, &old_term);
     sigaction(SIGHUP, &fwd, &old_hup);
+    sigprocmask(SIG_SETMASK, &before, NULL);
 
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
