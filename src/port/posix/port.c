@@ -225,6 +225,21 @@ double np_port_ns_per_tick(void)
 #endif
 }
 
+double np_port_ns_per_tick_final(void)
+{
+#if !defined(__aarch64__)
+    if (np_clock_kind == NP_CLOCK_COUNTER) {
+        double r;
+        uint64_t t, c;
+        __atomic_load(&calib_ns_per_tick, &r, __ATOMIC_ACQUIRE);
+        clock_pair(&t, &c);
+        if (r == 0 && t - base_ns < 1000000u)
+            return rate_since_base(50000u); /* (not kept: nothing after it) */
+    }
+#endif
+    return np_port_ns_per_tick();
+}
+
 double np_port_ns_per_tick_soon(void)
 {
     if (np_clock_kind != NP_CLOCK_COUNTER)

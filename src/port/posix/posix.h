@@ -16,6 +16,12 @@
  * after a short write; 0, or -1 when write() fails or writes nothing.
  * The one loop of the runtime: the default output and the trace files. */
 int np_posix_write_all(int fd, const void *p, size_t n);
+/* np_port_ns_per_tick for a trace's end: where the process ends within
+ * the first millisecond of the counter's measurement, the rate over the
+ * time it ran (at least 50 us; the durations it holds are as short, so
+ * the error in ns stays that of one read) rather than a wait for the
+ * rest of the millisecond. */
+double np_port_ns_per_tick_final(void);
 
 /* NAME demangled, when it is a C++ name ("_Z...") and the program has a
  * C++ library loaded (its __cxa_demangle: the runtime links none): its

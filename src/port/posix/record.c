@@ -971,7 +971,7 @@ static void final_flush(int mode)
     }
     if (np_blocks_started())
         np_rec_write_blocks(R.fd, np_blocks_lost());
-    np_rec_write_end(R.fd, now, lost, np_port_ns_per_tick());
+    np_rec_write_end(R.fd, now, lost, np_port_ns_per_tick_final());
 }
 
 /* The end of the trace: exit, exec, or a fatal signal. */
