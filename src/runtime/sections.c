@@ -388,32 +388,40 @@ int np_sections_init_buf(void *buf, size_t size, unsigned flags)
     return np_sections_init_in(NP_MSG("np_sections_init_buf"), flags, buf, size, 0);
 }
 
-/* Section ID's totals: with OS threads, the table holds what a clear took
- * away from the sum of the blocks' (modulo 2^64 and 2^32). */
-static void totals(unsigned id, uint64_t *ticks, uint32_t *count)
+/* The sum of the threads' totals of section ID (0 with one OS thread,
+ * whose totals are the table's). */
+static void blocks_sum(unsigned id, uint64_t *ticks, uint32_t *count)
 {
-    const struct section *e = &table[id];
-    *count = __atomic_load_n(&e->count, __ATOMIC_RELAXED);
-    *ticks = __atomic_load_n(&e->ticks, __ATOMIC_RELAXED);
+    *ticks = 0;
+    *count = 0;
 #if NP_PORT_OS_THREADS
     for (const struct section_thread *s = __atomic_load_n(&pool, __ATOMIC_ACQUIRE); s; s = s->next) {
         *ticks += __atomic_load_n(&s->open[id].ticks, __ATOMIC_RELAXED);
         *count += __atomic_load_n(&s->open[id].count, __ATOMIC_RELAXED);
     }
+#else
+    (void)id;
 #endif
+}
+
+/* Section ID's totals: the table's and the threads'. With OS threads the
+ * table holds what a clear took away from the threads' sum (modulo 2^64
+ * and 2^32). */
+static void totals(unsigned id, uint64_t *ticks, uint32_t *count)
+{
+    const struct section *e = &table[id];
+    blocks_sum(id, ticks, count);
+    *count += __atomic_load_n(&e->count, __ATOMIC_RELAXED);
+    *ticks += __atomic_load_n(&e->ticks, __ATOMIC_RELAXED);
 }
 
 int np_sections_clear(void)
 {
     unsigned n = have_table() ? nmax : 0;
     for (unsigned id = 0; id < n; id++) {
-        uint64_t ticks = 0;
-        uint32_t count = 0;
-#if NP_PORT_OS_THREADS
-        __atomic_store_n(&table[id].ticks, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&table[id].count, 0, __ATOMIC_RELAXED);
-        totals(id, &ticks, &count);
-#endif
+        uint64_t ticks;
+        uint32_t count;
+        blocks_sum(id, &ticks, &count);
         /* (the blocks' totals are their threads' to write) */
         __atomic_store_n(&table[id].ticks, 0 - ticks, __ATOMIC_RELAXED);
         __atomic_store_n(&table[id].count, 0 - count, __ATOMIC_RELAXED);

@@ -56,9 +56,9 @@ NP_LEAF_ARGS(np_hooks_rec_args_enter_leaf)
     uint64_t a = fn & NP_ADDR_MASK;
     unsigned at;
     uint64_t c = np_rec_vcache_find(a, &at);
-    unsigned k = (unsigned)(c >> 8 & 0xff);
     if (!c)
         return 0;
+    unsigned k = (unsigned)(c >> 8 & 0xff);
     if (!k)
         return np_rec_append(t, a, site, np_port_counter);
     const struct np_rec_packed *pk = &np_rec_packed[k - 1];

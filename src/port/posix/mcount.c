@@ -828,8 +828,8 @@ __attribute__((used)) static void fast_template(void)
          * by a thunk's fast path with the function in %%rax, the thread in
          * %%r11, the caller's return address at 32(%%rsp): a leaf
          * function of hooks_leaf.c's given the function, its call site
-         * and the thread; %%eax 1 done, 0 not (and with the recorder's arguments,
-         * -A: the hooks write them) */
+         * and the thread (with `record -A`, the argument registers too:
+         * below); %%eax 1 done, 0 not */
         "np_fenter_start:\n"
         "  movl %c[hot](%%r11), %%edx\n"
         "  andl $%c[costmask], %%edx\n"

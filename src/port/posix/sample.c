@@ -188,6 +188,25 @@ static uint64_t unframed_caller(uint64_t pc, uint64_t fp, uint64_t sp, long *rs_
 }
 #endif
 
+/* The interrupted PC, frame pointer and stack pointer of context UC (0
+ * where the architecture is not known here). */
+struct regs {
+    uint64_t pc, fp, sp;
+};
+
+static struct regs regs_of(const ucontext_t *uc)
+{
+#if defined(__x86_64__)
+    return (struct regs){ (uint64_t)uc->uc_mcontext.gregs[REG_RIP], (uint64_t)uc->uc_mcontext.gregs[REG_RBP],
+                          (uint64_t)uc->uc_mcontext.gregs[REG_RSP] };
+#elif defined(__aarch64__)
+    return (struct regs){ uc->uc_mcontext.pc, uc->uc_mcontext.regs[29], uc->uc_mcontext.sp };
+#else
+    (void)uc;
+    return (struct regs){ 0, 0, 0 };
+#endif
+}
+
 /* OUT from N on: the return address of each frame along the frame-pointer
  * chain from FP, within LO..HI (RS_AT: the return stack's cursor, -pg).
  * Returns the frames in OUT. */
@@ -214,15 +233,8 @@ UNSANITIZED static unsigned walk_chain(uint64_t fp, uint64_t lo, uint64_t hi, lo
  * or wrong stack, never a fault. */
 UNSANITIZED static unsigned walk(const ucontext_t *uc, const struct np_rec_stream *s, uint64_t *out)
 {
-#if defined(__x86_64__)
-    uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP], fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP],
-             sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
-#elif defined(__aarch64__)
-    uint64_t pc = uc->uc_mcontext.pc, fp = uc->uc_mcontext.regs[29], sp = uc->uc_mcontext.sp;
-#else
-    uint64_t pc = 0, fp = 0, sp = 0;
-    (void)uc;
-#endif
+    struct regs r = regs_of(uc);
+    uint64_t pc = r.pc, fp = r.fp, sp = r.sp;
     unsigned n = 0;
     out[n++] = pc & NP_ADDR_MASK;
     uint64_t lo = s->smp.stack_lo, hi = s->smp.stack_hi;
@@ -414,12 +426,7 @@ static void defer(struct np_rec_stream *s, void *uc, uint64_t periods)
     /* a walk lost in code without frame pointers the hook called (libc's):
      * again from the frame pointer the hook began with, its caller's or
      * its function's */
-    uint64_t fp = s->smp.hook_fp, sp = 0;
-#if defined(__x86_64__)
-    sp = (uint64_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
-#elif defined(__aarch64__)
-    sp = ((const ucontext_t *)uc)->uc_mcontext.sp;
-#endif
+    uint64_t fp = s->smp.hook_fp, sp = regs_of(uc).sp;
     if (site_in(w, n, site) == n && sp >= s->smp.stack_lo && sp < s->smp.stack_hi && fp > sp) {
         long rs_at = -1;
         n = walk_chain(fp, sp, s->smp.stack_hi, &rs_at, w, 1);
